@@ -1,0 +1,62 @@
+import { OpenAPIHono } from '@hono/zod-openapi';
+import { bodyLimit } from 'hono/body-limit';
+import { HTTPException } from 'hono/http-exception';
+import { MAX_BODY_BYTES } from './domain/limits.ts';
+import type { AppEnv } from './http/env.ts';
+import { createErrorHandler } from './http/errors.ts';
+import { contactsRouter } from './http/routes/contacts.ts';
+import { healthRouter } from './http/routes/health.ts';
+import { messagesRouter } from './http/routes/messages.ts';
+import { sendsRouter } from './http/routes/sends.ts';
+import type { ServiceDeps } from './services/deps.ts';
+
+export type AppDeps = ServiceDeps & {
+  /** Readiness probe: true while the database accepts writes. */
+  isReady: () => boolean;
+  version: string;
+};
+
+/** Builds the HTTP app from its dependencies; no I/O happens here. */
+export function buildApp(deps: AppDeps) {
+  const app = new OpenAPIHono<AppEnv>();
+
+  app.use(
+    '*',
+    bodyLimit({
+      maxSize: MAX_BODY_BYTES,
+      onError: () => {
+        throw new HTTPException(413);
+      },
+    }),
+  );
+
+  app.route('/', healthRouter(deps.isReady));
+  app.route('/', contactsRouter(deps));
+  app.route('/', messagesRouter(deps));
+  app.route('/', sendsRouter(deps));
+
+  app.openAPIRegistry.registerComponent('securitySchemes', 'apiKeyId', {
+    type: 'apiKey',
+    in: 'header',
+    name: 'svc-api-key-id',
+    description: 'Account key id (sb-api-key-id is accepted too; any letter case)',
+  });
+  app.openAPIRegistry.registerComponent('securitySchemes', 'apiSecretKey', {
+    type: 'apiKey',
+    in: 'header',
+    name: 'svc-api-secret-key',
+    description: 'Account secret (sb-api-secret-key is accepted too; any letter case)',
+  });
+  app.doc31('/openapi.json', {
+    openapi: '3.1.0',
+    info: { title: 'textrelay', version: deps.version, description: 'Self-hosted messaging gateway' },
+  });
+
+  app.notFound((c) =>
+    c.json({ status: 'ERROR', error_code: 4040, error_message: 'Not found', message: 'Not found', error_detail: null }, 404),
+  );
+  app.onError(createErrorHandler(deps.log));
+  return app;
+}
+
+export type App = ReturnType<typeof buildApp>;

@@ -1,0 +1,156 @@
+import { parseArgs } from 'node:util';
+import { z } from 'zod';
+import { ConfigError, loadConfig, type Config } from './config.ts';
+import { closeDatabase, migrateDatabase, openDatabase } from './db/connection.ts';
+import { PLANS } from './domain/limits.ts';
+import { isHttpUrl } from './domain/media-url.ts';
+import { createLogger } from './logger.ts';
+import { openRuntime } from './runtime.ts';
+import { createAccount, listAccounts, rotateSecret } from './services/accounts.ts';
+import { AppError } from './services/app-error.ts';
+import { runServer } from './server.ts';
+
+const USAGE = `textrelay: self-hosted messaging gateway
+
+Usage:
+  textrelay serve [--port N] [--host H] [--db FILE] [--transport sandbox|upstream]
+  textrelay migrate [--db FILE]
+  textrelay accounts create --email E [--plan blue|sapphire] [--numbers K] [--receive-webhook URL] [--db FILE] [--json]
+  textrelay accounts list [--db FILE] [--json]
+  textrelay accounts rotate-secret --email E [--db FILE] [--json]
+
+Settings come from the environment (see README); flags win over it.
+`;
+
+class UsageError extends Error {}
+
+const OPTIONS = {
+  port: { type: 'string' },
+  host: { type: 'string' },
+  db: { type: 'string' },
+  transport: { type: 'string' },
+  email: { type: 'string' },
+  plan: { type: 'string' },
+  numbers: { type: 'string' },
+  'receive-webhook': { type: 'string' },
+  json: { type: 'boolean', default: false },
+  help: { type: 'boolean', short: 'h', default: false },
+} as const;
+
+type Flags = ReturnType<typeof parseArgs<{ options: typeof OPTIONS; allowPositionals: true }>>['values'];
+
+function configFrom(flags: Flags): Config {
+  return loadConfig(process.env, {
+    PORT: flags.port,
+    HOST: flags.host,
+    TEXTRELAY_DB: flags.db,
+    TEXTRELAY_TRANSPORT: flags.transport,
+  });
+}
+
+const CreateAccountFlags = z.object({
+  email: z.email({ message: '--email must be an email address' }),
+  plan: z.enum(PLANS, { message: `--plan must be one of ${PLANS.join(', ')}` }).default('blue'),
+  numbers: z.coerce.number({ message: '--numbers must be a number' }).int().min(1).max(100).optional(),
+  receiveWebhook: z.string().refine(isHttpUrl, { message: '--receive-webhook must be an http(s) URL' }).optional(),
+});
+
+function parseFlags<T extends z.ZodType>(schema: T, input: unknown): z.output<T> {
+  const result = schema.safeParse(input);
+  if (!result.success) throw new UsageError(result.error.issues.map((issue) => issue.message).join('\n'));
+  return result.data;
+}
+
+function print(value: unknown, asJson: boolean, human: () => string): void {
+  process.stdout.write(asJson ? `${JSON.stringify(value)}\n` : `${human()}\n`);
+}
+
+/** Runs a command against the database and closes it, whatever happens. */
+function withRuntime<T>(flags: Flags, work: (deps: ReturnType<typeof openRuntime>['deps']) => T): T {
+  const config = configFrom(flags);
+  const { db, deps } = openRuntime(config, createLogger(config.LOG_LEVEL));
+  try {
+    return work(deps);
+  } finally {
+    closeDatabase(db);
+  }
+}
+
+function accountsCommand(action: string | undefined, flags: Flags): void {
+  switch (action) {
+    case 'create': {
+      const input = parseFlags(CreateAccountFlags, {
+        email: flags.email,
+        plan: flags.plan,
+        numbers: flags.numbers,
+        receiveWebhook: flags['receive-webhook'],
+      });
+      const account = withRuntime(flags, (deps) => createAccount(deps, input));
+      print(account, flags.json, () =>
+        [
+          `Created account ${account.email} (${account.plan}); the secret is shown only now.`,
+          `  svc-api-key-id:     ${account.api_key_id}`,
+          `  svc-api-secret-key: ${account.api_secret_key}`,
+          `  numbers:            ${account.numbers.join(', ')}`,
+        ].join('\n'),
+      );
+      return;
+    }
+    case 'list': {
+      const accounts = withRuntime(flags, listAccounts);
+      print(accounts, flags.json, () =>
+        accounts.length === 0
+          ? 'No accounts.'
+          : accounts.map((a) => `${a.email}\t${a.plan}\t${a.api_key_id}\t${a.numbers.join(',')}`).join('\n'),
+      );
+      return;
+    }
+    case 'rotate-secret': {
+      const { email } = parseFlags(CreateAccountFlags.pick({ email: true }), { email: flags.email });
+      const rotated = withRuntime(flags, (deps) => rotateSecret(deps, email));
+      print(rotated, flags.json, () => `New secret for ${rotated.email} (shown only now):\n  svc-api-secret-key: ${rotated.api_secret_key}`);
+      return;
+    }
+    default:
+      throw new UsageError(`Unknown accounts command: ${action ?? '(none)'}`);
+  }
+}
+
+async function main(argv: string[]): Promise<void> {
+  const { values: flags, positionals } = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
+  const [command, action] = positionals;
+  if (flags.help || command === undefined || command === 'help') {
+    process.stdout.write(USAGE);
+    return;
+  }
+  switch (command) {
+    case 'serve':
+      return runServer(configFrom(flags));
+    case 'migrate': {
+      const config = configFrom(flags);
+      const db = openDatabase(config.TEXTRELAY_DB);
+      migrateDatabase(db);
+      closeDatabase(db);
+      process.stdout.write(`Migrations applied to ${config.TEXTRELAY_DB}\n`);
+      return;
+    }
+    case 'accounts':
+      return accountsCommand(action, flags);
+    default:
+      throw new UsageError(`Unknown command: ${command}`);
+  }
+}
+
+try {
+  await main(process.argv.slice(2));
+} catch (error) {
+  if (error instanceof UsageError || (error instanceof TypeError && 'code' in error && String(error.code).startsWith('ERR_PARSE_ARGS'))) {
+    process.stderr.write(`${error.message}\n\n${USAGE}`);
+    process.exit(2);
+  }
+  if (error instanceof ConfigError || error instanceof AppError) {
+    process.stderr.write(`${error.message}\n`);
+    process.exit(1);
+  }
+  throw error;
+}

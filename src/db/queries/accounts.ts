@@ -1,0 +1,87 @@
+import { and, asc, count, eq, sql } from 'drizzle-orm';
+import type { Db } from '../connection.ts';
+import { accounts, numberPins, receiveWebhooks, serviceNumbers } from '../schema.ts';
+import type { AccountRow } from '../rows.ts';
+
+export function accountQueries(db: Db) {
+  // Runs on every authenticated request.
+  const byKeyId = db
+    .select()
+    .from(accounts)
+    .where(eq(accounts.apiKeyId, sql.placeholder('apiKeyId')))
+    .prepare();
+  const pinFor = db
+    .select({ lineNumber: numberPins.lineNumber })
+    .from(numberPins)
+    .where(and(eq(numberPins.accountId, sql.placeholder('accountId')), eq(numberPins.endUserNumber, sql.placeholder('number'))))
+    .prepare();
+  const leastLoadedLine = db
+    .select({ number: serviceNumbers.number })
+    .from(serviceNumbers)
+    .where(eq(serviceNumbers.accountId, sql.placeholder('accountId')))
+    .orderBy(asc(serviceNumbers.pinnedCount), asc(serviceNumbers.createdAt), asc(serviceNumbers.number))
+    .limit(1)
+    .prepare();
+
+  return {
+    insertAccount(row: AccountRow): void {
+      db.insert(accounts).values(row).run();
+    },
+    findByKeyId(apiKeyId: string): AccountRow | undefined {
+      return byKeyId.get({ apiKeyId });
+    },
+    findByEmail(email: string): AccountRow | undefined {
+      return db.select().from(accounts).where(eq(accounts.email, email)).get();
+    },
+    list(): AccountRow[] {
+      return db.select().from(accounts).orderBy(asc(accounts.createdAt), asc(accounts.email)).all();
+    },
+    count(): number {
+      return db.select({ total: count() }).from(accounts).get()?.total ?? 0;
+    },
+    updateSecretHash(accountId: string, apiSecretHash: string): void {
+      db.update(accounts).set({ apiSecretHash }).where(eq(accounts.id, accountId)).run();
+    },
+
+    /** False when the number is already taken (by any account). */
+    insertServiceNumber(accountId: string, number: string, createdAt: number): boolean {
+      const result = db.insert(serviceNumbers).values({ accountId, number, createdAt }).onConflictDoNothing().run();
+      return result.changes === 1;
+    },
+    listServiceNumbers(accountId: string): string[] {
+      return db
+        .select({ number: serviceNumbers.number })
+        .from(serviceNumbers)
+        .where(eq(serviceNumbers.accountId, accountId))
+        .orderBy(asc(serviceNumbers.createdAt), asc(serviceNumbers.number))
+        .all()
+        .map((row) => row.number);
+    },
+    leastLoadedLine(accountId: string): string | undefined {
+      return leastLoadedLine.get({ accountId })?.number;
+    },
+    findPinnedLine(accountId: string, endUserNumber: string): string | undefined {
+      return pinFor.get({ accountId, number: endUserNumber })?.lineNumber;
+    },
+    pinEndUser(accountId: string, endUserNumber: string, lineNumber: string, createdAt: number): void {
+      db.insert(numberPins).values({ accountId, endUserNumber, lineNumber, createdAt }).run();
+      db.update(serviceNumbers)
+        .set({ pinnedCount: sql`${serviceNumbers.pinnedCount} + 1` })
+        .where(eq(serviceNumbers.number, lineNumber))
+        .run();
+    },
+
+    addReceiveWebhook(accountId: string, url: string, createdAt: number): void {
+      db.insert(receiveWebhooks).values({ accountId, url, createdAt }).onConflictDoNothing().run();
+    },
+    listReceiveWebhooks(accountId: string): string[] {
+      return db
+        .select({ url: receiveWebhooks.url })
+        .from(receiveWebhooks)
+        .where(eq(receiveWebhooks.accountId, accountId))
+        .orderBy(asc(receiveWebhooks.createdAt), asc(receiveWebhooks.url))
+        .all()
+        .map((row) => row.url);
+    },
+  };
+}

@@ -1,0 +1,72 @@
+import { and, asc, desc, eq, sql } from 'drizzle-orm';
+import type { Db } from '../connection.ts';
+import { contacts } from '../schema.ts';
+import type { ContactRow } from '../rows.ts';
+
+export const CONTACT_ORDER_FIELDS = ['last_date', 'firstName', 'lastName', 'created_at'] as const;
+export type ContactOrderField = (typeof CONTACT_ORDER_FIELDS)[number];
+
+export type ContactListQuery = {
+  orderBy: ContactOrderField;
+  direction: 'asc' | 'desc';
+  limit: number;
+  offset: number;
+};
+
+const orderColumns = {
+  last_date: contacts.lastMessageAt,
+  firstName: contacts.firstName,
+  lastName: contacts.lastName,
+  created_at: contacts.createdAt,
+} as const;
+
+export function contactQueries(db: Db) {
+  const byPhone = db
+    .select()
+    .from(contacts)
+    .where(and(eq(contacts.accountId, sql.placeholder('accountId')), eq(contacts.phone, sql.placeholder('phone'))))
+    .prepare();
+  const byId = db
+    .select()
+    .from(contacts)
+    .where(and(eq(contacts.accountId, sql.placeholder('accountId')), eq(contacts.id, sql.placeholder('id'))))
+    .prepare();
+
+  return {
+    /** False when the account already has a contact with that phone. */
+    insert(row: ContactRow): boolean {
+      return db.insert(contacts).values(row).onConflictDoNothing().run().changes === 1;
+    },
+    findById(accountId: string, id: string): ContactRow | undefined {
+      return byId.get({ accountId, id });
+    },
+    findByPhone(accountId: string, phone: string): ContactRow | undefined {
+      return byPhone.get({ accountId, phone });
+    },
+    list(accountId: string, query: ContactListQuery): ContactRow[] {
+      const order = query.direction === 'asc' ? asc : desc;
+      return db
+        .select()
+        .from(contacts)
+        .where(eq(contacts.accountId, accountId))
+        .orderBy(order(orderColumns[query.orderBy]), order(contacts.id))
+        .limit(query.limit)
+        .offset(query.offset)
+        .all();
+    },
+    /** Moves the conversation summary forward; an older message (arriving late) never overwrites a newer one. */
+    recordMessage(contactId: string, at: number, previewText: string, isOutbound: boolean): void {
+      const newer = sql`coalesce(${contacts.lastMessageAt}, 0) <= ${at}`;
+      db.update(contacts)
+        .set({
+          lastMessageAt: sql`case when ${newer} then ${at} else ${contacts.lastMessageAt} end`,
+          previewText: sql`case when ${newer} then ${previewText} else ${contacts.previewText} end`,
+          ...(isOutbound
+            ? { lastOutboundAt: sql`max(coalesce(${contacts.lastOutboundAt}, 0), ${at})` }
+            : { lastInboundAt: sql`max(coalesce(${contacts.lastInboundAt}, 0), ${at})` }),
+        })
+        .where(eq(contacts.id, contactId))
+        .run();
+    },
+  };
+}

@@ -1,0 +1,45 @@
+import { and, asc, eq, sql } from 'drizzle-orm';
+import type { Db } from '../connection.ts';
+import { groupMembers, groups } from '../schema.ts';
+import type { GroupRow } from '../rows.ts';
+
+export function groupQueries(db: Db) {
+  const byMembers = db
+    .select()
+    .from(groups)
+    .where(and(eq(groups.accountId, sql.placeholder('accountId')), eq(groups.memberKey, sql.placeholder('memberKey'))))
+    .prepare();
+  const byId = db
+    .select()
+    .from(groups)
+    .where(and(eq(groups.accountId, sql.placeholder('accountId')), eq(groups.id, sql.placeholder('id'))))
+    .prepare();
+  const members = db
+    .select({ number: groupMembers.number })
+    .from(groupMembers)
+    .where(eq(groupMembers.groupId, sql.placeholder('groupId')))
+    .orderBy(asc(groupMembers.addedAt), asc(groupMembers.number))
+    .prepare();
+
+  return {
+    findByMemberKey(accountId: string, memberKey: string): GroupRow | undefined {
+      return byMembers.get({ accountId, memberKey });
+    },
+    findById(accountId: string, id: string): GroupRow | undefined {
+      return byId.get({ accountId, id });
+    },
+    members(groupId: string): string[] {
+      return members.all({ groupId }).map((row) => row.number);
+    },
+    insert(group: GroupRow, memberNumbers: readonly string[]): void {
+      db.insert(groups).values(group).run();
+      db.insert(groupMembers)
+        .values(memberNumbers.map((number) => ({ groupId: group.id, number, addedAt: group.createdAt })))
+        .run();
+    },
+    addMember(groupId: string, number: string, memberKey: string, at: number): void {
+      db.insert(groupMembers).values({ groupId, number, addedAt: at }).run();
+      db.update(groups).set({ memberKey, updatedAt: at }).where(eq(groups.id, groupId)).run();
+    },
+  };
+}

@@ -1,0 +1,29 @@
+import type { Db } from './connection.ts';
+import { accountQueries } from './queries/accounts.ts';
+import { contactQueries } from './queries/contacts.ts';
+import { groupQueries } from './queries/groups.ts';
+import { idempotencyQueries } from './queries/idempotency.ts';
+import { messageQueries } from './queries/messages.ts';
+
+/**
+ * Everything the services may ask of the database, by name. All SQL lives behind this object,
+ * so another backend replaces this file's factories and nothing above it.
+ */
+export function createStore(db: Db) {
+  return {
+    accounts: accountQueries(db),
+    contacts: contactQueries(db),
+    groups: groupQueries(db),
+    idempotency: idempotencyQueries(db),
+    messages: messageQueries(db),
+    /**
+     * Runs `work` in one transaction (a savepoint when nested). better-sqlite3 transactions are
+     * synchronous: `work` must not await, or its writes would escape the transaction.
+     */
+    transaction<T>(work: () => T): T {
+      return db.$client.transaction(work)();
+    },
+  };
+}
+
+export type Store = ReturnType<typeof createStore>;

@@ -1,0 +1,65 @@
+/** Date formats of the public API. */
+
+const displayFormatters = new Map<string, Intl.DateTimeFormat>();
+
+function displayFormatter(timeZone: string): Intl.DateTimeFormat {
+  let formatter = displayFormatters.get(timeZone);
+  if (!formatter) {
+    formatter = new Intl.DateTimeFormat('en-US', {
+      timeZone,
+      year: '2-digit',
+      month: 'numeric',
+      day: 'numeric',
+      hour: 'numeric',
+      minute: '2-digit',
+      hour12: true,
+    });
+    displayFormatters.set(timeZone, formatter);
+  }
+  return formatter;
+}
+
+/** "M/D/YY h:mm AM/PM", e.g. "3/7/26 9:05 PM". */
+export function formatDisplayDate(epochMs: number, timeZone: string): string {
+  const parts: Record<string, string> = {};
+  for (const part of displayFormatter(timeZone).formatToParts(epochMs)) parts[part.type] = part.value;
+  return `${parts.month}/${parts.day}/${parts.year} ${parts.hour}:${parts.minute} ${parts.dayPeriod}`;
+}
+
+export function isValidTimeZone(timeZone: string): boolean {
+  try {
+    displayFormatter(timeZone);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+export function toIso(epochMs: number): string {
+  return new Date(epochMs).toISOString();
+}
+
+/** The Firestore-style timestamp that list records carry. */
+export function toSecondsNanos(epochMs: number): { _seconds: number; _nanoseconds: number } {
+  const seconds = Math.floor(epochMs / 1000);
+  return { _seconds: seconds, _nanoseconds: (epochMs - seconds * 1000) * 1_000_000 };
+}
+
+const LISTING_DATE = /^(\d{4})-(\d{2})-(\d{2}) (\d{2}):(\d{2}):(\d{2})$/;
+
+/** Parses the listing's `from_date` ("YYYY-MM-DD HH:MM:SS", UTC); null when it is not a real instant. */
+export function parseListingDate(raw: string): number | null {
+  const match = LISTING_DATE.exec(raw);
+  if (!match) return null;
+  const [year, month, day, hour, minute, second] = match.slice(1).map(Number) as [
+    number, number, number, number, number, number,
+  ];
+  // Date.UTC reads years 0-99 as 19xx; setUTCFullYear takes the year literally.
+  const date = new Date(Date.UTC(2000, month - 1, day, hour, minute, second));
+  date.setUTCFullYear(year, month - 1, day);
+  // Out-of-range parts roll over (2026-02-31 becomes March 3rd): a date that does not survive is invalid.
+  const survives =
+    date.getUTCFullYear() === year && date.getUTCMonth() === month - 1 && date.getUTCDate() === day;
+  if (!survives || hour > 23 || minute > 59 || second > 59) return null;
+  return date.getTime();
+}

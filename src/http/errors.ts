@@ -1,0 +1,81 @@
+import type { Context, ErrorHandler } from 'hono';
+import { HTTPException } from 'hono/http-exception';
+import type { ContentfulStatusCode } from 'hono/utils/http-status';
+import type { Logger } from 'pino';
+import type { z } from 'zod';
+import { ErrorCode } from '../domain/error-codes.ts';
+import { AppError } from '../services/app-error.ts';
+import type { AppEnv } from './env.ts';
+
+const HTTP_STATUS: Record<number, ContentfulStatusCode> = {
+  [ErrorCode.validation]: 400,
+  [ErrorCode.rateLimited]: 429,
+  [ErrorCode.blacklisted]: 400,
+  [ErrorCode.unauthorized]: 401,
+  [ErrorCode.planRequired]: 403,
+  [ErrorCode.notFound]: 404,
+  [ErrorCode.conflict]: 409,
+  [ErrorCode.internal]: 500,
+  [ErrorCode.overloaded]: 503,
+};
+
+/** A zod failure as one AppError: every message in one sentence, the most specific code wins. */
+export function validationError(error: z.ZodError): AppError {
+  const messages = error.issues.map((issue) =>
+    // Our own checks write whole sentences; zod's built-in ones need the field named.
+    issue.code === 'custom' || issue.path.length === 0 ? issue.message : `${issue.path.join('.')}: ${issue.message}`,
+  );
+  const blacklisted = error.issues.some(
+    (issue) => issue.code === 'custom' && issue.params?.errorCode === ErrorCode.blacklisted,
+  );
+  return new AppError(blacklisted ? ErrorCode.blacklisted : ErrorCode.validation, [...new Set(messages)].join('; '));
+}
+
+/** Hono's own exceptions (malformed JSON, wrong media type, oversized body) in API terms. */
+function fromHttpException(error: HTTPException): { status: ContentfulStatusCode; appError: AppError } {
+  if (error.status === 413) {
+    return { status: 413, appError: new AppError(ErrorCode.validation, 'Request body is larger than 1 MiB') };
+  }
+  if (error.status === 415) {
+    return {
+      status: 400,
+      appError: new AppError(ErrorCode.validation, 'Content-Type must be application/json (or form-encoded for send-message)'),
+    };
+  }
+  const message = error.message || 'Bad request';
+  return { status: error.status < 500 ? (error.status as ContentfulStatusCode) : 500, appError: new AppError(ErrorCode.validation, message) };
+}
+
+export function respondWithError(c: Context<AppEnv>, status: ContentfulStatusCode, error: AppError): Response {
+  if (error.retryAfterSeconds !== undefined) c.header('Retry-After', String(error.retryAfterSeconds));
+  if (c.get('errorShape') === 'contact' && error.code !== ErrorCode.unauthorized) {
+    // The spec's contact errors: {status, message}, and a lower-case "error" for not-found.
+    return c.json({ status: status === 404 ? 'error' : 'ERROR', message: error.message }, status);
+  }
+  return c.json(
+    { status: 'ERROR', error_code: error.code, error_message: error.message, message: error.message, error_detail: error.detail },
+    status,
+  );
+}
+
+function isBusy(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return code === 'SQLITE_BUSY' || code === 'SQLITE_LOCKED';
+}
+
+export function createErrorHandler(log: Logger): ErrorHandler<AppEnv> {
+  return (error, c) => {
+    if (error instanceof AppError) return respondWithError(c, HTTP_STATUS[error.code] ?? 500, error);
+    if (error instanceof HTTPException) {
+      const { status, appError } = fromHttpException(error);
+      return respondWithError(c, status, appError);
+    }
+    if (isBusy(error)) {
+      log.warn({ err: error, path: c.req.path }, 'database busy');
+      return respondWithError(c, 503, new AppError(ErrorCode.overloaded, 'Service overloaded, try again shortly', { retryAfterSeconds: 1 }));
+    }
+    // Internal details stay in the log: they can carry SQL, paths or data of other accounts.
+    log.error({ err: error, method: c.req.method, path: c.req.path }, 'unhandled error');
+    return respondWithError(c, 500, new AppError(ErrorCode.internal, 'Internal error'));
+  };
+}

@@ -1,0 +1,65 @@
+import { createRoute } from '@hono/zod-openapi';
+import type { ServiceDeps } from '../../services/deps.ts';
+import { getMessageStatus, listMessages } from '../../services/messages.ts';
+import { MessageList, MessageWithHistory, messageErrors } from '../responses.ts';
+import { authenticated, createRouter, SECURITY } from '../router.ts';
+import { ListMessagesQuery, StatusQuery } from '../schemas.ts';
+
+export function messagesRouter(deps: ServiceDeps) {
+  const middleware = authenticated(deps, 'message');
+  const router = createRouter();
+
+  router.openapi(
+    createRoute({
+      method: 'get',
+      path: '/accounts/messages',
+      tags: ['Messages'],
+      summary: "List the account's messages, newest first",
+      security: SECURITY,
+      middleware,
+      request: { query: ListMessagesQuery },
+      responses: {
+        200: { description: 'A page of messages', content: { 'application/json': { schema: MessageList } } },
+        ...messageErrors({ 400: 'Invalid query (4000)' }),
+      },
+    }),
+    (c) => {
+      const query = c.req.valid('query');
+      const page = listMessages(deps, c.get('account'), {
+        filter: {
+          contactId: query.cid,
+          number: query.number,
+          groupId: query.group_id,
+          status: query.status,
+          isOutbound: query.is_outbound,
+          sentSince: query.from_date,
+        },
+        limit: query.limit,
+        offset: query.offset,
+      });
+      return c.json(page, 200);
+    },
+  );
+
+  router.openapi(
+    createRoute({
+      method: 'get',
+      path: '/api/status',
+      tags: ['Messages'],
+      summary: 'Look up a message by its handle',
+      security: SECURITY,
+      middleware,
+      request: { query: StatusQuery },
+      responses: {
+        200: { description: 'The message', content: { 'application/json': { schema: MessageWithHistory } } },
+        ...messageErrors({ 400: 'Missing handle (4000)', 404: 'Unknown handle (4040)' }),
+      },
+    }),
+    (c) => {
+      const { handle, history } = c.req.valid('query');
+      return c.json(getMessageStatus(deps, c.get('account'), handle, history ?? false), 200);
+    },
+  );
+
+  return router;
+}

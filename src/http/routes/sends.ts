@@ -1,0 +1,130 @@
+import { createRoute, z } from '@hono/zod-openapi';
+import type { Context } from 'hono';
+import { ErrorCode } from '../../domain/error-codes.ts';
+import { AppError } from '../../services/app-error.ts';
+import type { ServiceDeps } from '../../services/deps.ts';
+import { modifyGroup } from '../../services/groups.ts';
+import { sendGroupMessage, sendMessage } from '../../services/send-message.ts';
+import type { AppEnv } from '../env.ts';
+import { MessageObject, messageErrors, ModifyGroupResponse } from '../responses.ts';
+import { authenticated, createRouter, SECURITY } from '../router.ts';
+import { ModifyGroupBody, SendGroupMessageBody, SendMessageBody } from '../schemas.ts';
+
+const IdempotencyHeaders = z.object({
+  'idempotency-key': z
+    .string()
+    .min(1)
+    .max(255)
+    .optional()
+    .openapi({ description: 'Same key and body within 24 h returns the first response; no second send' }),
+});
+
+const SEND_ERRORS = {
+  400: 'Validation error (4000) or blacklisted number (4002)',
+  409: 'Idempotency-Key reused with a different body (4090)',
+  429: 'Rate limit exceeded (4001), see Retry-After',
+};
+
+const FORM_CONTENT = /^(application\/x-www-form-urlencoded|multipart\/form-data)/i;
+
+/**
+ * send-message takes JSON or a form. Neither body is marked required (that would run both
+ * validators on every request), so the validated one is picked by Content-Type here.
+ */
+function sendMessageBody(c: Context<AppEnv, string, { out: { json: z.output<typeof SendMessageBody>; form: z.output<typeof SendMessageBody> } }>) {
+  const contentType = c.req.header('content-type');
+  if (!contentType) {
+    throw new AppError(ErrorCode.validation, 'Request body is required (application/json or application/x-www-form-urlencoded)');
+  }
+  return FORM_CONTENT.test(contentType) ? c.req.valid('form') : c.req.valid('json');
+}
+
+export function sendsRouter(deps: ServiceDeps) {
+  const middleware = authenticated(deps, 'message');
+  const router = createRouter();
+
+  router.openapi(
+    createRoute({
+      method: 'post',
+      path: '/api/send-message',
+      tags: ['Sending'],
+      summary: 'Send a message to one person',
+      security: SECURITY,
+      middleware,
+      request: {
+        headers: IdempotencyHeaders,
+        body: {
+          content: {
+            'application/json': { schema: SendMessageBody },
+            'application/x-www-form-urlencoded': { schema: SendMessageBody },
+          },
+        },
+      },
+      responses: {
+        202: { description: 'Accepted and QUEUED', content: { 'application/json': { schema: MessageObject } } },
+        ...messageErrors(SEND_ERRORS),
+      },
+    }),
+    (c) => {
+      const input = sendMessageBody(c);
+      const { httpStatus, body } = sendMessage(deps, c.get('account'), input, c.req.valid('header')['idempotency-key']);
+      return c.json(body, httpStatus as 202);
+    },
+  );
+
+  router.openapi(
+    createRoute({
+      method: 'post',
+      path: '/api/send-group-message',
+      tags: ['Sending'],
+      summary: 'Send a message to a group (sapphire plan)',
+      security: SECURITY,
+      middleware,
+      request: {
+        headers: IdempotencyHeaders,
+        body: { content: { 'application/json': { schema: SendGroupMessageBody } }, required: true },
+      },
+      responses: {
+        202: { description: 'Accepted and QUEUED', content: { 'application/json': { schema: MessageObject } } },
+        ...messageErrors({ ...SEND_ERRORS, 403: 'Plan does not include groups (4030)', 404: 'Unknown group_id (4040)' }),
+      },
+    }),
+    (c) => {
+      const idempotencyKey = c.req.valid('header')['idempotency-key'];
+      const { httpStatus, body } = sendGroupMessage(deps, c.get('account'), c.req.valid('json'), idempotencyKey);
+      return c.json(body, httpStatus as 202);
+    },
+  );
+
+  router.openapi(
+    createRoute({
+      method: 'post',
+      path: '/api/modify-group',
+      tags: ['Sending'],
+      summary: 'Change a group (only add_recipient is supported)',
+      security: SECURITY,
+      middleware,
+      request: { body: { content: { 'application/json': { schema: ModifyGroupBody } }, required: true } },
+      responses: {
+        200: { description: 'Modified', content: { 'application/json': { schema: ModifyGroupResponse } } },
+        ...messageErrors({
+          400: 'Validation error or unsupported modify_type (4000)',
+          403: 'Plan does not include groups (4030)',
+          404: 'Unknown group (4040)',
+          409: 'Another group already has exactly these members (4090)',
+        }),
+      },
+    }),
+    (c) => {
+      const body = c.req.valid('json');
+      const result = modifyGroup(deps, c.get('account'), {
+        groupId: body.group_id,
+        modifyType: body.modify_type,
+        number: body.number,
+      });
+      return c.json(result, 200);
+    },
+  );
+
+  return router;
+}

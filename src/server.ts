@@ -1,0 +1,62 @@
+import { serve, type ServerType } from '@hono/node-server';
+import type { AddressInfo } from 'node:net';
+import { buildApp } from './app.ts';
+import type { Config } from './config.ts';
+import { closeDatabase } from './db/connection.ts';
+import { createLogger } from './logger.ts';
+import { openRuntime } from './runtime.ts';
+import { createDevAccountIfEmpty } from './services/accounts.ts';
+
+/** How long shutdown waits for in-flight requests before closing their connections. */
+const SHUTDOWN_GRACE_MS = 10_000;
+
+function printDevAccount(account: NonNullable<ReturnType<typeof createDevAccountIfEmpty>>): void {
+  // Printed once, on the empty database's first start: the secret is stored hashed and never shown again.
+  process.stdout.write(
+    [
+      'Created a development account (shown once, keep the secret):',
+      `  email:              ${account.email}`,
+      `  plan:               ${account.plan}`,
+      `  numbers:            ${account.numbers.join(', ')}`,
+      `  svc-api-key-id:     ${account.api_key_id}`,
+      `  svc-api-secret-key: ${account.api_secret_key}`,
+      '',
+    ].join('\n'),
+  );
+}
+
+export async function runServer(config: Config): Promise<void> {
+  const log = createLogger(config.LOG_LEVEL);
+  const { db, deps } = openRuntime(config, log);
+  const devAccount = createDevAccountIfEmpty(deps);
+  if (devAccount) printDevAccount(devAccount);
+
+  const app = buildApp(deps);
+  const server: ServerType = await new Promise((resolve) => {
+    const started = serve({ fetch: app.fetch, port: config.PORT, hostname: config.HOST }, () => resolve(started));
+  });
+  const { port } = server.address() as AddressInfo;
+  // Tests and scripts read this line to find the port when PORT=0.
+  process.stdout.write(`textrelay listening on http://${config.HOST}:${port}\n`);
+  log.info({ port, host: config.HOST, db: config.TEXTRELAY_DB, transport: config.TEXTRELAY_TRANSPORT }, 'listening');
+
+  let stopping = false;
+  const shutdown = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    log.info({ signal }, 'shutting down');
+    // Stop accepting; requests already inside finish (their writes are synchronous transactions).
+    const force = setTimeout(() => {
+      if ('closeAllConnections' in server) server.closeAllConnections();
+    }, SHUTDOWN_GRACE_MS);
+    force.unref();
+    server.close(() => {
+      closeDatabase(db);
+      log.info('stopped');
+      process.exit(0);
+    });
+    if ('closeIdleConnections' in server) server.closeIdleConnections();
+  };
+  process.once('SIGTERM', () => shutdown('SIGTERM'));
+  process.once('SIGINT', () => shutdown('SIGINT'));
+}

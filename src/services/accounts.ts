@@ -1,0 +1,118 @@
+import { createHash, randomBytes, randomInt, randomUUID, timingSafeEqual } from 'node:crypto';
+import { ErrorCode } from '../domain/error-codes.ts';
+import type { Plan } from '../domain/limits.ts';
+import { FICTIONAL_LINE_COUNT, fictionalLineNumber } from '../domain/service-numbers.ts';
+import type { AccountRow } from '../db/rows.ts';
+import { AppError } from './app-error.ts';
+import type { ServiceDeps } from './deps.ts';
+
+export type CreatedAccount = {
+  email: string;
+  plan: Plan;
+  api_key_id: string;
+  api_secret_key: string;
+  numbers: string[];
+  receive_webhook: string | null;
+};
+
+export type AccountSummary = Omit<CreatedAccount, 'api_secret_key'> & { created_at: string };
+
+function hashSecret(secret: string): Buffer {
+  return createHash('sha256').update(secret).digest();
+}
+
+function newSecret(): string {
+  return `sk_${randomBytes(32).toString('base64url')}`;
+}
+
+// Compared against when the key id is unknown, so a miss costs the same as a wrong secret.
+const UNKNOWN_KEY_HASH = hashSecret(newSecret());
+
+/** The account these credentials belong to, or undefined; both comparisons take the same time. */
+export function authenticate(deps: ServiceDeps, apiKeyId: string, apiSecret: string): AccountRow | undefined {
+  const account = deps.store.accounts.findByKeyId(apiKeyId);
+  const expected = account ? Buffer.from(account.apiSecretHash, 'hex') : UNKNOWN_KEY_HASH;
+  const matches = timingSafeEqual(hashSecret(apiSecret), expected);
+  return account && matches ? account : undefined;
+}
+
+function allocateLines(deps: ServiceDeps, accountId: string, count: number, now: number): string[] {
+  const lines: string[] = [];
+  // Start at a random place so accounts do not crowd the first area code, then walk the block.
+  const start = randomInt(FICTIONAL_LINE_COUNT);
+  for (let offset = 0; offset < FICTIONAL_LINE_COUNT && lines.length < count; offset++) {
+    const candidate = fictionalLineNumber((start + offset) % FICTIONAL_LINE_COUNT);
+    if (deps.store.accounts.insertServiceNumber(accountId, candidate, now)) lines.push(candidate);
+  }
+  if (lines.length < count) {
+    throw new AppError(ErrorCode.conflict, `Only ${lines.length} sandbox numbers are left; cannot give ${count}`);
+  }
+  return lines;
+}
+
+export type CreateAccountInput = {
+  email: string;
+  plan: Plan;
+  numbers?: number | undefined;
+  receiveWebhook?: string | undefined;
+};
+
+export function createAccount(deps: ServiceDeps, input: CreateAccountInput): CreatedAccount {
+  const apiSecret = newSecret();
+  const now = deps.clock.now();
+  const account: AccountRow = {
+    id: `acc_${randomUUID()}`,
+    email: input.email,
+    plan: input.plan,
+    apiKeyId: `key_${randomBytes(12).toString('hex')}`,
+    apiSecretHash: hashSecret(apiSecret).toString('hex'),
+    createdAt: now,
+  };
+  return deps.store.transaction(() => {
+    if (deps.store.accounts.findByEmail(input.email)) {
+      throw new AppError(ErrorCode.conflict, `An account with email ${input.email} already exists`);
+    }
+    deps.store.accounts.insertAccount(account);
+    const numbers = allocateLines(deps, account.id, input.numbers ?? deps.defaultNumbersPerAccount, now);
+    if (input.receiveWebhook) deps.store.accounts.addReceiveWebhook(account.id, input.receiveWebhook, now);
+    return {
+      email: account.email,
+      plan: account.plan,
+      api_key_id: account.apiKeyId,
+      api_secret_key: apiSecret,
+      numbers,
+      receive_webhook: input.receiveWebhook ?? null,
+    };
+  });
+}
+
+export function listAccounts(deps: ServiceDeps): AccountSummary[] {
+  return deps.store.accounts.list().map((account) => {
+    const webhooks = deps.store.accounts.listReceiveWebhooks(account.id);
+    return {
+      email: account.email,
+      plan: account.plan,
+      api_key_id: account.apiKeyId,
+      numbers: deps.store.accounts.listServiceNumbers(account.id),
+      receive_webhook: webhooks[0] ?? null,
+      created_at: new Date(account.createdAt).toISOString(),
+    };
+  });
+}
+
+/** Issues a new API secret; the old one stops working at once. */
+export function rotateSecret(deps: ServiceDeps, email: string): { email: string; api_key_id: string; api_secret_key: string } {
+  const account = deps.store.accounts.findByEmail(email);
+  if (!account) throw new AppError(ErrorCode.notFound, `No account with email ${email}`);
+  const apiSecret = newSecret();
+  deps.store.accounts.updateSecretHash(account.id, hashSecret(apiSecret).toString('hex'));
+  return { email, api_key_id: account.apiKeyId, api_secret_key: apiSecret };
+}
+
+export const DEV_ACCOUNT_EMAIL = 'dev@textrelay.local';
+
+/** On an empty database, `serve` creates one account so the service is usable at once. */
+export function createDevAccountIfEmpty(deps: ServiceDeps): CreatedAccount | undefined {
+  if (deps.store.accounts.count() > 0) return undefined;
+  return createAccount(deps, { email: DEV_ACCOUNT_EMAIL, plan: 'sapphire' });
+}

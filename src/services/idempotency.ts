@@ -1,0 +1,44 @@
+import { createHash } from 'node:crypto';
+import { ErrorCode } from '../domain/error-codes.ts';
+import { IDEMPOTENCY_WINDOW_MS } from '../domain/limits.ts';
+import type { AccountRow } from '../db/rows.ts';
+import { AppError } from './app-error.ts';
+import type { ServiceDeps } from './deps.ts';
+
+export type StoredResponse<T> = { httpStatus: number; body: T };
+
+/**
+ * Runs `work` at most once per (account, key) within the window: a repeat with the same request
+ * gets the first answer back, a repeat with a different request is a 409. The lookup, the work and
+ * the saved answer share one transaction, so two identical requests can never both do the work.
+ */
+export function withIdempotency<T>(
+  deps: ServiceDeps,
+  account: AccountRow,
+  key: string | undefined,
+  request: { operation: string; input: unknown },
+  work: () => StoredResponse<T>,
+): StoredResponse<T> {
+  if (key === undefined) return work();
+  const requestHash = createHash('sha256').update(request.operation).update(JSON.stringify(request.input)).digest('hex');
+  return deps.store.transaction(() => {
+    const now = deps.clock.now();
+    const previous = deps.store.idempotency.find(account.id, key);
+    if (previous && now - previous.createdAt < IDEMPOTENCY_WINDOW_MS) {
+      if (previous.requestHash !== requestHash) {
+        throw new AppError(ErrorCode.conflict, 'Idempotency-Key was already used with a different request');
+      }
+      return { httpStatus: previous.responseStatus, body: JSON.parse(previous.responseBody) as T };
+    }
+    const response = work();
+    deps.store.idempotency.save({
+      accountId: account.id,
+      key,
+      requestHash,
+      responseStatus: response.httpStatus,
+      responseBody: JSON.stringify(response.body),
+      createdAt: now,
+    });
+    return response;
+  });
+}

@@ -1,0 +1,43 @@
+import { ErrorCode } from '../domain/error-codes.ts';
+import { toIso } from '../domain/dates.ts';
+import { toListRecord, toMessageObject } from '../domain/views.ts';
+import type { MessageListFilter } from '../db/queries/messages.ts';
+import type { AccountRow, MessageRow } from '../db/rows.ts';
+import { AppError } from './app-error.ts';
+import type { ServiceDeps } from './deps.ts';
+
+export function listMessages(
+  deps: ServiceDeps,
+  account: AccountRow,
+  query: { filter: MessageListFilter; limit: number; offset: number },
+) {
+  const rows = deps.store.messages.list(account.id, query.filter, query.limit, query.offset);
+  return { messages: rows.map((row) => toListRecord(row, account)) };
+}
+
+function participantsOf(deps: ServiceDeps, message: MessageRow): string[] {
+  if (message.messageType === 'group' && message.groupId !== null) {
+    const members = message.isOutbound ? (message.recipients ?? []) : deps.store.groups.members(message.groupId);
+    return [...members, message.lineNumber];
+  }
+  return [message.number, message.lineNumber];
+}
+
+/** GET /api/status: the Message object, with every status event received when asked. */
+export function getMessageStatus(deps: ServiceDeps, account: AccountRow, handle: string, withHistory: boolean) {
+  const message = deps.store.messages.findByHandle(account.id, handle);
+  if (!message) throw new AppError(ErrorCode.notFound, `No message with handle ${handle}`);
+  const body = toMessageObject(message, account, participantsOf(deps, message));
+  if (!withHistory) return body;
+  const history = deps.store.messages.history(handle).map((event) => ({
+    status: event.status,
+    applied: event.applied,
+    implied: event.implied,
+    reason: event.notAppliedReason,
+    error_code: event.errorCode,
+    error_message: event.errorMessage,
+    source: event.source,
+    received_at: toIso(event.receivedAt),
+  }));
+  return { ...body, history };
+}

@@ -1,0 +1,111 @@
+import { randomUUID } from 'node:crypto';
+import type { SendStyle } from '../domain/limits.ts';
+import { previewOf, toMessageObject } from '../domain/views.ts';
+import type { AccountRow, MessageRow } from '../db/rows.ts';
+import { ensureContact } from './contacts.ts';
+import type { ServiceDeps } from './deps.ts';
+import { requireGroupPlan, resolveGroupForSend } from './groups.ts';
+import { withIdempotency, type StoredResponse } from './idempotency.ts';
+import { lineForEndUser, requireOwnLine } from './lines.ts';
+
+/** What every send carries, already validated and normalized by the HTTP layer. */
+type MessageBody = {
+  content?: string | undefined;
+  mediaUrl?: string | undefined;
+  sendStyle?: SendStyle | undefined;
+  statusCallback?: string | undefined;
+  fromNumber?: string | undefined;
+};
+
+export type SendMessageInput = MessageBody & { number: string };
+export type SendGroupMessageInput = MessageBody & { numbers?: string[] | undefined; groupId?: string | undefined };
+
+export type MessageObject = ReturnType<typeof toMessageObject>;
+
+/** Accepted, not yet delivered: the contract answers sends with 202. */
+const ACCEPTED = 202;
+
+function insertQueuedMessage(
+  deps: ServiceDeps,
+  account: AccountRow,
+  body: MessageBody,
+  addressing: Pick<MessageRow, 'messageType' | 'lineNumber' | 'number' | 'recipients' | 'contactId' | 'groupId'>,
+  now: number,
+): MessageRow {
+  const message = deps.store.messages.insert({
+    handle: randomUUID(),
+    accountId: account.id,
+    isOutbound: true,
+    status: 'QUEUED',
+    content: body.content ?? '',
+    mediaUrl: body.mediaUrl ?? '',
+    sendStyle: body.sendStyle ?? '',
+    statusCallback: body.statusCallback ?? null,
+    dateSent: now,
+    dateUpdated: now,
+    ...addressing,
+  });
+  deps.store.messages.insertStatusEvent({
+    id: `evt_${randomUUID()}`,
+    messageHandle: message.handle,
+    status: 'QUEUED',
+    errorCode: null,
+    errorMessage: null,
+    source: 'api',
+    applied: true,
+    implied: false,
+    notAppliedReason: null,
+    receivedAt: now,
+  });
+  return message;
+}
+
+export function sendMessage(
+  deps: ServiceDeps,
+  account: AccountRow,
+  input: SendMessageInput,
+  idempotencyKey?: string,
+): StoredResponse<MessageObject> {
+  return withIdempotency(deps, account, idempotencyKey, { operation: 'send-message', input }, () => {
+    deps.sendRateLimiter.consume(account.id);
+    return deps.store.transaction(() => {
+      const now = deps.clock.now();
+      const lineNumber = lineForEndUser(deps, account, input.number, input.fromNumber, now);
+      const contact = ensureContact(deps, account.id, input.number, now);
+      const message = insertQueuedMessage(
+        deps,
+        account,
+        input,
+        { messageType: 'message', lineNumber, number: input.number, recipients: null, contactId: contact.id, groupId: null },
+        now,
+      );
+      deps.store.contacts.recordMessage(contact.id, now, previewOf(message.content, message.mediaUrl), true);
+      return { httpStatus: ACCEPTED, body: toMessageObject(message, account, [input.number, lineNumber]) };
+    });
+  });
+}
+
+export function sendGroupMessage(
+  deps: ServiceDeps,
+  account: AccountRow,
+  input: SendGroupMessageInput,
+  idempotencyKey?: string,
+): StoredResponse<MessageObject> {
+  requireGroupPlan(account);
+  return withIdempotency(deps, account, idempotencyKey, { operation: 'send-group-message', input }, () => {
+    deps.sendRateLimiter.consume(account.id);
+    return deps.store.transaction(() => {
+      const now = deps.clock.now();
+      const { group, members } = resolveGroupForSend(deps, account, input, now);
+      const lineNumber = input.fromNumber === undefined ? group.lineNumber : requireOwnLine(deps, account, input.fromNumber);
+      const message = insertQueuedMessage(
+        deps,
+        account,
+        input,
+        { messageType: 'group', lineNumber, number: '', recipients: members, contactId: null, groupId: group.id },
+        now,
+      );
+      return { httpStatus: ACCEPTED, body: toMessageObject(message, account, [...members, lineNumber]) };
+    });
+  });
+}

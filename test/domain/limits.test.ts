@@ -1,0 +1,54 @@
+import { describe, it, expect } from 'vitest';
+import { GROUP_PLAN, PLANS, SEND_STYLES, planAllows } from '../../src/domain/limits.ts';
+
+describe('planAllows', () => {
+  it.each([
+    ['blue', 'blue', true],
+    ['blue', 'sapphire', false],
+    ['sapphire', 'blue', true],
+    ['sapphire', 'sapphire', true],
+  ] as const)('plan %s, required %s -> %s', (plan, required, expected) => {
+    expect(planAllows(plan, required)).toBe(expected);
+  });
+
+  it('lists the plans lowest tier first', () => {
+    expect([...PLANS]).toEqual(['blue', 'sapphire']);
+  });
+
+  it('requires sapphire for group messaging', () => {
+    expect(GROUP_PLAN).toBe('sapphire');
+    expect(planAllows('blue', GROUP_PLAN)).toBe(false);
+    expect(planAllows('sapphire', GROUP_PLAN)).toBe(true);
+  });
+});
+
+describe('SEND_STYLES', () => {
+  const expected = [
+    'celebration',
+    'shooting_star',
+    'fireworks',
+    'lasers',
+    'love',
+    'confetti',
+    'balloons',
+    'spotlight',
+    'echo',
+    'invisible',
+    'gentle',
+    'loud',
+    'slam',
+  ];
+
+  it('has exactly the 13 listed styles', () => {
+    expect(SEND_STYLES).toHaveLength(13);
+    expect([...SEND_STYLES].sort()).toEqual([...expected].sort());
+  });
+
+  it('has no duplicates', () => {
+    expect(new Set(SEND_STYLES).size).toBe(SEND_STYLES.length);
+  });
+
+  it('uses lower snake_case names', () => {
+    for (const style of SEND_STYLES) expect(style).toMatch(/^[a-z]+(_[a-z]+)*$/);
+  });
+});

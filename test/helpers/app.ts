@@ -1,0 +1,64 @@
+import pino from 'pino';
+import { buildApp, type AppDeps } from '../../src/app.ts';
+import { migrateDatabase, openDatabase, type Db } from '../../src/db/connection.ts';
+import { createStore } from '../../src/db/store.ts';
+import { createAccount, type CreateAccountInput } from '../../src/services/accounts.ts';
+import { createRateLimiter } from '../../src/services/rate-limiter.ts';
+import { FakeClock } from './clock.ts';
+
+export type TestAccount = Awaited<ReturnType<typeof createAccount>> & { headers: Record<string, string> };
+
+/**
+ * The real app on a fresh in-memory database migrated by the production migrator, with a fake
+ * clock. Every test gets its own; nothing is shared between tests.
+ */
+export function makeTestApp(overrides: { rateLimitPerMinute?: number; displayTimeZone?: string; database?: string } = {}) {
+  const clock = new FakeClock();
+  const db: Db = openDatabase(overrides.database ?? ':memory:');
+  migrateDatabase(db);
+  const deps: AppDeps = {
+    store: createStore(db),
+    clock,
+    log: pino({ level: 'silent' }),
+    sendRateLimiter: createRateLimiter(clock, overrides.rateLimitPerMinute ?? 0),
+    displayTimeZone: overrides.displayTimeZone ?? 'UTC',
+    defaultNumbersPerAccount: 2,
+    isReady: () => true,
+    version: 'test',
+  };
+  const app = buildApp(deps);
+
+  let accountCount = 0;
+  /** Creates an account (sapphire unless told otherwise) and the headers that authenticate as it. */
+  function createTestAccount(input: Partial<CreateAccountInput> = {}): TestAccount {
+    accountCount += 1;
+    const account = createAccount(deps, { email: `user${accountCount}@example.com`, plan: 'sapphire', ...input });
+    return {
+      ...account,
+      headers: { 'svc-api-key-id': account.api_key_id, 'svc-api-secret-key': account.api_secret_key },
+    };
+  }
+
+  /** JSON request helper: `call('POST', '/api/send-message', account, body)`. */
+  async function call(method: string, path: string, account: TestAccount | undefined, body?: unknown) {
+    const headers: Record<string, string> = { ...(account?.headers ?? {}) };
+    if (body !== undefined) headers['content-type'] = 'application/json';
+    const response = await app.request(path, {
+      method,
+      headers,
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const text = await response.text();
+    let json: any;
+    try {
+      json = JSON.parse(text);
+    } catch {
+      json = text;
+    }
+    return { status: response.status, headers: response.headers, body: json };
+  }
+
+  return { app, db, deps, clock, store: deps.store, createAccount: createTestAccount, call };
+}
+
+export type TestApp = ReturnType<typeof makeTestApp>;
