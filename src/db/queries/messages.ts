@@ -1,8 +1,24 @@
 import { and, asc, desc, eq, gte, inArray, or, sql, type SQL } from 'drizzle-orm';
 import type { MessageStatus } from '../../domain/status.ts';
 import type { Db } from '../connection.ts';
+import { placeholdersFor } from '../placeholders.ts';
 import { groupMembers, messages, statusEvents } from '../schema.ts';
 import type { MessageRow, NewMessageRow, StatusEventRow } from '../rows.ts';
+
+const MESSAGE_COLUMNS = [
+  'handle', 'accountId', 'isOutbound', 'messageType', 'status', 'errorCode', 'errorMessage', 'errorDetail',
+  'content', 'mediaUrl', 'sendStyle', 'statusCallback', 'lineNumber', 'number', 'recipients', 'contactId',
+  'groupId', 'wasDowngraded', 'dateSent', 'dateUpdated',
+] as const satisfies readonly (keyof NewMessageRow)[];
+
+const STATUS_EVENT_COLUMNS = [
+  'id', 'messageHandle', 'status', 'errorCode', 'errorMessage', 'source', 'applied', 'implied',
+  'notAppliedReason', 'receivedAt',
+] as const satisfies readonly (keyof StatusEventRow)[];
+
+/** A message row as inserted: optional columns made explicit, since a prepared insert binds every one. */
+export type MessageInsert = Omit<NewMessageRow, 'id' | 'errorCode' | 'errorMessage' | 'errorDetail' | 'wasDowngraded'> &
+  Partial<Pick<NewMessageRow, 'errorCode' | 'errorMessage' | 'errorDetail' | 'wasDowngraded'>>;
 
 export type MessageListFilter = {
   contactId?: string;
@@ -19,6 +35,9 @@ export function messageQueries(db: Db) {
     .from(messages)
     .where(and(eq(messages.accountId, sql.placeholder('accountId')), eq(messages.handle, sql.placeholder('handle'))))
     .prepare();
+  // Both inserts run on every send: prepared once instead of built per call.
+  const insertMessage = db.insert(messages).values(placeholdersFor(MESSAGE_COLUMNS)).returning().prepare();
+  const insertStatusEvent = db.insert(statusEvents).values(placeholdersFor(STATUS_EVENT_COLUMNS)).prepare();
   const history = db
     .select()
     .from(statusEvents)
@@ -27,8 +46,16 @@ export function messageQueries(db: Db) {
     .prepare();
 
   return {
-    insert(row: NewMessageRow): MessageRow {
-      return db.insert(messages).values(row).returning().get();
+    insert(row: MessageInsert): MessageRow {
+      const inserted = insertMessage.get({
+        errorCode: null,
+        errorMessage: null,
+        errorDetail: null,
+        wasDowngraded: null,
+        ...row,
+      });
+      if (!inserted) throw new Error('message insert returned no row');
+      return inserted;
     },
     findByHandle(accountId: string, handle: string): MessageRow | undefined {
       return byHandle.get({ accountId, handle });
@@ -59,7 +86,7 @@ export function messageQueries(db: Db) {
     },
 
     insertStatusEvent(row: StatusEventRow): void {
-      db.insert(statusEvents).values(row).run();
+      insertStatusEvent.run(row);
     },
     history(handle: string): StatusEventRow[] {
       return history.all({ handle });
