@@ -1,7 +1,4 @@
 import { OpenAPIHono } from '@hono/zod-openapi';
-import { bodyLimit } from 'hono/body-limit';
-import { HTTPException } from 'hono/http-exception';
-import { MAX_BODY_BYTES } from './domain/limits.ts';
 import type { AppEnv } from './http/env.ts';
 import { createErrorHandler } from './http/errors.ts';
 import { contactsRouter } from './http/routes/contacts.ts';
@@ -19,16 +16,6 @@ export type AppDeps = ServiceDeps & {
 /** Builds the HTTP app from its dependencies; no I/O happens here. */
 export function buildApp(deps: AppDeps) {
   const app = new OpenAPIHono<AppEnv>();
-
-  app.use(
-    '*',
-    bodyLimit({
-      maxSize: MAX_BODY_BYTES,
-      onError: () => {
-        throw new HTTPException(413);
-      },
-    }),
-  );
 
   app.route('/', healthRouter(deps.isReady));
   app.route('/', contactsRouter(deps));

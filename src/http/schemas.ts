@@ -57,6 +57,8 @@ const LineNumber = z.string().transform((raw, ctx) => {
   return z.NEVER;
 });
 
+const MAX_NUMBERS_LISTED = 100;
+
 const messageFields = {
   content: z
     .string()
@@ -102,10 +104,13 @@ export const SendMessageBody = z
 
 export const SendGroupMessageBody = z
   .object({
+    // The 25-person limit counts distinct end users, known only after duplicates and the account's
+    // own lines are removed (services/groups.ts); this bound only caps the parsing work of a request.
     numbers: z
       .array(RecipientNumber)
-      .max(MAX_GROUP_MEMBERS, { message: `A group holds at most ${MAX_GROUP_MEMBERS} people` })
-      .optional(),
+      .max(MAX_NUMBERS_LISTED, { message: `numbers lists at most ${MAX_NUMBERS_LISTED} entries` })
+      .optional()
+      .openapi({ description: `E.164 numbers of the group's people, at most ${MAX_GROUP_MEMBERS} distinct` }),
     group_id: z.string().min(1).optional(),
     ...messageFields,
   })

@@ -2,12 +2,12 @@ import { createRoute } from '@hono/zod-openapi';
 import { createContact, getContact, listContacts } from '../../services/contacts.ts';
 import type { ServiceDeps } from '../../services/deps.ts';
 import { Contact, contactErrors, CreateContactResponse, GetContactResponse } from '../responses.ts';
-import { authenticated, createRouter, SECURITY } from '../router.ts';
+import { apiRoute, createRouter, SECURITY } from '../router.ts';
 import { ContactIdParam, CreateContactBody, ListContactsQuery } from '../schemas.ts';
 import { z } from '@hono/zod-openapi';
 
 export function contactsRouter(deps: ServiceDeps) {
-  const middleware = authenticated(deps, 'contact');
+  const middleware = apiRoute(deps, 'contact');
   const router = createRouter();
 
   router.openapi(

@@ -2,11 +2,11 @@ import { createRoute } from '@hono/zod-openapi';
 import type { ServiceDeps } from '../../services/deps.ts';
 import { getMessageStatus, listMessages } from '../../services/messages.ts';
 import { MessageList, MessageWithHistory, messageErrors } from '../responses.ts';
-import { authenticated, createRouter, SECURITY } from '../router.ts';
+import { apiRoute, createRouter, SECURITY } from '../router.ts';
 import { ListMessagesQuery, StatusQuery } from '../schemas.ts';
 
 export function messagesRouter(deps: ServiceDeps) {
-  const middleware = authenticated(deps, 'message');
+  const middleware = apiRoute(deps, 'message');
   const router = createRouter();
 
   router.openapi(

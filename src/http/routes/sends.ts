@@ -7,7 +7,7 @@ import { modifyGroup } from '../../services/groups.ts';
 import { sendGroupMessage, sendMessage } from '../../services/send-message.ts';
 import type { AppEnv } from '../env.ts';
 import { MessageObject, messageErrors, ModifyGroupResponse } from '../responses.ts';
-import { authenticated, createRouter, SECURITY } from '../router.ts';
+import { apiRoute, createRouter, SECURITY } from '../router.ts';
 import { ModifyGroupBody, SendGroupMessageBody, SendMessageBody } from '../schemas.ts';
 
 const IdempotencyHeaders = z.object({
@@ -40,7 +40,7 @@ function sendMessageBody(c: Context<AppEnv, string, { out: { json: z.output<type
 }
 
 export function sendsRouter(deps: ServiceDeps) {
-  const middleware = authenticated(deps, 'message');
+  const middleware = apiRoute(deps, 'message');
   const router = createRouter();
 
   router.openapi(

@@ -1,0 +1,260 @@
+import { describe, expect, it } from 'vitest';
+import { makeTestApp, type TestAccount, type TestApp } from '../helpers/app.ts';
+
+const ALICE = '+14155550100';
+const BOB = '+14155550101';
+const CAROL = '+14155550102';
+const DAVE = '+14155550103';
+const UNKNOWN_GROUP = '8a4c1e5e-3b8f-4d7e-9d55-1c2f3e4a5b6c';
+
+/** `count` distinct valid numbers, none of them a sandbox service line. */
+function distinctNumbers(count: number): string[] {
+  return Array.from({ length: count }, (_, i) => `+1212456${String(7000 + i)}`);
+}
+
+type Reply = { status: number; headers: Headers; body: any };
+
+function expectError(reply: Reply, httpStatus: number, errorCode: number): void {
+  const dump = JSON.stringify(reply.body);
+  expect(reply.status, dump).toBe(httpStatus);
+  expect(reply.body, dump).toEqual({
+    status: 'ERROR',
+    error_code: errorCode,
+    error_message: expect.any(String),
+    message: expect.any(String),
+    error_detail: null,
+  });
+  expect(reply.body.message, dump).toBe(reply.body.error_message);
+}
+
+function modify(t: TestApp, account: TestAccount | undefined, body: unknown) {
+  return t.call('POST', '/api/modify-group', account, body);
+}
+
+function sendGroup(t: TestApp, account: TestAccount, body: unknown) {
+  return t.call('POST', '/api/send-group-message', account, body);
+}
+
+async function createGroup(t: TestApp, account: TestAccount, numbers: string[]): Promise<string> {
+  const sent = await sendGroup(t, account, { numbers, content: 'founding message' });
+  expect(sent.status, JSON.stringify(sent.body)).toBe(202);
+  expect(typeof sent.body.group_id, JSON.stringify(sent.body)).toBe('string');
+  return sent.body.group_id;
+}
+
+async function membersOf(t: TestApp, account: TestAccount, groupId: string): Promise<string[]> {
+  const sent = await sendGroup(t, account, { group_id: groupId, content: 'who is here?' });
+  expect(sent.status, JSON.stringify(sent.body)).toBe(202);
+  return [...sent.body.number].sort();
+}
+
+describe('POST /api/modify-group: add_recipient', () => {
+  it('answers 200 with {status, group_id, modify_type, number}', async () => {
+    const t = makeTestApp();
+    const account = t.createAccount();
+    const groupId = await createGroup(t, account, [ALICE, BOB]);
+    const reply = await modify(t, account, { group_id: groupId, modify_type: 'add_recipient', number: CAROL });
+    expect(reply.status, JSON.stringify(reply.body)).toBe(200);
+    expect(reply.body, JSON.stringify(reply.body)).toEqual({
+      status: 'OK',
+      group_id: groupId,
+      modify_type: 'add_recipient',
+      number: CAROL,
+    });
+  });
+
+  it('normalises the added number to E.164', async () => {
+    const t = makeTestApp();
+    const account = t.createAccount();
+    const groupId = await createGroup(t, account, [ALICE, BOB]);
+    const reply = await modify(t, account, { group_id: groupId, modify_type: 'add_recipient', number: '+1 (415) 555-0102' });
+    expect(reply.status, JSON.stringify(reply.body)).toBe(200);
+    expect(reply.body.number, JSON.stringify(reply.body)).toBe(CAROL);
+    expect(await membersOf(t, account, groupId)).toEqual([ALICE, BOB, CAROL].sort());
+  });
+
+  it('includes the new member in the next send by group_id', async () => {
+    const t = makeTestApp();
+    const account = t.createAccount();
+    const groupId = await createGroup(t, account, [ALICE, BOB]);
+    const added = await modify(t, account, { group_id: groupId, modify_type: 'add_recipient', number: CAROL });
+    expect(added.status, JSON.stringify(added.body)).toBe(200);
+
+    const sent = await sendGroup(t, account, { group_id: groupId, content: 'welcome Carol' });
+    const dump = JSON.stringify(sent.body);
+    expect(sent.status, dump).toBe(202);
+    expect(sent.body.group_id, dump).toBe(groupId);
+    for (const field of ['number', 'to_number', 'numbers', 'to_numbers']) {
+      expect([...sent.body[field]].sort(), `${field}: ${dump}`).toEqual([ALICE, BOB, CAROL].sort());
+    }
+    expect(sent.body.participants, dump).toEqual(expect.arrayContaining([ALICE, BOB, CAROL, sent.body.from_number]));
+  });
+
+  it('makes the new member set identify the group', async () => {
+    const t = makeTestApp();
+    const account = t.createAccount();
+    const groupId = await createGroup(t, account, [ALICE, BOB]);
+    const added = await modify(t, account, { group_id: groupId, modify_type: 'add_recipient', number: CAROL });
+    expect(added.status, JSON.stringify(added.body)).toBe(200);
+
+    const bySet = await sendGroup(t, account, { numbers: [CAROL, ALICE, BOB], content: 'by the new set' });
+    expect(bySet.status, JSON.stringify(bySet.body)).toBe(202);
+    expect(bySet.body.group_id, JSON.stringify(bySet.body)).toBe(groupId);
+
+    const matching = await sendGroup(t, account, { group_id: groupId, numbers: [ALICE, BOB, CAROL], content: 'both' });
+    expect(matching.status, JSON.stringify(matching.body)).toBe(202);
+    const stale = await sendGroup(t, account, { group_id: groupId, numbers: [ALICE, BOB], content: 'old set' });
+    expectError(stale, 400, 4000);
+  });
+
+  it('treats adding an existing member as a no-op', async () => {
+    const t = makeTestApp();
+    const account = t.createAccount();
+    const groupId = await createGroup(t, account, [ALICE, BOB]);
+    const reply = await modify(t, account, { group_id: groupId, modify_type: 'add_recipient', number: BOB });
+    expect(reply.status, JSON.stringify(reply.body)).toBe(200);
+    expect(reply.body, JSON.stringify(reply.body)).toEqual({ status: 'OK', group_id: groupId, modify_type: 'add_recipient', number: BOB });
+    expect(await membersOf(t, account, groupId)).toEqual([ALICE, BOB].sort());
+
+    // Repeating a successful add is safe too.
+    const first = await modify(t, account, { group_id: groupId, modify_type: 'add_recipient', number: CAROL });
+    const again = await modify(t, account, { group_id: groupId, modify_type: 'add_recipient', number: CAROL });
+    expect(first.status, JSON.stringify(first.body)).toBe(200);
+    expect(again.status, JSON.stringify(again.body)).toBe(200);
+    expect(await membersOf(t, account, groupId)).toEqual([ALICE, BOB, CAROL].sort());
+  });
+
+  it('lets a group grow to 25 and refuses the 26th person', async () => {
+    const t = makeTestApp();
+    const account = t.createAccount();
+    const numbers = distinctNumbers(26);
+    const groupId = await createGroup(t, account, numbers.slice(0, 24));
+    const to25 = await modify(t, account, { group_id: groupId, modify_type: 'add_recipient', number: numbers[24] });
+    expect(to25.status, JSON.stringify(to25.body)).toBe(200);
+    const to26 = await modify(t, account, { group_id: groupId, modify_type: 'add_recipient', number: numbers[25] });
+    expectError(to26, 400, 4000);
+    expect(await membersOf(t, account, groupId)).toEqual(numbers.slice(0, 25).sort());
+  });
+
+  it('refuses a missing number with 400/4000', async () => {
+    const t = makeTestApp();
+    const account = t.createAccount();
+    const groupId = await createGroup(t, account, [ALICE, BOB]);
+    expectError(await modify(t, account, { group_id: groupId, modify_type: 'add_recipient' }), 400, 4000);
+    expectError(await modify(t, account, { group_id: groupId, modify_type: 'add_recipient', number: '' }), 400, 4000);
+    expect(await membersOf(t, account, groupId)).toEqual([ALICE, BOB].sort());
+  });
+
+  it('refuses an invalid number with 400/4000', async () => {
+    const t = makeTestApp();
+    const account = t.createAccount();
+    const groupId = await createGroup(t, account, [ALICE, BOB]);
+    expectError(await modify(t, account, { group_id: groupId, modify_type: 'add_recipient', number: 'carol' }), 400, 4000);
+    expectError(await modify(t, account, { group_id: groupId, modify_type: 'add_recipient', number: 4155550102 }), 400, 4000);
+  });
+
+  it('refuses a blacklisted number with 400/4002', async () => {
+    const t = makeTestApp();
+    const account = t.createAccount();
+    const groupId = await createGroup(t, account, [ALICE, BOB]);
+    expectError(await modify(t, account, { group_id: groupId, modify_type: 'add_recipient', number: '911' }), 400, 4002);
+    expect(await membersOf(t, account, groupId)).toEqual([ALICE, BOB].sort());
+  });
+
+  it("refuses the account's own number", async () => {
+    const t = makeTestApp();
+    const account = t.createAccount();
+    const groupId = await createGroup(t, account, [ALICE, BOB]);
+    const reply = await modify(t, account, { group_id: groupId, modify_type: 'add_recipient', number: account.numbers[0] });
+    expectError(reply, 400, 4000);
+    expect(await membersOf(t, account, groupId)).toEqual([ALICE, BOB].sort());
+  });
+
+  it('refuses an add that would make the group identical to another group (409/4090)', async () => {
+    const t = makeTestApp();
+    const account = t.createAccount();
+    const small = await createGroup(t, account, [ALICE, BOB]);
+    const big = await createGroup(t, account, [ALICE, BOB, CAROL]);
+    const reply = await modify(t, account, { group_id: small, modify_type: 'add_recipient', number: CAROL });
+    expectError(reply, 409, 4090);
+    expect(await membersOf(t, account, small)).toEqual([ALICE, BOB].sort());
+    expect(await membersOf(t, account, big)).toEqual([ALICE, BOB, CAROL].sort());
+  });
+});
+
+describe('POST /api/modify-group: unsupported and invalid requests', () => {
+  it.each(['remove_recipient', 'rename', 'leave'])('refuses %s with 400 saying it is not supported', async (modifyType) => {
+    const t = makeTestApp();
+    const account = t.createAccount();
+    const groupId = await createGroup(t, account, [ALICE, BOB, CAROL]);
+    const reply = await modify(t, account, { group_id: groupId, modify_type: modifyType, number: CAROL });
+    expectError(reply, 400, 4000);
+    expect(reply.body.error_message, JSON.stringify(reply.body)).toMatch(/not supported/i);
+    expect(await membersOf(t, account, groupId)).toEqual([ALICE, BOB, CAROL].sort());
+  });
+
+  it.each(['delete', 'ADD_RECIPIENT', ''])('refuses unknown modify_type %j with 400/4000', async (modifyType) => {
+    const t = makeTestApp();
+    const account = t.createAccount();
+    const groupId = await createGroup(t, account, [ALICE, BOB]);
+    const reply = await modify(t, account, { group_id: groupId, modify_type: modifyType, number: CAROL });
+    expectError(reply, 400, 4000);
+    expect(await membersOf(t, account, groupId)).toEqual([ALICE, BOB].sort());
+  });
+
+  it('refuses a missing modify_type or group_id with 400/4000', async () => {
+    const t = makeTestApp();
+    const account = t.createAccount();
+    const groupId = await createGroup(t, account, [ALICE, BOB]);
+    expectError(await modify(t, account, { group_id: groupId, number: CAROL }), 400, 4000);
+    expectError(await modify(t, account, { modify_type: 'add_recipient', number: CAROL }), 400, 4000);
+    expectError(await modify(t, account, {}), 400, 4000);
+  });
+
+  it('refuses malformed JSON with 400/4000', async () => {
+    const t = makeTestApp();
+    const account = t.createAccount();
+    const response = await t.app.request('/api/modify-group', {
+      method: 'POST',
+      headers: { ...account.headers, 'content-type': 'application/json' },
+      body: '{"group_id":',
+    });
+    expectError({ status: response.status, headers: response.headers, body: await response.json() }, 400, 4000);
+  });
+
+  it('answers 404/4040 for an unknown group', async () => {
+    const t = makeTestApp();
+    const account = t.createAccount();
+    const reply = await modify(t, account, { group_id: UNKNOWN_GROUP, modify_type: 'add_recipient', number: CAROL });
+    expectError(reply, 404, 4040);
+  });
+
+  it("answers 404/4040 for another account's group and leaves it unchanged", async () => {
+    const t = makeTestApp();
+    const owner = t.createAccount();
+    const stranger = t.createAccount();
+    const groupId = await createGroup(t, owner, [ALICE, BOB]);
+    const reply = await modify(t, stranger, { group_id: groupId, modify_type: 'add_recipient', number: CAROL });
+    expectError(reply, 404, 4040);
+    expect(await membersOf(t, owner, groupId)).toEqual([ALICE, BOB].sort());
+  });
+
+  it('answers 401/4010 without credentials', async () => {
+    const t = makeTestApp();
+    const account = t.createAccount();
+    const groupId = await createGroup(t, account, [ALICE, BOB]);
+    const reply = await modify(t, undefined, { group_id: groupId, modify_type: 'add_recipient', number: CAROL });
+    expectError(reply, 401, 4010);
+    expect(await membersOf(t, account, groupId)).toEqual([ALICE, BOB].sort());
+  });
+});
+
+describe('POST /api/modify-group: plan gating', () => {
+  it('answers 403/4030 naming sapphire for a blue account', async () => {
+    const t = makeTestApp();
+    const account = t.createAccount({ plan: 'blue' });
+    const reply = await modify(t, account, { group_id: UNKNOWN_GROUP, modify_type: 'add_recipient', number: DAVE });
+    expectError(reply, 403, 4030);
+    expect(reply.body.error_message, JSON.stringify(reply.body)).toMatch(/sapphire/);
+  });
+});
