@@ -159,9 +159,16 @@ export const ListContactsQuery = z.object({
 
 const BooleanFlag = z.enum(['true', 'false', '1', '0']).transform((flag) => flag === 'true' || flag === '1');
 
+/** An unencoded `?number=+1415...` arrives as " 1415..." (form decoding turns + into a space). */
+const QueryPhoneNumber = z
+  .string()
+  .transform((raw) => raw.replace(/^ (?=\d)/, '+'))
+  .pipe(ContactNumber)
+  .openapi({ type: 'string', example: '+14155550100' });
+
 export const ListMessagesQuery = z.object({
   cid: z.string().min(1).optional(),
-  number: ContactNumber.optional(),
+  number: QueryPhoneNumber.optional(),
   group_id: z.string().min(1).optional(),
   status: z.enum(MESSAGE_STATUSES).optional(),
   is_outbound: BooleanFlag.optional().openapi({ type: 'string', enum: ['true', 'false'] }),

@@ -1,0 +1,195 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../src/config.ts';
+
+/** The error loadConfig throws for this environment (fails the test if it does not throw). */
+function configError(env: Record<string, string | undefined>, overrides: Record<string, string | undefined> = {}): ConfigError {
+  try {
+    loadConfig(env, overrides);
+  } catch (error) {
+    expect(error).toBeInstanceOf(ConfigError);
+    return error as ConfigError;
+  }
+  throw new Error(`loadConfig accepted ${JSON.stringify({ env, overrides })}`);
+}
+
+/** `name` as a whole word, so that e.g. PORT is not found inside TEXTRELAY_TRANSPORT. */
+function namesVariable(message: string, name: string): boolean {
+  return new RegExp(`(^|[^A-Z_])${name}([^A-Z_]|$)`, 'm').test(message);
+}
+
+describe('loadConfig defaults', () => {
+  it('gives the documented defaults for an empty environment', () => {
+    const config = loadConfig({});
+    expect(config).toMatchObject({
+      PORT: 3000,
+      HOST: '127.0.0.1',
+      TEXTRELAY_DB: './data/textrelay.db',
+      TEXTRELAY_TRANSPORT: 'sandbox',
+      TEXTRELAY_SANDBOX_STEP_MS: 1000,
+      TEXTRELAY_ALLOW_PRIVATE_CALLBACKS: true,
+      TEXTRELAY_DISPLAY_TZ: 'UTC',
+      TEXTRELAY_RATE_LIMIT_PER_MINUTE: 6000,
+      TEXTRELAY_WEBHOOK_RETRY_SCHEDULE: '5,30,120,600,1800,3600,10800,21600,43200,86400',
+    });
+    expect(config.TEXTRELAY_PUBLIC_URL).toBeUndefined();
+    expect(config.TEXTRELAY_INGEST_SECRET).toBeUndefined();
+  });
+
+  it('ignores variables it does not know (the real process.env is full of them)', () => {
+    const config = loadConfig({ PATH: '/usr/bin', HOME: '/root', SOMETHING_ELSE: 'x' });
+    expect(config.PORT).toBe(3000);
+    expect(config).not.toHaveProperty('PATH');
+  });
+
+  it('accepts the real process environment of this test run', () => {
+    const env = { ...process.env };
+    for (const key of Object.keys(env)) if (key === 'PORT' || key === 'HOST' || key === 'LOG_LEVEL' || key.startsWith('TEXTRELAY_')) delete env[key];
+    expect(() => loadConfig(env)).not.toThrow();
+  });
+});
+
+describe('loadConfig parses environment values', () => {
+  it('turns numbers and flags into their types', () => {
+    const config = loadConfig({
+      PORT: '8080',
+      HOST: '0.0.0.0',
+      TEXTRELAY_DB: '/tmp/x.db',
+      TEXTRELAY_TRANSPORT: 'upstream',
+      TEXTRELAY_SANDBOX_STEP_MS: '25',
+      TEXTRELAY_ALLOW_PRIVATE_CALLBACKS: 'false',
+      TEXTRELAY_DISPLAY_TZ: 'Europe/Paris',
+      TEXTRELAY_RATE_LIMIT_PER_MINUTE: '0',
+      TEXTRELAY_WEBHOOK_RETRY_SCHEDULE: '1,2.5,10',
+      TEXTRELAY_PUBLIC_URL: 'https://abc123.ngrok.app',
+      TEXTRELAY_INGEST_SECRET: 'ingest-secret',
+      LOG_LEVEL: 'debug',
+    });
+    expect(config).toMatchObject({
+      PORT: 8080,
+      HOST: '0.0.0.0',
+      TEXTRELAY_DB: '/tmp/x.db',
+      TEXTRELAY_TRANSPORT: 'upstream',
+      TEXTRELAY_SANDBOX_STEP_MS: 25,
+      TEXTRELAY_ALLOW_PRIVATE_CALLBACKS: false,
+      TEXTRELAY_DISPLAY_TZ: 'Europe/Paris',
+      TEXTRELAY_RATE_LIMIT_PER_MINUTE: 0,
+      TEXTRELAY_WEBHOOK_RETRY_SCHEDULE: '1,2.5,10',
+      TEXTRELAY_PUBLIC_URL: 'https://abc123.ngrok.app',
+      TEXTRELAY_INGEST_SECRET: 'ingest-secret',
+      LOG_LEVEL: 'debug',
+    });
+    expect(typeof config.PORT).toBe('number');
+  });
+
+  it.each([
+    ['true', true],
+    ['1', true],
+    ['false', false],
+    ['0', false],
+  ])('TEXTRELAY_ALLOW_PRIVATE_CALLBACKS %j is %s', (raw, expected) => {
+    expect(loadConfig({ TEXTRELAY_ALLOW_PRIVATE_CALLBACKS: raw }).TEXTRELAY_ALLOW_PRIVATE_CALLBACKS).toBe(expected);
+  });
+
+  it('accepts PORT 0 (pick a free port) and the top of the range', () => {
+    expect(loadConfig({ PORT: '0' }).PORT).toBe(0);
+    expect(loadConfig({ PORT: '65535' }).PORT).toBe(65535);
+  });
+
+  it('does not modify the objects it is given', () => {
+    const env = { PORT: '8080', TEXTRELAY_DB: '' };
+    const overrides = { PORT: undefined, HOST: '::1' };
+    loadConfig(env, overrides);
+    expect(env).toEqual({ PORT: '8080', TEXTRELAY_DB: '' });
+    expect(overrides).toEqual({ PORT: undefined, HOST: '::1' });
+  });
+});
+
+describe('loadConfig overrides (command-line flags)', () => {
+  it('win over the environment', () => {
+    const config = loadConfig(
+      { PORT: '8080', TEXTRELAY_DB: '/env.db', TEXTRELAY_TRANSPORT: 'upstream' },
+      { PORT: '9090', TEXTRELAY_DB: '/flag.db', TEXTRELAY_TRANSPORT: 'sandbox' },
+    );
+    expect(config).toMatchObject({ PORT: 9090, TEXTRELAY_DB: '/flag.db', TEXTRELAY_TRANSPORT: 'sandbox' });
+  });
+
+  it('an undefined override (flag not given) keeps the environment value', () => {
+    const config = loadConfig(
+      { PORT: '8080', HOST: '0.0.0.0', TEXTRELAY_DB: '/env.db', TEXTRELAY_TRANSPORT: 'upstream' },
+      { PORT: undefined, HOST: undefined, TEXTRELAY_DB: undefined, TEXTRELAY_TRANSPORT: undefined },
+    );
+    expect(config).toMatchObject({ PORT: 8080, HOST: '0.0.0.0', TEXTRELAY_DB: '/env.db', TEXTRELAY_TRANSPORT: 'upstream' });
+  });
+
+  it('an undefined override with nothing in the environment gives the default', () => {
+    expect(loadConfig({}, { PORT: undefined, TEXTRELAY_DB: undefined })).toMatchObject({ PORT: 3000, TEXTRELAY_DB: './data/textrelay.db' });
+  });
+
+  it('a bad override is refused even when the environment value is good, naming the variable', () => {
+    const error = configError({ PORT: '8080' }, { PORT: 'abc' });
+    expect(namesVariable(error.message, 'PORT')).toBe(true);
+  });
+});
+
+describe('loadConfig treats an empty string as unset', () => {
+  it('in the environment: the default applies', () => {
+    const config = loadConfig({
+      PORT: '',
+      HOST: '',
+      TEXTRELAY_DB: '',
+      TEXTRELAY_TRANSPORT: '',
+      TEXTRELAY_PUBLIC_URL: '',
+      TEXTRELAY_ALLOW_PRIVATE_CALLBACKS: '',
+      TEXTRELAY_DISPLAY_TZ: '',
+      TEXTRELAY_WEBHOOK_RETRY_SCHEDULE: '',
+      LOG_LEVEL: '',
+    });
+    expect(config).toMatchObject({
+      PORT: 3000,
+      HOST: '127.0.0.1',
+      TEXTRELAY_DB: './data/textrelay.db',
+      TEXTRELAY_TRANSPORT: 'sandbox',
+      TEXTRELAY_ALLOW_PRIVATE_CALLBACKS: true,
+      TEXTRELAY_DISPLAY_TZ: 'UTC',
+      LOG_LEVEL: 'info',
+    });
+    expect(config.TEXTRELAY_PUBLIC_URL).toBeUndefined();
+  });
+
+  it('in an override: the environment value stays', () => {
+    expect(loadConfig({ PORT: '8080' }, { PORT: '' }).PORT).toBe(8080);
+  });
+});
+
+describe('loadConfig refuses bad values with a ConfigError naming the variable', () => {
+  it.each([
+    ['PORT', 'abc'],
+    ['PORT', '70000'],
+    ['PORT', '-1'],
+    ['PORT', '80.5'],
+    ['TEXTRELAY_TRANSPORT', 'carrier-pigeon'],
+    ['TEXTRELAY_DISPLAY_TZ', 'Mars/Base'],
+    ['TEXTRELAY_WEBHOOK_RETRY_SCHEDULE', '5,,x'],
+    ['TEXTRELAY_PUBLIC_URL', 'not a url'],
+    ['TEXTRELAY_PUBLIC_URL', 'ftp://example.com/'],
+    ['TEXTRELAY_UPSTREAM_URL', 'nope'],
+    ['TEXTRELAY_ALLOW_PRIVATE_CALLBACKS', 'maybe'],
+    ['TEXTRELAY_SANDBOX_STEP_MS', 'soon'],
+    ['TEXTRELAY_RATE_LIMIT_PER_MINUTE', '-5'],
+    ['LOG_LEVEL', 'loud'],
+  ])('%s=%j', (name, value) => {
+    const error = configError({ [name]: value });
+    expect(error).toBeInstanceOf(Error);
+    expect(namesVariable(error.message, name), error.message).toBe(true);
+  });
+
+  it('lists every bad value at once, not only the first', () => {
+    const error = configError({ PORT: 'abc', TEXTRELAY_TRANSPORT: 'carrier-pigeon', LOG_LEVEL: 'loud' });
+    for (const name of ['PORT', 'TEXTRELAY_TRANSPORT', 'LOG_LEVEL']) expect(namesVariable(error.message, name), error.message).toBe(true);
+  });
+
+  it('does not name variables that were fine', () => {
+    const error = configError({ PORT: '8080', TEXTRELAY_TRANSPORT: 'carrier-pigeon' });
+    expect(namesVariable(error.message, 'PORT')).toBe(false);
+  });
+});
