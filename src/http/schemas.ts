@@ -40,14 +40,18 @@ const mediaUrlProblems: Record<MediaUrlProblem, string> = {
 };
 
 /** Form clients send empty fields for "none": '' means absent for optional text. */
-const MediaUrl = z.string().superRefine((value, ctx) => {
-  const problem = value === '' ? null : checkMediaUrl(value);
-  if (problem) ctx.addIssue({ code: 'custom', message: mediaUrlProblems[problem] });
-});
+const MediaUrl = z
+  .string()
+  .superRefine((value, ctx) => {
+    const problem = value === '' ? null : checkMediaUrl(value);
+    if (problem) ctx.addIssue({ code: 'custom', message: mediaUrlProblems[problem] });
+  })
+  .openapi({ description: 'Public http(s) link ending with a file extension; signed URLs are refused' });
 
-const CallbackUrl = z.string().refine((value) => value === '' || isHttpUrl(value), {
-  message: 'status_callback must be an absolute http or https URL',
-});
+const CallbackUrl = z
+  .string()
+  .refine((value) => value === '' || isHttpUrl(value), { message: 'status_callback must be an absolute http or https URL' })
+  .openapi({ description: 'Absolute http(s) URL that receives status changes' });
 
 const LineNumber = z.string().transform((raw, ctx) => {
   if (raw === '') return undefined;
@@ -147,7 +151,7 @@ const Limit = z.coerce
   .min(1)
   .default(DEFAULT_PAGE_SIZE)
   .transform((limit) => Math.min(limit, MAX_PAGE_SIZE))
-  .openapi({ type: 'integer', default: DEFAULT_PAGE_SIZE, maximum: MAX_PAGE_SIZE });
+  .openapi({ type: 'integer', default: DEFAULT_PAGE_SIZE, description: `At least 1; values above ${MAX_PAGE_SIZE} are clamped` });
 const Offset = z.coerce.number().int().min(0).default(0).openapi({ type: 'integer', default: 0 });
 
 export const ListContactsQuery = z.object({
