@@ -2,6 +2,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { jsonRequest, readReply } from './helpers/http.ts';
 import { killAll, runCli, spawnCli, startServer, type CliResult, type RunningServer } from './helpers/process.ts';
 
 // Real child processes running `node bin/textrelay.js ...` (what `npm start` and `npx textrelay` run),
@@ -61,20 +62,9 @@ function headers(credentials: Credentials): Record<string, string> {
   return { 'svc-api-key-id': credentials.api_key_id, 'svc-api-secret-key': credentials.api_secret_key };
 }
 
+/** `call` of test/helpers/app.ts, against a running server. */
 async function api(server: RunningServer, method: string, path: string, credentials: Credentials, body?: unknown) {
-  const response = await fetch(`${server.url}${path}`, {
-    method,
-    headers: { ...headers(credentials), ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await response.text();
-  let json: any;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    json = text;
-  }
-  return { status: response.status, body: json };
+  return readReply(await fetch(`${server.url}${path}`, jsonRequest(method, headers(credentials), body)));
 }
 
 // Each child costs about a second of CPU to start (tsx compiles the sources); on a loaded 2-core box

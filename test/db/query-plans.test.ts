@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { makeTestApp, type TestAccount, type TestApp } from '../helpers/app.ts';
+import { ALICE, BOB, CAROL, show } from '../helpers/fixtures.ts';
 
 /**
  * Listings must stay index-driven as accounts grow: EXPLAIN QUERY PLAN on the very SQL the app
@@ -9,14 +10,6 @@ import { makeTestApp, type TestAccount, type TestApp } from '../helpers/app.ts';
 
 type Captured = { sql: string; params: unknown[] };
 type PlanRow = { id: number; parent: number; notused: number; detail: string };
-
-const ALICE = '+14155550100';
-const BOB = '+14155550101';
-const CAROL = '+14155550102';
-
-function show(value: unknown): string {
-  return JSON.stringify(value, null, 1);
-}
 
 /** Records every statement prepared on the client (and the values it ran with) while `work` runs. */
 async function captureStatements(t: TestApp, work: () => Promise<void>): Promise<Captured[]> {

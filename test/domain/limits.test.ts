@@ -1,4 +1,5 @@
 import { describe, it, expect } from 'vitest';
+import { SEND_STYLES as SPEC_SEND_STYLES } from '../helpers/fixtures.ts';
 import { GROUP_PLAN, PLANS, SEND_STYLES, planAllows } from '../../src/domain/limits.ts';
 
 describe('planAllows', () => {
@@ -23,21 +24,7 @@ describe('planAllows', () => {
 });
 
 describe('SEND_STYLES', () => {
-  const expected = [
-    'celebration',
-    'shooting_star',
-    'fireworks',
-    'lasers',
-    'love',
-    'confetti',
-    'balloons',
-    'spotlight',
-    'echo',
-    'invisible',
-    'gentle',
-    'loud',
-    'slam',
-  ];
+  const expected = SPEC_SEND_STYLES;
 
   it('has exactly the 13 listed styles', () => {
     expect(SEND_STYLES).toHaveLength(13);

@@ -5,6 +5,7 @@ import { createStore } from '../../src/db/store.ts';
 import { createAccount, type CreateAccountInput } from '../../src/services/accounts.ts';
 import { createRateLimiter } from '../../src/services/rate-limiter.ts';
 import { FakeClock } from './clock.ts';
+import { jsonRequest, readReply } from './http.ts';
 
 export type TestAccount = Awaited<ReturnType<typeof createAccount>> & { headers: Record<string, string> };
 
@@ -39,23 +40,12 @@ export function makeTestApp(overrides: { rateLimitPerMinute?: number; displayTim
     };
   }
 
-  /** JSON request helper: `call('POST', '/api/send-message', account, body)`. */
-  async function call(method: string, path: string, account: TestAccount | undefined, body?: unknown) {
-    const headers: Record<string, string> = { ...(account?.headers ?? {}) };
-    if (body !== undefined) headers['content-type'] = 'application/json';
-    const response = await app.request(path, {
-      method,
-      headers,
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    const text = await response.text();
-    let json: any;
-    try {
-      json = JSON.parse(text);
-    } catch {
-      json = text;
-    }
-    return { status: response.status, headers: response.headers, body: json };
+  /**
+   * JSON request helper: `call('POST', '/api/send-message', account, body)`; `headers` are laid on
+   * top of the credentials and the JSON content type.
+   */
+  async function call(method: string, path: string, account: TestAccount | undefined, body?: unknown, headers: Record<string, string> = {}) {
+    return readReply(await app.request(path, jsonRequest(method, account?.headers ?? {}, body, headers)));
   }
 
   return { app, db, deps, clock, store: deps.store, createAccount: createTestAccount, call };

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { makeTestApp, type TestAccount, type TestApp } from '../helpers/app.ts';
+import { readReply } from '../helpers/http.ts';
 
 /**
  * Contacts API through app.request: create, get, list, the derived conversation fields and the
@@ -64,15 +65,7 @@ async function sendOk(t: TestApp, account: TestAccount, body: Record<string, unk
 
 /** A raw request, for bodies and headers the JSON helper cannot produce. */
 async function raw(t: TestApp, path: string, init: { method: string; headers?: Record<string, string>; body?: string }) {
-  const response = await t.app.request(path, init);
-  const text = await response.text();
-  let body: any;
-  try {
-    body = JSON.parse(text);
-  } catch {
-    body = text;
-  }
-  return { status: response.status, body };
+  return readReply(await t.app.request(path, init));
 }
 
 /** The spec's contact error shape: exactly {status, message}, message a non-empty string. */
@@ -253,11 +246,7 @@ describe('POST /accounts/contacts', () => {
         const { t, account } = setup();
         await createContactOk(t, account, { ...alice, number: numberFor(0) });
         const before = await listAll(t, account);
-        const res = await raw(t, '/accounts/contacts', {
-          method: 'POST',
-          headers: { ...account.headers, 'content-type': 'application/json' },
-          body: JSON.stringify(body),
-        });
+        const res = await t.call('POST', '/accounts/contacts', account, body);
         expectContactValidationError(res);
         expect(await listAll(t, account)).toEqual(before);
       });
@@ -298,11 +287,7 @@ describe('POST /accounts/contacts', () => {
 
     it('refuses a body over 1 MiB with 413 and writes nothing', async () => {
       const { t, account } = setup();
-      const res = await raw(t, '/accounts/contacts', {
-        method: 'POST',
-        headers: { ...account.headers, 'content-type': 'application/json' },
-        body: JSON.stringify({ ...alice, companyName: 'x'.repeat(1024 * 1024 + 10) }),
-      });
+      const res = await t.call('POST', '/accounts/contacts', account, { ...alice, companyName: 'x'.repeat(1024 * 1024 + 10) });
       expect(res.status, JSON.stringify(res.body).slice(0, 500)).toBe(413);
       expect(await listAll(t, account)).toEqual([]);
     });
@@ -310,11 +295,7 @@ describe('POST /accounts/contacts', () => {
     it('answers a body over 1 MiB in the contact error shape {status, message}', async () => {
       // Contract §3: contact endpoints keep the spec's {status, message} bodies.
       const { t, account } = setup();
-      const res = await raw(t, '/accounts/contacts', {
-        method: 'POST',
-        headers: { ...account.headers, 'content-type': 'application/json' },
-        body: JSON.stringify({ ...alice, companyName: 'x'.repeat(1024 * 1024 + 10) }),
-      });
+      const res = await t.call('POST', '/accounts/contacts', account, { ...alice, companyName: 'x'.repeat(1024 * 1024 + 10) });
       const dump = JSON.stringify(res.body).slice(0, 500);
       expect(res.status, dump).toBe(413);
       expect(res.body, dump).toEqual({ status: 'ERROR', message: expect.any(String) });
@@ -845,11 +826,7 @@ describe('authentication on contact endpoints', () => {
       const id = await createContactOk(t, account, alice);
       const before = await listAll(t, account);
       for (const [label, headers] of badCredentials(account, other)) {
-        const res = await raw(t, endpoint.path(id), {
-          method: endpoint.method,
-          headers: endpoint.body === undefined ? headers : { ...headers, 'content-type': 'application/json' },
-          ...(endpoint.body === undefined ? {} : { body: JSON.stringify(endpoint.body) }),
-        });
+        const res = await t.call(endpoint.method, endpoint.path(id), undefined, endpoint.body, headers);
         expect(res.status, `${label}: ${JSON.stringify(res.body)}`).toBe(401);
         expect(res.body, `${label}: ${JSON.stringify(res.body)}`).toEqual(AUTH_ERROR);
       }
@@ -868,19 +845,15 @@ describe('authentication on contact endpoints', () => {
     expect(bad.status, JSON.stringify(bad.body)).toBe(401);
     expect(bad.body, JSON.stringify(bad.body)).toEqual(AUTH_ERROR);
 
-    const badNumber = await raw(t, '/accounts/contacts', {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ ...alice, number: '12345abc' }),
-    });
+    const badNumber = await t.call('POST', '/accounts/contacts', undefined, { ...alice, number: '12345abc' });
     expect(badNumber.status, JSON.stringify(badNumber.body)).toBe(401);
     expect(badNumber.body).toEqual(AUTH_ERROR);
 
-    const badQuery = await raw(t, '/accounts/contacts?limit=abc', { method: 'GET' });
+    const badQuery = await t.call('GET', '/accounts/contacts?limit=abc', undefined);
     expect(badQuery.status, JSON.stringify(badQuery.body)).toBe(401);
     expect(badQuery.body).toEqual(AUTH_ERROR);
 
-    const unknown = await raw(t, '/accounts/contacts/does-not-exist', { method: 'GET' });
+    const unknown = await t.call('GET', '/accounts/contacts/does-not-exist', undefined);
     expect(unknown.status, JSON.stringify(unknown.body)).toBe(401);
     expect(unknown.body).toEqual(AUTH_ERROR);
 
@@ -898,19 +871,15 @@ describe('authentication on contact endpoints', () => {
     it(`accepts ${label} credential headers on every contact endpoint`, async () => {
       const { t, account } = setup();
       const headers = headersFor(account);
-      const created = await raw(t, '/accounts/contacts', {
-        method: 'POST',
-        headers: { ...headers, 'content-type': 'application/json' },
-        body: JSON.stringify(alice),
-      });
+      const created = await t.call('POST', '/accounts/contacts', undefined, alice, headers);
       expect(created.status, JSON.stringify(created.body)).toBe(200);
       expect(created.body.contactData.account_email).toBe(account.email);
 
-      const got = await raw(t, `/accounts/contacts/${created.body.contact}`, { method: 'GET', headers });
+      const got = await t.call('GET', `/accounts/contacts/${created.body.contact}`, undefined, undefined, headers);
       expect(got.status, JSON.stringify(got.body)).toBe(200);
       expect(got.body.contact.cid).toBe(created.body.contact);
 
-      const list = await raw(t, '/accounts/contacts', { method: 'GET', headers });
+      const list = await t.call('GET', '/accounts/contacts', undefined, undefined, headers);
       expect(list.status, JSON.stringify(list.body)).toBe(200);
       expect((list.body as any[]).map((c) => c.cid)).toEqual([created.body.contact]);
     });
@@ -921,9 +890,9 @@ describe('authentication on contact endpoints', () => {
     const one = t.createAccount();
     const two = t.createAccount();
     const id = await createContactOk(t, one, alice);
-    const asTwo = await raw(t, '/accounts/contacts', {
-      method: 'GET',
-      headers: { 'SB-API-KEY-ID': two.api_key_id, 'sb-api-secret-key': two.api_secret_key },
+    const asTwo = await t.call('GET', '/accounts/contacts', undefined, undefined, {
+      'SB-API-KEY-ID': two.api_key_id,
+      'sb-api-secret-key': two.api_secret_key,
     });
     expect(asTwo.status, JSON.stringify(asTwo.body)).toBe(200);
     expect(asTwo.body).toEqual([]);

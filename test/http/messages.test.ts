@@ -1,20 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { makeTestApp, type TestAccount, type TestApp } from '../helpers/app.ts';
+import { ALICE, BOB, CAROL, DAVE, show } from '../helpers/fixtures.ts';
 
 /** GET /accounts/messages: the list record, filters, paging, validation and account isolation. */
-
-const ALICE = '+14155550100';
-const BOB = '+14155550101';
-const CAROL = '+14155550102';
-const DAVE = '+14155550103';
 
 const START = Date.UTC(2026, 10, 23, 9, 30, 0);
 
 type Sent = { handle: string; at: number; body: any };
-
-function show(value: unknown): string {
-  return JSON.stringify(value, null, 1)?.slice(0, 4000) ?? String(value);
-}
 
 function query(params: Record<string, string | number>): string {
   const search = new URLSearchParams(Object.entries(params).map(([key, value]) => [key, String(value)]));

@@ -1,31 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { makeTestApp, type TestAccount, type TestApp } from '../helpers/app.ts';
+import { expectMessageError } from '../helpers/expect.ts';
+import { ALICE, BOB, CAROL, DAVE, distinctNumbers } from '../helpers/fixtures.ts';
 
-const ALICE = '+14155550100';
-const BOB = '+14155550101';
-const CAROL = '+14155550102';
-const DAVE = '+14155550103';
 const UNKNOWN_GROUP = '8a4c1e5e-3b8f-4d7e-9d55-1c2f3e4a5b6c';
-
-/** `count` distinct valid numbers, none of them a sandbox service line. */
-function distinctNumbers(count: number): string[] {
-  return Array.from({ length: count }, (_, i) => `+1212456${String(7000 + i)}`);
-}
-
-type Reply = { status: number; headers: Headers; body: any };
-
-function expectError(reply: Reply, httpStatus: number, errorCode: number): void {
-  const dump = JSON.stringify(reply.body);
-  expect(reply.status, dump).toBe(httpStatus);
-  expect(reply.body, dump).toEqual({
-    status: 'ERROR',
-    error_code: errorCode,
-    error_message: expect.any(String),
-    message: expect.any(String),
-    error_detail: null,
-  });
-  expect(reply.body.message, dump).toBe(reply.body.error_message);
-}
 
 function modify(t: TestApp, account: TestAccount | undefined, body: unknown) {
   return t.call('POST', '/api/modify-group', account, body);
@@ -104,7 +82,7 @@ describe('POST /api/modify-group: add_recipient', () => {
     const matching = await sendGroup(t, account, { group_id: groupId, numbers: [ALICE, BOB, CAROL], content: 'both' });
     expect(matching.status, JSON.stringify(matching.body)).toBe(202);
     const stale = await sendGroup(t, account, { group_id: groupId, numbers: [ALICE, BOB], content: 'old set' });
-    expectError(stale, 400, 4000);
+    expectMessageError(stale, 400, 4000);
   });
 
   it('treats adding an existing member as a no-op', async () => {
@@ -132,7 +110,7 @@ describe('POST /api/modify-group: add_recipient', () => {
     const to25 = await modify(t, account, { group_id: groupId, modify_type: 'add_recipient', number: numbers[24] });
     expect(to25.status, JSON.stringify(to25.body)).toBe(200);
     const to26 = await modify(t, account, { group_id: groupId, modify_type: 'add_recipient', number: numbers[25] });
-    expectError(to26, 400, 4000);
+    expectMessageError(to26, 400, 4000);
     expect(await membersOf(t, account, groupId)).toEqual(numbers.slice(0, 25).sort());
   });
 
@@ -140,8 +118,8 @@ describe('POST /api/modify-group: add_recipient', () => {
     const t = makeTestApp();
     const account = t.createAccount();
     const groupId = await createGroup(t, account, [ALICE, BOB]);
-    expectError(await modify(t, account, { group_id: groupId, modify_type: 'add_recipient' }), 400, 4000);
-    expectError(await modify(t, account, { group_id: groupId, modify_type: 'add_recipient', number: '' }), 400, 4000);
+    expectMessageError(await modify(t, account, { group_id: groupId, modify_type: 'add_recipient' }), 400, 4000);
+    expectMessageError(await modify(t, account, { group_id: groupId, modify_type: 'add_recipient', number: '' }), 400, 4000);
     expect(await membersOf(t, account, groupId)).toEqual([ALICE, BOB].sort());
   });
 
@@ -149,15 +127,15 @@ describe('POST /api/modify-group: add_recipient', () => {
     const t = makeTestApp();
     const account = t.createAccount();
     const groupId = await createGroup(t, account, [ALICE, BOB]);
-    expectError(await modify(t, account, { group_id: groupId, modify_type: 'add_recipient', number: 'carol' }), 400, 4000);
-    expectError(await modify(t, account, { group_id: groupId, modify_type: 'add_recipient', number: 4155550102 }), 400, 4000);
+    expectMessageError(await modify(t, account, { group_id: groupId, modify_type: 'add_recipient', number: 'carol' }), 400, 4000);
+    expectMessageError(await modify(t, account, { group_id: groupId, modify_type: 'add_recipient', number: 4155550102 }), 400, 4000);
   });
 
   it('refuses a blacklisted number with 400/4002', async () => {
     const t = makeTestApp();
     const account = t.createAccount();
     const groupId = await createGroup(t, account, [ALICE, BOB]);
-    expectError(await modify(t, account, { group_id: groupId, modify_type: 'add_recipient', number: '911' }), 400, 4002);
+    expectMessageError(await modify(t, account, { group_id: groupId, modify_type: 'add_recipient', number: '911' }), 400, 4002);
     expect(await membersOf(t, account, groupId)).toEqual([ALICE, BOB].sort());
   });
 
@@ -166,7 +144,7 @@ describe('POST /api/modify-group: add_recipient', () => {
     const account = t.createAccount();
     const groupId = await createGroup(t, account, [ALICE, BOB]);
     const reply = await modify(t, account, { group_id: groupId, modify_type: 'add_recipient', number: account.numbers[0] });
-    expectError(reply, 400, 4000);
+    expectMessageError(reply, 400, 4000);
     expect(await membersOf(t, account, groupId)).toEqual([ALICE, BOB].sort());
   });
 
@@ -176,7 +154,7 @@ describe('POST /api/modify-group: add_recipient', () => {
     const small = await createGroup(t, account, [ALICE, BOB]);
     const big = await createGroup(t, account, [ALICE, BOB, CAROL]);
     const reply = await modify(t, account, { group_id: small, modify_type: 'add_recipient', number: CAROL });
-    expectError(reply, 409, 4090);
+    expectMessageError(reply, 409, 4090);
     expect(await membersOf(t, account, small)).toEqual([ALICE, BOB].sort());
     expect(await membersOf(t, account, big)).toEqual([ALICE, BOB, CAROL].sort());
   });
@@ -188,7 +166,7 @@ describe('POST /api/modify-group: unsupported and invalid requests', () => {
     const account = t.createAccount();
     const groupId = await createGroup(t, account, [ALICE, BOB, CAROL]);
     const reply = await modify(t, account, { group_id: groupId, modify_type: modifyType, number: CAROL });
-    expectError(reply, 400, 4000);
+    expectMessageError(reply, 400, 4000);
     expect(reply.body.error_message, JSON.stringify(reply.body)).toMatch(/not supported/i);
     expect(await membersOf(t, account, groupId)).toEqual([ALICE, BOB, CAROL].sort());
   });
@@ -198,7 +176,7 @@ describe('POST /api/modify-group: unsupported and invalid requests', () => {
     const account = t.createAccount();
     const groupId = await createGroup(t, account, [ALICE, BOB]);
     const reply = await modify(t, account, { group_id: groupId, modify_type: modifyType, number: CAROL });
-    expectError(reply, 400, 4000);
+    expectMessageError(reply, 400, 4000);
     expect(await membersOf(t, account, groupId)).toEqual([ALICE, BOB].sort());
   });
 
@@ -206,9 +184,9 @@ describe('POST /api/modify-group: unsupported and invalid requests', () => {
     const t = makeTestApp();
     const account = t.createAccount();
     const groupId = await createGroup(t, account, [ALICE, BOB]);
-    expectError(await modify(t, account, { group_id: groupId, number: CAROL }), 400, 4000);
-    expectError(await modify(t, account, { modify_type: 'add_recipient', number: CAROL }), 400, 4000);
-    expectError(await modify(t, account, {}), 400, 4000);
+    expectMessageError(await modify(t, account, { group_id: groupId, number: CAROL }), 400, 4000);
+    expectMessageError(await modify(t, account, { modify_type: 'add_recipient', number: CAROL }), 400, 4000);
+    expectMessageError(await modify(t, account, {}), 400, 4000);
   });
 
   it('refuses malformed JSON with 400/4000', async () => {
@@ -219,14 +197,14 @@ describe('POST /api/modify-group: unsupported and invalid requests', () => {
       headers: { ...account.headers, 'content-type': 'application/json' },
       body: '{"group_id":',
     });
-    expectError({ status: response.status, headers: response.headers, body: await response.json() }, 400, 4000);
+    expectMessageError({ status: response.status, headers: response.headers, body: await response.json() }, 400, 4000);
   });
 
   it('answers 404/4040 for an unknown group', async () => {
     const t = makeTestApp();
     const account = t.createAccount();
     const reply = await modify(t, account, { group_id: UNKNOWN_GROUP, modify_type: 'add_recipient', number: CAROL });
-    expectError(reply, 404, 4040);
+    expectMessageError(reply, 404, 4040);
   });
 
   it("answers 404/4040 for another account's group and leaves it unchanged", async () => {
@@ -235,7 +213,7 @@ describe('POST /api/modify-group: unsupported and invalid requests', () => {
     const stranger = t.createAccount();
     const groupId = await createGroup(t, owner, [ALICE, BOB]);
     const reply = await modify(t, stranger, { group_id: groupId, modify_type: 'add_recipient', number: CAROL });
-    expectError(reply, 404, 4040);
+    expectMessageError(reply, 404, 4040);
     expect(await membersOf(t, owner, groupId)).toEqual([ALICE, BOB].sort());
   });
 
@@ -244,7 +222,7 @@ describe('POST /api/modify-group: unsupported and invalid requests', () => {
     const account = t.createAccount();
     const groupId = await createGroup(t, account, [ALICE, BOB]);
     const reply = await modify(t, undefined, { group_id: groupId, modify_type: 'add_recipient', number: CAROL });
-    expectError(reply, 401, 4010);
+    expectMessageError(reply, 401, 4010);
     expect(await membersOf(t, account, groupId)).toEqual([ALICE, BOB].sort());
   });
 });
@@ -254,7 +232,7 @@ describe('POST /api/modify-group: plan gating', () => {
     const t = makeTestApp();
     const account = t.createAccount({ plan: 'blue' });
     const reply = await modify(t, account, { group_id: UNKNOWN_GROUP, modify_type: 'add_recipient', number: DAVE });
-    expectError(reply, 403, 4030);
+    expectMessageError(reply, 403, 4030);
     expect(reply.body.error_message, JSON.stringify(reply.body)).toMatch(/sapphire/);
   });
 });

@@ -1,6 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { makeTestApp, type TestAccount, type TestApp } from '../helpers/app.ts';
+import { ALICE, BOB } from '../helpers/fixtures.ts';
+import { parseJson } from '../helpers/http.ts';
 
 /**
  * No input gives a 5xx: every route answers hostile or malformed requests with a JSON 4xx (or a
@@ -51,9 +53,6 @@ function validationShape(path: string): Record<string, unknown> {
 
 const TABLES = ['messages', 'contacts', 'groups', 'group_members', 'status_events', 'number_pins', 'idempotency_keys'];
 
-const ALICE = '+14155550100';
-const BOB = '+14155550101';
-
 type Answer = { status: number; text: string; json: any; contentType: string | null };
 
 function show(value: unknown): string {
@@ -71,13 +70,7 @@ async function raw(
   if (options.contentType !== undefined) headers['content-type'] = options.contentType;
   const response = await t.app.request(path, { method, headers, body: options.body as BodyInit | undefined });
   const text = await response.text();
-  let json: any;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    json = undefined;
-  }
-  return { status: response.status, text, json, contentType: response.headers.get('content-type') };
+  return { status: response.status, text, json: parseJson(text), contentType: response.headers.get('content-type') };
 }
 
 function counts(t: TestApp): Record<string, number> {

@@ -1,65 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { makeTestApp, type TestAccount, type TestApp } from '../helpers/app.ts';
+import { expectAccepted, expectMessageError, expectRejectedWithoutWrite, listMessages } from '../helpers/expect.ts';
+import { ALICE, BOB, CAROL, DAVE, UUID_LOWER, distinctNumbers } from '../helpers/fixtures.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-const UUID_LOWER = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-const ALICE = '+14155550100';
-const BOB = '+14155550101';
-const CAROL = '+14155550102';
-const DAVE = '+14155550103';
 
-/** `count` distinct valid numbers, none of them a sandbox service line. */
-function distinctNumbers(count: number): string[] {
-  return Array.from({ length: count }, (_, i) => `+1212456${String(7000 + i)}`);
-}
-
-type Reply = { status: number; headers: Headers; body: any };
-
-async function sendGroup(t: TestApp, account: TestAccount, body: unknown, headers: Record<string, string> = {}): Promise<Reply> {
-  const response = await t.app.request('/api/send-group-message', {
-    method: 'POST',
-    headers: { ...account.headers, 'content-type': 'application/json', ...headers },
-    body: JSON.stringify(body),
-  });
-  const text = await response.text();
-  let parsed: any;
-  try {
-    parsed = JSON.parse(text);
-  } catch {
-    parsed = text;
-  }
-  return { status: response.status, headers: response.headers, body: parsed };
-}
-
-async function listMessages(t: TestApp, account: TestAccount): Promise<any[]> {
-  const listed = await t.call('GET', '/accounts/messages', account);
-  expect(listed.status, JSON.stringify(listed.body)).toBe(200);
-  return listed.body.messages;
-}
-
-function expectError(reply: Reply, httpStatus: number, errorCode: number): void {
-  const dump = JSON.stringify(reply.body);
-  expect(reply.status, dump).toBe(httpStatus);
-  expect(reply.body, dump).toEqual({
-    status: 'ERROR',
-    error_code: errorCode,
-    error_message: expect.any(String),
-    message: expect.any(String),
-    error_detail: null,
-  });
-  expect(reply.body.message, dump).toBe(reply.body.error_message);
-}
-
-function expectAccepted(reply: Reply): void {
-  const dump = JSON.stringify(reply.body);
-  expect(reply.status, dump).toBe(202);
-  expect(reply.body.status, dump).toBe('QUEUED');
-  expect(reply.body.message_type, dump).toBe('group');
-}
-
-async function expectRejectedWithoutWrite(t: TestApp, account: TestAccount, reply: Reply, errorCode = 4000, httpStatus = 400) {
-  expectError(reply, httpStatus, errorCode);
-  expect(await listMessages(t, account), JSON.stringify(reply.body)).toEqual([]);
+function sendGroup(t: TestApp, account: TestAccount, body: unknown, headers: Record<string, string> = {}) {
+  return t.call('POST', '/api/send-group-message', account, body, headers);
 }
 
 describe('POST /api/send-group-message: happy path', () => {
@@ -69,7 +16,7 @@ describe('POST /api/send-group-message: happy path', () => {
     const members = [ALICE, BOB, CAROL];
     const sent = await sendGroup(t, account, { numbers: members, content: 'hello group' });
     const dump = JSON.stringify(sent.body);
-    expectAccepted(sent);
+    expectAccepted(sent, 'group');
     const body = sent.body;
     expect(body.message_handle, dump).toMatch(UUID_LOWER);
     expect(body.group_id, dump).toMatch(UUID);
@@ -94,7 +41,7 @@ describe('POST /api/send-group-message: happy path', () => {
     const t = makeTestApp();
     const account = t.createAccount();
     const sent = await sendGroup(t, account, { numbers: [ALICE, BOB], content: 'hi' });
-    expectAccepted(sent);
+    expectAccepted(sent, 'group');
     const found = await t.call('GET', `/api/status?handle=${sent.body.message_handle}`, account);
     expect(found.status, JSON.stringify(found.body)).toBe(200);
     expect(found.body.group_id, JSON.stringify(found.body)).toBe(sent.body.group_id);
@@ -108,7 +55,7 @@ describe('POST /api/send-group-message: happy path', () => {
     const t = makeTestApp();
     const account = t.createAccount();
     const sent = await sendGroup(t, account, { numbers: [ALICE, BOB], media_url: 'https://cdn.example.com/party.gif' });
-    expectAccepted(sent);
+    expectAccepted(sent, 'group');
     expect(sent.body.media_url, JSON.stringify(sent.body)).toBe('https://cdn.example.com/party.gif');
   });
 });
@@ -118,12 +65,12 @@ describe('POST /api/send-group-message: group identity', () => {
     const t = makeTestApp();
     const account = t.createAccount();
     const first = await sendGroup(t, account, { numbers: [ALICE, BOB, CAROL], content: 'one' });
-    expectAccepted(first);
+    expectAccepted(first, 'group');
     const reordered = await sendGroup(t, account, { numbers: [CAROL, ALICE, BOB], content: 'two' });
-    expectAccepted(reordered);
+    expectAccepted(reordered, 'group');
     expect(reordered.body.group_id, JSON.stringify(reordered.body)).toBe(first.body.group_id);
     const duplicated = await sendGroup(t, account, { numbers: [BOB, CAROL, BOB, ALICE, CAROL], content: 'three' });
-    expectAccepted(duplicated);
+    expectAccepted(duplicated, 'group');
     expect(duplicated.body.group_id, JSON.stringify(duplicated.body)).toBe(first.body.group_id);
     expect([...duplicated.body.number].sort(), JSON.stringify(duplicated.body)).toEqual([ALICE, BOB, CAROL].sort());
     // The group keeps its line.
@@ -136,7 +83,7 @@ describe('POST /api/send-group-message: group identity', () => {
     const first = await sendGroup(t, account, { numbers: [ALICE, BOB, CAROL], content: 'one' });
     const subset = await sendGroup(t, account, { numbers: [ALICE, BOB], content: 'two' });
     const superset = await sendGroup(t, account, { numbers: [ALICE, BOB, CAROL, DAVE], content: 'three' });
-    for (const reply of [first, subset, superset]) expectAccepted(reply);
+    for (const reply of [first, subset, superset]) expectAccepted(reply, 'group');
     const ids = [first.body.group_id, subset.body.group_id, superset.body.group_id];
     expect(new Set(ids).size, JSON.stringify(ids)).toBe(3);
   });
@@ -145,10 +92,10 @@ describe('POST /api/send-group-message: group identity', () => {
     const t = makeTestApp();
     const account = t.createAccount();
     const first = await sendGroup(t, account, { numbers: [ALICE, BOB, CAROL], content: 'one' });
-    expectAccepted(first);
+    expectAccepted(first, 'group');
     const byId = await sendGroup(t, account, { group_id: first.body.group_id, content: 'by id' });
     const dump = JSON.stringify(byId.body);
-    expectAccepted(byId);
+    expectAccepted(byId, 'group');
     expect(byId.body.group_id, dump).toBe(first.body.group_id);
     expect([...byId.body.number].sort(), dump).toEqual([ALICE, BOB, CAROL].sort());
     expect([...byId.body.to_numbers].sort(), dump).toEqual([ALICE, BOB, CAROL].sort());
@@ -159,17 +106,17 @@ describe('POST /api/send-group-message: group identity', () => {
     const t = makeTestApp();
     const account = t.createAccount();
     const first = await sendGroup(t, account, { numbers: [ALICE, BOB, CAROL], content: 'one' });
-    expectAccepted(first);
+    expectAccepted(first, 'group');
     const groupId = first.body.group_id;
 
     const matching = await sendGroup(t, account, { group_id: groupId, numbers: [CAROL, BOB, ALICE], content: 'ok' });
-    expectAccepted(matching);
+    expectAccepted(matching, 'group');
     expect(matching.body.group_id, JSON.stringify(matching.body)).toBe(groupId);
 
     const mismatching = await sendGroup(t, account, { group_id: groupId, numbers: [ALICE, BOB, DAVE], content: 'no' });
-    expectError(mismatching, 400, 4000);
+    expectMessageError(mismatching, 400, 4000);
     const subset = await sendGroup(t, account, { group_id: groupId, numbers: [ALICE, BOB], content: 'no' });
-    expectError(subset, 400, 4000);
+    expectMessageError(subset, 400, 4000);
     expect(await listMessages(t, account)).toHaveLength(2);
   });
 
@@ -185,7 +132,7 @@ describe('POST /api/send-group-message: group identity', () => {
     const owner = t.createAccount();
     const stranger = t.createAccount();
     const sent = await sendGroup(t, owner, { numbers: [ALICE, BOB], content: 'ours' });
-    expectAccepted(sent);
+    expectAccepted(sent, 'group');
     const reply = await sendGroup(t, stranger, { group_id: sent.body.group_id, content: 'sneaky' });
     await expectRejectedWithoutWrite(t, stranger, reply, 4040, 404);
     const unknown = await sendGroup(t, stranger, { group_id: '8a4c1e5e-3b8f-4d7e-9d55-1c2f3e4a5b6c', content: 'x' });
@@ -195,7 +142,7 @@ describe('POST /api/send-group-message: group identity', () => {
     );
     // The same set of numbers for the other account is its own group.
     const own = await sendGroup(t, stranger, { numbers: [ALICE, BOB], content: 'mine' });
-    expectAccepted(own);
+    expectAccepted(own, 'group');
     expect(own.body.group_id, JSON.stringify(own.body)).not.toBe(sent.body.group_id);
   });
 });
@@ -250,7 +197,7 @@ describe('POST /api/send-group-message: validation', () => {
     const account = t.createAccount();
     const numbers = distinctNumbers(25);
     const sent = await sendGroup(t, account, { numbers, content: 'big group' });
-    expectAccepted(sent);
+    expectAccepted(sent, 'group');
     expect(sent.body.number, JSON.stringify(sent.body)).toHaveLength(25);
   });
 
@@ -259,7 +206,7 @@ describe('POST /api/send-group-message: validation', () => {
     const account = t.createAccount();
     const numbers = [...distinctNumbers(25), distinctNumbers(1)[0]!];
     const sent = await sendGroup(t, account, { numbers, content: 'big group' });
-    expectAccepted(sent);
+    expectAccepted(sent, 'group');
     expect(sent.body.number, JSON.stringify(sent.body)).toHaveLength(25);
   });
 
@@ -274,10 +221,10 @@ describe('POST /api/send-group-message: validation', () => {
 
     // Own line + two people is the same group as the two people.
     const withLine = await sendGroup(t, account, { numbers: [ALICE, ownLine, BOB], content: 'hi' });
-    expectAccepted(withLine);
+    expectAccepted(withLine, 'group');
     expect([...withLine.body.number].sort(), JSON.stringify(withLine.body)).toEqual([ALICE, BOB].sort());
     const without = await sendGroup(t, account, { numbers: [BOB, ALICE], content: 'hi' });
-    expectAccepted(without);
+    expectAccepted(without, 'group');
     expect(without.body.group_id, JSON.stringify(without.body)).toBe(withLine.body.group_id);
   });
 
@@ -286,7 +233,7 @@ describe('POST /api/send-group-message: validation', () => {
     const account = t.createAccount();
     const numbers = [...distinctNumbers(25), account.numbers[0]!];
     const sent = await sendGroup(t, account, { numbers, content: 'full house' });
-    expectAccepted(sent);
+    expectAccepted(sent, 'group');
     expect(sent.body.number, JSON.stringify(sent.body)).toHaveLength(25);
     expect(sent.body.number, JSON.stringify(sent.body)).not.toContain(account.numbers[0]);
   });
@@ -310,7 +257,7 @@ describe('POST /api/send-group-message: validation', () => {
     const account = t.createAccount();
     const line = account.numbers[1]!;
     const sent = await sendGroup(t, account, { numbers: [ALICE, BOB], content: 'hi', from_number: line });
-    expectAccepted(sent);
+    expectAccepted(sent, 'group');
     expect(sent.body.from_number, JSON.stringify(sent.body)).toBe(line);
     expect(sent.body.participants, JSON.stringify(sent.body)).toContain(line);
   });
@@ -318,7 +265,7 @@ describe('POST /api/send-group-message: validation', () => {
   it('answers 401/4010 without credentials', async () => {
     const t = makeTestApp();
     const reply = await t.call('POST', '/api/send-group-message', undefined, { numbers: [ALICE, BOB], content: 'hi' });
-    expectError(reply, 401, 4010);
+    expectMessageError(reply, 401, 4010);
   });
 });
 
@@ -346,7 +293,7 @@ describe('POST /api/send-group-message: Idempotency-Key', () => {
     const account = t.createAccount();
     const body = { numbers: [ALICE, BOB], content: 'once' };
     const first = await sendGroup(t, account, body, { 'Idempotency-Key': 'g-1' });
-    expectAccepted(first);
+    expectAccepted(first, 'group');
     t.clock.advance(5000);
     const second = await sendGroup(t, account, body, { 'Idempotency-Key': 'g-1' });
     expect(second.status, JSON.stringify(second.body)).toBe(202);
@@ -359,9 +306,9 @@ describe('POST /api/send-group-message: Idempotency-Key', () => {
     const t = makeTestApp();
     const account = t.createAccount();
     const first = await sendGroup(t, account, { numbers: [ALICE, BOB], content: 'one' }, { 'Idempotency-Key': 'g-2' });
-    expectAccepted(first);
+    expectAccepted(first, 'group');
     const second = await sendGroup(t, account, { numbers: [ALICE, CAROL], content: 'one' }, { 'Idempotency-Key': 'g-2' });
-    expectError(second, 409, 4090);
+    expectMessageError(second, 409, 4090);
     expect(await listMessages(t, account)).toHaveLength(1);
   });
 
@@ -372,8 +319,8 @@ describe('POST /api/send-group-message: Idempotency-Key', () => {
     const first = await sendGroup(t, account, body, { 'Idempotency-Key': 'g-3' });
     t.clock.advance(24 * 3600 * 1000 + 1);
     const second = await sendGroup(t, account, body, { 'Idempotency-Key': 'g-3' });
-    expectAccepted(first);
-    expectAccepted(second);
+    expectAccepted(first, 'group');
+    expectAccepted(second, 'group');
     expect(second.body.message_handle, JSON.stringify(second.body)).not.toBe(first.body.message_handle);
     expect(second.body.group_id, JSON.stringify(second.body)).toBe(first.body.group_id);
     expect(await listMessages(t, account)).toHaveLength(2);
@@ -386,8 +333,8 @@ describe('POST /api/send-group-message: Idempotency-Key', () => {
     const body = { numbers: [ALICE, BOB], content: 'shared key' };
     const first = await sendGroup(t, one, body, { 'Idempotency-Key': 'g-4' });
     const second = await sendGroup(t, two, body, { 'Idempotency-Key': 'g-4' });
-    expectAccepted(first);
-    expectAccepted(second);
+    expectAccepted(first, 'group');
+    expectAccepted(second, 'group');
     expect(second.body.message_handle, JSON.stringify(second.body)).not.toBe(first.body.message_handle);
     expect(second.body.group_id, JSON.stringify(second.body)).not.toBe(first.body.group_id);
   });
@@ -397,11 +344,11 @@ describe('POST /api/send-group-message: rate limit', () => {
   it('counts group sends against the per-account limit', async () => {
     const t = makeTestApp({ rateLimitPerMinute: 3 });
     const account = t.createAccount();
-    for (let i = 0; i < 3; i++) expectAccepted(await sendGroup(t, account, { numbers: [ALICE, BOB], content: `n${i}` }));
+    for (let i = 0; i < 3; i++) expectAccepted(await sendGroup(t, account, { numbers: [ALICE, BOB], content: `n${i}` }), 'group');
     const limited = await sendGroup(t, account, { numbers: [ALICE, BOB], content: 'n3' });
-    expectError(limited, 429, 4001);
+    expectMessageError(limited, 429, 4001);
     expect(Number(limited.headers.get('retry-after')), JSON.stringify(limited.body)).toBeGreaterThanOrEqual(1);
     t.clock.advance(60_000);
-    expectAccepted(await sendGroup(t, account, { numbers: [ALICE, BOB], content: 'later' }));
+    expectAccepted(await sendGroup(t, account, { numbers: [ALICE, BOB], content: 'later' }), 'group');
   });
 });

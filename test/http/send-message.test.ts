@@ -1,55 +1,22 @@
 import { describe, expect, it } from 'vitest';
 import { makeTestApp, type TestAccount, type TestApp } from '../helpers/app.ts';
+import { expectAccepted, expectMessageError, expectRejectedWithoutWrite as expectRejected, listMessages } from '../helpers/expect.ts';
+import { ALICE, BOB, CAROL, DAVE, MESSAGE_FIELDS, SEND_STYLES, UUID_LOWER } from '../helpers/fixtures.ts';
+import { readReply, type Reply } from '../helpers/http.ts';
 
-const UUID_LOWER = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const E164 = /^\+[1-9]\d{6,14}$/;
-const ALICE = '+14155550100';
-const BOB = '+14155550101';
-const CAROL = '+14155550102';
-const DAVE = '+14155550103';
 
-const SEND_STYLES = [
-  'celebration',
-  'shooting_star',
-  'fireworks',
-  'lasers',
-  'love',
-  'confetti',
-  'balloons',
-  'spotlight',
-  'echo',
-  'invisible',
-  'gentle',
-  'loud',
-  'slam',
-];
+/** Send-message errors must also carry a non-empty error_message. */
+const NON_EMPTY = { nonEmpty: true };
 
-/** Every field of the spec's Message table. */
-const MESSAGE_FIELDS = [
-  'accountEmail',
-  'content',
-  'is_outbound',
-  'status',
-  'error_code',
-  'error_message',
-  'error_detail',
-  'message_handle',
-  'date_sent',
-  'date_updated',
-  'from_number',
-  'number',
-  'to_number',
-  'was_downgraded',
-  'plan',
-  'media_url',
-  'message_type',
-  'group_id',
-  'participants',
-  'send_style',
-  'opted_out',
-];
+function expectError(reply: Reply, httpStatus: number, errorCode: number): void {
+  expectMessageError(reply, httpStatus, errorCode, NON_EMPTY);
+}
 
-type Reply = { status: number; headers: Headers; body: any };
+/** A rejected send must leave nothing behind. */
+function expectRejectedWithoutWrite(t: TestApp, account: TestAccount, reply: Reply, errorCode = 4000, httpStatus = 400) {
+  return expectRejected(t, account, reply, errorCode, httpStatus, NON_EMPTY);
+}
 
 /** A raw request: the body is sent as given, with only the headers named (plus credentials). */
 async function rawRequest(
@@ -63,14 +30,7 @@ async function rawRequest(
     headers: { ...(account?.headers ?? {}), ...(init.headers ?? {}) },
     body: init.body,
   });
-  const text = await response.text();
-  let body: any;
-  try {
-    body = JSON.parse(text);
-  } catch {
-    body = text;
-  }
-  return { status: response.status, headers: response.headers, body };
+  return readReply(response);
 }
 
 function sendForm(t: TestApp, account: TestAccount, fields: Record<string, string>, headers: Record<string, string> = {}) {
@@ -78,42 +38,7 @@ function sendForm(t: TestApp, account: TestAccount, fields: Record<string, strin
 }
 
 function sendJson(t: TestApp, account: TestAccount, body: unknown, headers: Record<string, string> = {}) {
-  return rawRequest(t, '/api/send-message', account, {
-    body: JSON.stringify(body),
-    headers: { 'content-type': 'application/json', ...headers },
-  });
-}
-
-async function listMessages(t: TestApp, account: TestAccount): Promise<any[]> {
-  const listed = await t.call('GET', '/accounts/messages', account);
-  expect(listed.status, JSON.stringify(listed.body)).toBe(200);
-  return listed.body.messages;
-}
-
-function expectError(reply: Reply, httpStatus: number, errorCode: number): void {
-  const dump = JSON.stringify(reply.body);
-  expect(reply.status, dump).toBe(httpStatus);
-  expect(reply.body, dump).toEqual({
-    status: 'ERROR',
-    error_code: errorCode,
-    error_message: expect.any(String),
-    message: expect.any(String),
-    error_detail: null,
-  });
-  expect(reply.body.message, dump).toBe(reply.body.error_message);
-  expect(reply.body.error_message.length, dump).toBeGreaterThan(0);
-}
-
-/** A rejected send must leave nothing behind. */
-async function expectRejectedWithoutWrite(t: TestApp, account: TestAccount, reply: Reply, errorCode = 4000, httpStatus = 400) {
-  expectError(reply, httpStatus, errorCode);
-  const messages = await listMessages(t, account);
-  expect(messages, JSON.stringify(reply.body)).toEqual([]);
-}
-
-function expectAccepted(reply: Reply): void {
-  expect(reply.status, JSON.stringify(reply.body)).toBe(202);
-  expect(reply.body.status, JSON.stringify(reply.body)).toBe('QUEUED');
+  return t.call('POST', '/api/send-message', account, body, headers);
 }
 
 describe('POST /api/send-message: happy path', () => {
@@ -509,10 +434,7 @@ describe('POST /api/send-message: Idempotency-Key', () => {
     const account = t.createAccount();
     const first = await sendJson(t, account, { number: ALICE, content: 'hi' }, { 'Idempotency-Key': 'cross' });
     expectAccepted(first);
-    const group = await rawRequest(t, '/api/send-group-message', account, {
-      body: JSON.stringify({ numbers: [ALICE, BOB], content: 'hi' }),
-      headers: { 'content-type': 'application/json', 'Idempotency-Key': 'cross' },
-    });
+    const group = await t.call('POST', '/api/send-group-message', account, { numbers: [ALICE, BOB], content: 'hi' }, { 'Idempotency-Key': 'cross' });
     expectError(group, 409, 4090);
     expect(await listMessages(t, account)).toHaveLength(1);
   });
@@ -571,10 +493,7 @@ describe('POST /api/send-message: authentication', () => {
   it('answers 401/4010 without credentials and writes nothing', async () => {
     const t = makeTestApp();
     const account = t.createAccount();
-    const reply = await rawRequest(t, '/api/send-message', undefined, {
-      body: JSON.stringify({ number: ALICE, content: 'hi' }),
-      headers: { 'content-type': 'application/json' },
-    });
+    const reply = await t.call('POST', '/api/send-message', undefined, { number: ALICE, content: 'hi' });
     expectError(reply, 401, 4010);
     expect(await listMessages(t, account)).toEqual([]);
   });
@@ -591,9 +510,9 @@ describe('POST /api/send-message: authentication', () => {
   it('answers 401/4010 with a wrong secret', async () => {
     const t = makeTestApp();
     const account = t.createAccount();
-    const reply = await rawRequest(t, '/api/send-message', undefined, {
-      body: JSON.stringify({ number: ALICE, content: 'hi' }),
-      headers: { 'content-type': 'application/json', 'svc-api-key-id': account.api_key_id, 'svc-api-secret-key': 'sk_wrong' },
+    const reply = await t.call('POST', '/api/send-message', undefined, { number: ALICE, content: 'hi' }, {
+      'svc-api-key-id': account.api_key_id,
+      'svc-api-secret-key': 'sk_wrong',
     });
     expectError(reply, 401, 4010);
   });
@@ -601,13 +520,9 @@ describe('POST /api/send-message: authentication', () => {
   it('accepts the sb- header aliases', async () => {
     const t = makeTestApp();
     const account = t.createAccount();
-    const reply = await rawRequest(t, '/api/send-message', undefined, {
-      body: JSON.stringify({ number: ALICE, content: 'hi' }),
-      headers: {
-        'content-type': 'application/json',
-        'SB-API-KEY-ID': account.api_key_id,
-        'SB-API-SECRET-KEY': account.api_secret_key,
-      },
+    const reply = await t.call('POST', '/api/send-message', undefined, { number: ALICE, content: 'hi' }, {
+      'SB-API-KEY-ID': account.api_key_id,
+      'SB-API-SECRET-KEY': account.api_secret_key,
     });
     expectAccepted(reply);
   });

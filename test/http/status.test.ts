@@ -1,39 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { makeTestApp, type TestAccount, type TestApp } from '../helpers/app.ts';
+import { expectMessageError } from '../helpers/expect.ts';
+import { ALICE, BOB, CAROL, MESSAGE_FIELDS, show } from '../helpers/fixtures.ts';
 
 /** GET /api/status?handle=H: the Message object of one of the account's messages. */
-
-const ALICE = '+14155550100';
-const BOB = '+14155550101';
-const CAROL = '+14155550102';
-
-function show(value: unknown): string {
-  return JSON.stringify(value, null, 1)?.slice(0, 4000) ?? String(value);
-}
-
-const MESSAGE_FIELDS = [
-  'accountEmail',
-  'content',
-  'is_outbound',
-  'status',
-  'error_code',
-  'error_message',
-  'error_detail',
-  'message_handle',
-  'date_sent',
-  'date_updated',
-  'from_number',
-  'number',
-  'to_number',
-  'was_downgraded',
-  'plan',
-  'media_url',
-  'message_type',
-  'group_id',
-  'participants',
-  'send_style',
-  'opted_out',
-];
 
 async function post(t: TestApp, account: TestAccount, path: string, body: Record<string, unknown>) {
   const response = await t.call('POST', path, account, body);
@@ -43,17 +13,6 @@ async function post(t: TestApp, account: TestAccount, path: string, body: Record
 
 function statusPath(handle: string, extra = ''): string {
   return `/api/status?handle=${encodeURIComponent(handle)}${extra}`;
-}
-
-function expectMessageError(response: { status: number; body: any }, status: number, code: number) {
-  expect(response.status, show(response.body)).toBe(status);
-  expect(response.body, show(response.body)).toEqual({
-    status: 'ERROR',
-    error_code: code,
-    error_message: expect.any(String),
-    message: response.body?.error_message,
-    error_detail: null,
-  });
 }
 
 describe('GET /api/status', () => {
