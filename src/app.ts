@@ -1,6 +1,8 @@
 import { OpenAPIHono } from '@hono/zod-openapi';
 import type { AppEnv } from './http/env.ts';
-import { createErrorHandler } from './http/errors.ts';
+import { createErrorHandler, respondWithError } from './http/errors.ts';
+import { ErrorCode } from './domain/error-codes.ts';
+import { AppError } from './services/app-error.ts';
 import { contactsRouter } from './http/routes/contacts.ts';
 import { healthRouter } from './http/routes/health.ts';
 import { messagesRouter } from './http/routes/messages.ts';
@@ -39,9 +41,7 @@ export function buildApp(deps: AppDeps) {
     info: { title: 'textrelay', version: deps.version, description: 'Self-hosted messaging gateway' },
   });
 
-  app.notFound((c) =>
-    c.json({ status: 'ERROR', error_code: 4040, error_message: 'Not found', message: 'Not found', error_detail: null }, 404),
-  );
+  app.notFound((c) => respondWithError(c, 404, new AppError(ErrorCode.notFound, 'Not found')));
   app.onError(createErrorHandler(deps.log));
   return app;
 }
