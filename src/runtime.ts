@@ -4,22 +4,25 @@ import type { Config } from './config.ts';
 import { isWritable, migrateDatabase, openDatabase, type Db } from './db/connection.ts';
 import { createStore } from './db/store.ts';
 import { systemClock, type Clock } from './services/deps.ts';
+import { createNotifierHub, type NotifierHub } from './services/notifier.ts';
 import { createRateLimiter } from './services/rate-limiter.ts';
 import { VERSION } from './version.ts';
 
 /** Opens and migrates the database and wires the dependencies every command shares. */
-export function openRuntime(config: Config, log: Logger, clock: Clock = systemClock): { db: Db; deps: AppDeps } {
+export function openRuntime(config: Config, log: Logger, clock: Clock = systemClock): { db: Db; deps: AppDeps; notifier: NotifierHub } {
   const db = openDatabase(config.TEXTRELAY_DB);
   migrateDatabase(db);
+  const notifier = createNotifierHub();
   const deps: AppDeps = {
     store: createStore(db),
     clock,
     log,
     sendRateLimiter: createRateLimiter(clock, config.TEXTRELAY_RATE_LIMIT_PER_MINUTE),
+    notify: notifier,
     displayTimeZone: config.TEXTRELAY_DISPLAY_TZ,
     defaultNumbersPerAccount: config.TEXTRELAY_NUMBERS_PER_ACCOUNT,
     isReady: () => isWritable(db),
     version: VERSION,
   };
-  return { db, deps };
+  return { db, deps, notifier };
 }

@@ -1,3 +1,4 @@
+import { sql } from 'drizzle-orm';
 import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
 import { PLANS } from '../domain/limits.ts';
 import { MESSAGE_STATUSES } from '../domain/status.ts';
@@ -11,6 +12,14 @@ export const accounts = sqliteTable('accounts', {
   apiKeyId: text().notNull().unique(),
   /** SHA-256 of the secret: the secret is 256 random bits, so a slow KDF would add latency to every request and no safety. */
   apiSecretHash: text().notNull(),
+  /**
+   * The `whsec_` secret that signs this account's callbacks, created on first use. Kept in clear:
+   * the dispatcher needs it to sign, and the account reads it back (contract section 4).
+   */
+  webhookSecret: text(),
+  /** The secret before the last rotation: callbacks carry its signature too until it expires, so receivers can switch without a gap. */
+  previousWebhookSecret: text(),
+  previousWebhookSecretExpiresAt: integer(),
   createdAt: integer().notNull(),
 });
 
@@ -45,7 +54,11 @@ export const numberPins = sqliteTable(
       .references(() => serviceNumbers.number),
     createdAt: integer().notNull(),
   },
-  (t) => [primaryKey({ columns: [t.accountId, t.endUserNumber] })],
+  (t) => [
+    primaryKey({ columns: [t.accountId, t.endUserNumber] }),
+    // Inbound messages from a transport that names no account: who last talked to this person.
+    index('number_pins_end_user_idx').on(t.endUserNumber, t.createdAt),
+  ],
 );
 
 /** URLs that receive the account's inbound messages. */
@@ -104,12 +117,16 @@ export const groups = sqliteTable(
       .notNull()
       .references(() => serviceNumbers.number),
     displayName: text().notNull().default(''),
+    /** The transport's id for this group (the upstream's group_id), so replies from its members find it. */
+    transportGroupId: text(),
     createdAt: integer().notNull(),
     updatedAt: integer().notNull(),
   },
   (t) => [
     // findGroupByMembers on every group send by numbers; unique so one set maps to one group.
     uniqueIndex('groups_account_members_uq').on(t.accountId, t.memberKey),
+    // Inbound group messages name the transport's group_id.
+    uniqueIndex('groups_transport_group_uq').on(t.transportGroupId).where(sql`transport_group_id is not null`),
   ],
 );
 
@@ -157,10 +174,21 @@ export const messages = sqliteTable(
     contactId: text().references(() => contacts.id),
     groupId: text().references(() => groups.id),
     wasDowngraded: integer({ mode: 'boolean' }),
+    /**
+     * The transport's id for this message: the upstream's handle for relayed sends, ours for the
+     * sandbox, the provider's for inbound messages (so a redelivered inbound is recognised).
+     */
+    transportHandle: text(),
+    /** When the transport accepted the message; null while it still has to be handed over. */
+    handedOverAt: integer(),
     dateSent: integer().notNull(),
     dateUpdated: integer().notNull(),
   },
   (t) => [
+    // Status events from the transport name its handle; unique so one transport message is one of ours.
+    uniqueIndex('messages_transport_handle_uq').on(t.transportHandle).where(sql`transport_handle is not null`),
+    // Start-up: outbound messages accepted but never handed over to the transport.
+    index('messages_awaiting_handover_idx').on(t.id).where(sql`handed_over_at is null and is_outbound = 1 and status = 'QUEUED'`),
     // Unfiltered listing (newest first) and from_date.
     index('messages_account_date_idx').on(t.accountId, t.dateSent, t.id),
     // Listing by cid.
@@ -186,6 +214,8 @@ export const statusEvents = sqliteTable(
     errorMessage: text(),
     /** Who reported it: 'api' for the send itself, otherwise the transport's name. */
     source: text().notNull(),
+    /** The reporter's own id for the event (the webhook-id of an ingested callback), when it has one. */
+    sourceEventId: text(),
     applied: integer({ mode: 'boolean' }).notNull(),
     implied: integer({ mode: 'boolean' }).notNull().default(false),
     notAppliedReason: text(),
@@ -194,6 +224,124 @@ export const statusEvents = sqliteTable(
   (t) => [
     // A message's history, in arrival order.
     index('status_events_handle_idx').on(t.messageHandle, t.receivedAt),
+    // The database, not memory, guarantees one applied change per status per message: so one callback each.
+    uniqueIndex('status_events_applied_uq').on(t.messageHandle, t.status).where(sql`applied = 1`),
+    // The same event delivered twice by its reporter is dropped outright.
+    uniqueIndex('status_events_source_event_uq').on(t.source, t.sourceEventId).where(sql`source_event_id is not null`),
+  ],
+);
+
+/**
+ * Status events whose handle matches no message yet: a transport can report before the send
+ * that created the handle is stored. Applied, then deleted, when the handle appears.
+ */
+export const orphanStatusEvents = sqliteTable(
+  'orphan_status_events',
+  {
+    id: integer().primaryKey({ autoIncrement: true }),
+    transportHandle: text().notNull(),
+    status: text({ enum: MESSAGE_STATUSES }).notNull(),
+    errorCode: integer(),
+    errorMessage: text(),
+    wasDowngraded: integer({ mode: 'boolean' }),
+    source: text().notNull(),
+    sourceEventId: text(),
+    receivedAt: integer().notNull(),
+  },
+  (t) => [
+    // Drained by handle when the message's transport handle is stored.
+    index('orphan_status_events_handle_idx').on(t.transportHandle, t.id),
+    uniqueIndex('orphan_status_events_source_event_uq').on(t.source, t.sourceEventId).where(sql`source_event_id is not null`),
+  ],
+);
+
+export const DELIVERY_STATES = ['pending', 'delivering', 'delivered', 'failed'] as const;
+export const WEBHOOK_EVENT_TYPES = ['message.status', 'message.received'] as const;
+
+/**
+ * The outbox: one row per (event, destination), written in the transaction that records the event,
+ * so a committed change always has its callback waiting. `webhookId` is sent as `webhook-id` on
+ * every attempt; `seq` orders a message's callbacks.
+ */
+export const webhookDeliveries = sqliteTable(
+  'webhook_deliveries',
+  {
+    seq: integer().primaryKey({ autoIncrement: true }),
+    webhookId: text().notNull().unique(),
+    accountId: text()
+      .notNull()
+      .references(() => accounts.id),
+    messageHandle: text().notNull(),
+    eventType: text({ enum: WEBHOOK_EVENT_TYPES }).notNull(),
+    url: text().notNull(),
+    /** The JSON body, fixed when the event is recorded so every attempt sends the same bytes. */
+    payload: text().notNull(),
+    state: text({ enum: DELIVERY_STATES }).notNull(),
+    attemptCount: integer().notNull().default(0),
+    nextAttemptAt: integer().notNull(),
+    /** While `delivering`: when the claim lapses and another dispatcher may take the row back. */
+    leaseExpiresAt: integer(),
+    lastStatusCode: integer(),
+    lastError: text(),
+    createdAt: integer().notNull(),
+    updatedAt: integer().notNull(),
+    completedAt: integer(),
+  },
+  (t) => [
+    // The dispatcher's claim: due rows by time.
+    index('webhook_deliveries_due_idx').on(t.state, t.nextAttemptAt),
+    // Per-message order: an earlier unfinished row for the same message and URL holds back the later ones.
+    index('webhook_deliveries_order_idx').on(t.messageHandle, t.url, t.seq),
+    // The account's delivery log, newest first, optionally by state.
+    index('webhook_deliveries_account_idx').on(t.accountId, t.state, t.seq),
+  ],
+);
+
+/** Every attempt at a delivery: when, how long, what came back. */
+export const webhookAttempts = sqliteTable(
+  'webhook_attempts',
+  {
+    id: integer().primaryKey({ autoIncrement: true }),
+    deliverySeq: integer()
+      .notNull()
+      .references(() => webhookDeliveries.seq),
+    attemptedAt: integer().notNull(),
+    durationMs: integer().notNull(),
+    statusCode: integer(),
+    /** The first 2 KiB of the receiver's answer. */
+    responseExcerpt: text().notNull().default(''),
+    error: text(),
+  },
+  (t) => [index('webhook_attempts_delivery_idx').on(t.deliverySeq, t.id)],
+);
+
+/**
+ * The sandbox network's planned steps for each message it carries: its state lives here, not in
+ * timers, so a restart resumes every timeline where it stopped.
+ */
+export const sandboxSteps = sqliteTable(
+  'sandbox_steps',
+  {
+    id: integer().primaryKey({ autoIncrement: true }),
+    /** Our handle (the sandbox uses it as its own). */
+    messageHandle: text().notNull(),
+    stepIndex: integer().notNull(),
+    kind: text({ enum: ['status', 'inbound'] }).notNull(),
+    status: text({ enum: MESSAGE_STATUSES }),
+    errorCode: integer(),
+    errorMessage: text(),
+    wasDowngraded: integer({ mode: 'boolean' }),
+    /** Inbound steps: who writes, what, and in which of our groups. */
+    inboundFrom: text(),
+    inboundContent: text(),
+    groupId: text(),
+    dueAt: integer().notNull(),
+  },
+  (t) => [
+    // Handing the same message over twice plans nothing new.
+    uniqueIndex('sandbox_steps_message_step_uq').on(t.messageHandle, t.stepIndex),
+    // The simulator's clock: next due step first.
+    index('sandbox_steps_due_idx').on(t.dueAt, t.id),
   ],
 );
 

@@ -4,6 +4,8 @@ import { contactQueries } from './queries/contacts.ts';
 import { groupQueries } from './queries/groups.ts';
 import { idempotencyQueries } from './queries/idempotency.ts';
 import { messageQueries } from './queries/messages.ts';
+import { orphanQueries } from './queries/orphans.ts';
+import { outboxQueries } from './queries/outbox.ts';
 
 /**
  * Everything the services may ask of the database, by name. All SQL lives behind this object,
@@ -16,6 +18,8 @@ export function createStore(db: Db) {
     groups: groupQueries(db),
     idempotency: idempotencyQueries(db),
     messages: messageQueries(db),
+    orphans: orphanQueries(db),
+    outbox: outboxQueries(db),
     /**
      * Runs `work` in one transaction (a savepoint when nested). better-sqlite3 transactions are
      * synchronous: `work` must not await, or its writes would escape the transaction.

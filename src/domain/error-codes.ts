@@ -13,3 +13,9 @@ export const ErrorCode = {
   statusUnresolved: 10002,
 } as const;
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
+
+/** The text a failed message carries when its transport gave no better one. */
+export const DELIVERY_ERROR_MESSAGES: Record<number, string> = {
+  [ErrorCode.sendFailed]: 'Message failed to send',
+  [ErrorCode.statusUnresolved]: 'Failed to resolve message status',
+};

@@ -66,6 +66,9 @@ export function createAccount(deps: ServiceDeps, input: CreateAccountInput): Cre
     plan: input.plan,
     apiKeyId: `key_${randomBytes(12).toString('hex')}`,
     apiSecretHash: hashSecret(apiSecret).toString('hex'),
+    webhookSecret: null,
+    previousWebhookSecret: null,
+    previousWebhookSecretExpiresAt: null,
     createdAt: now,
   };
   return deps.store.transaction(() => {

@@ -8,12 +8,26 @@ export interface Clock {
 
 export const systemClock: Clock = { now: () => Date.now() };
 
+/**
+ * Told after a commit that something is waiting for work outside the request. Implementations
+ * must not do that work synchronously: the caller may still be inside an outer transaction.
+ */
+export interface Notifier {
+  /** An outbound message was stored QUEUED and awaits its hand-over to the transport. */
+  messageQueued(handle: string): void;
+  /** New rows are due in the webhook outbox. */
+  outboxWritten(): void;
+}
+
+export const silentNotifier: Notifier = { messageQueued: () => {}, outboxWritten: () => {} };
+
 /** What every use case may reach. Built once by the entry point (or a test) and passed down. */
 export type ServiceDeps = {
   store: Store;
   clock: Clock;
   log: Logger;
   sendRateLimiter: RateLimiter;
+  notify: Notifier;
   /** Time zone of contacts' displayDate. */
   displayTimeZone: string;
   /** Service numbers given to an account created without an explicit count. */

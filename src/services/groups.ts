@@ -62,6 +62,7 @@ export function resolveGroupForSend(
     memberKey,
     lineNumber: leastLoadedLine(deps, account),
     displayName: '',
+    transportGroupId: null,
     createdAt: now,
     updatedAt: now,
   };

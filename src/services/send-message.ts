@@ -7,6 +7,7 @@ import type { ServiceDeps } from './deps.ts';
 import { requireGroupPlan, resolveGroupForSend } from './groups.ts';
 import { withIdempotency, type StoredResponse } from './idempotency.ts';
 import { lineForEndUser, requireOwnLine } from './lines.ts';
+import { recordQueued } from './record-status.ts';
 
 /** What every send carries, already validated and normalized by the HTTP layer. */
 type MessageBody = {
@@ -45,19 +46,15 @@ function insertQueuedMessage(
     dateUpdated: now,
     ...addressing,
   });
-  deps.store.messages.insertStatusEvent({
-    id: `evt_${randomUUID()}`,
-    messageHandle: message.handle,
-    status: 'QUEUED',
-    errorCode: null,
-    errorMessage: null,
-    source: 'api',
-    applied: true,
-    implied: false,
-    notAppliedReason: null,
-    receivedAt: now,
-  });
+  recordQueued(deps, message, account, now);
   return message;
+}
+
+/** After the send committed: the transport takes it from here (a replayed idempotent answer is a no-op there). */
+function handOver(deps: ServiceDeps, response: StoredResponse<MessageObject>): StoredResponse<MessageObject> {
+  deps.notify.messageQueued(response.body.message_handle);
+  deps.notify.outboxWritten();
+  return response;
 }
 
 export function sendMessage(
@@ -66,7 +63,7 @@ export function sendMessage(
   input: SendMessageInput,
   idempotencyKey?: string,
 ): StoredResponse<MessageObject> {
-  return withIdempotency(deps, account, idempotencyKey, { operation: 'send-message', input }, () => {
+  return handOver(deps, withIdempotency(deps, account, idempotencyKey, { operation: 'send-message', input }, () => {
     deps.sendRateLimiter.consume(account.id);
     return deps.store.transaction(() => {
       const now = deps.clock.now();
@@ -82,7 +79,7 @@ export function sendMessage(
       deps.store.contacts.recordMessage(contact.id, now, previewOf(message.content, message.mediaUrl), true);
       return { httpStatus: ACCEPTED, body: toMessageObject(message, account, [input.number, lineNumber]) };
     });
-  });
+  }));
 }
 
 export function sendGroupMessage(
@@ -92,7 +89,7 @@ export function sendGroupMessage(
   idempotencyKey?: string,
 ): StoredResponse<MessageObject> {
   requireGroupPlan(account);
-  return withIdempotency(deps, account, idempotencyKey, { operation: 'send-group-message', input }, () => {
+  return handOver(deps, withIdempotency(deps, account, idempotencyKey, { operation: 'send-group-message', input }, () => {
     deps.sendRateLimiter.consume(account.id);
     return deps.store.transaction(() => {
       const now = deps.clock.now();
@@ -107,5 +104,5 @@ export function sendGroupMessage(
       );
       return { httpStatus: ACCEPTED, body: toMessageObject(message, account, [...members, lineNumber]) };
     });
-  });
+  }));
 }

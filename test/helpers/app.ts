@@ -3,6 +3,7 @@ import { buildApp, type AppDeps } from '../../src/app.ts';
 import { migrateDatabase, openDatabase, type Db } from '../../src/db/connection.ts';
 import { createStore } from '../../src/db/store.ts';
 import { createAccount, type CreateAccountInput } from '../../src/services/accounts.ts';
+import { createNotifierHub } from '../../src/services/notifier.ts';
 import { createRateLimiter } from '../../src/services/rate-limiter.ts';
 import { FakeClock } from './clock.ts';
 import { jsonRequest, readReply } from './http.ts';
@@ -16,12 +17,14 @@ export type TestAccount = Awaited<ReturnType<typeof createAccount>> & { headers:
 export function makeTestApp(overrides: { rateLimitPerMinute?: number; displayTimeZone?: string; database?: string } = {}) {
   const clock = new FakeClock();
   const db: Db = openDatabase(overrides.database ?? ':memory:');
+  const notifier = createNotifierHub();
   migrateDatabase(db);
   const deps: AppDeps = {
     store: createStore(db),
     clock,
     log: pino({ level: 'silent' }),
     sendRateLimiter: createRateLimiter(clock, overrides.rateLimitPerMinute ?? 0),
+    notify: notifier,
     displayTimeZone: overrides.displayTimeZone ?? 'UTC',
     defaultNumbersPerAccount: 2,
     isReady: () => true,
@@ -48,7 +51,7 @@ export function makeTestApp(overrides: { rateLimitPerMinute?: number; displayTim
     return readReply(await app.request(path, jsonRequest(method, account?.headers ?? {}, body, headers)));
   }
 
-  return { app, db, deps, clock, store: deps.store, createAccount: createTestAccount, call };
+  return { app, db, deps, clock, notifier, store: deps.store, createAccount: createTestAccount, call };
 }
 
 export type TestApp = ReturnType<typeof makeTestApp>;

@@ -1,4 +1,4 @@
-import { and, asc, count, eq, sql } from 'drizzle-orm';
+import { and, asc, count, desc, eq, sql } from 'drizzle-orm';
 import type { Db } from '../connection.ts';
 import { accounts, numberPins, receiveWebhooks, serviceNumbers } from '../schema.ts';
 import type { AccountRow } from '../rows.ts';
@@ -29,6 +29,29 @@ export function accountQueries(db: Db) {
     },
     findByKeyId(apiKeyId: string): AccountRow | undefined {
       return byKeyId.get({ apiKeyId });
+    },
+    findById(id: string): AccountRow | undefined {
+      return db.select().from(accounts).where(eq(accounts.id, id)).get();
+    },
+    /** The account that owns this line, if any. */
+    findByServiceNumber(number: string): AccountRow | undefined {
+      return db
+        .select({ account: accounts })
+        .from(serviceNumbers)
+        .innerJoin(accounts, eq(accounts.id, serviceNumbers.accountId))
+        .where(eq(serviceNumbers.number, number))
+        .get()?.account;
+    },
+    /** The account that most recently started talking to this end user. */
+    findLatestPinnedAccount(endUserNumber: string): AccountRow | undefined {
+      return db
+        .select({ account: accounts })
+        .from(numberPins)
+        .innerJoin(accounts, eq(accounts.id, numberPins.accountId))
+        .where(eq(numberPins.endUserNumber, endUserNumber))
+        .orderBy(desc(numberPins.createdAt))
+        .limit(1)
+        .get()?.account;
     },
     findByEmail(email: string): AccountRow | undefined {
       return db.select().from(accounts).where(eq(accounts.email, email)).get();

@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, gte, inArray, or, sql, type SQL } from 'drizzle-orm';
+import { and, asc, desc, eq, gte, inArray, isNull, or, sql, type SQL } from 'drizzle-orm';
 import type { MessageStatus } from '../../domain/status.ts';
 import type { Db } from '../connection.ts';
 import { placeholdersFor } from '../placeholders.ts';
@@ -8,17 +8,22 @@ import type { MessageRow, NewMessageRow, StatusEventRow } from '../rows.ts';
 const MESSAGE_COLUMNS = [
   'handle', 'accountId', 'isOutbound', 'messageType', 'status', 'errorCode', 'errorMessage', 'errorDetail',
   'content', 'mediaUrl', 'sendStyle', 'statusCallback', 'lineNumber', 'number', 'recipients', 'contactId',
-  'groupId', 'wasDowngraded', 'dateSent', 'dateUpdated',
+  'groupId', 'wasDowngraded', 'transportHandle', 'handedOverAt', 'dateSent', 'dateUpdated',
 ] as const satisfies readonly (keyof NewMessageRow)[];
 
 const STATUS_EVENT_COLUMNS = [
-  'id', 'messageHandle', 'status', 'errorCode', 'errorMessage', 'source', 'applied', 'implied',
+  'id', 'messageHandle', 'status', 'errorCode', 'errorMessage', 'source', 'sourceEventId', 'applied', 'implied',
   'notAppliedReason', 'receivedAt',
 ] as const satisfies readonly (keyof StatusEventRow)[];
 
 /** A message row as inserted: optional columns made explicit, since a prepared insert binds every one. */
-export type MessageInsert = Omit<NewMessageRow, 'id' | 'errorCode' | 'errorMessage' | 'errorDetail' | 'wasDowngraded'> &
-  Partial<Pick<NewMessageRow, 'errorCode' | 'errorMessage' | 'errorDetail' | 'wasDowngraded'>>;
+type OptionalColumn = 'errorCode' | 'errorMessage' | 'errorDetail' | 'wasDowngraded' | 'transportHandle' | 'handedOverAt';
+export type MessageInsert = Omit<NewMessageRow, 'id' | OptionalColumn> & Partial<Pick<NewMessageRow, OptionalColumn>>;
+
+/** What a status change writes onto the message. */
+export type StatusUpdate = Pick<MessageRow, 'status' | 'errorCode' | 'errorMessage' | 'wasDowngraded' | 'dateUpdated'>;
+
+export type StatusEventInsert = Omit<StatusEventRow, 'sourceEventId'> & { sourceEventId?: string | null };
 
 export type MessageListFilter = {
   contactId?: string;
@@ -37,7 +42,35 @@ export function messageQueries(db: Db) {
     .prepare();
   // Both inserts run on every send: prepared once instead of built per call.
   const insertMessage = db.insert(messages).values(placeholdersFor(MESSAGE_COLUMNS)).returning().prepare();
-  const insertStatusEvent = db.insert(statusEvents).values(placeholdersFor(STATUS_EVENT_COLUMNS)).prepare();
+  // Ignoring conflicts is the idempotency: the unique indexes on status_events say what a duplicate is.
+  const insertStatusEvent = db
+    .insert(statusEvents)
+    .values(placeholdersFor(STATUS_EVENT_COLUMNS))
+    .onConflictDoNothing()
+    .prepare();
+  const byAnyHandle = db
+    .select()
+    .from(messages)
+    .where(or(eq(messages.handle, sql.placeholder('handle')), eq(messages.transportHandle, sql.placeholder('handle'))))
+    .limit(1)
+    .prepare();
+  // Placeholders in SET bypass column mappers: updateStatus() binds wasDowngraded as 0/1 itself.
+  const updateStatus = db
+    .update(messages)
+    .set({
+      status: sql`${sql.placeholder('status')}`,
+      errorCode: sql`${sql.placeholder('errorCode')}`,
+      errorMessage: sql`${sql.placeholder('errorMessage')}`,
+      wasDowngraded: sql`${sql.placeholder('wasDowngraded')}`,
+      dateUpdated: sql`${sql.placeholder('dateUpdated')}`,
+    })
+    .where(eq(messages.id, sql.placeholder('id')))
+    .prepare();
+  const sourceEventSeen = db
+    .select({ id: statusEvents.id })
+    .from(statusEvents)
+    .where(and(eq(statusEvents.source, sql.placeholder('source')), eq(statusEvents.sourceEventId, sql.placeholder('sourceEventId'))))
+    .prepare();
   const history = db
     .select()
     .from(statusEvents)
@@ -52,6 +85,8 @@ export function messageQueries(db: Db) {
         errorMessage: null,
         errorDetail: null,
         wasDowngraded: null,
+        transportHandle: null,
+        handedOverAt: null,
         ...row,
       });
       if (!inserted) throw new Error('message insert returned no row');
@@ -59,6 +94,27 @@ export function messageQueries(db: Db) {
     },
     findByHandle(accountId: string, handle: string): MessageRow | undefined {
       return byHandle.get({ accountId, handle });
+    },
+    /** Any account's message by our handle or the transport's: transports and ingest know no account. */
+    findByAnyHandle(handle: string): MessageRow | undefined {
+      return byAnyHandle.get({ handle });
+    },
+    updateStatus(messageId: number, update: StatusUpdate): void {
+      updateStatus.run({ id: messageId, ...update, wasDowngraded: update.wasDowngraded === null ? null : Number(update.wasDowngraded) });
+    },
+    /** Records that the transport accepted the message, under its own handle. */
+    markHandedOver(messageId: number, transportHandle: string, at: number): void {
+      db.update(messages).set({ transportHandle, handedOverAt: at }).where(eq(messages.id, messageId)).run();
+    },
+    /** Outbound messages accepted but never handed over (a crash or a transport failure in between), oldest first. */
+    awaitingHandover(limit: number): MessageRow[] {
+      return db
+        .select()
+        .from(messages)
+        .where(and(isNull(messages.handedOverAt), eq(messages.isOutbound, true), eq(messages.status, 'QUEUED')))
+        .orderBy(asc(messages.id))
+        .limit(limit)
+        .all();
     },
     list(accountId: string, filter: MessageListFilter, limit: number, offset: number): MessageRow[] {
       const conditions: SQL[] = [eq(messages.accountId, accountId)];
@@ -85,8 +141,12 @@ export function messageQueries(db: Db) {
         .all();
     },
 
-    insertStatusEvent(row: StatusEventRow): void {
-      insertStatusEvent.run(row);
+    /** False when a unique index says the event is already recorded. */
+    insertStatusEvent(row: StatusEventInsert): boolean {
+      return insertStatusEvent.run({ sourceEventId: null, ...row }).changes === 1;
+    },
+    sourceEventSeen(source: string, sourceEventId: string): boolean {
+      return sourceEventSeen.get({ source, sourceEventId }) !== undefined;
     },
     history(handle: string): StatusEventRow[] {
       return history.all({ handle });

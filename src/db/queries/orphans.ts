@@ -1,0 +1,26 @@
+import { asc, eq } from 'drizzle-orm';
+import type { Db } from '../connection.ts';
+import { orphanStatusEvents } from '../schema.ts';
+
+export type OrphanStatusEventRow = typeof orphanStatusEvents.$inferSelect;
+
+/** Status events kept until their message's handle is known. */
+export function orphanQueries(db: Db) {
+  return {
+    /** False when the reporter already delivered this very event. */
+    insert(row: Omit<OrphanStatusEventRow, 'id'>): boolean {
+      return db.insert(orphanStatusEvents).values(row).onConflictDoNothing().run().changes === 1;
+    },
+    /** Removes and returns the events waiting for this handle, in arrival order. Call inside a transaction. */
+    take(transportHandle: string): OrphanStatusEventRow[] {
+      const rows = db
+        .select()
+        .from(orphanStatusEvents)
+        .where(eq(orphanStatusEvents.transportHandle, transportHandle))
+        .orderBy(asc(orphanStatusEvents.id))
+        .all();
+      if (rows.length > 0) db.delete(orphanStatusEvents).where(eq(orphanStatusEvents.transportHandle, transportHandle)).run();
+      return rows;
+    },
+  };
+}

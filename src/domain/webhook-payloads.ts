@@ -1,0 +1,68 @@
+/**
+ * The bodies textrelay POSTs to its clients (contract section 7). Built from the same facts as the
+ * API's Message object, so a callback never disagrees with `GET /api/status`.
+ */
+import { toMessageObject, type AccountFacts, type MessageFacts } from './views.ts';
+
+/** Status callback: the spec's fields, plus message_type and group_id so group sends can be told apart. */
+export function toStatusCallbackPayload(message: MessageFacts, account: AccountFacts) {
+  const view = toMessageObject(message, account, []);
+  return {
+    accountEmail: view.accountEmail,
+    content: view.content,
+    is_outbound: view.is_outbound,
+    media_url: view.media_url,
+    status: view.status,
+    error_code: view.error_code,
+    error_message: view.error_message,
+    message_handle: view.message_handle,
+    date_sent: view.date_sent,
+    date_updated: view.date_updated,
+    from_number: view.from_number,
+    number: view.number,
+    to_number: view.to_number,
+    // The callback table types it boolean: "not known yet" (still QUEUED) reads as not downgraded.
+    was_downgraded: view.was_downgraded ?? false,
+    plan: view.plan,
+    message_type: view.message_type,
+    group_id: view.group_id,
+  };
+}
+
+export type InboundService = 'iMessage' | 'SMS';
+
+/** Receive webhook: an inbound message, with the group fields of contract section 4b. */
+export function toReceivePayload(
+  message: MessageFacts,
+  account: AccountFacts,
+  group: { participants: string[]; displayName: string } | null,
+) {
+  const view = toMessageObject(message, account, group?.participants ?? []);
+  const service: InboundService = message.wasDowngraded ? 'SMS' : 'iMessage';
+  return {
+    accountEmail: view.accountEmail,
+    content: view.content,
+    is_outbound: false,
+    media_url: view.media_url,
+    status: view.status,
+    error_code: view.error_code,
+    error_message: view.error_message,
+    message_handle: view.message_handle,
+    date_sent: view.date_sent,
+    date_updated: view.date_updated,
+    from_number: view.from_number,
+    number: view.number,
+    to_number: view.to_number,
+    was_downgraded: message.wasDowngraded ?? false,
+    plan: view.plan,
+    message_type: view.message_type,
+    group_id: view.group_id,
+    participants: group?.participants ?? [],
+    service,
+    group_display_name: group?.displayName ?? '',
+    send_style: view.send_style,
+  };
+}
+
+export type StatusCallbackPayload = ReturnType<typeof toStatusCallbackPayload>;
+export type ReceivePayload = ReturnType<typeof toReceivePayload>;

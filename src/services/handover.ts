@@ -1,0 +1,76 @@
+import type { MessageRow } from '../db/rows.ts';
+import type { ServiceDeps } from './deps.ts';
+import { applyOrphanEvents, recordStatus } from './record-status.ts';
+
+/** What a transport needs to carry a message: addressing and content, nothing of the API's bookkeeping. */
+export type OutboundMessage = {
+  /** Ours: the transport dedupes by it, so handing the same message over twice sends it once. */
+  handle: string;
+  accountId: string;
+  messageType: 'message' | 'group';
+  /** The account's line it goes out on. */
+  lineNumber: string;
+  /** The end users: one for a single send, the members for a group send. */
+  recipients: string[];
+  content: string;
+  mediaUrl: string;
+  sendStyle: string;
+  /** Our group id, for group sends. */
+  groupId: string | null;
+  /** The transport's id for that group, once it has told us one. */
+  transportGroupId: string | null;
+};
+
+/** What the transport answers when it accepted a message. */
+export type HandoverReceipt = { transportHandle: string; transportGroupId?: string | undefined };
+
+function toOutbound(deps: ServiceDeps, message: MessageRow): OutboundMessage {
+  const group = message.groupId === null ? undefined : deps.store.groups.findById(message.accountId, message.groupId);
+  return {
+    handle: message.handle,
+    accountId: message.accountId,
+    messageType: message.messageType,
+    lineNumber: message.lineNumber,
+    recipients: message.messageType === 'group' ? (message.recipients ?? []) : [message.number],
+    content: message.content,
+    mediaUrl: message.mediaUrl,
+    sendStyle: message.sendStyle,
+    groupId: message.groupId,
+    transportGroupId: group?.transportGroupId ?? null,
+  };
+}
+
+/** The message, if it still waits for its hand-over (not yet accepted, not failed meanwhile). */
+export function messageAwaitingHandover(deps: ServiceDeps, handle: string): OutboundMessage | undefined {
+  const message = deps.store.messages.findByAnyHandle(handle);
+  if (!message || !message.isOutbound || message.handedOverAt !== null || message.status !== 'QUEUED') return undefined;
+  return toOutbound(deps, message);
+}
+
+/** Messages accepted but never handed over, oldest first: what a restart must resume. */
+export function messagesAwaitingHandover(deps: ServiceDeps, limit: number): OutboundMessage[] {
+  return deps.store.messages.awaitingHandover(limit).map((message) => toOutbound(deps, message));
+}
+
+/**
+ * The transport accepted the message: remember its handle (and group id), then apply any status
+ * events that arrived under that handle before we knew it.
+ */
+export function recordHandover(deps: ServiceDeps, handle: string, receipt: HandoverReceipt): void {
+  const appliedOrphans = deps.store.transaction(() => {
+    const message = deps.store.messages.findByAnyHandle(handle);
+    if (!message) throw new Error(`handed over an unknown message ${handle}`);
+    deps.store.messages.markHandedOver(message.id, receipt.transportHandle, deps.clock.now());
+    if (receipt.transportGroupId && message.groupId !== null) {
+      const group = deps.store.groups.findById(message.accountId, message.groupId);
+      if (group && group.transportGroupId === null) deps.store.groups.setTransportGroupId(group.id, receipt.transportGroupId);
+    }
+    return applyOrphanEvents(deps, receipt.transportHandle);
+  });
+  if (appliedOrphans) deps.notify.outboxWritten();
+}
+
+/** The transport refused the message for good, or every retry failed: the message ends in ERROR. */
+export function failHandover(deps: ServiceDeps, handle: string, failure: { errorCode: number; errorMessage: string; source: string }): void {
+  recordStatus(deps, { handle, status: 'ERROR', errorCode: failure.errorCode, errorMessage: failure.errorMessage, source: failure.source });
+}

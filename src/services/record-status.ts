@@ -1,0 +1,180 @@
+import { randomUUID } from 'node:crypto';
+import { DELIVERY_ERROR_MESSAGES, ErrorCode } from '../domain/error-codes.ts';
+import { decideStatus, type MessageStatus, type NotAppliedReason } from '../domain/status.ts';
+import { toStatusCallbackPayload } from '../domain/webhook-payloads.ts';
+import type { StatusEventInsert, StatusUpdate } from '../db/queries/messages.ts';
+import type { AccountRow, MessageRow } from '../db/rows.ts';
+import type { ServiceDeps } from './deps.ts';
+
+/** A status event as a transport (or the ingest endpoint) reports it. */
+export type StatusReport = {
+  /** Our handle or the transport's. */
+  handle: string;
+  status: MessageStatus;
+  errorCode?: number | null | undefined;
+  errorMessage?: string | null | undefined;
+  /** Known once the network chose iMessage or SMS; absent means "no news". */
+  wasDowngraded?: boolean | null | undefined;
+  /** Who reports it: a transport's name. */
+  source: string;
+  /** The reporter's id for this event (an ingested webhook-id): the same id twice is one event. */
+  sourceEventId?: string | null | undefined;
+};
+
+export type RecordOutcome =
+  | 'applied' // the message moved (one or more steps, each with its callback queued)
+  | 'not_applied' // kept in the history, but stale, duplicate or after a final status
+  | 'duplicate_event' // the very same event (same source event id) was recorded before
+  | 'unknown_handle'; // kept until a message with that handle appears
+
+export function newWebhookId(): string {
+  return `msg_${randomUUID().replaceAll('-', '')}`;
+}
+
+function newEventId(): string {
+  return `evt_${randomUUID()}`;
+}
+
+function insertEvent(deps: ServiceDeps, event: Omit<StatusEventInsert, 'id'>): boolean {
+  return deps.store.messages.insertStatusEvent({ id: newEventId(), ...event });
+}
+
+/** Queues the status callback for the message as it now is, when the client asked for callbacks. */
+function enqueueStatusCallback(deps: ServiceDeps, message: MessageRow, account: AccountRow, now: number): void {
+  if (message.statusCallback === null || message.statusCallback === '') return;
+  deps.store.outbox.enqueue(
+    {
+      webhookId: newWebhookId(),
+      accountId: account.id,
+      messageHandle: message.handle,
+      eventType: 'message.status',
+      url: message.statusCallback,
+      payload: JSON.stringify(toStatusCallbackPayload(message, account)),
+    },
+    now,
+  );
+}
+
+/**
+ * The first status of a message just inserted by a send: its QUEUED event and QUEUED callback.
+ * Call inside the sending transaction.
+ */
+export function recordQueued(deps: ServiceDeps, message: MessageRow, account: AccountRow, now: number): void {
+  insertEvent(deps, {
+    messageHandle: message.handle,
+    status: 'QUEUED',
+    errorCode: null,
+    errorMessage: null,
+    source: 'api',
+    applied: true,
+    implied: false,
+    notAppliedReason: null,
+    receivedAt: now,
+  });
+  enqueueStatusCallback(deps, message, account, now);
+}
+
+function notApplied(deps: ServiceDeps, message: MessageRow, report: StatusReport, reason: NotAppliedReason, now: number): RecordOutcome {
+  const inserted = insertEvent(deps, {
+    messageHandle: message.handle,
+    status: report.status,
+    errorCode: report.errorCode ?? null,
+    errorMessage: report.errorMessage ?? null,
+    source: report.source,
+    sourceEventId: report.sourceEventId ?? null,
+    applied: false,
+    implied: false,
+    notAppliedReason: reason,
+    receivedAt: now,
+  });
+  return inserted ? 'not_applied' : 'duplicate_event';
+}
+
+/** Applies a report to a known message. Call inside a transaction. */
+function applyReport(deps: ServiceDeps, message: MessageRow, report: StatusReport, now: number): RecordOutcome {
+  const decision = decideStatus(message.status, report.status);
+  if (!decision.applied) return notApplied(deps, message, report, decision.reason, now);
+
+  const account = deps.store.accounts.findById(message.accountId);
+  if (!account) throw new Error(`message ${message.handle} belongs to no account`);
+  let current = message;
+  for (const step of decision.steps) {
+    const failed = step.status === 'ERROR';
+    const errorCode = failed ? (report.errorCode ?? ErrorCode.sendFailed) : null;
+    const update: StatusUpdate = {
+      status: step.status,
+      errorCode,
+      errorMessage: failed ? (report.errorMessage ?? DELIVERY_ERROR_MESSAGES[errorCode ?? 0] ?? null) : null,
+      wasDowngraded: report.wasDowngraded ?? current.wasDowngraded,
+      // A transport's clock is not ours: date_updated never moves backwards.
+      dateUpdated: Math.max(now, current.dateUpdated),
+    };
+    const inserted = insertEvent(deps, {
+      messageHandle: message.handle,
+      status: step.status,
+      errorCode: update.errorCode,
+      errorMessage: update.errorMessage,
+      source: report.source,
+      sourceEventId: step.implied ? null : (report.sourceEventId ?? null),
+      applied: true,
+      implied: step.implied,
+      notAppliedReason: null,
+      receivedAt: now,
+    });
+    // The unique index on applied events disagrees with decideStatus: roll back rather than call back twice.
+    if (!inserted) throw new Error(`status ${step.status} of ${message.handle} was already applied`);
+    current = { ...current, ...update };
+    deps.store.messages.updateStatus(current.id, update);
+    enqueueStatusCallback(deps, current, account, now);
+  }
+  return 'applied';
+}
+
+/** Records a status report inside the caller's transaction. */
+export function recordStatusInTransaction(deps: ServiceDeps, report: StatusReport): RecordOutcome {
+  const now = deps.clock.now();
+  if (report.sourceEventId && deps.store.messages.sourceEventSeen(report.source, report.sourceEventId)) {
+    return 'duplicate_event';
+  }
+  const message = deps.store.messages.findByAnyHandle(report.handle);
+  if (message) return applyReport(deps, message, report, now);
+  const kept = deps.store.orphans.insert({
+    transportHandle: report.handle,
+    status: report.status,
+    errorCode: report.errorCode ?? null,
+    errorMessage: report.errorMessage ?? null,
+    wasDowngraded: report.wasDowngraded ?? null,
+    source: report.source,
+    sourceEventId: report.sourceEventId ?? null,
+    receivedAt: now,
+  });
+  return kept ? 'unknown_handle' : 'duplicate_event';
+}
+
+/**
+ * The one way a status change enters the database: event, decision, message and callback in one
+ * transaction, so a crash leaves either all of them or none.
+ */
+export function recordStatus(deps: ServiceDeps, report: StatusReport): RecordOutcome {
+  const outcome = deps.store.transaction(() => recordStatusInTransaction(deps, report));
+  if (outcome === 'applied') deps.notify.outboxWritten();
+  return outcome;
+}
+
+/** Applies the events that arrived under `transportHandle` before the message was known by it. Call inside a transaction. */
+export function applyOrphanEvents(deps: ServiceDeps, transportHandle: string): boolean {
+  let applied = false;
+  for (const orphan of deps.store.orphans.take(transportHandle)) {
+    const outcome = recordStatusInTransaction(deps, {
+      handle: transportHandle,
+      status: orphan.status,
+      errorCode: orphan.errorCode,
+      errorMessage: orphan.errorMessage,
+      wasDowngraded: orphan.wasDowngraded,
+      source: orphan.source,
+      sourceEventId: orphan.sourceEventId,
+    });
+    applied ||= outcome === 'applied';
+  }
+  return applied;
+}

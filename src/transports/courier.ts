@@ -1,0 +1,112 @@
+import type { ServiceDeps } from '../services/deps.ts';
+import { failHandover, messageAwaitingHandover, messagesAwaitingHandover, recordHandover } from '../services/handover.ts';
+import { ErrorCode } from '../domain/error-codes.ts';
+import { TransportRefusal, type Transport } from './transport.ts';
+
+export type CourierOptions = {
+  /** Pauses between hand-over attempts after a retryable failure; once spent, the message fails with 10001. */
+  retryDelaysMs: readonly number[];
+  /** Hand-overs in flight at once. */
+  concurrency: number;
+};
+
+/** Upstream outages of a few minutes are ridden out; longer ones fail the message so the client hears about it. */
+export const DEFAULT_COURIER_OPTIONS: CourierOptions = { retryDelaysMs: [1_000, 5_000, 15_000, 60_000, 120_000], concurrency: 32 };
+
+/** How many waiting messages a resume loads at a time. */
+const RESUME_BATCH = 500;
+
+/**
+ * Carries committed QUEUED messages to the transport, outside the request that stored them.
+ * A failed hand-over is retried with backoff; after a crash `resume` finds every message still
+ * waiting (the database is the queue, this object only paces it).
+ */
+export function createCourier(deps: ServiceDeps, transport: Transport, options: CourierOptions = DEFAULT_COURIER_OPTIONS) {
+  const waiting: { handle: string; attempt: number }[] = [];
+  const busy = new Set<string>();
+  const retryTimers = new Set<NodeJS.Timeout>();
+  const inFlight = new Set<Promise<void>>();
+  let stopped = false;
+  let resumeAgain = false;
+
+  async function handOver(handle: string, attempt: number): Promise<void> {
+    const message = messageAwaitingHandover(deps, handle);
+    if (!message) return;
+    try {
+      recordHandover(deps, handle, await transport.send(message));
+    } catch (error) {
+      if (error instanceof TransportRefusal) {
+        failHandover(deps, handle, { errorCode: error.errorCode, errorMessage: error.message, source: transport.name });
+      } else if (attempt >= options.retryDelaysMs.length || stopped) {
+        if (stopped) return; // left QUEUED and not handed over: the next start resumes it
+        deps.log.warn({ handle, attempt, err: error }, 'hand-over failed for good');
+        failHandover(deps, handle, {
+          errorCode: ErrorCode.sendFailed,
+          errorMessage: `The ${transport.name} transport did not accept the message after ${attempt + 1} attempts`,
+          source: transport.name,
+        });
+      } else {
+        deps.log.info({ handle, attempt, err: error }, 'hand-over failed, will retry');
+        const timer = setTimeout(() => {
+          retryTimers.delete(timer);
+          enqueue(handle, attempt + 1);
+        }, options.retryDelaysMs[attempt]);
+        retryTimers.add(timer);
+      }
+    }
+  }
+
+  function pump(): void {
+    while (!stopped && inFlight.size < options.concurrency) {
+      const next = waiting.shift();
+      if (!next) break;
+      if (busy.has(next.handle)) continue;
+      busy.add(next.handle);
+      const work: Promise<void> = handOver(next.handle, next.attempt)
+        .catch((error: unknown) => deps.log.error({ err: error, handle: next.handle }, 'hand-over bookkeeping failed'))
+        .finally(() => {
+          busy.delete(next.handle);
+          inFlight.delete(work);
+          if (waiting.length === 0 && resumeAgain) resume();
+          else pump();
+        });
+      inFlight.add(work);
+    }
+  }
+
+  function enqueue(handle: string, attempt = 0): void {
+    if (stopped) return;
+    waiting.push({ handle, attempt });
+    // Deferred: the caller may still be inside the transaction that stored the message.
+    setImmediate(pump);
+  }
+
+  /** Queues every message that was accepted but never handed over, a batch at a time. */
+  function resume(): void {
+    const batch = messagesAwaitingHandover(deps, RESUME_BATCH);
+    resumeAgain = batch.length === RESUME_BATCH;
+    for (const message of batch) enqueue(message.handle);
+  }
+
+  return {
+    enqueue: (handle: string) => enqueue(handle),
+    resume,
+    /** Resolves once nothing is queued or in flight (retry timers aside). */
+    async idle(): Promise<void> {
+      while (inFlight.size > 0 || waiting.length > 0) {
+        await Promise.all([...inFlight]);
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+    },
+    /** Stops taking work and waits for hand-overs in flight; unfinished messages stay waiting in the database. */
+    async stop(): Promise<void> {
+      stopped = true;
+      for (const timer of retryTimers) clearTimeout(timer);
+      retryTimers.clear();
+      waiting.length = 0;
+      await Promise.all([...inFlight]);
+    },
+  };
+}
+
+export type Courier = ReturnType<typeof createCourier>;

@@ -1,0 +1,30 @@
+import type { HandoverReceipt, OutboundMessage } from '../services/handover.ts';
+
+/**
+ * A way out to the phone network. `send` hands one message over and resolves once the transport
+ * has accepted it; what happens next comes back through the services (`recordStatus`,
+ * `receiveInbound`/`receiveFromTransport`), from timers (sandbox) or from `/webhooks/*` (upstream).
+ */
+export interface Transport {
+  readonly name: 'sandbox' | 'upstream';
+  /**
+   * Must be idempotent by `message.handle`: after a crash the same message may be handed over
+   * again. Throws `TransportRefusal` for a final no; any other error is retried.
+   */
+  send(message: OutboundMessage): Promise<HandoverReceipt>;
+  /** Resumes the transport's own pending work (for the sandbox: the planned steps in the database). */
+  start(): void;
+  /** Stops timers and waits for work in flight. */
+  stop(): Promise<void>;
+}
+
+/** The transport said no for good (an upstream 4xx): the message fails with this code, no retry. */
+export class TransportRefusal extends Error {
+  constructor(
+    readonly errorCode: number,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'TransportRefusal';
+  }
+}
