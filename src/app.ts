@@ -5,11 +5,12 @@ import { ErrorCode } from './domain/error-codes.ts';
 import { AppError } from './services/app-error.ts';
 import { contactsRouter } from './http/routes/contacts.ts';
 import { healthRouter } from './http/routes/health.ts';
+import { ingestRouter, type IngestDeps } from './http/routes/ingest.ts';
 import { messagesRouter } from './http/routes/messages.ts';
 import { sendsRouter } from './http/routes/sends.ts';
 import type { ServiceDeps } from './services/deps.ts';
 
-export type AppDeps = ServiceDeps & {
+export type AppDeps = ServiceDeps & Pick<IngestDeps, 'transportName' | 'ingestSecrets'> & {
   /** Readiness probe: true while the database accepts writes. */
   isReady: () => boolean;
   version: string;
@@ -23,6 +24,7 @@ export function buildApp(deps: AppDeps) {
   app.route('/', contactsRouter(deps));
   app.route('/', messagesRouter(deps));
   app.route('/', sendsRouter(deps));
+  app.route('/', ingestRouter(deps));
 
   app.openAPIRegistry.registerComponent('securitySchemes', 'apiKeyId', {
     type: 'apiKey',

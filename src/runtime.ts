@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { AppDeps } from './app.ts';
 import type { Config } from './config.ts';
+import { createIngestSecrets, type IngestSecrets } from './http/ingest-auth.ts';
 import { isWritable, migrateDatabase, openDatabase, type Db } from './db/connection.ts';
 import { createStore } from './db/store.ts';
 import { systemClock, type Clock } from './services/deps.ts';
@@ -9,10 +10,15 @@ import { createRateLimiter } from './services/rate-limiter.ts';
 import { VERSION } from './version.ts';
 
 /** Opens and migrates the database and wires the dependencies every command shares. */
-export function openRuntime(config: Config, log: Logger, clock: Clock = systemClock): { db: Db; deps: AppDeps; notifier: NotifierHub } {
+export function openRuntime(
+  config: Config,
+  log: Logger,
+  clock: Clock = systemClock,
+): { db: Db; deps: AppDeps; notifier: NotifierHub; ingestSecrets: IngestSecrets } {
   const db = openDatabase(config.TEXTRELAY_DB);
   migrateDatabase(db);
   const notifier = createNotifierHub();
+  const ingestSecrets = createIngestSecrets(config.TEXTRELAY_INGEST_SECRET);
   const deps: AppDeps = {
     store: createStore(db),
     clock,
@@ -23,6 +29,8 @@ export function openRuntime(config: Config, log: Logger, clock: Clock = systemCl
     defaultNumbersPerAccount: config.TEXTRELAY_NUMBERS_PER_ACCOUNT,
     isReady: () => isWritable(db),
     version: VERSION,
+    transportName: config.TEXTRELAY_TRANSPORT,
+    ingestSecrets: ingestSecrets.list,
   };
-  return { db, deps, notifier };
+  return { db, deps, notifier, ingestSecrets };
 }

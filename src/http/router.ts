@@ -17,7 +17,7 @@ export function createRouter() {
   });
 }
 
-const limitBody = bodyLimit({
+export const limitBody = bodyLimit({
   maxSize: MAX_BODY_BYTES,
   onError: () => {
     throw new HTTPException(413);

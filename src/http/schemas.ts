@@ -13,7 +13,7 @@ import { MODIFY_TYPES } from '../services/groups.ts';
  * a complete sentence as their message and, where it is not 4000, the API error code in params.
  */
 
-function phoneNumber(options: { blacklistIsItsOwnError: boolean }) {
+export function phoneNumber(options: { blacklistIsItsOwnError: boolean }) {
   return z
     .string()
     .transform((raw, ctx) => {

@@ -14,7 +14,16 @@ export type TestAccount = Awaited<ReturnType<typeof createAccount>> & { headers:
  * The real app on a fresh in-memory database migrated by the production migrator, with a fake
  * clock. Every test gets its own; nothing is shared between tests.
  */
-export function makeTestApp(overrides: { rateLimitPerMinute?: number; displayTimeZone?: string; database?: string } = {}) {
+export function makeTestApp(
+  overrides: {
+    rateLimitPerMinute?: number;
+    displayTimeZone?: string;
+    database?: string;
+    transportName?: AppDeps['transportName'];
+    /** Secrets accepted by /webhooks/*; none by default, which refuses every caller. */
+    ingestSecrets?: string[];
+  } = {},
+) {
   const clock = new FakeClock();
   const db: Db = openDatabase(overrides.database ?? ':memory:');
   const notifier = createNotifierHub();
@@ -29,6 +38,8 @@ export function makeTestApp(overrides: { rateLimitPerMinute?: number; displayTim
     defaultNumbersPerAccount: 2,
     isReady: () => true,
     version: 'test',
+    transportName: overrides.transportName ?? 'sandbox',
+    ingestSecrets: () => overrides.ingestSecrets ?? [],
   };
   const app = buildApp(deps);
 

@@ -1,0 +1,80 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { createMiddleware } from 'hono/factory';
+import { Webhook } from 'standardwebhooks';
+import { ErrorCode } from '../domain/error-codes.ts';
+import { AppError } from '../services/app-error.ts';
+import type { AppEnv } from './env.ts';
+
+/** Receivers written for the public service compare this header to the secret; sb- is its spelling there. */
+const SECRET_HEADERS = ['svc-signing-secret', 'sb-signing-secret'] as const;
+const SIGNATURE_HEADERS = ['webhook-id', 'webhook-timestamp', 'webhook-signature'] as const;
+const STANDARD_PREFIX = 'whsec_';
+
+/**
+ * The secrets `/webhooks/*` callers may prove themselves with: the configured one, plus those the
+ * upstream transport learns at start (the upstream account's webhook secret, which signs its callbacks).
+ */
+export function createIngestSecrets(configured: string | undefined) {
+  const learned = new Set<string>();
+  return {
+    list: (): string[] => (configured === undefined ? [...learned] : [configured, ...learned]),
+    learn(secret: string): void {
+      learned.add(secret);
+    },
+  };
+}
+
+export type IngestSecrets = ReturnType<typeof createIngestSecrets>;
+
+function digest(value: string): Buffer {
+  return createHash('sha256').update(value).digest();
+}
+
+/** Hashing first makes both sides the same length, so not even the secret's length leaks through timing. */
+function sameSecret(presented: string, accepted: string): boolean {
+  return timingSafeEqual(digest(presented), digest(accepted));
+}
+
+/** A `whsec_` secret is used as Standard Webhooks says (its base64 part is the key); any other secret's bytes are the key. */
+function verifierFor(secret: string): Webhook {
+  return secret.startsWith(STANDARD_PREFIX) ? new Webhook(secret) : new Webhook(secret, { format: 'raw' });
+}
+
+function signedWith(secret: string, rawBody: string, headers: Record<string, string>): boolean {
+  try {
+    // verify() also refuses timestamps more than 5 minutes off, so a captured callback cannot be replayed later.
+    verifierFor(secret).verify(rawBody, headers, { jsonParse: false });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** True when the caller presented an accepted secret in a header or signed the raw body with one. */
+export function isAuthenticCaller(accepted: readonly string[], header: (name: string) => string | undefined, rawBody: string): boolean {
+  const presented = SECRET_HEADERS.map(header).filter((value): value is string => value !== undefined && value !== '');
+  if (presented.some((value) => accepted.some((secret) => sameSecret(value, secret)))) return true;
+
+  const signature: Record<string, string> = {};
+  for (const name of SIGNATURE_HEADERS) {
+    const value = header(name);
+    if (value === undefined) return false;
+    signature[name] = value;
+  }
+  return accepted.some((secret) => signedWith(secret, rawBody, signature));
+}
+
+/**
+ * Lets through only callers that know an accepted secret. With none configured every call is
+ * refused: an open ingest endpoint would let anyone mark messages delivered or invent inbound texts.
+ */
+export function requireIngestCaller(acceptedSecrets: () => string[]) {
+  return createMiddleware<AppEnv>(async (c, next) => {
+    const accepted = acceptedSecrets();
+    const rawBody = accepted.length === 0 ? '' : await c.req.text();
+    if (accepted.length === 0 || !isAuthenticCaller(accepted, (name) => c.req.header(name), rawBody)) {
+      throw new AppError(ErrorCode.unauthorized, 'Invalid or missing signing secret');
+    }
+    await next();
+  });
+}

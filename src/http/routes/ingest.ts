@@ -1,0 +1,155 @@
+import { createRoute, z } from '@hono/zod-openapi';
+import { isHttpUrl } from '../../domain/media-url.ts';
+import { PROGRESS_ORDER, type MessageStatus } from '../../domain/status.ts';
+import type { Transport } from '../../transports/transport.ts';
+import type { ServiceDeps } from '../../services/deps.ts';
+import { receiveFromTransport } from '../../services/receive-inbound.ts';
+import { recordStatus } from '../../services/record-status.ts';
+import { requireIngestCaller } from '../ingest-auth.ts';
+import { messageErrors } from '../responses.ts';
+import { createRouter, limitBody } from '../router.ts';
+import { phoneNumber } from '../schemas.ts';
+
+export type IngestDeps = ServiceDeps & {
+  /** Recorded as the source of ingested events, so a webhook-id is unique per transport. */
+  transportName: Transport['name'];
+  ingestSecrets: () => string[];
+};
+
+/** Inbound text comes from phones, not from our API: a blacklisted-looking sender is just an invalid one here. */
+const Phone = phoneNumber({ blacklistIsItsOwnError: false });
+/** Status callbacks carry the recipients of a group send as an array, and "" where a number does not apply. */
+const PhoneOrList = z.union([z.literal(''), Phone, z.array(Phone).max(100)]);
+const Handle = z.string().min(1).max(200);
+
+/** The spec lists "failed" among callback statuses where its status table says ERROR: both mean ERROR. */
+const IngestStatus = z
+  .enum([...PROGRESS_ORDER, 'ERROR', 'FAILED'])
+  .transform((status): MessageStatus => (status === 'FAILED' ? 'ERROR' : status))
+  .openapi({ type: 'string', enum: [...PROGRESS_ORDER, 'ERROR', 'FAILED'] });
+
+/** The status callback of the spec (contract section 7); fields not listed are ignored. */
+const StatusCallbackBody = z
+  .object({
+    message_handle: Handle,
+    status: IngestStatus,
+    error_code: z.number().int().nullable().optional(),
+    error_message: z.string().max(2_000).nullable().optional(),
+    was_downgraded: z.boolean().nullable().optional(),
+    from_number: PhoneOrList.optional(),
+    number: PhoneOrList.optional(),
+    to_number: PhoneOrList.optional(),
+  })
+  .openapi('StatusCallbackIngest');
+
+const InboundMediaUrl = z.string().refine((value) => value === '' || isHttpUrl(value), {
+  message: 'media_url must be an absolute http or https URL',
+});
+
+/** The receive webhook (contract section 4b); fields not listed are ignored. */
+const ReceiveWebhookBody = z
+  .object({
+    message_handle: Handle,
+    number: Phone.optional(),
+    from_number: Phone.optional(),
+    to_number: Phone,
+    // Not capped like sends: the message already exists on the phone network, refusing it would lose it.
+    content: z.string().optional(),
+    media_url: InboundMediaUrl.optional(),
+    group_id: z.string().max(200).optional(),
+    participants: z.array(Phone).max(100).optional(),
+    service: z.enum(['iMessage', 'SMS']).optional(),
+    was_downgraded: z.boolean().nullable().optional(),
+  })
+  .superRefine((body, ctx) => {
+    if (body.number === undefined && body.from_number === undefined) {
+      ctx.addIssue({ code: 'custom', message: 'number (or from_number) is required' });
+    }
+    if (!body.content && !body.media_url) ctx.addIssue({ code: 'custom', message: 'Either content or media_url is required' });
+  })
+  .transform((body) => ({
+    from: (body.number ?? body.from_number)!,
+    toNumber: body.to_number,
+    content: body.content ?? '',
+    mediaUrl: body.media_url ?? '',
+    service: body.service ?? (body.was_downgraded ? ('SMS' as const) : ('iMessage' as const)),
+    // A redelivered message is recognised by it.
+    transportHandle: body.message_handle,
+    transportGroupId: body.group_id || undefined,
+    participants: body.participants,
+  }))
+  .openapi('ReceiveWebhookIngest');
+
+const Ok = z.object({ status: z.literal('OK') }).openapi('IngestAnswer');
+const OK_BODY = { status: 'OK' } as const;
+
+const INGEST_ERRORS = messageErrors({ 400: 'Invalid payload (4000); nothing was written', 401: 'Missing or wrong signing secret or signature (4010)' });
+
+const EVENT_ID_HEADER = z.object({
+  'webhook-id': z.string().max(200).optional().openapi({ description: 'Standard Webhooks event id: the same id twice is recorded once' }),
+});
+
+export function ingestRouter(deps: IngestDeps) {
+  const middleware = [limitBody, requireIngestCaller(deps.ingestSecrets)];
+  const router = createRouter();
+  router.openAPIRegistry.registerComponent('securitySchemes', 'signingSecret', {
+    type: 'apiKey',
+    in: 'header',
+    name: 'svc-signing-secret',
+    description: 'TEXTRELAY_INGEST_SECRET (sb-signing-secret is accepted too), or a Standard Webhooks signature made with it',
+  });
+  const security = [{ signingSecret: [] }];
+
+  router.openapi(
+    createRoute({
+      method: 'post',
+      path: '/webhooks/status',
+      tags: ['Transport callbacks'],
+      summary: "A transport's status callback for a message it carries",
+      security,
+      middleware,
+      request: { headers: EVENT_ID_HEADER, body: { content: { 'application/json': { schema: StatusCallbackBody } }, required: true } },
+      responses: {
+        200: { description: 'Recorded (or a duplicate or stale event: kept in the history, nothing changed)', content: { 'application/json': { schema: Ok } } },
+        202: { description: 'Unknown handle: kept and applied once the message is known by it', content: { 'application/json': { schema: Ok } } },
+        ...INGEST_ERRORS,
+      },
+    }),
+    (c) => {
+      const body = c.req.valid('json');
+      const outcome = recordStatus(deps, {
+        handle: body.message_handle,
+        status: body.status,
+        errorCode: body.error_code,
+        errorMessage: body.error_message,
+        wasDowngraded: body.was_downgraded,
+        source: deps.transportName,
+        sourceEventId: c.req.valid('header')['webhook-id'] || undefined,
+      });
+      return outcome === 'unknown_handle' ? c.json(OK_BODY, 202) : c.json(OK_BODY, 200);
+    },
+  );
+
+  router.openapi(
+    createRoute({
+      method: 'post',
+      path: '/webhooks/receive',
+      tags: ['Transport callbacks'],
+      summary: 'An end user texted one of our lines, directly or in a group',
+      security,
+      middleware,
+      request: { body: { content: { 'application/json': { schema: ReceiveWebhookBody } }, required: true } },
+      responses: {
+        200: { description: 'Stored (a redelivered message is recognised by its handle and stored once)', content: { 'application/json': { schema: Ok } } },
+        ...INGEST_ERRORS,
+        404: { description: 'No account owns the line or talks to the sender (4040)' },
+      },
+    }),
+    (c) => {
+      receiveFromTransport(deps, { ...c.req.valid('json'), source: deps.transportName });
+      return c.json(OK_BODY, 200);
+    },
+  );
+
+  return router;
+}
