@@ -1,0 +1,21 @@
+/** Reads the webhook outbox of the test database, as the dispatcher would find it. */
+import { asc, eq } from 'drizzle-orm';
+import { webhookDeliveries } from '../../src/db/schema.ts';
+import type { TestApp } from './app.ts';
+
+export type OutboxRow = typeof webhookDeliveries.$inferSelect;
+
+/** Every outbox row written for a message, in seq order (the order its callbacks must go out). */
+export function outboxFor(t: TestApp, handle: string): OutboxRow[] {
+  return t.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.messageHandle, handle)).orderBy(asc(webhookDeliveries.seq)).all();
+}
+
+/** The parsed bodies of a message's outbox rows, in seq order. */
+export function payloadsFor(t: TestApp, handle: string): any[] {
+  return outboxFor(t, handle).map((row) => JSON.parse(row.payload));
+}
+
+/** The statuses a message's status callbacks will report, in the order they go out. */
+export function callbackStatuses(t: TestApp, handle: string): string[] {
+  return payloadsFor(t, handle).map((payload) => payload.status);
+}
