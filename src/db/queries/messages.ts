@@ -75,7 +75,9 @@ export function messageQueries(db: Db) {
     .select()
     .from(statusEvents)
     .where(eq(statusEvents.messageHandle, sql.placeholder('handle')))
-    .orderBy(asc(statusEvents.receivedAt), asc(statusEvents.id))
+    // Ids are random: rowid is what keeps arrival order among events of the same millisecond
+    // (an implied SENT and the DELIVERED that implied it share one).
+    .orderBy(asc(statusEvents.receivedAt), sql`rowid`)
     .prepare();
 
   return {
