@@ -79,6 +79,7 @@ function receiveInConversation(
   account: AccountRow,
   input: InboundMessage,
   group: GroupRow | null,
+  lineWrittenTo?: string,
 ): ReceiveOutcome {
   if (input.transportHandle !== undefined) {
     const known = deps.store.messages.findByAnyHandle(input.transportHandle);
@@ -93,7 +94,7 @@ function receiveInConversation(
     const message = insertInbound(deps, account, input, { lineNumber: group.lineNumber, contactId: null, group, members }, now);
     return { message, created: true };
   }
-  const lineNumber = lineForEndUser(deps, account, input.from, undefined, now);
+  const lineNumber = lineForEndUser(deps, account, input.from, lineWrittenTo, now);
   const contact = ensureContact(deps, account.id, input.from, now);
   const message = insertInbound(deps, account, input, { lineNumber, contactId: contact.id, group: null, members: [] }, now);
   deps.store.contacts.recordMessage(contact.id, now, previewOf(message.content, message.mediaUrl), false);
@@ -147,7 +148,13 @@ function accountForInbound(deps: ServiceDeps, input: TransportInbound, knownGrou
 }
 
 /** Our group for a transport's group id seen for the first time: the account's group with the same people, or a new one. */
-function adoptTransportGroup(deps: ServiceDeps, account: AccountRow, input: TransportInbound, transportGroupId: string): GroupRow {
+function adoptTransportGroup(
+  deps: ServiceDeps,
+  account: AccountRow,
+  input: TransportInbound,
+  transportGroupId: string,
+  lineWrittenTo: string | undefined,
+): GroupRow {
   const ownLines = new Set([...deps.store.accounts.listServiceNumbers(account.id), input.toNumber]);
   const people = [...new Set([...(input.participants ?? []), input.from])].filter((number) => !ownLines.has(number));
   const memberKey = memberKeyOf(people);
@@ -161,7 +168,7 @@ function adoptTransportGroup(deps: ServiceDeps, account: AccountRow, input: Tran
     id: randomUUID(),
     accountId: account.id,
     memberKey,
-    lineNumber: deps.store.accounts.findPinnedLine(account.id, input.from) ?? leastLoadedLine(deps, account),
+    lineNumber: lineWrittenTo ?? deps.store.accounts.findPinnedLine(account.id, input.from) ?? leastLoadedLine(deps, account),
     displayName: '',
     transportGroupId,
     createdAt: now,
@@ -180,8 +187,10 @@ export function receiveFromTransport(deps: ServiceDeps, input: TransportInbound)
       const { transportGroupId } = input;
       const knownGroup = transportGroupId ? deps.store.groups.findByTransportGroupId(transportGroupId) : undefined;
       const account = accountForInbound(deps, input, knownGroup);
-      const group = knownGroup ?? (transportGroupId ? adoptTransportGroup(deps, account, input, transportGroupId) : null);
-      return receiveInConversation(deps, account, input, group);
+      // The person chose the line they wrote to: the message is stored on it, and a first contact is pinned to it.
+      const lineWrittenTo = deps.store.accounts.listServiceNumbers(account.id).includes(input.toNumber) ? input.toNumber : undefined;
+      const group = knownGroup ?? (transportGroupId ? adoptTransportGroup(deps, account, input, transportGroupId, lineWrittenTo) : null);
+      return receiveInConversation(deps, account, input, group, lineWrittenTo);
     }),
   );
 }

@@ -1,0 +1,249 @@
+import { describe, expect, it } from 'vitest';
+import type { AccountRow } from '../../src/db/rows.ts';
+import { AppError } from '../../src/services/app-error.ts';
+import { receiveFromTransport, receiveInbound, type InboundMessage, type TransportInbound } from '../../src/services/receive-inbound.ts';
+import { makeTestApp, type TestAccount, type TestApp } from '../helpers/app.ts';
+import { accountRow, send, sendGroup } from '../helpers/delivery.ts';
+import { ALICE, BOB, CAROL, DAVE, show } from '../helpers/fixtures.ts';
+import { outboxFor, payloadsFor } from '../helpers/outbox.ts';
+
+/** receiveInbound / receiveFromTransport: an end user's message enters the database, with its receive webhooks. */
+
+const SOURCE = 'test-transport';
+const RECEIVE_URL = 'https://hooks.example.com/receive';
+
+function inbound(extra: Partial<InboundMessage> & { groupId?: string } = {}): InboundMessage & { groupId?: string } {
+  return { from: ALICE, content: 'hello there', mediaUrl: '', service: 'iMessage', source: SOURCE, ...extra };
+}
+
+function fromTransport(toNumber: string, extra: Partial<TransportInbound> = {}): TransportInbound {
+  return { from: ALICE, content: 'over the wire', mediaUrl: '', service: 'iMessage', source: SOURCE, toNumber, ...extra };
+}
+
+function messagesOf(t: TestApp, account: AccountRow) {
+  return t.store.messages.list(account.id, {}, 1_000, 0);
+}
+
+function expectAppError(work: () => unknown, code: number): void {
+  let thrown: unknown;
+  try {
+    work();
+  } catch (error) {
+    thrown = error;
+  }
+  expect(thrown, show(thrown)).toBeInstanceOf(AppError);
+  expect((thrown as AppError).code, (thrown as Error).message).toBe(code);
+}
+
+async function contactView(t: TestApp, account: TestAccount, phone: string) {
+  const contact = t.store.contacts.findByPhone(accountRow(t, account).id, phone);
+  expect(contact, `no contact for ${phone}`).toBeDefined();
+  const reply = await t.call('GET', `/accounts/contacts/${contact!.id}`, account);
+  expect(reply.status, show(reply.body)).toBe(200);
+  return reply.body.contact;
+}
+
+/** A sapphire account with one receive webhook. */
+function setUp(input: { receiveWebhook?: string | undefined; numbers?: number } = { receiveWebhook: RECEIVE_URL }) {
+  const t = makeTestApp();
+  const account = t.createAccount(input);
+  return { t, account, row: accountRow(t, account) };
+}
+
+describe('receiveInbound: one-to-one', () => {
+  it('creates the contact, pins the sender to a line and updates the conversation summary', async () => {
+    const { t, account, row } = setUp();
+    const { message, created } = receiveInbound(t.deps, row, inbound());
+    expect(created).toBe(true);
+    expect(message).toMatchObject({ isOutbound: false, status: 'RECEIVED', messageType: 'message', number: ALICE, content: 'hello there' });
+    expect(account.numbers).toContain(message.lineNumber);
+    expect(t.store.accounts.findPinnedLine(row.id, ALICE)).toBe(message.lineNumber);
+
+    const contact = await contactView(t, account, ALICE);
+    expect(contact, show(contact)).toMatchObject({ phone: ALICE, previewText: 'hello there', last_date: '2026-11-23T09:30:00.000Z', is_unread: true });
+    expect(t.store.contacts.findByPhone(row.id, ALICE)!.id).toBe(message.contactId);
+
+    t.clock.advance(60_000);
+    const reply = send(t, account, { number: ALICE, content: 'our answer' });
+    expect(reply.from_number, 'our answer goes out on the line the person wrote to').toBe(message.lineNumber);
+    const after = await contactView(t, account, ALICE);
+    expect(after, show(after)).toMatchObject({ previewText: 'our answer', last_date: '2026-11-23T09:31:00.000Z', is_unread: false });
+  });
+
+  it('keeps a person already pinned on their line, and shows a media-only message by its URL', async () => {
+    const { t, account, row } = setUp();
+    const line = send(t, account, { number: BOB }).from_number;
+    t.clock.advance(1_000);
+    const { message } = receiveInbound(t.deps, row, inbound({ from: BOB, content: '', mediaUrl: 'https://cdn.example.com/cat.png' }));
+    expect(message.lineNumber).toBe(line);
+    const contact = await contactView(t, account, BOB);
+    expect(contact, show(contact)).toMatchObject({ previewText: 'https://cdn.example.com/cat.png', is_unread: true });
+  });
+
+  it('queues one receive webhook per URL with the contract’s fields', () => {
+    const { t, account, row } = setUp();
+    t.store.accounts.addReceiveWebhook(row.id, 'https://second.example.com/in', t.clock.now() + 1);
+    const { message } = receiveInbound(t.deps, row, inbound({ service: 'SMS' }));
+
+    const rows = outboxFor(t, message.handle);
+    expect(rows.map((r) => [r.eventType, r.url, r.state])).toEqual([
+      ['message.received', RECEIVE_URL, 'pending'],
+      ['message.received', 'https://second.example.com/in', 'pending'],
+    ]);
+    expect(rows[0]!.payload).toBe(rows[1]!.payload);
+    expect(rows[0]!.webhookId).not.toBe(rows[1]!.webhookId);
+    expect(JSON.parse(rows[0]!.payload)).toMatchObject({
+      accountEmail: account.email,
+      content: 'hello there',
+      is_outbound: false,
+      media_url: '',
+      status: 'RECEIVED',
+      message_handle: message.handle,
+      date_sent: '2026-11-23T09:30:00.000Z',
+      from_number: ALICE,
+      number: ALICE,
+      to_number: message.lineNumber,
+      was_downgraded: true,
+      plan: 'sapphire',
+      message_type: 'message',
+      group_id: '',
+      participants: [],
+      service: 'SMS',
+      group_display_name: '',
+    });
+  });
+
+  it('queues nothing when the account has no receive webhook', () => {
+    const { t, row } = setUp({ receiveWebhook: undefined });
+    const signals: string[] = [];
+    t.notifier.subscribe({ outboxWritten: () => signals.push('outbox') });
+    const { message } = receiveInbound(t.deps, row, inbound());
+    expect(message.status).toBe('RECEIVED');
+    expect(outboxFor(t, message.handle)).toEqual([]);
+  });
+});
+
+describe('receiveInbound: groups', () => {
+  it('stores a member’s message in the group, listed with the group’s sends, with the group fields in the webhook', async () => {
+    const { t, account, row } = setUp();
+    const sent = sendGroup(t, account, { numbers: [ALICE, BOB, CAROL] });
+    t.clock.advance(5_000);
+    const { message } = receiveInbound(t.deps, row, inbound({ from: BOB, content: 'reply all', groupId: sent.group_id }));
+    expect(message).toMatchObject({ messageType: 'group', groupId: sent.group_id, number: BOB, lineNumber: sent.from_number });
+
+    const listed = await t.call('GET', `/accounts/messages?group_id=${sent.group_id}`, account);
+    expect(listed.body.messages.map((m: any) => m.message_handle), show(listed.body)).toEqual([message.handle, sent.message_handle]);
+
+    const payload = payloadsFor(t, message.handle)[0];
+    expect(payload, show(payload)).toMatchObject({
+      message_type: 'group',
+      group_id: sent.group_id,
+      number: BOB,
+      from_number: BOB,
+      to_number: sent.from_number,
+      service: 'iMessage',
+      was_downgraded: false,
+      group_display_name: '',
+    });
+    expect([...payload.participants].sort()).toEqual([ALICE, BOB, CAROL, sent.from_number].sort());
+  });
+
+  it('refuses a sender who is not a member (4000) and another account’s group (4040), writing nothing', () => {
+    const { t, account, row } = setUp();
+    const other = t.createAccount();
+    const ours = sendGroup(t, account, { numbers: [ALICE, BOB] });
+    const theirs = sendGroup(t, other, { numbers: [ALICE, BOB] });
+    const before = messagesOf(t, row).length;
+
+    expectAppError(() => receiveInbound(t.deps, row, inbound({ from: DAVE, groupId: ours.group_id })), 4000);
+    expectAppError(() => receiveInbound(t.deps, row, inbound({ from: ALICE, groupId: theirs.group_id })), 4040);
+    expect(messagesOf(t, row)).toHaveLength(before);
+    expect(t.store.contacts.findByPhone(row.id, DAVE), 'no contact created for the refused sender').toBeUndefined();
+  });
+});
+
+describe('receiveFromTransport: which account', () => {
+  it('goes to the owner of the line written to, else to the account that last started talking to the sender', () => {
+    const t = makeTestApp();
+    const first = t.createAccount();
+    const second = t.createAccount();
+    send(t, first, { number: ALICE });
+    t.clock.advance(1_000);
+    send(t, second, { number: ALICE });
+
+    const toFirstLine = receiveFromTransport(t.deps, fromTransport(first.numbers[1]!)).message;
+    expect(toFirstLine.accountId).toBe(accountRow(t, first).id);
+    const toUnknownLine = receiveFromTransport(t.deps, fromTransport('+12025550123')).message;
+    expect(toUnknownLine.accountId, 'the most recent pin wins').toBe(accountRow(t, second).id);
+  });
+
+  it('answers 4040 and writes nothing when no account owns the line or knows the sender', () => {
+    const t = makeTestApp();
+    const account = t.createAccount();
+    expectAppError(() => receiveFromTransport(t.deps, fromTransport('+12025550123', { from: DAVE })), 4040);
+    expect(messagesOf(t, accountRow(t, account))).toEqual([]);
+  });
+
+  it('stores one message for one transport handle delivered twice', () => {
+    const { t, account, row } = setUp();
+    const first = receiveFromTransport(t.deps, fromTransport(account.numbers[0]!, { transportHandle: 'up-msg-1' }));
+    t.clock.advance(1_000);
+    const again = receiveFromTransport(t.deps, fromTransport(account.numbers[0]!, { transportHandle: 'up-msg-1' }));
+    expect([first.created, again.created]).toEqual([true, false]);
+    expect(again.message.handle).toBe(first.message.handle);
+    expect(messagesOf(t, row)).toHaveLength(1);
+    expect(outboxFor(t, first.message.handle)).toHaveLength(1);
+  });
+
+  it('stores a message on the line the sender wrote to', () => {
+    const { t, account } = setUp({ receiveWebhook: RECEIVE_URL, numbers: 2 });
+    // BOB takes the least-loaded line first, so the other line is the one ALICE's message names.
+    const bobLine = send(t, account, { number: BOB }).from_number;
+    const aliceWroteTo = account.numbers.find((line) => line !== bobLine)!;
+    send(t, account, { number: CAROL });
+    const { message } = receiveFromTransport(t.deps, fromTransport(aliceWroteTo));
+    expect(message.lineNumber, `ALICE wrote to ${aliceWroteTo}`).toBe(aliceWroteTo);
+    expect(payloadsFor(t, message.handle)[0].to_number).toBe(aliceWroteTo);
+  });
+});
+
+describe('receiveFromTransport: groups', () => {
+  it('adopts the account’s group with the same people for an unknown transport group id, and keeps using it', () => {
+    const { t, account, row } = setUp();
+    const sent = sendGroup(t, account, { numbers: [ALICE, BOB] });
+    const line = sent.from_number as string;
+    const first = receiveFromTransport(
+      t.deps,
+      fromTransport(line, { from: ALICE, transportGroupId: 'up-group-7', participants: [ALICE, BOB, line] }),
+    ).message;
+    expect(first.groupId).toBe(sent.group_id);
+    expect(t.store.groups.findById(row.id, sent.group_id)!.transportGroupId).toBe('up-group-7');
+
+    const second = receiveFromTransport(t.deps, fromTransport(line, { from: BOB, transportGroupId: 'up-group-7' })).message;
+    expect([second.groupId, second.accountId]).toEqual([sent.group_id, row.id]);
+  });
+
+  it('creates a group for new people under the transport’s id; later messages and sends to the same people use it', () => {
+    const { t, account, row } = setUp();
+    // CAROL is pinned to one line; the transport's group chat is on the other.
+    const carolLine = send(t, account, { number: CAROL }).from_number;
+    const line = account.numbers.find((number) => number !== carolLine)!;
+    const first = receiveFromTransport(
+      t.deps,
+      fromTransport(line, { from: CAROL, transportGroupId: 'up-group-9', participants: [CAROL, DAVE, line] }),
+    ).message;
+    expect(first.groupId).not.toBeNull();
+    const group = t.store.groups.findById(row.id, first.groupId!)!;
+    expect(group.transportGroupId).toBe('up-group-9');
+    expect([...t.store.groups.members(group.id)].sort()).toEqual([CAROL, DAVE]);
+    expect(group.lineNumber, 'the group lives on the line its members wrote to').toBe(line);
+    expect(t.store.contacts.findByPhone(row.id, DAVE), 'members become contacts').toBeDefined();
+
+    const second = receiveFromTransport(t.deps, fromTransport(line, { from: DAVE, transportGroupId: 'up-group-9' })).message;
+    expect(second.groupId).toBe(group.id);
+    const ourSend = sendGroup(t, account, { numbers: [DAVE, CAROL] });
+    expect(ourSend.group_id, 'sent and received messages list together under one group_id').toBe(group.id);
+    const payload = payloadsFor(t, second.handle)[0];
+    expect([...payload.participants].sort()).toEqual([CAROL, DAVE, line].sort());
+  });
+});
