@@ -7,6 +7,7 @@ import { contactsRouter } from './http/routes/contacts.ts';
 import { healthRouter } from './http/routes/health.ts';
 import { ingestRouter, type IngestDeps } from './http/routes/ingest.ts';
 import { messagesRouter } from './http/routes/messages.ts';
+import { sandboxRouter } from './http/routes/sandbox.ts';
 import { sendsRouter } from './http/routes/sends.ts';
 import type { ServiceDeps } from './services/deps.ts';
 
@@ -24,6 +25,7 @@ export function buildApp(deps: AppDeps) {
   app.route('/', contactsRouter(deps));
   app.route('/', messagesRouter(deps));
   app.route('/', sendsRouter(deps));
+  if (deps.transportName === 'sandbox') app.route('/', sandboxRouter(deps));
   app.route('/', ingestRouter(deps));
 
   app.openAPIRegistry.registerComponent('securitySchemes', 'apiKeyId', {

@@ -9,6 +9,7 @@ import { openRuntime } from './runtime.ts';
 import { createAccount, listAccounts, rotateSecret } from './services/accounts.ts';
 import { AppError } from './services/app-error.ts';
 import { runServer } from './server.ts';
+import { INBOUND_USAGE, inboundCommand } from './cli/inbound.ts';
 
 const USAGE = `textrelay: self-hosted messaging gateway
 
@@ -18,6 +19,7 @@ Usage:
   textrelay accounts create --email E [--plan blue|sapphire] [--numbers K] [--receive-webhook URL] [--db FILE] [--json]
   textrelay accounts list [--db FILE] [--json]
   textrelay accounts rotate-secret --email E [--db FILE] [--json]
+  ${INBOUND_USAGE}
 
 Settings come from the environment (see README); flags win over it.
 `;
@@ -33,6 +35,10 @@ const OPTIONS = {
   plan: { type: 'string' },
   numbers: { type: 'string' },
   'receive-webhook': { type: 'string' },
+  from: { type: 'string' },
+  content: { type: 'string' },
+  'group-id': { type: 'string' },
+  'media-url': { type: 'string' },
   json: { type: 'boolean', default: false },
   help: { type: 'boolean', short: 'h', default: false },
 } as const;
@@ -136,6 +142,11 @@ async function main(argv: string[]): Promise<void> {
     }
     case 'accounts':
       return accountsCommand(action, flags);
+    case 'inbound': {
+      const message = withRuntime(flags, (deps) => inboundCommand(deps, flags));
+      print(message, flags.json, () => message.message_handle);
+      return;
+    }
     default:
       throw new UsageError(`Unknown command: ${command}`);
   }

@@ -6,6 +6,7 @@ import { idempotencyQueries } from './queries/idempotency.ts';
 import { messageQueries } from './queries/messages.ts';
 import { orphanQueries } from './queries/orphans.ts';
 import { outboxQueries } from './queries/outbox.ts';
+import { sandboxQueries } from './queries/sandbox.ts';
 
 /**
  * Everything the services may ask of the database, by name. All SQL lives behind this object,
@@ -20,6 +21,7 @@ export function createStore(db: Db) {
     messages: messageQueries(db),
     orphans: orphanQueries(db),
     outbox: outboxQueries(db),
+    sandbox: sandboxQueries(db),
     /**
      * Runs `work` in one transaction (a savepoint when nested). better-sqlite3 transactions are
      * synchronous: `work` must not await, or its writes would escape the transaction.

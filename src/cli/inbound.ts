@@ -1,0 +1,37 @@
+import type { AppDeps } from '../app.ts';
+import { ErrorCode } from '../domain/error-codes.ts';
+import { validationError } from '../http/errors.ts';
+import { SandboxInboundBody } from '../http/routes/sandbox.ts';
+import { AppError } from '../services/app-error.ts';
+import { receiveSandboxInbound, requireAccountByEmail } from '../services/sandbox.ts';
+
+export const INBOUND_USAGE =
+  'textrelay inbound --email E --from NUMBER --content TEXT [--group-id ID] [--media-url URL] [--db FILE] [--json]';
+
+export type InboundFlags = {
+  email?: string | undefined;
+  from?: string | undefined;
+  content?: string | undefined;
+  'group-id'?: string | undefined;
+  'media-url'?: string | undefined;
+};
+
+/**
+ * `textrelay inbound`: an end user texts the account, through the validation and the service of
+ * `POST /sandbox/inbound`. Answers the stored message (RECEIVED).
+ */
+export function inboundCommand(deps: AppDeps, flags: InboundFlags) {
+  if (deps.transportName !== 'sandbox') {
+    throw new AppError(ErrorCode.validation, 'textrelay inbound simulates the sandbox network; TEXTRELAY_TRANSPORT is upstream');
+  }
+  if (!flags.email) throw new AppError(ErrorCode.validation, '--email is required');
+  if (!flags.from) throw new AppError(ErrorCode.validation, '--from is required');
+  const parsed = SandboxInboundBody.safeParse({
+    number: flags.from,
+    content: flags.content,
+    media_url: flags['media-url'],
+    group_id: flags['group-id'],
+  });
+  if (!parsed.success) throw validationError(parsed.error);
+  return receiveSandboxInbound(deps, requireAccountByEmail(deps, flags.email), parsed.data);
+}

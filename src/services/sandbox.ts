@@ -1,0 +1,162 @@
+import { ErrorCode } from '../domain/error-codes.ts';
+import { planTimeline, sandboxBehaviour, type PlannedStep } from '../domain/sandbox-numbers.ts';
+import type { InboundService } from '../domain/webhook-payloads.ts';
+import type { NewSandboxStep, SandboxStepRow } from '../db/queries/sandbox.ts';
+import type { AccountRow } from '../db/rows.ts';
+import { AppError } from './app-error.ts';
+import type { ServiceDeps } from './deps.ts';
+import type { OutboundMessage } from './handover.ts';
+import { getMessageStatus } from './messages.ts';
+import { receiveInbound } from './receive-inbound.ts';
+import { recordStatusInTransaction } from './record-status.ts';
+
+/** The name the sandbox network reports under, in status histories and inbound messages. */
+export const SANDBOX_SOURCE = 'sandbox';
+
+/** A 555-0102 number has no iMessage: what it writes arrives as SMS. */
+function serviceOf(number: string): InboundService {
+  return sandboxBehaviour(number) === 'sms' ? 'SMS' : 'iMessage';
+}
+
+function toRow(message: OutboundMessage, step: PlannedStep, stepIndex: number, dueAt: number): NewSandboxStep {
+  const common = { messageHandle: message.handle, stepIndex, dueAt, kind: step.kind };
+  if (step.kind === 'status') {
+    return {
+      ...common,
+      status: step.status,
+      errorCode: step.errorCode,
+      errorMessage: null,
+      wasDowngraded: step.wasDowngraded,
+      inboundFrom: null,
+      inboundContent: null,
+      groupId: null,
+    };
+  }
+  return {
+    ...common,
+    status: null,
+    errorCode: null,
+    errorMessage: null,
+    wasDowngraded: null,
+    inboundFrom: step.from,
+    inboundContent: step.content,
+    groupId: message.groupId,
+  };
+}
+
+/**
+ * Plans the whole timeline of a message handed to the sandbox, `stepMs` apart from now. Returns
+ * how many steps are new: none when the same message was handed over before.
+ */
+export function planSandboxTimeline(deps: ServiceDeps, message: OutboundMessage, stepMs: number): number {
+  return deps.store.transaction(() => {
+    const stored = deps.store.messages.findByAnyHandle(message.handle);
+    // Its first report was applied, so its steps ran (and were deleted): planning again would replay them.
+    if (stored && stored.status !== 'QUEUED') return 0;
+    const now = deps.clock.now();
+    const rows = planTimeline(message).map((step, index) => toRow(message, step, index, now + step.atStep * stepMs));
+    return deps.store.sandbox.plan(rows);
+  });
+}
+
+/** The step's own id: the network never reports the same step twice, and the database holds it to that. */
+function stepId(step: SandboxStepRow): string {
+  return `${step.messageHandle}/${step.stepIndex}`;
+}
+
+/** Answers whether the step wrote to the outbox. Call inside the transaction that deletes the step. */
+function applyStep(deps: ServiceDeps, step: SandboxStepRow): boolean {
+  if (step.kind === 'status') {
+    if (step.status === null) throw new Error(`sandbox step ${stepId(step)} has no status`);
+    const outcome = recordStatusInTransaction(deps, {
+      handle: step.messageHandle,
+      status: step.status,
+      errorCode: step.errorCode,
+      errorMessage: step.errorMessage,
+      wasDowngraded: step.wasDowngraded,
+      source: SANDBOX_SOURCE,
+      sourceEventId: stepId(step),
+    });
+    return outcome === 'applied';
+  }
+  const original = deps.store.messages.findByAnyHandle(step.messageHandle);
+  const account = original && deps.store.accounts.findById(original.accountId);
+  if (!account || step.inboundFrom === null) throw new Error(`sandbox step ${stepId(step)} names no account or sender`);
+  try {
+    return receiveInbound(deps, account, {
+      from: step.inboundFrom,
+      content: step.inboundContent ?? '',
+      mediaUrl: '',
+      service: serviceOf(step.inboundFrom),
+      source: SANDBOX_SOURCE,
+      transportHandle: stepId(step),
+      groupId: step.groupId ?? undefined,
+    }).created;
+  } catch (error) {
+    // The conversation no longer takes the reply (the member left the group): the reply is lost, as on a phone.
+    if (!(error instanceof AppError)) throw error;
+    deps.log.warn({ step: stepId(step), err: error }, 'sandbox reply dropped');
+    return false;
+  }
+}
+
+/**
+ * Applies every step due now, each in its own transaction together with its deletion, so each
+ * happens exactly once even across a crash. Returns how many steps ran.
+ */
+export function runDueSandboxSteps(deps: ServiceDeps): number {
+  const now = deps.clock.now();
+  let ran = 0;
+  let wroteOutbox = false;
+  for (;;) {
+    const wrote = deps.store.transaction(() => {
+      const step = deps.store.sandbox.nextDue(now);
+      if (!step) return undefined;
+      const result = applyStep(deps, step);
+      deps.store.sandbox.remove(step.id);
+      return result;
+    });
+    if (wrote === undefined) break;
+    ran += 1;
+    wroteOutbox ||= wrote;
+  }
+  if (wroteOutbox) deps.notify.outboxWritten();
+  return ran;
+}
+
+/** When the next planned step is due, if any is. */
+export function nextSandboxStepAt(deps: ServiceDeps): number | undefined {
+  return deps.store.sandbox.earliestDueAt();
+}
+
+/** An end user's message as `POST /sandbox/inbound` and `textrelay inbound` take it, already validated. */
+export type SandboxInboundInput = {
+  number: string;
+  content?: string | undefined;
+  mediaUrl?: string | undefined;
+  /** One of the account's groups; `number` must be a member. */
+  groupId?: string | undefined;
+};
+
+/** An end user texts the account on the sandbox network; answers the stored message (RECEIVED). */
+export function receiveSandboxInbound(deps: ServiceDeps, account: AccountRow, input: SandboxInboundInput) {
+  if (deps.store.accounts.listServiceNumbers(account.id).includes(input.number)) {
+    throw new AppError(ErrorCode.validation, `${input.number} is one of this account's own numbers, not an end user`);
+  }
+  const { message } = receiveInbound(deps, account, {
+    from: input.number,
+    content: input.content ?? '',
+    mediaUrl: input.mediaUrl ?? '',
+    service: serviceOf(input.number),
+    source: SANDBOX_SOURCE,
+    groupId: input.groupId,
+  });
+  return getMessageStatus(deps, account, message.handle, false);
+}
+
+/** The account a CLI command names by email. */
+export function requireAccountByEmail(deps: ServiceDeps, email: string): AccountRow {
+  const account = deps.store.accounts.findByEmail(email);
+  if (!account) throw new AppError(ErrorCode.notFound, `No account with email ${email}`);
+  return account;
+}

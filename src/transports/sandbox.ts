@@ -1,0 +1,79 @@
+import type { ServiceDeps } from '../services/deps.ts';
+import type { HandoverReceipt, OutboundMessage } from '../services/handover.ts';
+import { nextSandboxStepAt, planSandboxTimeline, runDueSandboxSteps } from '../services/sandbox.ts';
+import type { Transport } from './transport.ts';
+
+export type SandboxOptions = {
+  /** TEXTRELAY_SANDBOX_STEP_MS: the pause between a message's simulated reports. */
+  stepMs: number;
+};
+
+export type SandboxTransport = Transport & {
+  /** Applies every step due by `deps.clock` now; returns how many ran. Tests call it after advancing a fake clock. */
+  runDue(): number;
+};
+
+/** setTimeout fires at once for delays beyond a signed 32-bit int. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+/** After a failed run (a busy database), wait this long before trying again rather than spin. */
+const RETRY_AFTER_FAILURE_MS = 1_000;
+
+/**
+ * The simulated phone network (contract section 6). Its state is the planned steps in the
+ * database, so only `deps.clock` decides what is due; once started, one timer is armed for the
+ * earliest step and re-armed after every send and every run.
+ */
+export function createSandboxTransport(deps: ServiceDeps, options: SandboxOptions): SandboxTransport {
+  let started = false;
+  let timer: NodeJS.Timeout | undefined;
+
+  function arm(delayMs?: number): void {
+    if (!started) return;
+    clearTimeout(timer);
+    timer = undefined;
+    const dueAt = nextSandboxStepAt(deps);
+    if (dueAt === undefined && delayMs === undefined) return;
+    const delay = delayMs ?? Math.max(0, (dueAt ?? 0) - deps.clock.now());
+    timer = setTimeout(runGuarded, Math.min(delay, MAX_TIMER_MS));
+    // The server's socket keeps the process alive; a pending step alone must not.
+    timer.unref();
+  }
+
+  /** A run from a timer or from start(): its failure is logged and retried, never thrown at the caller. */
+  function runGuarded(): void {
+    timer = undefined;
+    try {
+      runDue();
+    } catch (error) {
+      deps.log.error({ err: error }, 'sandbox steps failed, retrying');
+      arm(RETRY_AFTER_FAILURE_MS);
+    }
+  }
+
+  function runDue(): number {
+    const ran = runDueSandboxSteps(deps);
+    arm();
+    return ran;
+  }
+
+  return {
+    name: 'sandbox',
+    async send(message: OutboundMessage): Promise<HandoverReceipt> {
+      planSandboxTimeline(deps, message, options.stepMs);
+      arm();
+      // The sandbox knows messages by our handle: that is its dedupe key and its handle.
+      return { transportHandle: message.handle };
+    },
+    start(): void {
+      started = true;
+      // Steps that fell due while the process was down run now; the rest wait for their time.
+      runGuarded();
+    },
+    async stop(): Promise<void> {
+      started = false;
+      clearTimeout(timer);
+      timer = undefined;
+    },
+    runDue,
+  };
+}
