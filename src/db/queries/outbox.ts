@@ -1,24 +1,257 @@
+import { and, asc, desc, eq, gte, inArray, type SQL } from 'drizzle-orm';
 import type { Db } from '../connection.ts';
 import { placeholdersFor } from '../placeholders.ts';
-import { webhookDeliveries } from '../schema.ts';
+import { DELIVERY_STATES, webhookAttempts, webhookDeliveries } from '../schema.ts';
 
 export type WebhookDeliveryRow = typeof webhookDeliveries.$inferSelect;
+export type WebhookAttemptRow = typeof webhookAttempts.$inferSelect;
+export type DeliveryState = (typeof DELIVERY_STATES)[number];
 
 /** A callback to send: the rest of the row (state, attempts, timestamps) starts the same for all. */
 export type OutboxEntry = Pick<WebhookDeliveryRow, 'webhookId' | 'accountId' | 'messageHandle' | 'eventType' | 'url' | 'payload'>;
 
-const ENQUEUE_COLUMNS = [
-  'webhookId', 'accountId', 'messageHandle', 'eventType', 'url', 'payload', 'state', 'nextAttemptAt', 'createdAt', 'updatedAt',
-] as const satisfies readonly (keyof WebhookDeliveryRow)[];
+/** A claimed row, with the account's signing secrets read in the same statement (one query per claim, not per row). */
+export type ClaimedDelivery = Pick<
+  WebhookDeliveryRow,
+  'seq' | 'webhookId' | 'accountId' | 'messageHandle' | 'eventType' | 'url' | 'payload' | 'attemptCount'
+> & {
+  /** The lease this claim holds: finishing a row checks it, so a dispatcher whose lease lapsed cannot overwrite the next one's work. */
+  leaseExpiresAt: number;
+  webhookSecret: string | null;
+  previousWebhookSecret: string | null;
+  previousWebhookSecretExpiresAt: number | null;
+};
+
+export type AttemptRecord = Omit<WebhookAttemptRow, 'id' | 'deliverySeq'>;
+
+/** What became of one claimed row after its attempt. */
+export type DeliveryOutcome =
+  | { kind: 'delivered' }
+  | { kind: 'retry'; nextAttemptAt: number }
+  | { kind: 'failed' };
+
+export type FinishedDelivery = {
+  seq: number;
+  leaseExpiresAt: number;
+  attempt: AttemptRecord;
+  outcome: DeliveryOutcome;
+};
+
+export type DeliveryFilter = { state?: DeliveryState | undefined; limit: number; offset: number };
+
+type RawClaimed = {
+  seq: number;
+  webhook_id: string;
+  account_id: string;
+  message_handle: string;
+  event_type: WebhookDeliveryRow['eventType'];
+  url: string;
+  payload: string;
+  attempt_count: number;
+  webhook_secret: string | null;
+  previous_webhook_secret: string | null;
+  previous_webhook_secret_expires_at: number | null;
+};
 
 export function outboxQueries(db: Db) {
-  // Runs once per status change with a callback URL: prepared once.
-  const enqueue = db.insert(webhookDeliveries).values(placeholdersFor(ENQUEUE_COLUMNS)).prepare();
+  const client = db.$client;
+
+  /*
+   * A new row starts no earlier than the unfinished row ahead of it for the same message and URL:
+   * while that one waits out a backoff, the new row stays out of the due scan instead of being
+   * read and skipped on every claim. (webhook_deliveries_order_idx)
+   */
+  const enqueue = client.prepare(`
+    insert into webhook_deliveries
+      (webhook_id, account_id, message_handle, event_type, url, payload, state, next_attempt_at, created_at, updated_at)
+    values (@webhookId, @accountId, @messageHandle, @eventType, @url, @payload, 'pending',
+      max(@now, coalesce((select max(next_attempt_at) from webhook_deliveries
+        where message_handle = @messageHandle and url = @url and state = 'pending'), @now)),
+      @now, @now)`);
+
+  // Rows whose claimant died or stalled go back to the queue (webhook_deliveries_due_idx on state).
+  const expireLeases = client.prepare(`
+    update webhook_deliveries set state = 'pending', lease_expires_at = null, updated_at = @now
+    where state = 'delivering' and lease_expires_at <= @now`);
+
+  /*
+   * Due rows, oldest due first, that are the first unfinished row of their (message, URL): the
+   * NOT EXISTS keeps a message's callbacks in order (webhook_deliveries_order_idx); the due
+   * index yields rows already sorted by (next_attempt_at, seq).
+   */
+  const dueRows = client.prepare(`
+    select d.seq, d.webhook_id, d.account_id, d.message_handle, d.event_type, d.url, d.payload, d.attempt_count,
+      a.webhook_secret, a.previous_webhook_secret, a.previous_webhook_secret_expires_at
+    from webhook_deliveries d join accounts a on a.id = d.account_id
+    where d.state = 'pending' and d.next_attempt_at <= @now
+      and not exists (select 1 from webhook_deliveries e
+        where e.message_handle = d.message_handle and e.url = d.url and e.seq < d.seq
+          and e.state in ('pending', 'delivering'))
+    order by d.next_attempt_at, d.seq
+    limit @limit`);
+
+  const takeLease = client.prepare(`
+    update webhook_deliveries set state = 'delivering', lease_expires_at = @lease, updated_at = @now where seq = @seq`);
+
+  const insertAttempt = db
+    .insert(webhookAttempts)
+    .values(placeholdersFor(['deliverySeq', 'attemptedAt', 'durationMs', 'statusCode', 'responseExcerpt', 'error'] as const))
+    .prepare();
+
+  // Each finish is guarded by the lease it claimed with: a row re-claimed after a lapse is not ours any more.
+  const LEASED = `where seq = @seq and state = 'delivering' and lease_expires_at = @lease`;
+  const markDelivered = client.prepare(`
+    update webhook_deliveries set state = 'delivered', attempt_count = attempt_count + 1, last_status_code = @statusCode,
+      last_error = null, lease_expires_at = null, completed_at = @now, updated_at = @now ${LEASED}`);
+  const markFailed = client.prepare(`
+    update webhook_deliveries set state = 'failed', attempt_count = attempt_count + 1, last_status_code = @statusCode,
+      last_error = @error, lease_expires_at = null, completed_at = @now, updated_at = @now ${LEASED}`);
+  const markRetry = client.prepare(`
+    update webhook_deliveries set state = 'pending', attempt_count = attempt_count + 1, last_status_code = @statusCode,
+      last_error = @error, lease_expires_at = null, next_attempt_at = @nextAttemptAt, updated_at = @now ${LEASED}
+    returning message_handle, url`);
+  // The rows behind a rescheduled one cannot go before it: keep them out of the due scan until then.
+  const holdFollowers = client.prepare(`
+    update webhook_deliveries set next_attempt_at = @nextAttemptAt
+    where message_handle = @messageHandle and url = @url and seq > @seq and state = 'pending' and next_attempt_at < @nextAttemptAt`);
+
+  const releaseLease = client.prepare(`
+    update webhook_deliveries set state = 'pending', lease_expires_at = null, updated_at = @now
+    where seq = @seq and state = 'delivering' and lease_expires_at = @lease`);
+
+  const replay = client.prepare(`
+    update webhook_deliveries set state = 'pending', attempt_count = 0, next_attempt_at = @now, lease_expires_at = null,
+      completed_at = null, updated_at = @now
+    where seq = @seq and state != 'delivering'`);
+
+  // IMMEDIATE: the claim reads then writes; taking the write lock first means two dispatcher
+  // processes queue on busy_timeout instead of one failing to upgrade its read lock.
+  const claimTransaction = client.transaction((now: number, leaseMs: number, limit: number, accept: (row: ClaimedDelivery) => boolean) => {
+    expireLeases.run({ now });
+    const lease = now + leaseMs;
+    const claimed: ClaimedDelivery[] = [];
+    for (const raw of dueRows.all({ now, limit }) as RawClaimed[]) {
+      const row: ClaimedDelivery = {
+        seq: raw.seq,
+        webhookId: raw.webhook_id,
+        accountId: raw.account_id,
+        messageHandle: raw.message_handle,
+        eventType: raw.event_type,
+        url: raw.url,
+        payload: raw.payload,
+        attemptCount: raw.attempt_count,
+        leaseExpiresAt: lease,
+        webhookSecret: raw.webhook_secret,
+        previousWebhookSecret: raw.previous_webhook_secret,
+        previousWebhookSecretExpiresAt: raw.previous_webhook_secret_expires_at,
+      };
+      if (!accept(row)) continue;
+      takeLease.run({ seq: row.seq, lease, now });
+      claimed.push(row);
+    }
+    return claimed;
+  });
+
+  const finishTransaction = client.transaction((finished: readonly FinishedDelivery[], now: number) => {
+    for (const { seq, leaseExpiresAt: lease, attempt, outcome } of finished) {
+      insertAttempt.run({ deliverySeq: seq, ...attempt });
+      const leased = { seq, lease, now, statusCode: attempt.statusCode, error: attempt.error };
+      if (outcome.kind === 'delivered') markDelivered.run({ seq, lease, now, statusCode: attempt.statusCode });
+      else if (outcome.kind === 'failed') markFailed.run(leased);
+      else {
+        const moved = markRetry.get({ ...leased, nextAttemptAt: outcome.nextAttemptAt }) as { message_handle: string; url: string } | undefined;
+        if (moved) holdFollowers.run({ seq, nextAttemptAt: outcome.nextAttemptAt, messageHandle: moved.message_handle, url: moved.url });
+      }
+    }
+  });
+
+  const releaseTransaction = client.transaction((leases: readonly { seq: number; leaseExpiresAt: number }[], now: number) => {
+    for (const { seq, leaseExpiresAt } of leases) releaseLease.run({ seq, lease: leaseExpiresAt, now });
+  });
+
+  function listWhere(where: SQL | undefined, filter: DeliveryFilter): WebhookDeliveryRow[] {
+    return db
+      .select()
+      .from(webhookDeliveries)
+      .where(where)
+      .orderBy(desc(webhookDeliveries.seq))
+      .limit(filter.limit)
+      .offset(filter.offset)
+      .all();
+  }
 
   return {
     /** Call inside the transaction that records the event, so the change and its callback commit together. */
     enqueue(entry: OutboxEntry, now: number): void {
-      enqueue.run({ ...entry, state: 'pending', nextAttemptAt: now, createdAt: now, updatedAt: now });
+      enqueue.run({ ...entry, now });
+    },
+
+    /**
+     * In one transaction: returns lapsed leases to the queue, then leases up to `limit` due rows
+     * that `accept` takes (the dispatcher's per-host limits) until `now + leaseMs`.
+     */
+    claimDue(now: number, leaseMs: number, limit: number, accept: (row: ClaimedDelivery) => boolean = () => true): ClaimedDelivery[] {
+      return claimTransaction.immediate(now, leaseMs, limit, accept);
+    },
+
+    /** Records a batch of attempts and their outcomes in one transaction. */
+    finish(finished: readonly FinishedDelivery[], now: number): void {
+      if (finished.length > 0) finishTransaction.immediate(finished, now);
+    },
+
+    /** Gives claimed rows back to the queue at once (shutdown), unless their lease already went to someone else. */
+    release(leases: readonly { seq: number; leaseExpiresAt: number }[], now: number): void {
+      if (leases.length > 0) releaseTransaction.immediate(leases, now);
+    },
+
+    findByWebhookId(webhookId: string): WebhookDeliveryRow | undefined {
+      return db.select().from(webhookDeliveries).where(eq(webhookDeliveries.webhookId, webhookId)).get();
+    },
+
+    /** The account's deliveries, newest first (webhook_deliveries_account_idx). */
+    listForAccount(accountId: string, filter: DeliveryFilter): WebhookDeliveryRow[] {
+      const byState = filter.state === undefined ? undefined : eq(webhookDeliveries.state, filter.state);
+      return listWhere(and(eq(webhookDeliveries.accountId, accountId), byState), filter);
+    },
+
+    /** Every account's deliveries, newest first: the operator's view (CLI). */
+    listAll(filter: DeliveryFilter): WebhookDeliveryRow[] {
+      return listWhere(filter.state === undefined ? undefined : eq(webhookDeliveries.state, filter.state), filter);
+    },
+
+    /** The attempts of these deliveries, oldest first (webhook_attempts_delivery_idx). */
+    attemptsOf(seqs: readonly number[]): WebhookAttemptRow[] {
+      if (seqs.length === 0) return [];
+      return db
+        .select()
+        .from(webhookAttempts)
+        .where(inArray(webhookAttempts.deliverySeq, [...seqs]))
+        .orderBy(asc(webhookAttempts.deliverySeq), asc(webhookAttempts.id))
+        .all();
+    },
+
+    /**
+     * Queues a finished delivery again, due now, with the same webhook-id and a fresh retry
+     * schedule; its attempt log is kept. False when it is being delivered right now.
+     */
+    replay(seq: number, now: number): boolean {
+      return replay.run({ seq, now }).changes === 1;
+    },
+
+    /** The given-up deliveries that failed at or after `since` (of one account, or all). */
+    failedSince(since: number, accountId?: string): WebhookDeliveryRow[] {
+      return db
+        .select()
+        .from(webhookDeliveries)
+        .where(
+          and(
+            eq(webhookDeliveries.state, 'failed'),
+            gte(webhookDeliveries.completedAt, since),
+            accountId === undefined ? undefined : eq(webhookDeliveries.accountId, accountId),
+          ),
+        )
+        .orderBy(asc(webhookDeliveries.seq))
+        .all();
     },
   };
 }

@@ -1,0 +1,57 @@
+/** How the delivery log reads over the API and the CLI: webhook-id as the id, times in ISO 8601. */
+import { toIso } from './dates.ts';
+
+export type DeliveryFacts = {
+  webhookId: string;
+  eventType: string;
+  url: string;
+  messageHandle: string;
+  payload: string;
+  state: string;
+  attemptCount: number;
+  nextAttemptAt: number;
+  lastStatusCode: number | null;
+  lastError: string | null;
+  createdAt: number;
+  completedAt: number | null;
+};
+
+export type AttemptFacts = {
+  attemptedAt: number;
+  durationMs: number;
+  statusCode: number | null;
+  responseExcerpt: string;
+  error: string | null;
+};
+
+export function toAttemptView(attempt: AttemptFacts) {
+  return {
+    attempted_at: toIso(attempt.attemptedAt),
+    duration_ms: attempt.durationMs,
+    status_code: attempt.statusCode,
+    response_excerpt: attempt.responseExcerpt,
+    error: attempt.error,
+  };
+}
+
+export function toDeliveryView(delivery: DeliveryFacts, attempts: readonly AttemptFacts[]) {
+  const waiting = delivery.state === 'pending';
+  return {
+    id: delivery.webhookId,
+    event_type: delivery.eventType,
+    url: delivery.url,
+    message_handle: delivery.messageHandle,
+    state: delivery.state,
+    attempt_count: delivery.attemptCount,
+    // Only a waiting delivery has a next attempt; a finished one keeps its last schedule in the database only.
+    next_attempt_at: waiting ? toIso(delivery.nextAttemptAt) : null,
+    last_status_code: delivery.lastStatusCode,
+    last_error: delivery.lastError,
+    created_at: toIso(delivery.createdAt),
+    completed_at: delivery.completedAt === null ? null : toIso(delivery.completedAt),
+    payload: JSON.parse(delivery.payload) as Record<string, unknown>,
+    attempts: attempts.map(toAttemptView),
+  };
+}
+
+export type DeliveryView = ReturnType<typeof toDeliveryView>;

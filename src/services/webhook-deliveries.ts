@@ -1,0 +1,58 @@
+import { ErrorCode } from '../domain/error-codes.ts';
+import { toDeliveryView, type DeliveryView } from '../domain/delivery-views.ts';
+import type { DeliveryFilter, WebhookAttemptRow, WebhookDeliveryRow } from '../db/queries/outbox.ts';
+import type { AccountRow } from '../db/rows.ts';
+import { AppError } from './app-error.ts';
+import type { ServiceDeps } from './deps.ts';
+
+/** The delivery log: deliveries with every attempt, and re-sending the ones given up. */
+
+function withAttempts(deps: ServiceDeps, rows: readonly WebhookDeliveryRow[]): DeliveryView[] {
+  const attempts = new Map<number, WebhookAttemptRow[]>();
+  for (const attempt of deps.store.outbox.attemptsOf(rows.map((row) => row.seq))) {
+    attempts.set(attempt.deliverySeq, [...(attempts.get(attempt.deliverySeq) ?? []), attempt]);
+  }
+  return rows.map((row) => toDeliveryView(row, attempts.get(row.seq) ?? []));
+}
+
+/** The account's deliveries, newest first. */
+export function listDeliveries(deps: ServiceDeps, account: AccountRow, filter: DeliveryFilter): DeliveryView[] {
+  return withAttempts(deps, deps.store.outbox.listForAccount(account.id, filter));
+}
+
+/** Every account's deliveries, newest first: the operator's view. */
+export function listAllDeliveries(deps: ServiceDeps, filter: DeliveryFilter): DeliveryView[] {
+  return withAttempts(deps, deps.store.outbox.listAll(filter));
+}
+
+/**
+ * Sends a delivery again, due now, with the same webhook-id (receivers deduplicate on it) and a
+ * fresh retry schedule; the attempts made so far stay in the log. `account` limits it to that
+ * account's deliveries (the API); the CLI passes none.
+ */
+export function replayDelivery(deps: ServiceDeps, webhookId: string, account?: AccountRow): DeliveryView {
+  const view = deps.store.transaction(() => {
+    const row = deps.store.outbox.findByWebhookId(webhookId);
+    if (!row || (account !== undefined && row.accountId !== account.id)) {
+      throw new AppError(ErrorCode.notFound, `Webhook delivery ${webhookId} not found`);
+    }
+    if (!deps.store.outbox.replay(row.seq, deps.clock.now())) {
+      throw new AppError(ErrorCode.conflict, `Webhook delivery ${webhookId} is being delivered right now; replay it once that attempt finished`);
+    }
+    return withAttempts(deps, [deps.store.outbox.findByWebhookId(webhookId)!])[0]!;
+  });
+  deps.notify.outboxWritten();
+  return view;
+}
+
+/** Sends again every delivery given up at or after `since` (of `account`, or of all accounts). */
+export function replayFailedSince(deps: ServiceDeps, since: number, account?: AccountRow): string[] {
+  const replayed = deps.store.transaction(() => {
+    const now = deps.clock.now();
+    const rows = deps.store.outbox.failedSince(since, account?.id);
+    for (const row of rows) deps.store.outbox.replay(row.seq, now);
+    return rows.map((row) => row.webhookId);
+  });
+  if (replayed.length > 0) deps.notify.outboxWritten();
+  return replayed;
+}

@@ -1,0 +1,25 @@
+import type { ClaimedDelivery, FinishedDelivery } from '../db/queries/outbox.ts';
+import type { ServiceDeps } from './deps.ts';
+import { getOrCreateWebhookSecret } from './webhook-settings.ts';
+
+/** The outbox as the dispatcher works it: claim due rows, record what each attempt did, give back what it could not finish. */
+
+export function claimDueDeliveries(
+  deps: ServiceDeps,
+  options: { leaseMs: number; limit: number; accept?: (row: ClaimedDelivery) => boolean },
+): ClaimedDelivery[] {
+  return deps.store.outbox.claimDue(deps.clock.now(), options.leaseMs, options.limit, options.accept);
+}
+
+/** The secret to sign a claimed row with: an account that never asked for its secret gets one now. */
+export function signingSecretOf(deps: ServiceDeps, row: ClaimedDelivery): string {
+  return row.webhookSecret ?? getOrCreateWebhookSecret(deps, row.accountId);
+}
+
+export function finishDeliveries(deps: ServiceDeps, finished: readonly FinishedDelivery[]): void {
+  deps.store.outbox.finish(finished, deps.clock.now());
+}
+
+export function releaseDeliveries(deps: ServiceDeps, rows: readonly Pick<ClaimedDelivery, 'seq' | 'leaseExpiresAt'>[]): void {
+  deps.store.outbox.release(rows, deps.clock.now());
+}

@@ -1,0 +1,79 @@
+import { randomBytes } from 'node:crypto';
+import { ErrorCode } from '../domain/error-codes.ts';
+import type { AccountRow } from '../db/rows.ts';
+import { AppError } from './app-error.ts';
+import type { ServiceDeps } from './deps.ts';
+
+/** After a rotation the old secret still signs for this long, so receivers can switch without a gap. */
+export const PREVIOUS_SECRET_GRACE_MS = 24 * 60 * 60 * 1000;
+
+/** Receive URLs an account may register: each is POSTed every inbound message. */
+export const MAX_RECEIVE_WEBHOOKS = 10;
+
+/** A Standard Webhooks secret: `whsec_` and 24 random bytes in base64 (the part after the prefix is the key). */
+function newWebhookSecret(): string {
+  return `whsec_${randomBytes(24).toString('base64')}`;
+}
+
+function requireSecrets(deps: ServiceDeps, accountId: string) {
+  const secrets = deps.store.webhookSettings.secretsOf(accountId);
+  if (!secrets) throw new AppError(ErrorCode.notFound, `Account ${accountId} not found`);
+  return secrets;
+}
+
+/** The account's signing secret, created on first use (by whichever of the API or the dispatcher asks first). */
+export function getOrCreateWebhookSecret(deps: ServiceDeps, accountId: string): string {
+  return deps.store.transaction(() => {
+    const existing = requireSecrets(deps, accountId).webhookSecret;
+    if (existing !== null) return existing;
+    const secret = newWebhookSecret();
+    deps.store.webhookSettings.setFirstSecret(accountId, secret);
+    return secret;
+  });
+}
+
+/** A new signing secret; the current one keeps signing beside it for 24 h. */
+export function rotateWebhookSecret(deps: ServiceDeps, account: AccountRow): string {
+  return deps.store.transaction(() => {
+    const current = requireSecrets(deps, account.id).webhookSecret;
+    const secret = newWebhookSecret();
+    deps.store.webhookSettings.setSecrets(account.id, {
+      webhookSecret: secret,
+      previousWebhookSecret: current,
+      previousWebhookSecretExpiresAt: current === null ? null : deps.clock.now() + PREVIOUS_SECRET_GRACE_MS,
+    });
+    return secret;
+  });
+}
+
+export type WebhookSettings = { receive: string[]; secret: string };
+
+function settingsOf(deps: ServiceDeps, account: AccountRow): WebhookSettings {
+  return { receive: deps.store.accounts.listReceiveWebhooks(account.id), secret: getOrCreateWebhookSecret(deps, account.id) };
+}
+
+export function getWebhookSettings(deps: ServiceDeps, account: AccountRow): WebhookSettings {
+  return deps.store.transaction(() => settingsOf(deps, account));
+}
+
+/** Adds receive URLs (already validated and checked against the SSRF policy); ones already there are kept once. */
+export function addReceiveWebhooks(deps: ServiceDeps, account: AccountRow, urls: readonly string[]): WebhookSettings {
+  return deps.store.transaction(() => {
+    const now = deps.clock.now();
+    const known = new Set(deps.store.accounts.listReceiveWebhooks(account.id));
+    const total = new Set([...known, ...urls]).size;
+    if (total > MAX_RECEIVE_WEBHOOKS) {
+      throw new AppError(ErrorCode.validation, `An account may have at most ${MAX_RECEIVE_WEBHOOKS} receive webhooks (this would make ${total})`);
+    }
+    for (const url of urls) deps.store.accounts.addReceiveWebhook(account.id, url, now);
+    return settingsOf(deps, account);
+  });
+}
+
+/** Removes receive URLs; URLs that were not registered are ignored, so a repeated DELETE answers the same. */
+export function removeReceiveWebhooks(deps: ServiceDeps, account: AccountRow, urls: readonly string[]): WebhookSettings {
+  return deps.store.transaction(() => {
+    for (const url of urls) deps.store.webhookSettings.removeReceiveWebhook(account.id, url);
+    return settingsOf(deps, account);
+  });
+}

@@ -1,0 +1,269 @@
+import { Agent } from 'undici';
+import { nextDelay, parseRetrySchedule, type AttemptResult } from '../domain/retry-policy.ts';
+import type { ClaimedDelivery, DeliveryOutcome, FinishedDelivery } from '../db/queries/outbox.ts';
+import type { ServiceDeps } from '../services/deps.ts';
+import { claimDueDeliveries, finishDeliveries, releaseDeliveries, signingSecretOf } from '../services/webhook-dispatch.ts';
+import { VERSION } from '../version.ts';
+import { postWebhook, type PostResult } from './post.ts';
+import { signatureHeaders } from './signing.ts';
+import { isPrivateAddress, publicOnlyLookup } from './ssrf.ts';
+
+export type DispatcherOptions = {
+  /** Pauses between attempts, in ms (contract default 5 s ... 24 h); a delivery fails once they are spent. */
+  retryScheduleMs: readonly number[];
+  /** False refuses, at delivery time, URLs whose host is or resolves to a private address. */
+  allowPrivateCallbacks: boolean;
+  /** One attempt's whole exchange (connect, answer, body). */
+  timeoutMs?: number;
+  /** Posts in flight at once, overall and per destination host (so one slow receiver cannot take every slot). */
+  concurrency?: number;
+  perHostConcurrency?: number;
+  /** How long a claim holds a row; a dispatcher that dies mid-post gives it up after this. Longer than timeoutMs. */
+  leaseMs?: number;
+  /** The loop also polls this often: other processes (CLI commands) write outbox rows too. */
+  pollIntervalMs?: number;
+  /** On stop, how long posts in flight may take to finish before their rows are given back. */
+  shutdownGraceMs?: number;
+  /** Jitter source, in [0, 1). */
+  random?: () => number;
+};
+
+export const DISPATCHER_DEFAULTS = {
+  timeoutMs: 10_000,
+  concurrency: 256,
+  perHostConcurrency: 64,
+  leaseMs: 60_000,
+  pollIntervalMs: 1_000,
+  shutdownGraceMs: 5_000,
+} as const;
+
+/** The options a server builds from its configuration. */
+export function dispatcherOptionsFromConfig(config: {
+  TEXTRELAY_WEBHOOK_RETRY_SCHEDULE: string;
+  TEXTRELAY_ALLOW_PRIVATE_CALLBACKS: boolean;
+}): DispatcherOptions {
+  return {
+    retryScheduleMs: parseRetrySchedule(config.TEXTRELAY_WEBHOOK_RETRY_SCHEDULE),
+    allowPrivateCallbacks: config.TEXTRELAY_ALLOW_PRIVATE_CALLBACKS,
+  };
+}
+
+/** Upper bound on rows a claim looks at beyond the free slots, so rows for a saturated host do not hide others. */
+const CLAIM_SCAN_FACTOR = 4;
+
+function hostOf(url: string): string {
+  return new URL(url).host;
+}
+
+function attemptResultOf(post: PostResult): AttemptResult {
+  if (post.statusCode !== null && post.statusCode >= 200 && post.statusCode < 300) return { kind: 'success' };
+  if (post.statusCode === 410) return { kind: 'gone' };
+  return { kind: 'failure', retryAfterMs: post.retryAfterMs };
+}
+
+/**
+ * Delivers the webhook outbox: claims due rows with a lease, signs and POSTs each, records every
+ * attempt and reschedules failures. The database is the queue; this object only paces it, so a
+ * crash loses nothing (lapsed leases return rows to the queue) and several processes may run one.
+ */
+export function createDispatcher(deps: ServiceDeps, options: DispatcherOptions) {
+  const settings = { ...DISPATCHER_DEFAULTS, ...options };
+  const random = options.random ?? Math.random;
+  const userAgent = `textrelay/${VERSION}`;
+  const agent = new Agent({
+    keepAliveTimeout: 30_000,
+    connections: settings.perHostConcurrency,
+    // Delivery-time SSRF check on the address actually connected to (the send-time check may be stale).
+    ...(settings.allowPrivateCallbacks ? {} : { connect: { lookup: publicOnlyLookup } }),
+  });
+
+  const inFlight = new Map<number, { row: ClaimedDelivery; done: Promise<void> }>();
+  const hostLoad = new Map<string, number>();
+  let finished: FinishedDelivery[] = [];
+  let flushQueued = false;
+  let running = false;
+  let stopping = false;
+  let tickQueued = false;
+  let pollTimer: NodeJS.Timeout | undefined;
+
+  function finishedAttempt(row: ClaimedDelivery, post: PostResult, attemptedAt: number): FinishedDelivery {
+    const decision = nextDelay(row.attemptCount + 1, attemptResultOf(post), settings.retryScheduleMs, random);
+    const outcome: DeliveryOutcome =
+      decision.action === 'delivered'
+        ? { kind: 'delivered' }
+        : decision.action === 'give_up'
+          ? { kind: 'failed' }
+          : { kind: 'retry', nextAttemptAt: deps.clock.now() + decision.delayMs };
+    return {
+      seq: row.seq,
+      leaseExpiresAt: row.leaseExpiresAt,
+      attempt: {
+        attemptedAt,
+        durationMs: post.durationMs,
+        statusCode: post.statusCode,
+        responseExcerpt: post.excerpt,
+        error: post.error,
+      },
+      outcome,
+    };
+  }
+
+  async function attempt(row: ClaimedDelivery): Promise<FinishedDelivery> {
+    const attemptedAt = deps.clock.now();
+    if (!settings.allowPrivateCallbacks && isPrivateAddress(new URL(row.url).hostname)) {
+      // A literal address never goes through the socket's lookup: refuse it here.
+      const refused: PostResult = { statusCode: null, durationMs: 0, excerpt: '', error: 'refused: the URL is a private address', retryAfterMs: undefined };
+      return finishedAttempt(row, refused, attemptedAt);
+    }
+    const secrets = {
+      webhookSecret: signingSecretOf(deps, row),
+      previousWebhookSecret: row.previousWebhookSecret,
+      previousWebhookSecretExpiresAt: row.previousWebhookSecretExpiresAt,
+    };
+    const headers = {
+      'content-type': 'application/json',
+      'user-agent': userAgent,
+      ...signatureHeaders(row.webhookId, attemptedAt, row.payload, secrets),
+    };
+    return finishedAttempt(row, await postWebhook(agent, row.url, headers, row.payload, settings.timeoutMs, attemptedAt), attemptedAt);
+  }
+
+  /** Writes the finished attempts in one transaction; batching is what keeps the database off the hot path. */
+  function flush(): void {
+    flushQueued = false;
+    if (finished.length === 0) return;
+    const batch = finished;
+    finished = [];
+    try {
+      finishDeliveries(deps, batch);
+    } catch (error) {
+      // The rows keep their leases and return to the queue when those lapse: nothing is lost.
+      deps.log.error({ err: error, count: batch.length }, 'recording webhook attempts failed');
+    }
+    // Finishing a row may free the next one of the same message.
+    if (running) queueTick();
+  }
+
+  function launch(row: ClaimedDelivery): void {
+    const host = hostOf(row.url);
+    hostLoad.set(host, (hostLoad.get(host) ?? 0) + 1);
+    const done = attempt(row)
+      .then((result) => {
+        if (stopping && !running && !inFlight.has(row.seq)) return; // given back already at shutdown
+        finished.push(result);
+        if (!flushQueued) {
+          flushQueued = true;
+          setImmediate(flush);
+        }
+      })
+      .catch((error: unknown) => deps.log.error({ err: error, webhookId: row.webhookId }, 'webhook attempt crashed'))
+      .finally(() => {
+        inFlight.delete(row.seq);
+        const load = (hostLoad.get(host) ?? 1) - 1;
+        if (load === 0) hostLoad.delete(host);
+        else hostLoad.set(host, load);
+        if (running) queueTick();
+      });
+    inFlight.set(row.seq, { row, done });
+  }
+
+  /** Claims as many due rows as there are free slots (within each host's limit) and starts them. */
+  function claimAndLaunch(): number {
+    const free = settings.concurrency - inFlight.size;
+    if (free <= 0 || stopping) return 0;
+    const planned = new Map<string, number>();
+    let taken = 0;
+    const rows = claimDueDeliveries(deps, {
+      leaseMs: settings.leaseMs,
+      limit: free * CLAIM_SCAN_FACTOR,
+      accept: (row) => {
+        if (taken >= free) return false;
+        const host = hostOf(row.url);
+        const load = (hostLoad.get(host) ?? 0) + (planned.get(host) ?? 0);
+        if (load >= settings.perHostConcurrency) return false;
+        planned.set(host, (planned.get(host) ?? 0) + 1);
+        taken += 1;
+        return true;
+      },
+    });
+    for (const row of rows) launch(row);
+    return rows.length;
+  }
+
+  function tick(): void {
+    tickQueued = false;
+    if (!running) return;
+    try {
+      claimAndLaunch();
+    } catch (error) {
+      deps.log.error({ err: error }, 'claiming webhook deliveries failed');
+    }
+  }
+
+  function queueTick(): void {
+    if (tickQueued) return;
+    tickQueued = true;
+    // Deferred: wake() is called right after commits, possibly from inside an outer transaction.
+    setImmediate(tick);
+  }
+
+  return {
+    /** Runs the loop with real timers: woken by wake(), and polling every pollIntervalMs. */
+    start(): void {
+      if (running || stopping) return;
+      running = true;
+      pollTimer = setInterval(queueTick, settings.pollIntervalMs);
+      pollTimer.unref();
+      queueTick();
+    },
+
+    /** New rows are due: claim them now rather than at the next poll. */
+    wake(): void {
+      if (running) queueTick();
+    },
+
+    /**
+     * Delivers everything due at `deps.clock.now()`, including the callbacks that become due
+     * because the one before them finished, and resolves with the number of attempts made.
+     * For tests and tools driving the clock; not to be mixed with start().
+     */
+    async runOnce(): Promise<number> {
+      let attempts = 0;
+      for (;;) {
+        const launched = claimAndLaunch();
+        attempts += launched;
+        if (launched === 0 && inFlight.size === 0) break;
+        await Promise.all([...inFlight.values()].map((entry) => entry.done));
+        flush();
+      }
+      return attempts;
+    },
+
+    /** Stops claiming, lets posts in flight finish for up to shutdownGraceMs, then gives the rest back to the queue. */
+    async stop(): Promise<void> {
+      if (stopping) return;
+      stopping = true;
+      running = false;
+      clearInterval(pollTimer);
+      let timer: NodeJS.Timeout | undefined;
+      const grace = new Promise<void>((resolve) => {
+        timer = setTimeout(resolve, settings.shutdownGraceMs);
+      });
+      await Promise.race([Promise.all([...inFlight.values()].map((entry) => entry.done)), grace]);
+      clearTimeout(timer);
+      flush();
+      const unfinished = [...inFlight.values()].map((entry) => entry.row);
+      inFlight.clear();
+      if (unfinished.length > 0) {
+        try {
+          releaseDeliveries(deps, unfinished);
+        } catch (error) {
+          deps.log.error({ err: error, count: unfinished.length }, 'giving back webhook leases failed; they lapse on their own');
+        }
+      }
+      await agent.destroy();
+    },
+  };
+}
+
+export type Dispatcher = ReturnType<typeof createDispatcher>;

@@ -1,0 +1,42 @@
+import { Webhook } from 'standardwebhooks';
+
+/** The secrets a callback is signed with at a given time. */
+export type SigningSecrets = {
+  webhookSecret: string;
+  previousWebhookSecret: string | null;
+  previousWebhookSecretExpiresAt: number | null;
+};
+
+// Building a Webhook decodes its key: keep one per secret (accounts are few, secrets rotate rarely).
+const signers = new Map<string, Webhook>();
+const MAX_CACHED_SIGNERS = 10_000;
+
+function signerFor(secret: string): Webhook {
+  let signer = signers.get(secret);
+  if (!signer) {
+    if (signers.size >= MAX_CACHED_SIGNERS) signers.clear();
+    signer = new Webhook(secret);
+    signers.set(secret, signer);
+  }
+  return signer;
+}
+
+/**
+ * The Standard Webhooks headers of one attempt, plus `svc-signing-secret` (the secret itself) for
+ * receivers written for the public service. For 24 h after a rotation the signature header carries
+ * a signature with each secret, space-separated, so receivers verify with either one.
+ */
+export function signatureHeaders(webhookId: string, timestampMs: number, payload: string, secrets: SigningSecrets): Record<string, string> {
+  const timestamp = new Date(timestampMs);
+  const signatures = [signerFor(secrets.webhookSecret).sign(webhookId, timestamp, payload)];
+  const { previousWebhookSecret, previousWebhookSecretExpiresAt } = secrets;
+  if (previousWebhookSecret && previousWebhookSecretExpiresAt !== null && previousWebhookSecretExpiresAt > timestampMs) {
+    signatures.push(signerFor(previousWebhookSecret).sign(webhookId, timestamp, payload));
+  }
+  return {
+    'webhook-id': webhookId,
+    'webhook-timestamp': String(Math.floor(timestampMs / 1000)),
+    'webhook-signature': signatures.join(' '),
+    'svc-signing-secret': secrets.webhookSecret,
+  };
+}
