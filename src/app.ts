@@ -9,12 +9,16 @@ import { ingestRouter, type IngestDeps } from './http/routes/ingest.ts';
 import { messagesRouter } from './http/routes/messages.ts';
 import { sandboxRouter } from './http/routes/sandbox.ts';
 import { sendsRouter } from './http/routes/sends.ts';
+import { webhooksRouter } from './http/routes/webhooks.ts';
 import type { ServiceDeps } from './services/deps.ts';
+import type { CallbackUrlCheck } from './webhooks/ssrf.ts';
 
 export type AppDeps = ServiceDeps & Pick<IngestDeps, 'transportName' | 'ingestSecrets'> & {
   /** Readiness probe: true while the database accepts writes. */
   isReady: () => boolean;
   version: string;
+  /** Refuses (AppError 4000) a callback URL that is malformed or, when private callbacks are refused, not public. */
+  checkCallbackUrl: CallbackUrlCheck;
 };
 
 /** Builds the HTTP app from its dependencies; no I/O happens here. */
@@ -25,6 +29,7 @@ export function buildApp(deps: AppDeps) {
   app.route('/', contactsRouter(deps));
   app.route('/', messagesRouter(deps));
   app.route('/', sendsRouter(deps));
+  app.route('/', webhooksRouter(deps));
   if (deps.transportName === 'sandbox') app.route('/', sandboxRouter(deps));
   app.route('/', ingestRouter(deps));
 

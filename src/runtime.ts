@@ -8,6 +8,7 @@ import { systemClock, type Clock } from './services/deps.ts';
 import { createNotifierHub, type NotifierHub } from './services/notifier.ts';
 import { createRateLimiter } from './services/rate-limiter.ts';
 import { VERSION } from './version.ts';
+import { createCallbackUrlCheck } from './webhooks/ssrf.ts';
 
 /** Opens and migrates the database and wires the dependencies every command shares. */
 export function openRuntime(
@@ -29,6 +30,7 @@ export function openRuntime(
     defaultNumbersPerAccount: config.TEXTRELAY_NUMBERS_PER_ACCOUNT,
     isReady: () => isWritable(db),
     version: VERSION,
+    checkCallbackUrl: createCallbackUrlCheck({ allowPrivate: config.TEXTRELAY_ALLOW_PRIVATE_CALLBACKS }),
     transportName: config.TEXTRELAY_TRANSPORT,
     ingestSecrets: ingestSecrets.list,
   };

@@ -6,6 +6,7 @@ import { idempotencyQueries } from './queries/idempotency.ts';
 import { messageQueries } from './queries/messages.ts';
 import { orphanQueries } from './queries/orphans.ts';
 import { outboxQueries } from './queries/outbox.ts';
+import { webhookSettingsQueries } from './queries/webhook-settings.ts';
 import { sandboxQueries } from './queries/sandbox.ts';
 
 /**
@@ -21,6 +22,7 @@ export function createStore(db: Db) {
     messages: messageQueries(db),
     orphans: orphanQueries(db),
     outbox: outboxQueries(db),
+    webhookSettings: webhookSettingsQueries(db),
     sandbox: sandboxQueries(db),
     /**
      * Runs `work` in one transaction (a savepoint when nested). better-sqlite3 transactions are

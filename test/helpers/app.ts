@@ -5,6 +5,7 @@ import { createStore } from '../../src/db/store.ts';
 import { createAccount, type CreateAccountInput } from '../../src/services/accounts.ts';
 import { createNotifierHub } from '../../src/services/notifier.ts';
 import { createRateLimiter } from '../../src/services/rate-limiter.ts';
+import { createCallbackUrlCheck, type HostResolver } from '../../src/webhooks/ssrf.ts';
 import { FakeClock } from './clock.ts';
 import { jsonRequest, readReply } from './http.ts';
 
@@ -22,6 +23,8 @@ export function makeTestApp(
     transportName?: AppDeps['transportName'];
     /** Secrets accepted by /webhooks/*; none by default, which refuses every caller. */
     ingestSecrets?: string[];
+    /** Refuse callback URLs that resolve to private addresses (TEXTRELAY_ALLOW_PRIVATE_CALLBACKS=false); `resolve` stands in for DNS. */
+    refusePrivateCallbacks?: { resolve?: HostResolver };
   } = {},
 ) {
   const clock = new FakeClock();
@@ -38,6 +41,10 @@ export function makeTestApp(
     defaultNumbersPerAccount: 2,
     isReady: () => true,
     version: 'test',
+    checkCallbackUrl: createCallbackUrlCheck({
+      allowPrivate: overrides.refusePrivateCallbacks === undefined,
+      resolve: overrides.refusePrivateCallbacks?.resolve,
+    }),
     transportName: overrides.transportName ?? 'sandbox',
     ingestSecrets: () => overrides.ingestSecrets ?? [],
   };

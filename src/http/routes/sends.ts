@@ -2,7 +2,7 @@ import { createRoute, z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import { ErrorCode } from '../../domain/error-codes.ts';
 import { AppError } from '../../services/app-error.ts';
-import type { ServiceDeps } from '../../services/deps.ts';
+import type { AppDeps } from '../../app.ts';
 import { modifyGroup } from '../../services/groups.ts';
 import { sendGroupMessage, sendMessage } from '../../services/send-message.ts';
 import type { AppEnv } from '../env.ts';
@@ -39,7 +39,7 @@ function sendMessageBody(c: Context<AppEnv, string, { out: { json: z.output<type
   return FORM_CONTENT.test(contentType) ? c.req.valid('form') : c.req.valid('json');
 }
 
-export function sendsRouter(deps: ServiceDeps) {
+export function sendsRouter(deps: AppDeps) {
   const middleware = apiRoute(deps, 'message');
   const router = createRouter();
 
@@ -65,8 +65,9 @@ export function sendsRouter(deps: ServiceDeps) {
         ...messageErrors(SEND_ERRORS),
       },
     }),
-    (c) => {
+    async (c) => {
       const input = sendMessageBody(c);
+      if (input.statusCallback) await deps.checkCallbackUrl(input.statusCallback);
       const { httpStatus, body } = sendMessage(deps, c.get('account'), input, c.req.valid('header')['idempotency-key']);
       return c.json(body, httpStatus as 202);
     },
@@ -89,9 +90,11 @@ export function sendsRouter(deps: ServiceDeps) {
         ...messageErrors({ ...SEND_ERRORS, 403: 'Plan does not include groups (4030)', 404: 'Unknown group_id (4040)' }),
       },
     }),
-    (c) => {
+    async (c) => {
       const idempotencyKey = c.req.valid('header')['idempotency-key'];
-      const { httpStatus, body } = sendGroupMessage(deps, c.get('account'), c.req.valid('json'), idempotencyKey);
+      const input = c.req.valid('json');
+      if (input.statusCallback) await deps.checkCallbackUrl(input.statusCallback);
+      const { httpStatus, body } = sendGroupMessage(deps, c.get('account'), input, idempotencyKey);
       return c.json(body, httpStatus as 202);
     },
   );
