@@ -32,6 +32,12 @@ export const ConfigSchema = z.object({
   TEXTRELAY_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).default(6000),
   TEXTRELAY_NUMBERS_PER_ACCOUNT: z.coerce.number().int().min(1).max(100).default(2),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+}).superRefine((config, ctx) => {
+  if (config.TEXTRELAY_TRANSPORT !== 'upstream') return;
+  // Without these the relay could not send, or its provider could not call back: refuse to start rather than fail every message.
+  for (const key of ['TEXTRELAY_UPSTREAM_URL', 'TEXTRELAY_UPSTREAM_KEY_ID', 'TEXTRELAY_UPSTREAM_SECRET', 'TEXTRELAY_PUBLIC_URL'] as const) {
+    if (config[key] === undefined) ctx.addIssue({ code: 'custom', path: [key], message: 'is required when TEXTRELAY_TRANSPORT is upstream' });
+  }
 });
 
 export type Config = z.output<typeof ConfigSchema>;

@@ -1,0 +1,192 @@
+import { Pool } from 'undici';
+import type { Config } from '../config.ts';
+import { z } from 'zod';
+import { ErrorCode } from '../domain/error-codes.ts';
+import type { ServiceDeps } from '../services/deps.ts';
+import type { HandoverReceipt, OutboundMessage } from '../services/handover.ts';
+import { VERSION } from '../version.ts';
+import { TransportRefusal, type Transport } from './transport.ts';
+
+export type UpstreamOptions = {
+  /** TEXTRELAY_UPSTREAM_URL: a provider speaking this same API (another textrelay, or the public service). */
+  url: string;
+  keyId: string;
+  secret: string;
+  /** TEXTRELAY_PUBLIC_URL: where the provider reaches our /webhooks/*. */
+  publicUrl: string;
+  /** Told the upstream account's webhook secret once the receive webhook is registered: it signs the callbacks we ingest. */
+  onWebhookSecret: (secret: string) => void;
+  timeouts?: Partial<UpstreamTimeouts>;
+  /** Pauses between attempts to register the receive webhook; the last one repeats until it succeeds. */
+  registrationRetryDelaysMs?: readonly number[];
+  /** Keep-alive connections to the provider. */
+  connections?: number;
+};
+
+export type UpstreamTimeouts = { connectMs: number; headersMs: number; bodyMs: number };
+
+/** A send is a small JSON exchange: a provider silent for 10 s is down, and the courier retries later. */
+const DEFAULT_TIMEOUTS: UpstreamTimeouts = { connectMs: 5_000, headersMs: 10_000, bodyMs: 10_000 };
+const DEFAULT_REGISTRATION_DELAYS_MS = [1_000, 5_000, 30_000, 120_000, 300_000];
+const DEFAULT_CONNECTIONS = 16;
+
+/** 4xx answers that say "not now" rather than "no": timeout, idempotency key still in flight, too early, rate limited. */
+const RETRYABLE_4XX = new Set([408, 409, 425, 429]);
+
+const SendAnswer = z.object({ message_handle: z.string().min(1), group_id: z.string().optional() });
+const ErrorAnswer = z.object({
+  error_code: z.number().int().optional(),
+  error_message: z.string().optional(),
+  message: z.string().optional(),
+});
+const RegistrationAnswer = z.object({ secret: z.string().min(1) });
+
+export type UpstreamTransport = Transport & {
+  /** Resolves with the upstream's webhook secret once the receive webhook is registered (after `start`). */
+  registered(): Promise<string>;
+};
+
+/** An upstream answer that was neither a success nor a refusal: the courier retries. */
+class UpstreamUnavailable extends Error {}
+
+function withoutTrailingSlash(url: string): string {
+  return url.replace(/\/+$/, '');
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+/** The upstream request for a message: what our API's sends take, minus what is ours alone (lines, callbacks). */
+export function upstreamRequestFor(message: OutboundMessage, statusCallback: string): { path: string; body: Record<string, unknown> } {
+  const common: Record<string, unknown> = { status_callback: statusCallback };
+  if (message.content !== '') common.content = message.content;
+  if (message.mediaUrl !== '') common.media_url = message.mediaUrl;
+  if (message.sendStyle !== '') common.send_style = message.sendStyle;
+  if (message.messageType === 'message') {
+    return { path: '/api/send-message', body: { number: message.recipients[0], ...common } };
+  }
+  // The upstream's own group id once known, so its members see one conversation, not a new group per send.
+  const target = message.transportGroupId === null ? { numbers: message.recipients } : { group_id: message.transportGroupId };
+  return { path: '/api/send-group-message', body: { ...target, ...common } };
+}
+
+/**
+ * Relays messages to a provider that speaks this API: sends with our handle as Idempotency-Key
+ * (a message handed over twice after a crash is sent once), status callbacks to our
+ * /webhooks/status, and at start our /webhooks/receive registered as the account's receive webhook.
+ */
+export function createUpstreamTransport(deps: ServiceDeps, options: UpstreamOptions): UpstreamTransport {
+  const base = new URL(options.url);
+  const prefix = withoutTrailingSlash(base.pathname);
+  const publicUrl = withoutTrailingSlash(options.publicUrl);
+  const timeouts = { ...DEFAULT_TIMEOUTS, ...options.timeouts };
+  const registrationDelays = options.registrationRetryDelaysMs ?? DEFAULT_REGISTRATION_DELAYS_MS;
+  const pool = new Pool(base.origin, {
+    connections: options.connections ?? DEFAULT_CONNECTIONS,
+    connect: { timeout: timeouts.connectMs },
+    headersTimeout: timeouts.headersMs,
+    bodyTimeout: timeouts.bodyMs,
+  });
+  const inFlight = new Set<Promise<unknown>>();
+  let registrationTimer: NodeJS.Timeout | undefined;
+  let stopped = false;
+  let resolveRegistered: (secret: string) => void = () => {};
+  const registration = new Promise<string>((resolve) => (resolveRegistered = resolve));
+
+  async function post(path: string, body: unknown, headers: Record<string, string> = {}): Promise<{ status: number; json: unknown }> {
+    const work = pool
+      .request({
+        method: 'POST',
+        path: `${prefix}${path}`,
+        headers: {
+          'content-type': 'application/json',
+          'user-agent': `textrelay/${VERSION}`,
+          'svc-api-key-id': options.keyId,
+          'svc-api-secret-key': options.secret,
+          ...headers,
+        },
+        body: JSON.stringify(body),
+      })
+      // The body is read whatever the status: an unread body holds its connection.
+      .then(async (answer) => ({ status: answer.statusCode, json: parseJson(await answer.body.text()) }));
+    inFlight.add(work);
+    try {
+      return await work;
+    } finally {
+      inFlight.delete(work);
+    }
+  }
+
+  async function send(message: OutboundMessage): Promise<HandoverReceipt> {
+    const request = upstreamRequestFor(message, `${publicUrl}/webhooks/status`);
+    const { status, json } = await post(request.path, request.body, { 'idempotency-key': message.handle });
+    if (status >= 200 && status < 300) {
+      const answer = SendAnswer.safeParse(json);
+      if (!answer.success) throw new UpstreamUnavailable(`upstream answered ${status} without a message_handle`);
+      return { transportHandle: answer.data.message_handle, transportGroupId: answer.data.group_id || undefined };
+    }
+    if (status >= 400 && status < 500 && !RETRYABLE_4XX.has(status)) {
+      const refusal = ErrorAnswer.safeParse(json);
+      const details = refusal.success ? refusal.data : {};
+      throw new TransportRefusal(
+        details.error_code ?? ErrorCode.sendFailed,
+        details.error_message ?? details.message ?? `The upstream refused the message (HTTP ${status})`,
+      );
+    }
+    throw new UpstreamUnavailable(`upstream answered ${status}`);
+  }
+
+  async function register(): Promise<string> {
+    const { status, json } = await post('/accounts/webhooks', { webhooks: [`${publicUrl}/webhooks/receive`], type: 'receive' });
+    const answer = RegistrationAnswer.safeParse(json);
+    if (status < 200 || status >= 300 || !answer.success) throw new UpstreamUnavailable(`upstream answered ${status} to the webhook registration`);
+    return answer.data.secret;
+  }
+
+  function attemptRegistration(attempt: number): void {
+    registrationTimer = undefined;
+    if (stopped) return;
+    register().then(
+      (secret) => {
+        if (stopped) return;
+        options.onWebhookSecret(secret);
+        deps.log.info({ url: `${publicUrl}/webhooks/receive` }, 'receive webhook registered upstream');
+        resolveRegistered(secret);
+      },
+      (error: unknown) => {
+        if (stopped) return;
+        const delay = registrationDelays[Math.min(attempt, registrationDelays.length - 1)] ?? DEFAULT_REGISTRATION_DELAYS_MS[0]!;
+        // Not fatal: sends work meanwhile; only inbound messages and signed-only callbacks wait for it.
+        deps.log.warn({ err: error, attempt, retryInMs: delay }, 'registering the receive webhook upstream failed, will retry');
+        registrationTimer = setTimeout(() => attemptRegistration(attempt + 1), delay);
+      },
+    );
+  }
+
+  return {
+    name: 'upstream',
+    send,
+    start() {
+      attemptRegistration(0);
+    },
+    registered: () => registration,
+    async stop() {
+      stopped = true;
+      clearTimeout(registrationTimer);
+      await Promise.allSettled([...inFlight]);
+      await pool.close();
+    },
+  };
+}
+
+/** The options the validated configuration gives (loadConfig refuses upstream mode without these variables). */
+export function upstreamOptionsFromConfig(config: Config, onWebhookSecret: (secret: string) => void): UpstreamOptions {
+  const { TEXTRELAY_UPSTREAM_URL: url, TEXTRELAY_UPSTREAM_KEY_ID: keyId, TEXTRELAY_UPSTREAM_SECRET: secret, TEXTRELAY_PUBLIC_URL: publicUrl } = config;
+  if (!url || !keyId || !secret || !publicUrl) throw new Error('the upstream transport needs TEXTRELAY_UPSTREAM_URL, _KEY_ID, _SECRET and TEXTRELAY_PUBLIC_URL');
+  return { url, keyId, secret, publicUrl, onWebhookSecret };
+}
