@@ -1,0 +1,52 @@
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { CALLBACK_URL } from '../helpers/delivery.ts';
+import { callbackStatuses } from '../helpers/outbox.ts';
+import { makeSandboxApp, STEP_MS } from './harness.ts';
+
+// The production path: once started, the transport's own timer runs the steps. Timers are faked
+// (setTimeout only: the courier's setImmediate stays real) and moved together with the clock.
+
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+describe('a started sandbox arms one timer for its earliest step', () => {
+  it('runs each step when its time comes, re-arming after each, and leaves no timer once stopped', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    const t = makeSandboxApp();
+    t.transport.start();
+    expect(vi.getTimerCount()).toBe(0);
+
+    const account = t.createAccount();
+    const sent = await t.sendVia('/api/send-message', account, { number: '+12125558899', content: 'x', status_callback: CALLBACK_URL });
+    expect(vi.getTimerCount()).toBe(1);
+
+    /** Both clocks move together, as they do in production. */
+    const advance = (ms: number) => {
+      t.clock.advance(ms);
+      vi.advanceTimersByTime(ms);
+    };
+    advance(STEP_MS - 1);
+    expect(callbackStatuses(t, sent.message_handle)).toEqual(['QUEUED']);
+    advance(1);
+    expect(callbackStatuses(t, sent.message_handle)).toEqual(['QUEUED', 'SENT']);
+    expect(vi.getTimerCount()).toBe(1);
+    advance(STEP_MS);
+    advance(STEP_MS);
+    expect(callbackStatuses(t, sent.message_handle)).toEqual(['QUEUED', 'SENT', 'DELIVERED', 'READ']);
+    // Nothing planned: no timer waits.
+    expect(vi.getTimerCount()).toBe(0);
+
+    await t.sendVia('/api/send-message', account, { number: '+12125558899', content: 'y' });
+    expect(vi.getTimerCount()).toBe(1);
+    await t.transport.stop();
+    expect(vi.getTimerCount()).toBe(0);
+  });
+
+  it('an unstarted transport (as in tests) arms nothing', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    const t = makeSandboxApp();
+    await t.sendVia('/api/send-message', t.createAccount(), { number: '+12125558899', content: 'x' });
+    expect(vi.getTimerCount()).toBe(0);
+  });
+});
