@@ -1,6 +1,7 @@
 import { serve, type ServerType } from '@hono/node-server';
 import type { AddressInfo } from 'node:net';
 import { buildApp } from './app.ts';
+import { startBackgroundWork } from './background.ts';
 import type { Config } from './config.ts';
 import { closeDatabase } from './db/connection.ts';
 import { createLogger } from './logger.ts';
@@ -27,11 +28,12 @@ function printDevAccount(account: NonNullable<ReturnType<typeof createDevAccount
 
 export async function runServer(config: Config): Promise<void> {
   const log = createLogger(config.LOG_LEVEL);
-  const { db, deps } = openRuntime(config, log);
+  const { db, deps, notifier, ingestSecrets } = openRuntime(config, log);
   const devAccount = createDevAccountIfEmpty(deps);
   if (devAccount) printDevAccount(devAccount);
 
   const app = buildApp(deps);
+  const background = startBackgroundWork(config, deps, notifier, ingestSecrets);
   const server: ServerType = await new Promise((resolve) => {
     const started = serve({ fetch: app.fetch, port: config.PORT, hostname: config.HOST }, () => resolve(started));
   });
@@ -51,9 +53,14 @@ export async function runServer(config: Config): Promise<void> {
     }, SHUTDOWN_GRACE_MS);
     force.unref();
     server.close(() => {
-      closeDatabase(db);
-      log.info('stopped');
-      process.exit(0);
+      void background
+        .stop()
+        .catch((error: unknown) => log.error({ err: error }, 'background work did not stop cleanly'))
+        .finally(() => {
+          closeDatabase(db);
+          log.info('stopped');
+          process.exit(0);
+        });
     });
     if ('closeIdleConnections' in server) server.closeIdleConnections();
   };

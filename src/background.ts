@@ -1,0 +1,37 @@
+import type { AppDeps } from './app.ts';
+import type { Config } from './config.ts';
+import type { IngestSecrets } from './http/ingest-auth.ts';
+import type { NotifierHub } from './services/notifier.ts';
+import { createCourier } from './transports/courier.ts';
+import { createSandboxTransport } from './transports/sandbox.ts';
+import type { Transport } from './transports/transport.ts';
+import { createUpstreamTransport, upstreamOptionsFromConfig } from './transports/upstream.ts';
+import { createDispatcher, dispatcherOptionsFromConfig } from './webhooks/dispatcher.ts';
+
+function transportFor(config: Config, deps: AppDeps, ingestSecrets: IngestSecrets): Transport {
+  return config.TEXTRELAY_TRANSPORT === 'upstream'
+    ? createUpstreamTransport(deps, upstreamOptionsFromConfig(config, ingestSecrets.learn))
+    : createSandboxTransport(deps, { stepMs: config.TEXTRELAY_SANDBOX_STEP_MS });
+}
+
+/**
+ * The serve process's work outside requests: the transport, the courier that hands messages to it,
+ * and the webhook dispatcher, each woken by the services' notifier and each resuming from the
+ * database what a previous process left unfinished.
+ */
+export function startBackgroundWork(config: Config, deps: AppDeps, notifier: NotifierHub, ingestSecrets: IngestSecrets) {
+  const transport = transportFor(config, deps, ingestSecrets);
+  const courier = createCourier(deps, transport);
+  const dispatcher = createDispatcher(deps, dispatcherOptionsFromConfig(config));
+  notifier.subscribe({ messageQueued: courier.enqueue, outboxWritten: dispatcher.wake });
+  transport.start();
+  courier.resume();
+  dispatcher.start();
+  return {
+    /** Stops taking new work and waits for work in flight; what is left stays in the database for the next start. */
+    async stop(): Promise<void> {
+      await courier.stop();
+      await Promise.all([transport.stop(), dispatcher.stop()]);
+    },
+  };
+}
