@@ -1,12 +1,12 @@
 /** A test app with the sandbox network carrying its sends, driven by the fake clock. */
 import { count } from 'drizzle-orm';
+import { expect } from 'vitest';
 import { sandboxSteps } from '../../src/db/schema.ts';
 import { createCourier } from '../../src/transports/courier.ts';
 import { createSandboxTransport } from '../../src/transports/sandbox.ts';
 import { makeTestApp, type TestAccount, type TestApp } from '../helpers/app.ts';
 import { expectAccepted } from '../helpers/expect.ts';
 import { show } from '../helpers/fixtures.ts';
-import { expect } from 'vitest';
 
 /** TEXTRELAY_SANDBOX_STEP_MS in these tests. */
 export const STEP_MS = 1_000;
