@@ -10,6 +10,7 @@ import { createAccount, listAccounts, rotateSecret } from './services/accounts.t
 import { AppError } from './services/app-error.ts';
 import { runServer } from './server.ts';
 import { INBOUND_USAGE, inboundCommand } from './cli/inbound.ts';
+import { WEBHOOKS_USAGE, webhooksCommand } from './cli/webhooks.ts';
 
 const USAGE = `textrelay: self-hosted messaging gateway
 
@@ -20,6 +21,7 @@ Usage:
   textrelay accounts list [--db FILE] [--json]
   textrelay accounts rotate-secret --email E [--db FILE] [--json]
   ${INBOUND_USAGE}
+  ${WEBHOOKS_USAGE}
 
 Settings come from the environment (see README); flags win over it.
 `;
@@ -39,6 +41,10 @@ const OPTIONS = {
   content: { type: 'string' },
   'group-id': { type: 'string' },
   'media-url': { type: 'string' },
+  failed: { type: 'boolean', default: false },
+  'failed-since': { type: 'string' },
+  id: { type: 'string' },
+  limit: { type: 'string' },
   json: { type: 'boolean', default: false },
   help: { type: 'boolean', short: 'h', default: false },
 } as const;
@@ -145,6 +151,11 @@ async function main(argv: string[]): Promise<void> {
     case 'inbound': {
       const message = withRuntime(flags, (deps) => inboundCommand(deps, flags));
       print(message, flags.json, () => message.message_handle);
+      return;
+    }
+    case 'webhooks': {
+      const output = withRuntime(flags, (deps) => webhooksCommand(deps, action, flags));
+      print(output.value, flags.json, () => output.human);
       return;
     }
     default:

@@ -76,7 +76,7 @@ describe('webhook settings API', () => {
     const body = method === 'GET' || path.endsWith('replay') || path.endsWith('secret') ? undefined : { webhooks: ['https://e.com/x'], type: 'receive' };
     const reply = await t.call(method, path, undefined, body);
     expectMessageError(reply, 401, 4010);
-    const wrong = await t.call(method, path, { headers: { 'svc-api-key-id': 'key_x', 'svc-api-secret-key': 'sk_x' } } as TestAccount, body);
+    const wrong = await t.call(method, path, { headers: { 'svc-api-key-id': 'key_x', 'svc-api-secret-key': 'sk_x' } } as unknown as TestAccount, body);
     expectMessageError(wrong, 401, 4010);
   });
 

@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 export type Received = { path: string; headers: IncomingHttpHeaders; body: string; json: any };
 
 /** How the receiver answers the n-th request (0-based); may be async to answer late. */
-export type Answer = (request: Received, index: number, response: ServerResponse) => void | Promise<void>;
+export type Answer = (request: Received, index: number, response: ServerResponse) => unknown;
 
 export const answerOk: Answer = (_request, _index, response) => {
   response.writeHead(200, { 'content-type': 'text/plain' }).end('ok');

@@ -1,0 +1,90 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { makeTestApp } from '../helpers/app.ts';
+import { BOB, show } from '../helpers/fixtures.ts';
+import { killAll, runCli } from '../helpers/process.ts';
+import { dispatcherFor, onCleanup, receiver, sendWithCallback } from './setup.ts';
+
+afterEach(killAll);
+
+/** A database file with two given-up deliveries and one delivered, built through the real services. */
+async function databaseWithFailures() {
+  const dir = mkdtempSync(join(tmpdir(), 'textrelay-webhooks-cli-'));
+  onCleanup(() => rmSync(dir, { recursive: true, force: true }));
+  const database = join(dir, 'textrelay.db');
+  const t = makeTestApp({ database });
+  onCleanup(() => {
+    t.db.$client.close();
+  });
+  t.clock.set(Date.UTC(2026, 10, 23, 9, 0, 0));
+  const account = t.createAccount();
+  const gone = await receiver((_request, _index, response) => response.writeHead(410).end());
+  const ok = await receiver();
+  await sendWithCallback(t, account, gone.url());
+  await dispatcherFor(t).runOnce();
+  t.clock.set(Date.UTC(2026, 10, 23, 11, 0, 0));
+  await sendWithCallback(t, account, gone.url(), BOB);
+  await sendWithCallback(t, account, ok.url(), BOB);
+  await dispatcherFor(t).runOnce();
+  const deliveries = (await t.call('GET', '/accounts/webhooks/deliveries', account)).body.deliveries as any[];
+  return { t, env: { TEXTRELAY_DB: database, LOG_LEVEL: 'warn' }, deliveries };
+}
+
+function json(result: { code: number | null; stdout: string; stderr: string }) {
+  expect(result.code, show(result)).toBe(0);
+  return JSON.parse(result.stdout);
+}
+
+describe('textrelay webhooks', () => {
+  it('list --failed --json shows only the given-up deliveries, with their attempts', async () => {
+    const { env, deliveries } = await databaseWithFailures();
+    const failedIds = deliveries.filter((d) => d.state === 'failed').map((d) => d.id);
+    expect(failedIds).toHaveLength(2);
+
+    const failed = json(await runCli(['webhooks', 'list', '--failed', '--json'], env));
+    expect(failed.map((d: any) => d.id)).toEqual(failedIds);
+    expect(failed[0].attempts).toEqual([expect.objectContaining({ status_code: 410 })]);
+    const all = json(await runCli(['webhooks', 'list', '--json'], env));
+    expect(all).toHaveLength(3);
+    const human = await runCli(['webhooks', 'list', '--failed'], env);
+    expect(human.stdout.trim().split('\n').map((line) => line.split('\t')[0])).toEqual(failedIds);
+  });
+
+  it('replay --id queues one delivery again with the same webhook-id', async () => {
+    const { t, env, deliveries } = await databaseWithFailures();
+    const target = deliveries.find((d) => d.state === 'failed');
+    expect(json(await runCli(['webhooks', 'replay', '--id', target.id, '--json'], env))).toEqual({ replayed: [target.id] });
+    expect(t.store.outbox.findByWebhookId(target.id)).toMatchObject({ state: 'pending', attemptCount: 0 });
+
+    const unknown = await runCli(['webhooks', 'replay', '--id', 'msg_nope'], env);
+    expect(unknown.code, show(unknown)).toBe(1);
+    expect(unknown.stderr).toMatch(/not found/);
+  });
+
+  it('replay --failed-since TIME queues the deliveries given up since then', async () => {
+    const { t, env, deliveries } = await databaseWithFailures();
+    const later = deliveries.filter((d) => d.state === 'failed' && d.completed_at >= '2026-11-23T10');
+    expect(later).toHaveLength(1);
+    expect(json(await runCli(['webhooks', 'replay', '--failed-since', '2026-11-23T10:00:00Z', '--json'], env))).toEqual({
+      replayed: [later[0].id],
+    });
+    expect(t.store.outbox.listAll({ state: 'failed', limit: 10, offset: 0 })).toHaveLength(1);
+  });
+
+  it('refuses bad flags and unknown actions with a message and exit code 1', async () => {
+    const { env } = await databaseWithFailures();
+    for (const args of [
+      ['webhooks', 'replay'],
+      ['webhooks', 'replay', '--id', 'x', '--failed-since', '2026-11-23'],
+      ['webhooks', 'replay', '--failed-since', 'yesterday'],
+      ['webhooks', 'list', '--limit', '0'],
+      ['webhooks', 'purge'],
+    ]) {
+      const result = await runCli(args, env);
+      expect(result.code, `${args.join(' ')}: ${show(result)}`).toBe(1);
+      expect(result.stderr.length, args.join(' ')).toBeGreaterThan(0);
+    }
+  });
+});
