@@ -47,9 +47,13 @@ export function messageAwaitingHandover(deps: ServiceDeps, handle: string): Outb
   return toOutbound(deps, message);
 }
 
-/** Messages accepted but never handed over, oldest first: what a restart must resume. */
-export function messagesAwaitingHandover(deps: ServiceDeps, limit: number): OutboundMessage[] {
-  return deps.store.messages.awaitingHandover(limit).map((message) => toOutbound(deps, message));
+/**
+ * Messages accepted but never handed over, oldest first: what a restart must resume. Pass the
+ * previous page's `cursor` to read the next page.
+ */
+export function messagesAwaitingHandover(deps: ServiceDeps, limit: number, cursor = 0): { messages: OutboundMessage[]; cursor: number } {
+  const rows = deps.store.messages.awaitingHandover(limit, cursor);
+  return { messages: rows.map((message) => toOutbound(deps, message)), cursor: rows.at(-1)?.id ?? cursor };
 }
 
 /**

@@ -27,7 +27,8 @@ export function createCourier(deps: ServiceDeps, transport: Transport, options: 
   const retryTimers = new Set<NodeJS.Timeout>();
   const inFlight = new Set<Promise<void>>();
   let stopped = false;
-  let resumeAgain = false;
+  /** Where the next page of a resume starts; null when no resume has pages left. */
+  let resumeCursor: number | null = null;
 
   async function handOver(handle: string, attempt: number): Promise<void> {
     const message = messageAwaitingHandover(deps, handle);
@@ -67,7 +68,7 @@ export function createCourier(deps: ServiceDeps, transport: Transport, options: 
         .finally(() => {
           busy.delete(next.handle);
           inFlight.delete(work);
-          if (waiting.length === 0 && resumeAgain) resume();
+          if (waiting.length === 0 && resumeCursor !== null) resumeNextPage(resumeCursor);
           else pump();
         });
       inFlight.add(work);
@@ -81,11 +82,15 @@ export function createCourier(deps: ServiceDeps, transport: Transport, options: 
     setImmediate(pump);
   }
 
+  function resumeNextPage(cursor: number): void {
+    const page = messagesAwaitingHandover(deps, RESUME_BATCH, cursor);
+    resumeCursor = page.messages.length === RESUME_BATCH ? page.cursor : null;
+    for (const message of page.messages) enqueue(message.handle);
+  }
+
   /** Queues every message that was accepted but never handed over, a batch at a time. */
   function resume(): void {
-    const batch = messagesAwaitingHandover(deps, RESUME_BATCH);
-    resumeAgain = batch.length === RESUME_BATCH;
-    for (const message of batch) enqueue(message.handle);
+    resumeNextPage(0);
   }
 
   return {

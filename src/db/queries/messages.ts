@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, gte, inArray, isNull, or, sql, type SQL } from 'drizzle-orm';
+import { and, asc, desc, eq, gt, gte, inArray, isNull, or, sql, type SQL } from 'drizzle-orm';
 import type { MessageStatus } from '../../domain/status.ts';
 import type { Db } from '../connection.ts';
 import { placeholdersFor } from '../placeholders.ts';
@@ -108,12 +108,16 @@ export function messageQueries(db: Db) {
     markHandedOver(messageId: number, transportHandle: string, at: number): void {
       db.update(messages).set({ transportHandle, handedOverAt: at }).where(eq(messages.id, messageId)).run();
     },
-    /** Outbound messages accepted but never handed over (a crash or a transport failure in between), oldest first. */
-    awaitingHandover(limit: number): MessageRow[] {
+    /**
+     * Outbound messages accepted but never handed over (a crash or a transport failure in between),
+     * oldest first, from after the message id `afterId`: pages must move on, since a page's messages
+     * may still be waiting (retries pending) when the next page is read.
+     */
+    awaitingHandover(limit: number, afterId = 0): MessageRow[] {
       return db
         .select()
         .from(messages)
-        .where(and(isNull(messages.handedOverAt), eq(messages.isOutbound, true), eq(messages.status, 'QUEUED')))
+        .where(and(isNull(messages.handedOverAt), eq(messages.isOutbound, true), eq(messages.status, 'QUEUED'), gt(messages.id, afterId)))
         .orderBy(asc(messages.id))
         .limit(limit)
         .all();

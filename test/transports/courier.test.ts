@@ -1,0 +1,279 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { recordStatus } from '../../src/services/record-status.ts';
+import type { HandoverReceipt, OutboundMessage } from '../../src/services/handover.ts';
+import { createCourier, type Courier, type CourierOptions } from '../../src/transports/courier.ts';
+import { TransportRefusal, type Transport } from '../../src/transports/transport.ts';
+import { makeTestApp, type TestApp } from '../helpers/app.ts';
+import { send, sendGroup } from '../helpers/delivery.ts';
+import { ALICE, BOB, CAROL, show } from '../helpers/fixtures.ts';
+import { callbackStatuses } from '../helpers/outbox.ts';
+
+/**
+ * The courier carries committed QUEUED messages to the transport. The transport here is a fake
+ * that records every hand-over and answers as each test tells it to.
+ */
+
+type Answer = (message: OutboundMessage, call: number) => Promise<HandoverReceipt>;
+
+const accept: Answer = async (message) => ({ transportHandle: `t-${message.handle}` });
+
+function fakeTransport(answer: Answer = accept) {
+  const calls: OutboundMessage[] = [];
+  const waiters: { count: number; resolve: () => void }[] = [];
+  const transport: Transport & { calls: OutboundMessage[]; waitForCalls(count: number): Promise<void> } = {
+    name: 'upstream',
+    calls,
+    send(message) {
+      calls.push(message);
+      for (const waiter of waiters.filter((w) => calls.length >= w.count)) waiter.resolve();
+      return answer(message, calls.length);
+    },
+    start() {},
+    async stop() {},
+    /** Resolves once `count` hand-overs were attempted. */
+    waitForCalls(count) {
+      if (calls.length >= count) return Promise.resolve();
+      return new Promise((resolve) => waiters.push({ count, resolve }));
+    },
+  };
+  return transport;
+}
+
+const couriers: Courier[] = [];
+afterEach(async () => {
+  await Promise.all(couriers.splice(0).map((courier) => courier.stop()));
+});
+
+/** A courier over `transport`; subscribed to the app's notifier unless told not to (a process that crashed before handing over). */
+function startCourier(t: TestApp, transport: Transport, options: Partial<CourierOptions> & { subscribe?: boolean } = {}) {
+  const { subscribe = true, ...overrides } = options;
+  const courier = createCourier(t.deps, transport, { retryDelaysMs: [1, 1], concurrency: 4, ...overrides });
+  if (subscribe) t.notifier.subscribe({ messageQueued: (handle) => courier.enqueue(handle) });
+  couriers.push(courier);
+  return courier;
+}
+
+function messageOf(t: TestApp, handle: string) {
+  return t.store.messages.findByAnyHandle(handle)!;
+}
+
+describe('courier: hand-over', () => {
+  it('hands a message over after its send committed and stores the transport’s handle', async () => {
+    const t = makeTestApp();
+    const account = t.createAccount();
+    const seenAtHandover: unknown[] = [];
+    const transport = fakeTransport(async (message) => {
+      const stored = messageOf(t, message.handle);
+      seenAtHandover.push([t.db.$client.inTransaction, stored.status, stored.handedOverAt]);
+      return { transportHandle: 'upstream-1' };
+    });
+    const courier = startCourier(t, transport);
+
+    const sent = send(t, account, { number: ALICE, content: 'carry me', mediaUrl: 'https://cdn.example.com/a.png', sendStyle: 'slam' });
+    expect(transport.calls, 'never inside the request').toEqual([]);
+    t.clock.advance(250);
+    await courier.idle();
+
+    expect(transport.calls).toEqual([
+      {
+        handle: sent.message_handle,
+        accountId: messageOf(t, sent.message_handle).accountId,
+        messageType: 'message',
+        lineNumber: sent.from_number,
+        recipients: [ALICE],
+        content: 'carry me',
+        mediaUrl: 'https://cdn.example.com/a.png',
+        sendStyle: 'slam',
+        groupId: null,
+        transportGroupId: null,
+      },
+    ]);
+    expect(seenAtHandover, 'committed, outside any transaction, still waiting').toEqual([[false, 'QUEUED', null]]);
+    const message = messageOf(t, sent.message_handle);
+    expect([message.status, message.transportHandle, message.handedOverAt]).toEqual(['QUEUED', 'upstream-1', t.clock.now()]);
+  });
+
+  it('hands a group send over with its members and remembers the transport’s group id', async () => {
+    const t = makeTestApp();
+    const account = t.createAccount();
+    const transport = fakeTransport(async (message) => ({ transportHandle: `t-${message.handle}`, transportGroupId: 'up-group-1' }));
+    const courier = startCourier(t, transport);
+    const first = sendGroup(t, account, { numbers: [ALICE, BOB, CAROL] });
+    await courier.idle();
+    expect(transport.calls[0]).toMatchObject({ messageType: 'group', recipients: [ALICE, BOB, CAROL], groupId: first.group_id, transportGroupId: null });
+    sendGroup(t, account, { numbers: undefined, groupId: first.group_id });
+    await courier.idle();
+    expect(transport.calls[1], 'the next send names the transport’s group').toMatchObject({ groupId: first.group_id, transportGroupId: 'up-group-1' });
+  });
+
+  it('sends once however often the same handle is queued, and never a message already handed over or failed', async () => {
+    const t = makeTestApp();
+    const account = t.createAccount();
+    const transport = fakeTransport();
+    const courier = startCourier(t, transport);
+    const handle = send(t, account).message_handle;
+    courier.enqueue(handle);
+    courier.enqueue(handle);
+    await courier.idle();
+    courier.enqueue(handle);
+    await courier.idle();
+    expect(transport.calls.map((call) => call.handle)).toEqual([handle]);
+
+    const failed = send(t, account, { number: BOB }).message_handle;
+    // The transport reported a failure before our courier got to it (the status arrived first).
+    recordStatus(t.deps, { handle: failed, status: 'ERROR', errorCode: 10001, source: 'upstream' });
+    await courier.idle();
+    expect(transport.calls.map((call) => call.handle)).toEqual([handle]);
+  });
+
+  it('does not hand over again when an idempotent send is replayed', async () => {
+    const t = makeTestApp();
+    const account = t.createAccount();
+    const transport = fakeTransport();
+    const courier = startCourier(t, transport);
+    const first = send(t, account, { content: 'once' }, 'key-1');
+    await courier.idle();
+    const replay = send(t, account, { content: 'once' }, 'key-1');
+    await courier.idle();
+    expect(replay.message_handle).toBe(first.message_handle);
+    expect(transport.calls).toHaveLength(1);
+  });
+});
+
+describe('courier: failures', () => {
+  it('a refusal fails the message at once with the transport’s code', async () => {
+    const t = makeTestApp();
+    const account = t.createAccount();
+    const transport = fakeTransport(async () => {
+      throw new TransportRefusal(4002, 'Blacklisted upstream');
+    });
+    const courier = startCourier(t, transport);
+    const handle = send(t, account).message_handle;
+    await courier.idle();
+    const message = messageOf(t, handle);
+    expect([message.status, message.errorCode, message.errorMessage, message.handedOverAt]).toEqual(['ERROR', 4002, 'Blacklisted upstream', null]);
+    expect(transport.calls).toHaveLength(1);
+    expect(callbackStatuses(t, handle)).toEqual(['QUEUED', 'ERROR']);
+  });
+
+  it('retries other errors, then fails the message with 10001 once the retries are spent', async () => {
+    const t = makeTestApp();
+    const account = t.createAccount();
+    const transport = fakeTransport(async () => {
+      throw new Error('connection reset');
+    });
+    const courier = startCourier(t, transport, { retryDelaysMs: [1, 1] });
+    const handle = send(t, account).message_handle;
+    await transport.waitForCalls(3);
+    await courier.idle();
+    const message = messageOf(t, handle);
+    expect([message.status, message.errorCode, message.handedOverAt]).toEqual(['ERROR', 10001, null]);
+    expect(message.errorMessage).toMatch(/3 attempts/);
+    expect(transport.calls.map((call) => call.handle)).toEqual([handle, handle, handle]);
+    expect(callbackStatuses(t, handle)).toEqual(['QUEUED', 'ERROR']);
+  });
+
+  it('a retry that succeeds hands the message over', async () => {
+    const t = makeTestApp();
+    const account = t.createAccount();
+    const transport = fakeTransport(async (message, call) => {
+      if (call < 3) throw new Error('503 from upstream');
+      return { transportHandle: `t-${message.handle}` };
+    });
+    const courier = startCourier(t, transport, { retryDelaysMs: [1, 1, 1] });
+    const handle = send(t, account).message_handle;
+    await transport.waitForCalls(3);
+    await courier.idle();
+    expect([messageOf(t, handle).status, messageOf(t, handle).transportHandle]).toEqual(['QUEUED', `t-${handle}`]);
+  });
+});
+
+describe('courier: resume and stop', () => {
+  it('resume() hands over every message accepted but never handed over, past the first batch', async () => {
+    const t = makeTestApp();
+    const account = t.createAccount();
+    const handles = Array.from({ length: 620 }, (_, i) => send(t, account, { content: `m${i}` }).message_handle);
+    const transport = fakeTransport();
+    const courier = startCourier(t, transport, { subscribe: false, concurrency: 16 });
+    courier.resume();
+    await transport.waitForCalls(handles.length);
+    await courier.idle();
+    const sent = transport.calls.map((call) => call.handle);
+    expect(sent.length, 'each exactly once').toBe(handles.length);
+    expect(new Set(sent)).toEqual(new Set(handles));
+    expect(t.store.messages.awaitingHandover(10)).toEqual([]);
+  });
+
+  it('resume() tries each waiting message once while the transport is down, beyond the first batch', async () => {
+    const t = makeTestApp();
+    const account = t.createAccount();
+    const handles = Array.from({ length: 620 }, (_, i) => send(t, account, { content: `m${i}` }).message_handle);
+    let courier: Courier | undefined;
+    let triedAgain: () => void = () => {};
+    const triedTwice = new Promise<void>((resolve) => (triedAgain = resolve));
+    const tried = new Set<string>();
+    const transport = fakeTransport(async (message) => {
+      // A message tried twice is the failure this test looks for: stop there rather than loop.
+      if (tried.has(message.handle)) {
+        triedAgain();
+        void courier?.stop();
+      }
+      tried.add(message.handle);
+      throw new Error('upstream down');
+    });
+    // Retries far off: within this test each message gets exactly its first attempt.
+    courier = startCourier(t, transport, { subscribe: false, concurrency: 16, retryDelaysMs: [3_600_000] });
+    courier.resume();
+    await Promise.race([transport.waitForCalls(handles.length), triedTwice]);
+    await courier.idle();
+    const tries = new Map<string, number>();
+    for (const call of transport.calls) tries.set(call.handle, (tries.get(call.handle) ?? 0) + 1);
+    const repeated = [...tries].filter(([, count]) => count > 1);
+    expect(repeated.length, `messages tried more than once: ${show(repeated.slice(0, 5))}`).toBe(0);
+    expect(tries.size, 'every waiting message tried').toBe(handles.length);
+  });
+
+  it('stop() waits for the hand-over in flight and leaves unfinished messages to the next start', async () => {
+    const t = makeTestApp();
+    const account = t.createAccount();
+    let fail: (error: Error) => void = () => {};
+    const stuck = fakeTransport(() => new Promise((_, reject) => (fail = reject)));
+    const courier = startCourier(t, stuck, { concurrency: 1 });
+    const handles = [ALICE, BOB, CAROL].map((number) => send(t, account, { number }).message_handle);
+    await stuck.waitForCalls(1);
+
+    const stopped = courier.stop();
+    fail(new Error('connection reset'));
+    await stopped;
+    expect(stuck.calls).toHaveLength(1);
+    for (const handle of handles) {
+      const message = messageOf(t, handle);
+      expect([message.status, message.handedOverAt], show(message)).toEqual(['QUEUED', null]);
+    }
+
+    // The next process: a fresh courier finds all three in the database.
+    const healthy = fakeTransport();
+    const next = startCourier(t, healthy, { subscribe: false });
+    next.resume();
+    await healthy.waitForCalls(3);
+    await next.idle();
+    expect(new Set(healthy.calls.map((call) => call.handle))).toEqual(new Set(handles));
+    for (const handle of handles) expect(messageOf(t, handle).transportHandle).toBe(`t-${handle}`);
+  });
+
+  it('stop() cancels pending retries; the message stays waiting, not failed', async () => {
+    const t = makeTestApp();
+    const account = t.createAccount();
+    const transport = fakeTransport(async () => {
+      throw new Error('upstream down');
+    });
+    const courier = startCourier(t, transport, { retryDelaysMs: [3_600_000] });
+    const handle = send(t, account).message_handle;
+    await transport.waitForCalls(1);
+    await courier.idle();
+    await courier.stop();
+    const message = messageOf(t, handle);
+    expect([message.status, message.handedOverAt]).toEqual(['QUEUED', null]);
+    expect(t.store.messages.awaitingHandover(10).map((row) => row.handle)).toEqual([handle]);
+  });
+});
