@@ -1,0 +1,91 @@
+import { describe, expect, it } from 'vitest';
+import { createStore, type Store } from '../../src/db/store.ts';
+import { recordHandover } from '../../src/services/handover.ts';
+import { receiveFromTransport } from '../../src/services/receive-inbound.ts';
+import { recordStatus } from '../../src/services/record-status.ts';
+import { makeTestApp, type TestApp } from '../helpers/app.ts';
+import { send, sendGroup } from '../helpers/delivery.ts';
+import { ALICE, BOB, CAROL, DAVE, distinctNumbers, show } from '../helpers/fixtures.ts';
+import { captureStatements, explain, expectIndexed } from '../helpers/query-plans.ts';
+
+/**
+ * The delivery core's hot lookups (every status event, every inbound message, every start) must
+ * search an index, never scan a table that grows with every message.
+ */
+
+/**
+ * Two accounts' worth of messages, handed over and not, with events, orphans, pins and transport
+ * groups: enough rows that, after ANALYZE, scanning a table costs more than searching its index
+ * (on a table of one or two rows the planner rightly prefers a scan).
+ */
+function seed() {
+  const t = makeTestApp();
+  const handles: string[] = [];
+  for (const account of [t.createAccount(), t.createAccount()]) {
+    for (const number of distinctNumbers(8)) {
+      const group = sendGroup(t, account, { numbers: [DAVE, number] });
+      recordHandover(t.deps, group.message_handle, { transportHandle: `t-${group.message_handle}`, transportGroupId: `tg-${group.group_id}` });
+    }
+    for (const number of [ALICE, BOB, CAROL]) {
+      const handle = send(t, account, { number }).message_handle;
+      handles.push(handle);
+      t.clock.advance(1_000);
+    }
+    const group = sendGroup(t, account, { numbers: [ALICE, BOB] });
+    recordHandover(t.deps, group.message_handle, { transportHandle: `t-${group.message_handle}`, transportGroupId: `tg-${group.group_id}` });
+    receiveFromTransport(t.deps, { from: CAROL, toNumber: account.numbers[0]!, content: 'hi', mediaUrl: '', service: 'iMessage', source: 'upstream' });
+  }
+  for (const handle of handles.slice(0, 3)) {
+    recordHandover(t.deps, handle, { transportHandle: `t-${handle}` });
+    recordStatus(t.deps, { handle: `t-${handle}`, status: 'SENT', source: 'upstream', sourceEventId: `e-${handle}` });
+  }
+  for (let i = 0; i < 20; i++) {
+    recordStatus(t.deps, { handle: `not-yet-known-${i}`, status: 'DELIVERED', source: 'upstream', sourceEventId: `e-orphan-${i}` });
+  }
+  return { t, handles };
+}
+
+type Case = [name: string, table: string[], run: (store: Store, ids: { handle: string }) => unknown, matches: RegExp, noTempSort: boolean];
+
+const cases: Case[] = [
+  ['find a message by our handle or the transport’s', ['messages'], (s, { handle }) => s.messages.findByAnyHandle(`t-${handle}`), /from "messages" where \("messages"\."handle" = \? or/, false],
+  ['messages awaiting hand-over, a page after a cursor', ['messages'], (s) => s.messages.awaitingHandover(500, 1), /"handed_over_at" is null/, true],
+  ['orphan events taken by transport handle (read)', ['orphan_status_events'], (s) => s.orphans.take('not-yet-known-3'), /^select .* from "orphan_status_events"/, true],
+  ['orphan events taken by transport handle (delete)', ['orphan_status_events'], (s) => s.orphans.take('not-yet-known-3'), /^delete from "orphan_status_events"/, false],
+  ['source event already seen', ['status_events'], (s, { handle }) => s.messages.sourceEventSeen('upstream', `e-${handle}`), /"source_event_id" = \?/, false],
+  ['a message’s status history, in arrival order', ['status_events'], (s, { handle }) => s.messages.history(handle), /order by "status_events"\."received_at"/, true],
+  ['latest pinned account of an end user', ['number_pins', 'accounts'], (s) => s.accounts.findLatestPinnedAccount(ALICE), /from "number_pins"/, true],
+  ['group by transport group id', ['groups'], (s) => s.groups.findByTransportGroupId('tg-some-group'), /"transport_group_id" = \?/, false],
+];
+
+/** The one statement matching `pattern` that ran while `run` used a store built under capture. */
+async function capturedStatement(t: TestApp, run: (store: Store) => unknown, pattern: RegExp) {
+  const statements = await captureStatements(t.db, () => run(createStore(t.db)));
+  const ran = statements.filter((statement) => statement.ran && pattern.test(statement.sql));
+  expect(ran.length, `statements that ran: ${show(statements.filter((s) => s.ran).map((s) => s.sql))}`).toBe(1);
+  return ran[0]!;
+}
+
+describe('query plans: delivery core', () => {
+  for (const [name, tables, run, pattern, noTempSort] of cases) {
+    for (const analyzed of [false, true]) {
+      it(`${name} searches an index (${analyzed ? 'after ANALYZE' : 'no statistics'})`, async () => {
+        const { t, handles } = seed();
+        if (analyzed) t.db.$client.exec('ANALYZE');
+        const statement = await capturedStatement(t, (store) => run(store, { handle: handles[0]! }), pattern);
+        const plan = explain(t.db, statement);
+        if (process.env.SHOW_PLANS) console.log(name, analyzed, statement.sql, plan.map((row) => row.detail));
+        const context = `${name}\nSQL: ${statement.sql}\nparams: ${show(statement.params)}`;
+        for (const table of tables) expectIndexed(plan, table, context, { noTempSort });
+      });
+    }
+  }
+
+  it('the seed exercised every lookup for real', () => {
+    const { t, handles } = seed();
+    expect(t.store.messages.findByAnyHandle(`t-${handles[0]}`)?.handle).toBe(handles[0]);
+    expect(t.store.messages.sourceEventSeen('upstream', `e-${handles[0]}`)).toBe(true);
+    expect(t.store.accounts.findLatestPinnedAccount(DAVE)).toBeUndefined();
+    expect(t.store.messages.awaitingHandover(500).length).toBeGreaterThan(0);
+  });
+});
