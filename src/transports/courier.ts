@@ -1,5 +1,5 @@
 import type { ServiceDeps } from '../services/deps.ts';
-import { failHandover, messageAwaitingHandover, messagesAwaitingHandover, recordHandover } from '../services/handover.ts';
+import { failHandover, type HandoverReceipt, messageAwaitingHandover, messagesAwaitingHandover, recordHandover } from '../services/handover.ts';
 import { ErrorCode } from '../domain/error-codes.ts';
 import { TransportRefusal, type Transport } from './transport.ts';
 
@@ -30,16 +30,26 @@ export function createCourier(deps: ServiceDeps, transport: Transport, options: 
   /** Where the next page of a resume starts; null when no resume has pages left. */
   let resumeCursor: number | null = null;
 
+  function retryLater(handle: string, attempt: number, delayMs: number): void {
+    const timer = setTimeout(() => {
+      retryTimers.delete(timer);
+      enqueue(handle, attempt);
+    }, delayMs);
+    retryTimers.add(timer);
+  }
+
   async function handOver(handle: string, attempt: number): Promise<void> {
     const message = messageAwaitingHandover(deps, handle);
     if (!message) return;
+    let receipt: HandoverReceipt;
     try {
-      recordHandover(deps, handle, await transport.send(message));
+      receipt = await transport.send(message);
     } catch (error) {
       if (error instanceof TransportRefusal) {
         failHandover(deps, handle, { errorCode: error.errorCode, errorMessage: error.message, source: transport.name });
-      } else if (attempt >= options.retryDelaysMs.length || stopped) {
-        if (stopped) return; // left QUEUED and not handed over: the next start resumes it
+      } else if (stopped) {
+        // Left QUEUED and not handed over: the next start resumes it.
+      } else if (attempt >= options.retryDelaysMs.length) {
         deps.log.warn({ handle, attempt, err: error }, 'hand-over failed for good');
         failHandover(deps, handle, {
           errorCode: ErrorCode.sendFailed,
@@ -48,12 +58,17 @@ export function createCourier(deps: ServiceDeps, transport: Transport, options: 
         });
       } else {
         deps.log.info({ handle, attempt, err: error }, 'hand-over failed, will retry');
-        const timer = setTimeout(() => {
-          retryTimers.delete(timer);
-          enqueue(handle, attempt + 1);
-        }, options.retryDelaysMs[attempt]);
-        retryTimers.add(timer);
+        retryLater(handle, attempt + 1, options.retryDelaysMs[attempt] ?? 0);
       }
+      return;
+    }
+    try {
+      recordHandover(deps, handle, receipt);
+    } catch (error) {
+      // The message went out; only our note of it failed (a busy database). Handing it over again is
+      // safe, since transports dedupe by our handle, and it must not count as the transport's failure.
+      deps.log.error({ handle, err: error }, 'could not record the hand-over; will hand over again');
+      if (!stopped) retryLater(handle, attempt, options.retryDelaysMs[0] ?? 1_000);
     }
   }
 

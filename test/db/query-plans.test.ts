@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { makeTestApp, type TestAccount, type TestApp } from '../helpers/app.ts';
 import { ALICE, BOB, CAROL, show } from '../helpers/fixtures.ts';
+import { captureStatements, expectIndexed, explain, type Captured } from '../helpers/query-plans.ts';
 
 /**
  * Listings must stay index-driven as accounts grow: EXPLAIN QUERY PLAN on the very SQL the app
@@ -8,44 +9,11 @@ import { ALICE, BOB, CAROL, show } from '../helpers/fixtures.ts';
  * scan of messages or contacts, nor a temporary B-tree to sort the messages listing.
  */
 
-type Captured = { sql: string; params: unknown[] };
-type PlanRow = { id: number; parent: number; notused: number; detail: string };
-
-/** Records every statement prepared on the client (and the values it ran with) while `work` runs. */
-async function captureStatements(t: TestApp, work: () => Promise<void>): Promise<Captured[]> {
-  const client = t.db.$client;
-  const original = client.prepare;
-  const captured: Captured[] = [];
-  client.prepare = function patchedPrepare(this: typeof client, source: string) {
-    const statement = original.call(this, source);
-    const entry: Captured = { sql: source, params: [] };
-    captured.push(entry);
-    for (const method of ['all', 'get', 'run', 'iterate'] as const) {
-      const run = (statement as any)[method].bind(statement);
-      (statement as any)[method] = (...args: unknown[]) => {
-        entry.params = args;
-        return run(...args);
-      };
-    }
-    return statement;
-  } as typeof client.prepare;
-  try {
-    await work();
-  } finally {
-    client.prepare = original;
-  }
-  return captured;
-}
-
-function explain(t: TestApp, statement: Captured): PlanRow[] {
-  return t.db.$client.prepare(`EXPLAIN QUERY PLAN ${statement.sql}`).all(...(statement.params as never[])) as PlanRow[];
-}
-
 /** The one statement of a listing that reads the table, found among those the request prepared. */
 async function listingStatement(t: TestApp, account: TestAccount, path: string, table: string): Promise<Captured> {
   let status = 0;
   let body: unknown;
-  const statements = await captureStatements(t, async () => {
+  const statements = await captureStatements(t.db, async () => {
     const response = await t.call('GET', path, account);
     status = response.status;
     body = response.body;
@@ -54,21 +22,6 @@ async function listingStatement(t: TestApp, account: TestAccount, path: string, 
   const reads = statements.filter((statement) => /^\s*select/i.test(statement.sql) && statement.sql.includes(`from "${table}"`));
   expect(reads.length, `${path}: statements prepared were ${show(statements.map((s) => s.sql))}`).toBe(1);
   return reads[0]!;
-}
-
-/** Every plan row that touches `table` must use an index; no sorting in a temporary B-tree when told so. */
-function expectIndexed(plan: PlanRow[], table: string, context: string, options: { noTempSort: boolean }) {
-  const report = `${context}\n${plan.map((row) => `${row.id}/${row.parent} ${row.detail}`).join('\n')}`;
-  const touching = plan.filter((row) => new RegExp(`\\b${table}\\b`).test(row.detail));
-  expect(touching.length, `no plan row reads ${table}: ${report}`).toBeGreaterThan(0);
-  for (const row of touching) {
-    expect(row.detail, `full scan of ${table}: ${report}`).toMatch(/USING (INDEX|COVERING INDEX|INTEGER PRIMARY KEY)/);
-    // "SCAN t USING INDEX i" walks the whole index (every account's rows): still a full scan.
-    expect(row.detail, `whole-index scan of ${table}: ${report}`).not.toMatch(/^SCAN /);
-  }
-  if (options.noTempSort) {
-    expect(plan.map((row) => row.detail), `sort in a temporary B-tree: ${report}`).not.toContain('USE TEMP B-TREE FOR ORDER BY');
-  }
 }
 
 async function seed() {
@@ -110,7 +63,7 @@ describe('query plans: message listing', () => {
         const query = new URLSearchParams(params({ cid, groupId })).toString();
         const path = `/accounts/messages${query ? `?${query}` : ''}`;
         const statement = await listingStatement(t, account, path, 'messages');
-        const plan = explain(t, statement);
+        const plan = explain(t.db, statement);
         if (process.env.SHOW_PLANS) console.log(path, analyzed, statement.sql, plan.map((row) => row.detail));
         const context = `${path}\nSQL: ${statement.sql}\nparams: ${show(statement.params)}`;
         expectIndexed(plan, 'messages', context, { noTempSort: true });
@@ -127,7 +80,7 @@ describe('query plans: contact listing', () => {
         const { t, account } = await seed();
         const path = `/accounts/contacts?order_by=${orderBy}&order_direction=${direction}&limit=10&offset=1`;
         const statement = await listingStatement(t, account, path, 'contacts');
-        const plan = explain(t, statement);
+        const plan = explain(t.db, statement);
         if (process.env.SHOW_PLANS) console.log(path, statement.sql, plan.map((row) => row.detail));
         expectIndexed(plan, 'contacts', `${path}\nSQL: ${statement.sql}\nparams: ${show(statement.params)}`, { noTempSort: true });
       });

@@ -92,7 +92,7 @@ describe('the sandbox dedupes by our handle', () => {
     const transport = createSandboxTransport(t.deps, { stepMs: STEP_MS });
     const account = t.createAccount();
     const handle = send(t, account, { number: '+12125558899' }).message_handle;
-    const [message] = messagesAwaitingHandover(t.deps, 10);
+    const [message] = messagesAwaitingHandover(t.deps, 10).messages;
     expect(message?.handle).toBe(handle);
 
     expect(await transport.send(message!)).toEqual({ transportHandle: handle });

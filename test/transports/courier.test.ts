@@ -186,6 +186,26 @@ describe('courier: failures', () => {
     await courier.idle();
     expect([messageOf(t, handle).status, messageOf(t, handle).transportHandle]).toEqual(['QUEUED', `t-${handle}`]);
   });
+
+  it('a database failure while noting an accepted hand-over hands over again instead of failing the message', async () => {
+    const t = makeTestApp();
+    const account = t.createAccount();
+    const transport = fakeTransport();
+    const markHandedOver = t.store.messages.markHandedOver;
+    let failures = 0;
+    t.store.messages.markHandedOver = (...args) => {
+      if (failures++ < 2) throw Object.assign(new Error('database is locked'), { code: 'SQLITE_BUSY' });
+      markHandedOver(...args);
+    };
+    // One retry delay: a transport failure would end in ERROR after the second call; this must not.
+    const courier = startCourier(t, transport, { retryDelaysMs: [1] });
+    const handle = send(t, account).message_handle;
+    await transport.waitForCalls(3);
+    await courier.idle();
+    const message = messageOf(t, handle);
+    expect([message.status, message.errorCode, message.transportHandle], show(message)).toEqual(['QUEUED', null, `t-${handle}`]);
+    expect(callbackStatuses(t, handle)).toEqual(['QUEUED']);
+  });
 });
 
 describe('courier: resume and stop', () => {
