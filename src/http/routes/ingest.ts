@@ -3,6 +3,7 @@ import { isHttpUrl } from '../../domain/media-url.ts';
 import { PROGRESS_ORDER, type MessageStatus } from '../../domain/status.ts';
 import type { Transport } from '../../transports/transport.ts';
 import type { ServiceDeps } from '../../services/deps.ts';
+import { createGroupCommit } from '../../services/group-commit.ts';
 import { receiveFromTransport } from '../../services/receive-inbound.ts';
 import { recordStatus } from '../../services/record-status.ts';
 import { requireIngestCaller } from '../ingest-auth.ts';
@@ -91,6 +92,8 @@ const EVENT_ID_HEADER = z.object({
 
 export function ingestRouter(deps: IngestDeps) {
   const middleware = [limitBody, requireIngestCaller(deps.ingestSecrets)];
+  // Callbacks come in bursts (every message's every status): a burst shares one commit.
+  const commit = createGroupCommit(deps.store);
   const router = createRouter();
   router.openAPIRegistry.registerComponent('securitySchemes', 'signingSecret', {
     type: 'apiKey',
@@ -115,9 +118,9 @@ export function ingestRouter(deps: IngestDeps) {
         ...INGEST_ERRORS,
       },
     }),
-    (c) => {
+    async (c) => {
       const body = c.req.valid('json');
-      const outcome = recordStatus(deps, {
+      const report = {
         handle: body.message_handle,
         status: body.status,
         errorCode: body.error_code,
@@ -125,7 +128,8 @@ export function ingestRouter(deps: IngestDeps) {
         wasDowngraded: body.was_downgraded,
         source: deps.transportName,
         sourceEventId: c.req.valid('header')['webhook-id'] || undefined,
-      });
+      };
+      const outcome = await commit.run(() => recordStatus(deps, report));
       return outcome === 'unknown_handle' ? c.json(OK_BODY, 202) : c.json(OK_BODY, 200);
     },
   );
@@ -145,8 +149,9 @@ export function ingestRouter(deps: IngestDeps) {
         404: { description: 'No account owns the line or talks to the sender (4040)' },
       },
     }),
-    (c) => {
-      receiveFromTransport(deps, { ...c.req.valid('json'), source: deps.transportName });
+    async (c) => {
+      const inbound = { ...c.req.valid('json'), source: deps.transportName };
+      await commit.run(() => receiveFromTransport(deps, inbound));
       return c.json(OK_BODY, 200);
     },
   );

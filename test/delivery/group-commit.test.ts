@@ -1,0 +1,69 @@
+import { describe, expect, it } from 'vitest';
+import type { Store } from '../../src/db/store.ts';
+import { createGroupCommit } from '../../src/services/group-commit.ts';
+import { recordHandover } from '../../src/services/handover.ts';
+import { makeTestApp } from '../helpers/app.ts';
+import { accountRow, send } from '../helpers/delivery.ts';
+import { ALICE, show } from '../helpers/fixtures.ts';
+import { INGEST_SECRET, postIngest, statusCallback } from '../helpers/ingest.ts';
+
+/**
+ * Requests of one event-loop turn share one transaction, each in a savepoint: one failing request
+ * leaves the others' writes in, and its own out.
+ */
+
+describe('group commit', () => {
+  it('runs one turn’s work in one transaction, rolling back only the work that threw', async () => {
+    const t = makeTestApp();
+    const account = accountRow(t, t.createAccount());
+    let outerTransactions = 0;
+    const store: Store = {
+      ...t.store,
+      transaction: (work) => {
+        if (!t.db.$client.inTransaction) outerTransactions += 1;
+        return t.store.transaction(work);
+      },
+    };
+    const commit = createGroupCommit(store);
+    const hook = (name: string) => () => t.store.accounts.addReceiveWebhook(account.id, `https://hooks.example.com/${name}`, 0);
+
+    const results = await Promise.allSettled([
+      commit.run(hook('first')),
+      commit.run(() => {
+        hook('failing')();
+        throw new Error('this request fails');
+      }),
+      commit.run(() => {
+        hook('third')();
+        return 'third done';
+      }),
+    ]);
+
+    expect(results.map((result) => result.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+    expect((results[2] as PromiseFulfilledResult<string>).value).toBe('third done');
+    expect(t.store.accounts.listReceiveWebhooks(account.id).sort()).toEqual(['https://hooks.example.com/first', 'https://hooks.example.com/third']);
+    expect(outerTransactions).toBe(1);
+    expect(t.db.$client.inTransaction).toBe(false);
+  });
+
+  it('answers a burst of concurrent callbacks each by its own outcome, all committed', async () => {
+    const t = makeTestApp({ ingestSecrets: [INGEST_SECRET], transportName: 'upstream' });
+    const account = t.createAccount();
+    const handles = Array.from({ length: 20 }, (_, i) => {
+      const handle = send(t, account, { number: `+1212456${7000 + i}` }).message_handle;
+      recordHandover(t.deps, handle, { transportHandle: `up-burst-${i}` });
+      return handle;
+    });
+    const headers = { 'svc-signing-secret': INGEST_SECRET };
+
+    const replies = await Promise.all([
+      ...handles.map((_, i) => postIngest(t, '/webhooks/status', statusCallback(`up-burst-${i}`, 'DELIVERED'), headers)),
+      postIngest(t, '/webhooks/status', statusCallback('up-burst-unknown', 'SENT'), headers),
+      postIngest(t, '/webhooks/receive', { message_handle: 'up-in-stranger', number: ALICE, to_number: '+12025550150', content: 'who?' }, headers),
+    ]);
+
+    expect(replies.map((reply) => reply.status), show(replies.map((reply) => reply.body))).toEqual([...handles.map(() => 200), 202, 404]);
+    for (const handle of handles) expect(t.store.messages.findByAnyHandle(handle)?.status).toBe('DELIVERED');
+    expect(t.db.$client.prepare('select count(*) c from orphan_status_events').get()).toEqual({ c: 1 });
+  });
+});
