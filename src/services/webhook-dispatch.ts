@@ -1,4 +1,4 @@
-import type { ClaimedDelivery, FinishedDelivery } from '../db/queries/outbox.ts';
+import type { ClaimedDelivery, ClaimFilter, FinishedDelivery } from '../db/queries/outbox.ts';
 import type { ServiceDeps } from './deps.ts';
 import { getOrCreateWebhookSecret } from './webhook-settings.ts';
 
@@ -6,7 +6,7 @@ import { getOrCreateWebhookSecret } from './webhook-settings.ts';
 
 export function claimDueDeliveries(
   deps: ServiceDeps,
-  options: { leaseMs: number; limit: number; accept?: (row: ClaimedDelivery) => boolean },
+  options: { leaseMs: number; limit: number; accept?: ClaimFilter },
 ): ClaimedDelivery[] {
   return deps.store.outbox.claimDue(deps.clock.now(), options.leaseMs, options.limit, options.accept);
 }

@@ -48,8 +48,10 @@ export function dispatcherOptionsFromConfig(config: {
   };
 }
 
-/** Upper bound on rows a claim looks at beyond the free slots, so rows for a saturated host do not hide others. */
+/** Upper bound on rows a claim looks at, per free slot. */
 const CLAIM_SCAN_FACTOR = 4;
+/** Rows of saturated hosts a claim may pass over to find other hosts' rows. */
+const SKIP_BUDGET = 64;
 
 function hostOf(url: string): string {
   return new URL(url).host;
@@ -167,23 +169,34 @@ export function createDispatcher(deps: ServiceDeps, options: DispatcherOptions) 
     inFlight.set(row.seq, { row, done });
   }
 
-  /** Claims as many due rows as there are free slots (within each host's limit) and starts them. */
+  /**
+   * Claims as many due rows as there are free slots, within each host's limit, and starts them.
+   * Rows for a saturated host are skipped (they wait in the database, unleased); the scan stops
+   * once the slots are filled, or after skipping SKIP_BUDGET rows (or one per free slot, if more):
+   * enough to reach other hosts' rows, without reading the whole backlog of a saturated one on
+   * every claim.
+   */
   function claimAndLaunch(): number {
     const free = settings.concurrency - inFlight.size;
     if (free <= 0 || stopping) return 0;
     const planned = new Map<string, number>();
     let taken = 0;
+    let skipped = 0;
+    const skipBudget = Math.max(free, SKIP_BUDGET);
     const rows = claimDueDeliveries(deps, {
       leaseMs: settings.leaseMs,
       limit: free * CLAIM_SCAN_FACTOR,
-      accept: (row) => {
-        if (taken >= free) return false;
-        const host = hostOf(row.url);
+      accept: (url) => {
+        if (taken >= free || skipped >= skipBudget) return 'stop';
+        const host = hostOf(url);
         const load = (hostLoad.get(host) ?? 0) + (planned.get(host) ?? 0);
-        if (load >= settings.perHostConcurrency) return false;
+        if (load >= settings.perHostConcurrency) {
+          skipped += 1;
+          return 'skip';
+        }
         planned.set(host, (planned.get(host) ?? 0) + 1);
         taken += 1;
-        return true;
+        return 'take';
       },
     });
     for (const row of rows) launch(row);

@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, gte, inArray, type SQL } from 'drizzle-orm';
+import { and, asc, count, desc, eq, gte, inArray, type SQL } from 'drizzle-orm';
 import type { Db } from '../connection.ts';
 import { placeholdersFor } from '../placeholders.ts';
 import { DELIVERY_STATES, webhookAttempts, webhookDeliveries } from '../schema.ts';
@@ -21,6 +21,9 @@ export type ClaimedDelivery = Pick<
   previousWebhookSecret: string | null;
   previousWebhookSecretExpiresAt: number | null;
 };
+
+/** Decides, row by row in due order, which rows a claim takes: by destination URL (per-host limits). */
+export type ClaimFilter = (url: string) => 'take' | 'skip' | 'stop';
 
 export type AttemptRecord = Omit<WebhookAttemptRow, 'id' | 'deliverySeq'>;
 
@@ -59,14 +62,15 @@ export function outboxQueries(db: Db) {
   /*
    * A new row starts no earlier than the unfinished row ahead of it for the same message and URL:
    * while that one waits out a backoff, the new row stays out of the due scan instead of being
-   * read and skipped on every claim. (webhook_deliveries_order_idx)
+   * read and skipped on every claim. The unary + keeps the planner on webhook_deliveries_order_idx:
+   * left to itself it takes the due index for `state =` and walks every pending row.
    */
   const enqueue = client.prepare(`
     insert into webhook_deliveries
       (webhook_id, account_id, message_handle, event_type, url, payload, state, next_attempt_at, created_at, updated_at)
     values (@webhookId, @accountId, @messageHandle, @eventType, @url, @payload, 'pending',
       max(@now, coalesce((select max(next_attempt_at) from webhook_deliveries
-        where message_handle = @messageHandle and url = @url and state = 'pending'), @now)),
+        where message_handle = @messageHandle and url = @url and +state = 'pending'), @now)),
       @now, @now)`);
 
   // Rows whose claimant died or stalled go back to the queue (webhook_deliveries_due_idx on state).
@@ -126,12 +130,17 @@ export function outboxQueries(db: Db) {
 
   // IMMEDIATE: the claim reads then writes; taking the write lock first means two dispatcher
   // processes queue on busy_timeout instead of one failing to upgrade its read lock.
-  const claimTransaction = client.transaction((now: number, leaseMs: number, limit: number, accept: (row: ClaimedDelivery) => boolean) => {
+  const claimTransaction = client.transaction((now: number, leaseMs: number, limit: number, accept: ClaimFilter) => {
     expireLeases.run({ now });
     const lease = now + leaseMs;
     const claimed: ClaimedDelivery[] = [];
-    for (const raw of dueRows.all({ now, limit }) as RawClaimed[]) {
-      const row: ClaimedDelivery = {
+    // Iterated, not fetched: the filter usually stops the scan long before `limit`. The leases are
+    // taken after the scan, since the connection runs nothing else while a statement iterates.
+    for (const raw of dueRows.iterate({ now, limit }) as IterableIterator<RawClaimed>) {
+      const verdict = accept(raw.url);
+      if (verdict === 'stop') break;
+      if (verdict === 'skip') continue;
+      claimed.push({
         seq: raw.seq,
         webhookId: raw.webhook_id,
         accountId: raw.account_id,
@@ -144,11 +153,9 @@ export function outboxQueries(db: Db) {
         webhookSecret: raw.webhook_secret,
         previousWebhookSecret: raw.previous_webhook_secret,
         previousWebhookSecretExpiresAt: raw.previous_webhook_secret_expires_at,
-      };
-      if (!accept(row)) continue;
-      takeLease.run({ seq: row.seq, lease, now });
-      claimed.push(row);
+      });
     }
+    for (const row of claimed) takeLease.run({ seq: row.seq, lease, now });
     return claimed;
   });
 
@@ -187,10 +194,10 @@ export function outboxQueries(db: Db) {
     },
 
     /**
-     * In one transaction: returns lapsed leases to the queue, then leases up to `limit` due rows
-     * that `accept` takes (the dispatcher's per-host limits) until `now + leaseMs`.
+     * In one transaction: returns lapsed leases to the queue, then looks at up to `limit` due rows
+     * and leases those `accept` takes until `now + leaseMs`.
      */
-    claimDue(now: number, leaseMs: number, limit: number, accept: (row: ClaimedDelivery) => boolean = () => true): ClaimedDelivery[] {
+    claimDue(now: number, leaseMs: number, limit: number, accept: ClaimFilter = () => 'take'): ClaimedDelivery[] {
       return claimTransaction.immediate(now, leaseMs, limit, accept);
     },
 
@@ -202,6 +209,15 @@ export function outboxQueries(db: Db) {
     /** Gives claimed rows back to the queue at once (shutdown), unless their lease already went to someone else. */
     release(leases: readonly { seq: number; leaseExpiresAt: number }[], now: number): void {
       if (leases.length > 0) releaseTransaction.immediate(leases, now);
+    },
+
+    /** How many deliveries are in each state (webhook_deliveries_due_idx): for metrics and benchmarks. */
+    countByState(): Record<DeliveryState, number> {
+      const counts: Record<DeliveryState, number> = { pending: 0, delivering: 0, delivered: 0, failed: 0 };
+      for (const row of db.select({ state: webhookDeliveries.state, total: count() }).from(webhookDeliveries).groupBy(webhookDeliveries.state).all()) {
+        counts[row.state] = row.total;
+      }
+      return counts;
     },
 
     findByWebhookId(webhookId: string): WebhookDeliveryRow | undefined {

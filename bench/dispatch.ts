@@ -1,0 +1,147 @@
+/**
+ * Webhook dispatch throughput: deliveries per second from the outbox to a local receiver that
+ * answers 200 at once, through the real dispatcher loop (claims, signing, undici keep-alive pool,
+ * batched completions) on a database file.
+ *
+ *   npm run bench:dispatch -- [--messages 5000] [--label baseline]
+ *
+ * Each message is sent with a status callback and then goes SENT, DELIVERED, READ through the
+ * status service: four outbox rows per message, to be delivered in order. The receiver runs in its
+ * own process, as a client's service would. Figures go to bench/results/dispatch.json under the label.
+ */
+import { execSync, spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import pino from 'pino';
+import { closeDatabase, migrateDatabase, openDatabase } from '../src/db/connection.ts';
+import { createStore } from '../src/db/store.ts';
+import { DEFAULT_RETRY_SCHEDULE_MS } from '../src/domain/retry-policy.ts';
+import { createAccount } from '../src/services/accounts.ts';
+import { silentNotifier, systemClock, type ServiceDeps } from '../src/services/deps.ts';
+import { createRateLimiter } from '../src/services/rate-limiter.ts';
+import { recordStatus } from '../src/services/record-status.ts';
+import { sendMessage } from '../src/services/send-message.ts';
+import { createDispatcher } from '../src/webhooks/dispatcher.ts';
+
+const REPO_ROOT = new URL('../', import.meta.url);
+const RESULTS = new URL('results/dispatch.json', import.meta.url);
+
+const { values: args } = parseArgs({
+  options: {
+    messages: { type: 'string', default: '5000' },
+    label: { type: 'string', default: 'run' },
+  },
+});
+const messageCount = Number(args.messages);
+
+const RECEIVER = `
+const http = require('node:http');
+let count = 0;
+const server = http.createServer((req, res) => {
+  req.resume();
+  req.on('end', () => { count++; res.writeHead(200, { 'content-type': 'text/plain' }).end('ok'); });
+});
+server.keepAliveTimeout = 60000;
+server.listen(0, '127.0.0.1', () => console.log('port ' + server.address().port));
+process.on('SIGTERM', () => { console.log('received ' + count); process.exit(0); });
+`;
+
+async function startReceiver() {
+  const child = spawn(process.execPath, ['-e', RECEIVER], { stdio: ['ignore', 'pipe', 'inherit'] });
+  let out = '';
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
+  const port = await new Promise<number>((resolve) => {
+    const check = setInterval(() => {
+      const match = out.match(/port (\d+)/);
+      if (match) {
+        clearInterval(check);
+        resolve(Number(match[1]));
+      }
+    }, 10);
+  });
+  return {
+    url: `http://127.0.0.1:${port}/status`,
+    stop: () =>
+      new Promise<number>((resolve) => {
+        child.once('exit', () => resolve(Number(out.match(/received (\d+)/)?.[1] ?? 0)));
+        child.kill('SIGTERM');
+      }),
+  };
+}
+
+function depsFor(file: string) {
+  const db = openDatabase(file);
+  migrateDatabase(db);
+  const deps: ServiceDeps = {
+    store: createStore(db),
+    clock: systemClock,
+    log: pino({ level: 'warn' }),
+    sendRateLimiter: createRateLimiter(systemClock, 0),
+    notify: silentNotifier,
+    displayTimeZone: 'UTC',
+    defaultNumbersPerAccount: 4,
+  };
+  return { db, deps };
+}
+
+function seed(deps: ServiceDeps, callbackUrl: string): number {
+  createAccount(deps, { email: 'bench@example.com', plan: 'sapphire' });
+  const account = deps.store.accounts.findByEmail('bench@example.com')!;
+  for (let i = 0; i < messageCount; i += 1) {
+    const number = `+1212${String(4_560_000 + i).padStart(7, '0')}`;
+    const { body } = sendMessage(deps, account, { number, content: `bench ${i}`, statusCallback: callbackUrl });
+    for (const status of ['SENT', 'DELIVERED', 'READ'] as const) {
+      recordStatus(deps, { handle: body.message_handle, status, source: 'bench' });
+    }
+  }
+  return deps.store.outbox.countByState().pending;
+}
+
+async function main(): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'textrelay-bench-dispatch-'));
+  const receiver = await startReceiver();
+  const { db, deps } = depsFor(join(dir, 'bench.db'));
+  try {
+    const rows = seed(deps, receiver.url);
+    const dispatcher = createDispatcher(deps, { retryScheduleMs: DEFAULT_RETRY_SCHEDULE_MS, allowPrivateCallbacks: true });
+    const started = performance.now();
+    dispatcher.start();
+    let counts = deps.store.outbox.countByState();
+    while (counts.delivered + counts.failed < rows) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      counts = deps.store.outbox.countByState();
+    }
+    const seconds = (performance.now() - started) / 1000;
+    await dispatcher.stop();
+    const received = await receiver.stop();
+    const result = {
+      label: args.label,
+      date: new Date().toISOString(),
+      commit: execSync('git rev-parse --short HEAD', { cwd: REPO_ROOT }).toString().trim(),
+      node: process.version,
+      cpus: `${cpus().length} x ${cpus()[0]?.model ?? 'unknown'}`,
+      messages: messageCount,
+      deliveries: rows,
+      delivered: counts.delivered,
+      failed: counts.failed,
+      receivedByReceiver: received,
+      seconds: Number(seconds.toFixed(3)),
+      deliveriesPerSecond: Math.round(rows / seconds),
+    };
+    let previous: Record<string, unknown> = {};
+    try {
+      previous = JSON.parse(readFileSync(RESULTS, 'utf8')) as Record<string, unknown>;
+    } catch {
+      // first run: no file yet
+    }
+    writeFileSync(RESULTS, `${JSON.stringify({ ...previous, [result.label]: result }, null, 2)}\n`);
+    console.log(JSON.stringify(result, null, 2));
+  } finally {
+    closeDatabase(db);
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+await main();
