@@ -3,7 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { makeTestApp, type TestApp } from '../helpers/app.ts';
 import { expectMessageError } from '../helpers/expect.ts';
 import { ALICE, show } from '../helpers/fixtures.ts';
-import { INGEST_SECRET, postIngest, rowCounts, signedHeaders, statusCallback } from '../helpers/ingest.ts';
+import { INGEST_SECRET, postIngest, signedHeaders, statusCallback } from '../helpers/ingest.ts';
+import { rowCounts } from '../helpers/row-counts.ts';
 
 /**
  * /webhooks/* write statuses and inbound messages for every account, so only a caller that knows

@@ -4,7 +4,8 @@ import { recordHandover } from '../../src/services/handover.ts';
 import { makeTestApp } from '../helpers/app.ts';
 import { send } from '../helpers/delivery.ts';
 import { ALICE, BOB, show } from '../helpers/fixtures.ts';
-import { INGEST_SECRET, postIngest, rowCounts } from '../helpers/ingest.ts';
+import { INGEST_SECRET, postIngest } from '../helpers/ingest.ts';
+import { rowCounts } from '../helpers/row-counts.ts';
 
 /**
  * Whatever an authenticated caller posts to /webhooks/*, the answer is never a 5xx; a refusal is

@@ -4,7 +4,8 @@ import { makeTestApp, type TestAccount, type TestApp } from '../helpers/app.ts';
 import { accountRow, send, sendGroup } from '../helpers/delivery.ts';
 import { expectMessageError, listMessages } from '../helpers/expect.ts';
 import { ALICE, BOB, CAROL, show } from '../helpers/fixtures.ts';
-import { INGEST_SECRET, postIngest, rowCounts } from '../helpers/ingest.ts';
+import { INGEST_SECRET, postIngest } from '../helpers/ingest.ts';
+import { rowCounts } from '../helpers/row-counts.ts';
 import { payloadsFor } from '../helpers/outbox.ts';
 
 /**

@@ -3,7 +3,8 @@ import { recordHandover } from '../../src/services/handover.ts';
 import { makeTestApp, type TestApp } from '../helpers/app.ts';
 import { send } from '../helpers/delivery.ts';
 import { show } from '../helpers/fixtures.ts';
-import { INGEST_SECRET, postIngest, rowCounts, statusCallback } from '../helpers/ingest.ts';
+import { INGEST_SECRET, postIngest, statusCallback } from '../helpers/ingest.ts';
+import { rowCounts } from '../helpers/row-counts.ts';
 import { callbackStatuses, payloadsFor } from '../helpers/outbox.ts';
 
 /**

@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { rowCounts } from '../helpers/row-counts.ts';
 import { makeTestApp, type TestAccount, type TestApp } from '../helpers/app.ts';
 import { ALICE, BOB } from '../helpers/fixtures.ts';
 import { parseJson } from '../helpers/http.ts';
@@ -51,7 +52,6 @@ function validationShape(path: string): Record<string, unknown> {
     : { status: 'ERROR', error_code: 4000, error_message: expect.any(String), message: expect.any(String), error_detail: null };
 }
 
-const TABLES = ['messages', 'contacts', 'groups', 'group_members', 'status_events', 'number_pins', 'idempotency_keys'];
 
 type Answer = { status: number; text: string; json: any; contentType: string | null };
 
@@ -73,11 +73,6 @@ async function raw(
   return { status: response.status, text, json: parseJson(text), contentType: response.headers.get('content-type') };
 }
 
-function counts(t: TestApp): Record<string, number> {
-  return Object.fromEntries(
-    TABLES.map((table) => [table, (t.db.$client.prepare(`select count(*) c from ${table}`).get() as { c: number }).c]),
-  );
-}
 
 /** The invariant of every answer: no 5xx, a JSON body, and errors carry a status field. */
 function expectSane(answer: Answer, context: string) {
@@ -98,11 +93,11 @@ async function probe(
   path: string,
   options: Parameters<typeof raw>[3] & { expectStatus?: number | number[] } = {},
 ): Promise<Answer> {
-  const before = counts(t);
+  const before = rowCounts(t);
   const answer = await raw(t, method, path, options);
   const context = `${method} ${path.slice(0, 200)} body=${show(typeof options.body === 'string' ? options.body : `<${options.body?.length ?? 0} bytes>`)} ct=${options.contentType}`;
   expectSane(answer, context);
-  if (answer.status >= 400) expect(counts(t), `a rejection wrote rows: ${context} -> ${show(answer.text)}`).toEqual(before);
+  if (answer.status >= 400) expect(rowCounts(t), `a rejection wrote rows: ${context} -> ${show(answer.text)}`).toEqual(before);
   if (options.expectStatus !== undefined) {
     const allowed = Array.isArray(options.expectStatus) ? options.expectStatus : [options.expectStatus];
     expect(allowed, `${context} -> ${answer.status} ${show(answer.text)}`).toContain(answer.status);

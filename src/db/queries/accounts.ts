@@ -10,6 +10,12 @@ export function accountQueries(db: Db) {
     .from(accounts)
     .where(eq(accounts.apiKeyId, sql.placeholder('apiKeyId')))
     .prepare();
+  // Runs on every applied status change (to build its callback).
+  const byId = db
+    .select()
+    .from(accounts)
+    .where(eq(accounts.id, sql.placeholder('id')))
+    .prepare();
   const pinFor = db
     .select({ lineNumber: numberPins.lineNumber })
     .from(numberPins)
@@ -31,7 +37,7 @@ export function accountQueries(db: Db) {
       return byKeyId.get({ apiKeyId });
     },
     findById(id: string): AccountRow | undefined {
-      return db.select().from(accounts).where(eq(accounts.id, id)).get();
+      return byId.get({ id });
     },
     /** The account that owns this line, if any. */
     findByServiceNumber(number: string): AccountRow | undefined {
