@@ -48,6 +48,13 @@ describe('loadConfig defaults', () => {
   });
 });
 
+/** Upstream mode needs its provider and credentials (checked in test/delivery/upstream.test.ts). */
+const UPSTREAM_CREDENTIALS = {
+  TEXTRELAY_UPSTREAM_URL: 'https://provider.example.com',
+  TEXTRELAY_UPSTREAM_KEY_ID: 'key_upstream',
+  TEXTRELAY_UPSTREAM_SECRET: 'sk_upstream',
+};
+
 describe('loadConfig parses environment values', () => {
   it('turns numbers and flags into their types', () => {
     const config = loadConfig({
@@ -62,6 +69,7 @@ describe('loadConfig parses environment values', () => {
       TEXTRELAY_WEBHOOK_RETRY_SCHEDULE: '1,2.5,10',
       TEXTRELAY_PUBLIC_URL: 'https://abc123.ngrok.app',
       TEXTRELAY_INGEST_SECRET: 'ingest-secret',
+      ...UPSTREAM_CREDENTIALS,
       LOG_LEVEL: 'debug',
     });
     expect(config).toMatchObject({
@@ -115,7 +123,7 @@ describe('loadConfig overrides (command-line flags)', () => {
 
   it('an undefined override (flag not given) keeps the environment value', () => {
     const config = loadConfig(
-      { PORT: '8080', HOST: '0.0.0.0', TEXTRELAY_DB: '/env.db', TEXTRELAY_TRANSPORT: 'upstream' },
+      { PORT: '8080', HOST: '0.0.0.0', TEXTRELAY_DB: '/env.db', TEXTRELAY_TRANSPORT: 'upstream', TEXTRELAY_PUBLIC_URL: 'https://abc123.ngrok.app', ...UPSTREAM_CREDENTIALS },
       { PORT: undefined, HOST: undefined, TEXTRELAY_DB: undefined, TEXTRELAY_TRANSPORT: undefined },
     );
     expect(config).toMatchObject({ PORT: 8080, HOST: '0.0.0.0', TEXTRELAY_DB: '/env.db', TEXTRELAY_TRANSPORT: 'upstream' });
