@@ -292,8 +292,12 @@ export const webhookDeliveries = sqliteTable(
     index('webhook_deliveries_due_idx').on(t.state, t.nextAttemptAt),
     // Per-message order: an earlier unfinished row for the same message and URL holds back the later ones.
     index('webhook_deliveries_order_idx').on(t.messageHandle, t.url, t.seq),
-    // The account's delivery log, newest first, optionally by state.
+    // The account's delivery log filtered by state, newest first.
     index('webhook_deliveries_account_idx').on(t.accountId, t.state, t.seq),
+    // The account's whole delivery log, newest first.
+    index('webhook_deliveries_account_seq_idx').on(t.accountId, t.seq),
+    // Replay of deliveries given up since a time (CLI and API).
+    index('webhook_deliveries_completed_idx').on(t.state, t.completedAt),
   ],
 );
 
