@@ -1,5 +1,4 @@
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -8,8 +7,8 @@ import { createUpstreamTransport } from '../../src/transports/upstream.ts';
 import { makeTestApp } from '../helpers/app.ts';
 import { send } from '../helpers/delivery.ts';
 import { show } from '../helpers/fixtures.ts';
-import { jsonRequest, readReply, type Reply } from '../helpers/http.ts';
-import { killAll, runCli, startServer, type RunningServer } from '../helpers/process.ts';
+import { api, createAccount, eventually, freePort, type Credentials } from '../helpers/live.ts';
+import { killAll, startServer, type RunningServer } from '../helpers/process.ts';
 import { startReceiver, type Receiver } from '../webhooks/receiver.ts';
 
 /**
@@ -18,47 +17,9 @@ import { startReceiver, type Receiver } from '../webhooks/receiver.ts';
  * its own client. What A's client sees must be what a client of a sandbox textrelay sees.
  */
 
-type Credentials = { api_key_id: string; api_secret_key: string; numbers: string[] };
-
 // Starting a child costs seconds of CPU on a loaded box (tsx compiles the sources).
 const SLOW = 120_000;
 const STEP_MS = 100;
-
-/** A port free right now, for a server whose URL must be known before it starts (A's public URL, B's restart). */
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
-
-/** Polls `probe` until it returns something other than undefined; the timeout only bounds a broken run. */
-async function eventually<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 60_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  while (Date.now() < deadline) {
-    try {
-      const value = await probe();
-      if (value !== undefined) return value;
-    } catch (error) {
-      last = error;
-    }
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error(`gave up waiting for ${what}${last ? `: ${String(last)}` : ''}`);
-}
-
-async function api(server: RunningServer, credentials: Credentials, method: string, path: string, body?: unknown): Promise<Reply> {
-  const headers = { 'svc-api-key-id': credentials.api_key_id, 'svc-api-secret-key': credentials.api_secret_key };
-  return readReply(await fetch(`${server.url}${path}`, jsonRequest(method, headers, body)));
-}
-
-async function createAccount(db: string, email: string): Promise<Credentials> {
-  const created = await runCli(['accounts', 'create', '--email', email, '--plan', 'sapphire', '--json', '--db', db], { LOG_LEVEL: 'silent' });
-  expect(created.code, created.stderr).toBe(0);
-  return JSON.parse(created.stdout) as Credentials;
-}
 
 describe('relay: textrelay A (upstream transport) through textrelay B (sandbox)', () => {
   const dir = mkdtempSync(join(tmpdir(), 'textrelay-relay-'));
