@@ -4,29 +4,37 @@
  */
 import { toMessageObject, type AccountFacts, type MessageFacts } from './views.ts';
 
+/** The spec's status-callback fields, which the receive webhook carries too. */
+function callbackFields(message: MessageFacts, account: AccountFacts, participants: string[]) {
+  const view = toMessageObject(message, account, participants);
+  return {
+    view,
+    fields: {
+      accountEmail: view.accountEmail,
+      content: view.content,
+      is_outbound: view.is_outbound,
+      media_url: view.media_url,
+      status: view.status,
+      error_code: view.error_code,
+      error_message: view.error_message,
+      message_handle: view.message_handle,
+      date_sent: view.date_sent,
+      date_updated: view.date_updated,
+      from_number: view.from_number,
+      number: view.number,
+      to_number: view.to_number,
+      // The callback table types it boolean: "not known yet" (still QUEUED) reads as not downgraded.
+      was_downgraded: view.was_downgraded ?? false,
+      plan: view.plan,
+      message_type: view.message_type,
+      group_id: view.group_id,
+    },
+  };
+}
+
 /** Status callback: the spec's fields, plus message_type and group_id so group sends can be told apart. */
 export function toStatusCallbackPayload(message: MessageFacts, account: AccountFacts) {
-  const view = toMessageObject(message, account, []);
-  return {
-    accountEmail: view.accountEmail,
-    content: view.content,
-    is_outbound: view.is_outbound,
-    media_url: view.media_url,
-    status: view.status,
-    error_code: view.error_code,
-    error_message: view.error_message,
-    message_handle: view.message_handle,
-    date_sent: view.date_sent,
-    date_updated: view.date_updated,
-    from_number: view.from_number,
-    number: view.number,
-    to_number: view.to_number,
-    // The callback table types it boolean: "not known yet" (still QUEUED) reads as not downgraded.
-    was_downgraded: view.was_downgraded ?? false,
-    plan: view.plan,
-    message_type: view.message_type,
-    group_id: view.group_id,
-  };
+  return callbackFields(message, account, []).fields;
 }
 
 export type InboundService = 'iMessage' | 'SMS';
@@ -37,27 +45,11 @@ export function toReceivePayload(
   account: AccountFacts,
   group: { participants: string[]; displayName: string } | null,
 ) {
-  const view = toMessageObject(message, account, group?.participants ?? []);
+  const { view, fields } = callbackFields(message, account, group?.participants ?? []);
   const service: InboundService = message.wasDowngraded ? 'SMS' : 'iMessage';
   return {
-    accountEmail: view.accountEmail,
-    content: view.content,
-    is_outbound: false,
-    media_url: view.media_url,
-    status: view.status,
-    error_code: view.error_code,
-    error_message: view.error_message,
-    message_handle: view.message_handle,
-    date_sent: view.date_sent,
-    date_updated: view.date_updated,
-    from_number: view.from_number,
-    number: view.number,
-    to_number: view.to_number,
-    was_downgraded: message.wasDowngraded ?? false,
-    plan: view.plan,
-    message_type: view.message_type,
-    group_id: view.group_id,
-    participants: group?.participants ?? [],
+    ...fields,
+    participants: view.participants,
     service,
     group_display_name: group?.displayName ?? '',
     send_style: view.send_style,
