@@ -13,7 +13,7 @@
  * Figures go to bench/results/ingest.json under the label.
  */
 import { execSync, spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { cpus, tmpdir } from 'node:os';
@@ -29,6 +29,7 @@ import { silentNotifier, systemClock, type ServiceDeps } from '../src/services/d
 import { recordHandover } from '../src/services/handover.ts';
 import { createRateLimiter } from '../src/services/rate-limiter.ts';
 import { sendMessage } from '../src/services/send-message.ts';
+import { recordResult } from './record-result.ts';
 
 const REPO_ROOT = fileURLToPath(new URL('../', import.meta.url));
 const RESULTS = new URL('results/ingest.json', import.meta.url);
@@ -179,14 +180,7 @@ async function main(): Promise<void> {
         max: Number((run.latencies.at(-1) ?? 0).toFixed(2)),
       },
     };
-    let previous: Record<string, unknown> = {};
-    try {
-      previous = JSON.parse(readFileSync(RESULTS, 'utf8')) as Record<string, unknown>;
-    } catch {
-      // first run: no file yet
-    }
-    writeFileSync(RESULTS, `${JSON.stringify({ ...previous, [result.label]: result }, null, 2)}\n`);
-    console.log(JSON.stringify(result, null, 2));
+    recordResult(RESULTS, result);
   } finally {
     await pool.close();
     await server.stop();
