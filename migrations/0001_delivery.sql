@@ -66,7 +66,7 @@ CREATE INDEX `webhook_deliveries_due_idx` ON `webhook_deliveries` (`state`,`next
 CREATE INDEX `webhook_deliveries_order_idx` ON `webhook_deliveries` (`message_handle`,`url`,`seq`);--> statement-breakpoint
 CREATE INDEX `webhook_deliveries_account_idx` ON `webhook_deliveries` (`account_id`,`state`,`seq`);--> statement-breakpoint
 CREATE INDEX `webhook_deliveries_account_seq_idx` ON `webhook_deliveries` (`account_id`,`seq`);--> statement-breakpoint
-CREATE INDEX `webhook_deliveries_completed_idx` ON `webhook_deliveries` (`state`,`completed_at`);--> statement-breakpoint
+CREATE INDEX `webhook_deliveries_failed_idx` ON `webhook_deliveries` (`completed_at`) WHERE state = 'failed';--> statement-breakpoint
 ALTER TABLE `accounts` ADD `webhook_secret` text;--> statement-breakpoint
 ALTER TABLE `accounts` ADD `previous_webhook_secret` text;--> statement-breakpoint
 ALTER TABLE `accounts` ADD `previous_webhook_secret_expires_at` integer;--> statement-breakpoint

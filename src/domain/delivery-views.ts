@@ -1,6 +1,12 @@
 /** How the delivery log reads over the API and the CLI: webhook-id as the id, times in ISO 8601. */
 import { toIso } from './dates.ts';
 
+/**
+ * `next_attempt_at` of a delivery waiting behind an earlier unfinished one of the same message and
+ * URL (the latest time a Date can hold): it has no time of its own until that one finishes.
+ */
+export const HELD_BEHIND_PREDECESSOR = 8_640_000_000_000_000;
+
 export type DeliveryFacts = {
   webhookId: string;
   eventType: string;
@@ -35,7 +41,7 @@ export function toAttemptView(attempt: AttemptFacts) {
 }
 
 export function toDeliveryView(delivery: DeliveryFacts, attempts: readonly AttemptFacts[]) {
-  const waiting = delivery.state === 'pending';
+  const waiting = delivery.state === 'pending' && delivery.nextAttemptAt !== HELD_BEHIND_PREDECESSOR;
   return {
     id: delivery.webhookId,
     event_type: delivery.eventType,
@@ -43,7 +49,7 @@ export function toDeliveryView(delivery: DeliveryFacts, attempts: readonly Attem
     message_handle: delivery.messageHandle,
     state: delivery.state,
     attempt_count: delivery.attemptCount,
-    // Only a waiting delivery has a next attempt; a finished one keeps its last schedule in the database only.
+    // Only a waiting delivery has a next attempt (one held behind an earlier callback has none yet).
     next_attempt_at: waiting ? toIso(delivery.nextAttemptAt) : null,
     last_status_code: delivery.lastStatusCode,
     last_error: delivery.lastError,

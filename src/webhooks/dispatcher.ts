@@ -52,6 +52,12 @@ export function dispatcherOptionsFromConfig(config: {
 const CLAIM_SCAN_FACTOR = 4;
 /** Rows of saturated hosts a claim may pass over to find other hosts' rows. */
 const SKIP_BUDGET = 64;
+/**
+ * While posts are in flight, finishing and claiming wait this long to gather the answers that
+ * arrive meanwhile: two transactions per few milliseconds instead of two per answer, which is what
+ * lets throughput grow past a few thousand deliveries a second. An idle dispatcher claims at once.
+ */
+const BATCH_WINDOW_MS = 1;
 
 function hostOf(url: string): string {
   return new URL(url).host;
@@ -82,7 +88,6 @@ export function createDispatcher(deps: ServiceDeps, options: DispatcherOptions) 
   const inFlight = new Map<number, { row: ClaimedDelivery; done: Promise<void> }>();
   const hostLoad = new Map<string, number>();
   let finished: FinishedDelivery[] = [];
-  let flushQueued = false;
   let running = false;
   let stopping = false;
   let tickQueued = false;
@@ -132,7 +137,6 @@ export function createDispatcher(deps: ServiceDeps, options: DispatcherOptions) 
 
   /** Writes the finished attempts in one transaction; batching is what keeps the database off the hot path. */
   function flush(): void {
-    flushQueued = false;
     if (finished.length === 0) return;
     const batch = finished;
     finished = [];
@@ -142,8 +146,6 @@ export function createDispatcher(deps: ServiceDeps, options: DispatcherOptions) 
       // The rows keep their leases and return to the queue when those lapse: nothing is lost.
       deps.log.error({ err: error, count: batch.length }, 'recording webhook attempts failed');
     }
-    // Finishing a row may free the next one of the same message.
-    if (running) queueTick();
   }
 
   function launch(row: ClaimedDelivery): void {
@@ -153,10 +155,6 @@ export function createDispatcher(deps: ServiceDeps, options: DispatcherOptions) 
       .then((result) => {
         if (stopping && !running && !inFlight.has(row.seq)) return; // given back already at shutdown
         finished.push(result);
-        if (!flushQueued) {
-          flushQueued = true;
-          setImmediate(flush);
-        }
       })
       .catch((error: unknown) => deps.log.error({ err: error, webhookId: row.webhookId }, 'webhook attempt crashed'))
       .finally(() => {
@@ -164,7 +162,8 @@ export function createDispatcher(deps: ServiceDeps, options: DispatcherOptions) 
         const load = (hostLoad.get(host) ?? 1) - 1;
         if (load === 0) hostLoad.delete(host);
         else hostLoad.set(host, load);
-        if (running) queueTick();
+        // Recording the answer frees a slot and may free the next callback of the same message.
+        queueTick();
       });
     inFlight.set(row.seq, { row, done });
   }
@@ -182,7 +181,7 @@ export function createDispatcher(deps: ServiceDeps, options: DispatcherOptions) 
     const planned = new Map<string, number>();
     let taken = 0;
     let skipped = 0;
-    const skipBudget = Math.max(free, SKIP_BUDGET);
+    const skipBudget = SKIP_BUDGET;
     const rows = claimDueDeliveries(deps, {
       leaseMs: settings.leaseMs,
       limit: free * CLAIM_SCAN_FACTOR,
@@ -205,6 +204,7 @@ export function createDispatcher(deps: ServiceDeps, options: DispatcherOptions) 
 
   function tick(): void {
     tickQueued = false;
+    flush();
     if (!running) return;
     try {
       claimAndLaunch();
@@ -217,7 +217,8 @@ export function createDispatcher(deps: ServiceDeps, options: DispatcherOptions) 
     if (tickQueued) return;
     tickQueued = true;
     // Deferred: wake() is called right after commits, possibly from inside an outer transaction.
-    setImmediate(tick);
+    if (inFlight.size === 0) setImmediate(tick);
+    else setTimeout(tick, BATCH_WINDOW_MS);
   }
 
   return {

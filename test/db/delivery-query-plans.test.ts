@@ -56,6 +56,13 @@ const cases: Case[] = [
   ['a message’s status history, in arrival order', ['status_events'], (s, { handle }) => s.messages.history(handle), /order by "status_events"\."received_at"/, true],
   ['latest pinned account of an end user', ['number_pins', 'accounts'], (s) => s.accounts.findLatestPinnedAccount(ALICE), /from "number_pins"/, true],
   ['group by transport group id', ['groups'], (s) => s.groups.findByTransportGroupId('tg-some-group'), /"transport_group_id" = \?/, false],
+  // The outbox: every applied status enqueues, the dispatcher claims and finishes many times a second.
+  ['outbox enqueue (is a callback of the same message ahead?)', ['webhook_deliveries'], (s, { handle }) => s.outbox.enqueue(
+    { webhookId: 'msg_plan', accountId: s.messages.findByAnyHandle(handle)!.accountId, messageHandle: handle, eventType: 'message.status', url: 'https://example.com/cb', payload: '{}' },
+    1,
+  ), /^\s*insert into webhook_deliveries/, false],
+  ['outbox claim of due rows, in message order (aliases d, e: the row and the ones ahead of it)', ['d', 'e'], (s) => s.outbox.claimDue(Date.now(), 60_000, 10), /from webhook_deliveries d\s/, true],
+  ['given-up deliveries since a time', ['webhook_deliveries'], (s) => s.outbox.failedSince(0), /from "webhook_deliveries"/, false],
 ];
 
 /** The one statement matching `pattern` that ran while `run` used a store built under capture. */

@@ -238,6 +238,28 @@ describe('webhook dispatcher: ordering, leases, shutdown', () => {
     }
   });
 
+  it('a later callback waits, with no due time, until the one before it is delivered or given up', async () => {
+    const { t, account } = appWithAccount();
+    // The QUEUED callback is refused (410, given up at once); SENT then waits behind nothing.
+    const hook = await receiver((_request, index, response) => {
+      response.writeHead(index === 0 ? 410 : 200).end();
+    });
+    const handle = await sendWithCallback(t, account, hook.url());
+    report(t, handle, 'SENT');
+    report(t, handle, 'DELIVERED');
+    const waiting = await deliveries(t, account, '?state=pending');
+    expect(waiting.map((d) => [d.payload.status, d.next_attempt_at]), 'held rows show no next attempt').toEqual([
+      ['DELIVERED', null],
+      ['SENT', null],
+      ['QUEUED', new Date(t.clock.now()).toISOString()],
+    ]);
+    const dispatcher = dispatcherFor(t);
+    // One runOnce keeps going while finishing rows releases the next: all three without the clock moving.
+    expect(await dispatcher.runOnce()).toBe(3);
+    expect(hook.received.map((request) => request.json.status)).toEqual(['QUEUED', 'SENT', 'DELIVERED']);
+    expect((await deliveries(t, account)).map((d) => d.state)).toEqual(['delivered', 'delivered', 'failed']);
+  });
+
   it('one slow receiver does not hold back the others', async () => {
     const { t, account } = appWithAccount();
     const release: (() => void)[] = [];

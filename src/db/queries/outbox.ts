@@ -1,6 +1,7 @@
-import { and, asc, count, desc, eq, gte, inArray, type SQL } from 'drizzle-orm';
+import { and, asc, count, desc, eq, gte, inArray, sql, type SQL } from 'drizzle-orm';
 import type { Db } from '../connection.ts';
 import { placeholdersFor } from '../placeholders.ts';
+import { HELD_BEHIND_PREDECESSOR } from '../../domain/delivery-views.ts';
 import { DELIVERY_STATES, webhookAttempts, webhookDeliveries } from '../schema.ts';
 
 export type WebhookDeliveryRow = typeof webhookDeliveries.$inferSelect;
@@ -51,6 +52,9 @@ type RawClaimed = {
   url: string;
   payload: string;
   attempt_count: number;
+};
+
+type RawSecrets = {
   webhook_secret: string | null;
   previous_webhook_secret: string | null;
   previous_webhook_secret_expires_at: number | null;
@@ -60,17 +64,18 @@ export function outboxQueries(db: Db) {
   const client = db.$client;
 
   /*
-   * A new row starts no earlier than the unfinished row ahead of it for the same message and URL:
-   * while that one waits out a backoff, the new row stays out of the due scan instead of being
-   * read and skipped on every claim. The unary + keeps the planner on webhook_deliveries_order_idx:
-   * left to itself it takes the due index for `state =` and walks every pending row.
+   * A row with an unfinished row ahead of it for the same message and URL is held (no due time)
+   * until that one finishes: claims then read only rows that may go now, instead of walking and
+   * skipping a message's later callbacks on every scan. The unary + keeps the planner on
+   * webhook_deliveries_order_idx: left to itself it takes the due index for `state =`.
    */
   const enqueue = client.prepare(`
     insert into webhook_deliveries
       (webhook_id, account_id, message_handle, event_type, url, payload, state, next_attempt_at, created_at, updated_at)
     values (@webhookId, @accountId, @messageHandle, @eventType, @url, @payload, 'pending',
-      max(@now, coalesce((select max(next_attempt_at) from webhook_deliveries
-        where message_handle = @messageHandle and url = @url and +state = 'pending'), @now)),
+      case when exists (select 1 from webhook_deliveries
+        where message_handle = @messageHandle and url = @url and +state in ('pending', 'delivering'))
+      then ${HELD_BEHIND_PREDECESSOR} else @now end,
       @now, @now)`);
 
   // Rows whose claimant died or stalled go back to the queue (webhook_deliveries_due_idx on state).
@@ -80,19 +85,22 @@ export function outboxQueries(db: Db) {
 
   /*
    * Due rows, oldest due first, that are the first unfinished row of their (message, URL): the
-   * NOT EXISTS keeps a message's callbacks in order (webhook_deliveries_order_idx); the due
-   * index yields rows already sorted by (next_attempt_at, seq).
+   * NOT EXISTS keeps a message's callbacks in order (webhook_deliveries_order_idx: the unary +
+   * stops the planner from walking every earlier rowid instead); the due index yields rows already
+   * sorted by (next_attempt_at, seq).
    */
   const dueRows = client.prepare(`
-    select d.seq, d.webhook_id, d.account_id, d.message_handle, d.event_type, d.url, d.payload, d.attempt_count,
-      a.webhook_secret, a.previous_webhook_secret, a.previous_webhook_secret_expires_at
-    from webhook_deliveries d join accounts a on a.id = d.account_id
+    select d.seq, d.webhook_id, d.account_id, d.message_handle, d.event_type, d.url, d.payload, d.attempt_count
+    from webhook_deliveries d
     where d.state = 'pending' and d.next_attempt_at <= @now
       and not exists (select 1 from webhook_deliveries e
-        where e.message_handle = d.message_handle and e.url = d.url and e.seq < d.seq
+        where e.message_handle = d.message_handle and e.url = d.url and +e.seq < d.seq
           and e.state in ('pending', 'delivering'))
     order by d.next_attempt_at, d.seq
     limit @limit`);
+  // Once per account per claim, not per row: a claim's rows mostly belong to few accounts.
+  const signingSecrets = client.prepare(`
+    select webhook_secret, previous_webhook_secret, previous_webhook_secret_expires_at from accounts where id = ?`);
 
   const takeLease = client.prepare(`
     update webhook_deliveries set state = 'delivering', lease_expires_at = @lease, updated_at = @now where seq = @seq`);
@@ -106,18 +114,21 @@ export function outboxQueries(db: Db) {
   const LEASED = `where seq = @seq and state = 'delivering' and lease_expires_at = @lease`;
   const markDelivered = client.prepare(`
     update webhook_deliveries set state = 'delivered', attempt_count = attempt_count + 1, last_status_code = @statusCode,
-      last_error = null, lease_expires_at = null, completed_at = @now, updated_at = @now ${LEASED}`);
+      last_error = null, lease_expires_at = null, completed_at = @now, updated_at = @now ${LEASED}
+    returning message_handle, url`);
   const markFailed = client.prepare(`
     update webhook_deliveries set state = 'failed', attempt_count = attempt_count + 1, last_status_code = @statusCode,
-      last_error = @error, lease_expires_at = null, completed_at = @now, updated_at = @now ${LEASED}`);
+      last_error = @error, lease_expires_at = null, completed_at = @now, updated_at = @now ${LEASED}
+    returning message_handle, url`);
   const markRetry = client.prepare(`
     update webhook_deliveries set state = 'pending', attempt_count = attempt_count + 1, last_status_code = @statusCode,
-      last_error = @error, lease_expires_at = null, next_attempt_at = @nextAttemptAt, updated_at = @now ${LEASED}
-    returning message_handle, url`);
-  // The rows behind a rescheduled one cannot go before it: keep them out of the due scan until then.
-  const holdFollowers = client.prepare(`
-    update webhook_deliveries set next_attempt_at = @nextAttemptAt
-    where message_handle = @messageHandle and url = @url and seq > @seq and state = 'pending' and next_attempt_at < @nextAttemptAt`);
+      last_error = @error, lease_expires_at = null, next_attempt_at = @nextAttemptAt, updated_at = @now ${LEASED}`);
+  // A finished row (delivered or given up) lets the next one of its message and URL go.
+  const releaseFollower = client.prepare(`
+    update webhook_deliveries set next_attempt_at = @now
+    where seq = (select seq from webhook_deliveries
+        where message_handle = @messageHandle and url = @url and seq > @seq and +state = 'pending' order by seq limit 1)
+      and next_attempt_at = ${HELD_BEHIND_PREDECESSOR}`);
 
   const releaseLease = client.prepare(`
     update webhook_deliveries set state = 'pending', lease_expires_at = null, updated_at = @now
@@ -134,6 +145,7 @@ export function outboxQueries(db: Db) {
     expireLeases.run({ now });
     const lease = now + leaseMs;
     const claimed: ClaimedDelivery[] = [];
+    const secretsByAccount = new Map<string, RawSecrets | undefined>();
     // Iterated, not fetched: the filter usually stops the scan long before `limit`. The leases are
     // taken after the scan, since the connection runs nothing else while a statement iterates.
     for (const raw of dueRows.iterate({ now, limit }) as IterableIterator<RawClaimed>) {
@@ -150,10 +162,17 @@ export function outboxQueries(db: Db) {
         payload: raw.payload,
         attemptCount: raw.attempt_count,
         leaseExpiresAt: lease,
-        webhookSecret: raw.webhook_secret,
-        previousWebhookSecret: raw.previous_webhook_secret,
-        previousWebhookSecretExpiresAt: raw.previous_webhook_secret_expires_at,
+        webhookSecret: null,
+        previousWebhookSecret: null,
+        previousWebhookSecretExpiresAt: null,
       });
+    }
+    for (const row of claimed) {
+      if (!secretsByAccount.has(row.accountId)) secretsByAccount.set(row.accountId, signingSecrets.get(row.accountId) as RawSecrets | undefined);
+      const secrets = secretsByAccount.get(row.accountId);
+      row.webhookSecret = secrets?.webhook_secret ?? null;
+      row.previousWebhookSecret = secrets?.previous_webhook_secret ?? null;
+      row.previousWebhookSecretExpiresAt = secrets?.previous_webhook_secret_expires_at ?? null;
     }
     for (const row of claimed) takeLease.run({ seq: row.seq, lease, now });
     return claimed;
@@ -163,12 +182,14 @@ export function outboxQueries(db: Db) {
     for (const { seq, leaseExpiresAt: lease, attempt, outcome } of finished) {
       insertAttempt.run({ deliverySeq: seq, ...attempt });
       const leased = { seq, lease, now, statusCode: attempt.statusCode, error: attempt.error };
-      if (outcome.kind === 'delivered') markDelivered.run({ seq, lease, now, statusCode: attempt.statusCode });
-      else if (outcome.kind === 'failed') markFailed.run(leased);
-      else {
-        const moved = markRetry.get({ ...leased, nextAttemptAt: outcome.nextAttemptAt }) as { message_handle: string; url: string } | undefined;
-        if (moved) holdFollowers.run({ seq, nextAttemptAt: outcome.nextAttemptAt, messageHandle: moved.message_handle, url: moved.url });
+      if (outcome.kind === 'retry') {
+        markRetry.run({ ...leased, nextAttemptAt: outcome.nextAttemptAt });
+        continue;
       }
+      const finished = (outcome.kind === 'delivered' ? markDelivered : markFailed).get(leased) as
+        | { message_handle: string; url: string }
+        | undefined;
+      if (finished) releaseFollower.run({ seq, now, messageHandle: finished.message_handle, url: finished.url });
     }
   });
 
@@ -261,7 +282,8 @@ export function outboxQueries(db: Db) {
         .from(webhookDeliveries)
         .where(
           and(
-            eq(webhookDeliveries.state, 'failed'),
+            // A literal, not a bound value: only then can SQLite use the partial index on failed rows.
+            sql`${webhookDeliveries.state} = 'failed'`,
             gte(webhookDeliveries.completedAt, since),
             accountId === undefined ? undefined : eq(webhookDeliveries.accountId, accountId),
           ),
