@@ -10,11 +10,13 @@
  * own process, as a client's service would. Figures go to bench/results/dispatch.json under the label.
  */
 import { execSync, spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import pino from 'pino';
+import { Agent, request } from 'undici';
 import { closeDatabase, migrateDatabase, openDatabase } from '../src/db/connection.ts';
 import { createStore } from '../src/db/store.ts';
 import { DEFAULT_RETRY_SCHEDULE_MS } from '../src/domain/retry-policy.ts';
@@ -23,7 +25,7 @@ import { silentNotifier, systemClock, type ServiceDeps } from '../src/services/d
 import { createRateLimiter } from '../src/services/rate-limiter.ts';
 import { recordStatus } from '../src/services/record-status.ts';
 import { sendMessage } from '../src/services/send-message.ts';
-import { createDispatcher } from '../src/webhooks/dispatcher.ts';
+import { createDispatcher, DISPATCHER_DEFAULTS } from '../src/webhooks/dispatcher.ts';
 import { recordResult } from './record-result.ts';
 
 const REPO_ROOT = new URL('../', import.meta.url);
@@ -100,11 +102,35 @@ function seed(deps: ServiceDeps, callbackUrl: string): number {
   return deps.store.outbox.countByState().pending;
 }
 
+/**
+ * The ceiling of this machine for the same exchange: bare undici POSTs of a callback-sized body to
+ * the same receiver, as many in flight as the dispatcher allows one host, no database, no signing.
+ */
+async function bareRequestsPerSecond(url: string, requests: number): Promise<number> {
+  const agent = new Agent({ connections: DISPATCHER_DEFAULTS.perHostConcurrency, keepAliveTimeout: 30_000 });
+  const body = JSON.stringify({ status: 'DELIVERED', message_handle: randomUUID(), content: 'bench', accountEmail: 'bench@example.com' });
+  let next = 0;
+  const started = performance.now();
+  async function worker(): Promise<void> {
+    while (next < requests) {
+      next += 1;
+      const response = await request(url, { method: 'POST', body, headers: { 'content-type': 'application/json' }, dispatcher: agent });
+      await response.body.dump();
+    }
+  }
+  await Promise.all(Array.from({ length: DISPATCHER_DEFAULTS.perHostConcurrency }, worker));
+  const seconds = (performance.now() - started) / 1000;
+  await agent.close();
+  return Math.round(requests / seconds);
+}
+
 async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'textrelay-bench-dispatch-'));
   const receiver = await startReceiver();
   const { db, deps } = depsFor(join(dir, 'bench.db'));
   try {
+    const calibrationRequests = messageCount * 4;
+    const bare = await bareRequestsPerSecond(receiver.url, calibrationRequests);
     const rows = seed(deps, receiver.url);
     const dispatcher = createDispatcher(deps, { retryScheduleMs: DEFAULT_RETRY_SCHEDULE_MS, allowPrivateCallbacks: true });
     const started = Date.now();
@@ -130,9 +156,11 @@ async function main(): Promise<void> {
       deliveries: rows,
       delivered: counts.delivered,
       failed: counts.failed,
-      receivedByReceiver: received,
+      receivedByReceiver: received - calibrationRequests,
       seconds: Number(seconds.toFixed(3)),
       deliveriesPerSecond: Math.round(rows / seconds),
+      bareUndiciRequestsPerSecond: bare,
+      ratioToBare: Number((rows / seconds / bare).toFixed(2)),
     };
     recordResult(RESULTS, result);
   } finally {

@@ -1,4 +1,4 @@
-import type { ClaimedDelivery, ClaimFilter, FinishedDelivery } from '../db/queries/outbox.ts';
+import type { Claim, ClaimedDelivery, ClaimFilter, FinishedDelivery } from '../db/queries/outbox.ts';
 import type { ServiceDeps } from './deps.ts';
 import { getOrCreateWebhookSecret } from './webhook-settings.ts';
 
@@ -18,6 +18,11 @@ export function signingSecretOf(deps: ServiceDeps, row: ClaimedDelivery): string
 
 export function finishDeliveries(deps: ServiceDeps, finished: readonly FinishedDelivery[]): void {
   deps.store.outbox.finish(finished, deps.clock.now());
+}
+
+/** Records finished attempts and claims what may go next, in one transaction (the dispatcher's tick). */
+export function finishAndClaimDeliveries(deps: ServiceDeps, finished: readonly FinishedDelivery[], claim: Claim): ClaimedDelivery[] {
+  return deps.store.outbox.finishAndClaim(finished, deps.clock.now(), claim);
 }
 
 export function releaseDeliveries(deps: ServiceDeps, rows: readonly Pick<ClaimedDelivery, 'seq' | 'leaseExpiresAt'>[]): void {

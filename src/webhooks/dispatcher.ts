@@ -2,7 +2,7 @@ import { Agent } from 'undici';
 import { nextDelay, parseRetrySchedule, type AttemptResult } from '../domain/retry-policy.ts';
 import type { ClaimedDelivery, DeliveryOutcome, FinishedDelivery } from '../db/queries/outbox.ts';
 import type { ServiceDeps } from '../services/deps.ts';
-import { claimDueDeliveries, finishDeliveries, releaseDeliveries, signingSecretOf } from '../services/webhook-dispatch.ts';
+import { finishAndClaimDeliveries, finishDeliveries, releaseDeliveries, signingSecretOf } from '../services/webhook-dispatch.ts';
 import { VERSION } from '../version.ts';
 import { postWebhook, type PostResult } from './post.ts';
 import { signatureHeaders } from './signing.ts';
@@ -135,7 +135,7 @@ export function createDispatcher(deps: ServiceDeps, options: DispatcherOptions) 
     return finishedAttempt(row, await postWebhook(agent, row.url, headers, row.payload, settings.timeoutMs, attemptedAt), attemptedAt);
   }
 
-  /** Writes the finished attempts in one transaction; batching is what keeps the database off the hot path. */
+  /** Writes the finished attempts in one transaction, without claiming (shutdown). */
   function flush(): void {
     if (finished.length === 0) return;
     const batch = finished;
@@ -169,48 +169,56 @@ export function createDispatcher(deps: ServiceDeps, options: DispatcherOptions) 
   }
 
   /**
-   * Claims as many due rows as there are free slots, within each host's limit, and starts them.
+   * In one transaction, records the finished attempts and claims as many rows as there are free
+   * slots, within each host's limit, then starts them. A finished callback's held follower comes
+   * first (it takes the slot its predecessor left, on the same host); then due rows, oldest first.
    * Rows for a saturated host are skipped (they wait in the database, unleased); the scan stops
-   * once the slots are filled, or after skipping SKIP_BUDGET rows (or one per free slot, if more):
-   * enough to reach other hosts' rows, without reading the whole backlog of a saturated one on
-   * every claim.
+   * once the slots are filled, or after skipping SKIP_BUDGET rows: enough to reach other hosts'
+   * rows, without reading the whole backlog of a saturated one on every claim.
    */
-  function claimAndLaunch(): number {
+  function settleAndLaunch(): number {
+    const batch = finished;
+    finished = [];
     const free = settings.concurrency - inFlight.size;
-    if (free <= 0 || stopping) return 0;
+    if (stopping || (free <= 0 && batch.length === 0)) {
+      finished = batch;
+      flush();
+      return 0;
+    }
     const planned = new Map<string, number>();
     let taken = 0;
     let skipped = 0;
-    const skipBudget = SKIP_BUDGET;
-    const rows = claimDueDeliveries(deps, {
-      leaseMs: settings.leaseMs,
-      limit: free * CLAIM_SCAN_FACTOR,
-      accept: (url) => {
-        if (taken >= free || skipped >= skipBudget) return 'stop';
-        const host = hostOf(url);
-        const load = (hostLoad.get(host) ?? 0) + (planned.get(host) ?? 0);
-        if (load >= settings.perHostConcurrency) {
-          skipped += 1;
-          return 'skip';
-        }
-        planned.set(host, (planned.get(host) ?? 0) + 1);
-        taken += 1;
-        return 'take';
-      },
-    });
+    let rows: ClaimedDelivery[];
+    try {
+      rows = finishAndClaimDeliveries(deps, batch, {
+        leaseMs: settings.leaseMs,
+        limit: Math.max(free, 1) * CLAIM_SCAN_FACTOR,
+        accept: (url) => {
+          if (taken >= free || skipped >= SKIP_BUDGET) return 'stop';
+          const host = hostOf(url);
+          const load = (hostLoad.get(host) ?? 0) + (planned.get(host) ?? 0);
+          if (load >= settings.perHostConcurrency) {
+            skipped += 1;
+            return 'skip';
+          }
+          planned.set(host, (planned.get(host) ?? 0) + 1);
+          taken += 1;
+          return 'take';
+        },
+      });
+    } catch (error) {
+      // The finished rows keep their leases and return to the queue when those lapse: nothing is lost.
+      deps.log.error({ err: error, count: batch.length }, 'recording webhook attempts or claiming failed');
+      return 0;
+    }
     for (const row of rows) launch(row);
     return rows.length;
   }
 
   function tick(): void {
     tickQueued = false;
-    flush();
-    if (!running) return;
-    try {
-      claimAndLaunch();
-    } catch (error) {
-      deps.log.error({ err: error }, 'claiming webhook deliveries failed');
-    }
+    if (running) settleAndLaunch();
+    else flush();
   }
 
   function queueTick(): void {
@@ -244,11 +252,10 @@ export function createDispatcher(deps: ServiceDeps, options: DispatcherOptions) 
     async runOnce(): Promise<number> {
       let attempts = 0;
       for (;;) {
-        const launched = claimAndLaunch();
+        const launched = settleAndLaunch();
         attempts += launched;
         if (launched === 0 && inFlight.size === 0) break;
         await Promise.all([...inFlight.values()].map((entry) => entry.done));
-        flush();
       }
       return attempts;
     },

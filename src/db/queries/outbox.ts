@@ -26,6 +26,9 @@ export type ClaimedDelivery = Pick<
 /** Decides, row by row in due order, which rows a claim takes: by destination URL (per-host limits). */
 export type ClaimFilter = (url: string) => 'take' | 'skip' | 'stop';
 
+/** What a claim takes: leases of `leaseMs`, at most `limit` rows looked at, each passed through `accept`. */
+export type Claim = { leaseMs: number; limit: number; accept: ClaimFilter };
+
 export type AttemptRecord = Omit<WebhookAttemptRow, 'id' | 'deliverySeq'>;
 
 /** What became of one claimed row after its attempt. */
@@ -98,7 +101,6 @@ export function outboxQueries(db: Db) {
           and e.state in ('pending', 'delivering'))
     order by d.next_attempt_at, d.seq
     limit @limit`);
-  // Once per account per claim, not per row: a claim's rows mostly belong to few accounts.
   const signingSecrets = client.prepare(`
     select webhook_secret, previous_webhook_secret, previous_webhook_secret_expires_at from accounts where id = ?`);
 
@@ -123,12 +125,24 @@ export function outboxQueries(db: Db) {
   const markRetry = client.prepare(`
     update webhook_deliveries set state = 'pending', attempt_count = attempt_count + 1, last_status_code = @statusCode,
       last_error = @error, lease_expires_at = null, next_attempt_at = @nextAttemptAt, updated_at = @now ${LEASED}`);
-  // A finished row (delivered or given up) lets the next one of its message and URL go.
-  const releaseFollower = client.prepare(`
-    update webhook_deliveries set next_attempt_at = @now
-    where seq = (select seq from webhook_deliveries
-        where message_handle = @messageHandle and url = @url and seq > @seq and +state = 'pending' order by seq limit 1)
-      and next_attempt_at = ${HELD_BEHIND_PREDECESSOR}`);
+  /*
+   * The row a finished one (delivered or given up) lets go: the next unfinished row of its message
+   * and URL, if it is held and nothing earlier is unfinished (a replayed earlier row goes first).
+   */
+  const nextInLine = client.prepare(`
+    select f.seq, f.webhook_id, f.account_id, f.message_handle, f.event_type, f.url, f.payload, f.attempt_count
+    from webhook_deliveries f
+    where f.seq = (select seq from webhook_deliveries
+        where message_handle = @messageHandle and url = @url and seq > @seq and +state in ('pending', 'delivering')
+        order by seq limit 1)
+      and f.state = 'pending' and f.next_attempt_at = ${HELD_BEHIND_PREDECESSOR}
+      and not exists (select 1 from webhook_deliveries e
+        where e.message_handle = @messageHandle and e.url = @url and e.seq < @seq and +e.state in ('pending', 'delivering'))`);
+  const releaseHeld = client.prepare(`update webhook_deliveries set next_attempt_at = @now where seq = @seq`);
+  // Taken straight from its predecessor's slot, due now so that a lapsed lease returns it to the queue as due.
+  const handOver = client.prepare(`
+    update webhook_deliveries set state = 'delivering', next_attempt_at = @now, lease_expires_at = @lease, updated_at = @now
+    where seq = @seq`);
 
   const releaseLease = client.prepare(`
     update webhook_deliveries set state = 'pending', lease_expires_at = null, updated_at = @now
@@ -139,46 +153,43 @@ export function outboxQueries(db: Db) {
       completed_at = null, updated_at = @now
     where seq = @seq and state != 'delivering'`);
 
-  // IMMEDIATE: the claim reads then writes; taking the write lock first means two dispatcher
-  // processes queue on busy_timeout instead of one failing to upgrade its read lock.
-  const claimTransaction = client.transaction((now: number, leaseMs: number, limit: number, accept: ClaimFilter) => {
-    expireLeases.run({ now });
-    const lease = now + leaseMs;
-    const claimed: ClaimedDelivery[] = [];
+  function claimedFrom(raw: RawClaimed, lease: number): ClaimedDelivery {
+    return {
+      seq: raw.seq,
+      webhookId: raw.webhook_id,
+      accountId: raw.account_id,
+      messageHandle: raw.message_handle,
+      eventType: raw.event_type,
+      url: raw.url,
+      payload: raw.payload,
+      attemptCount: raw.attempt_count,
+      leaseExpiresAt: lease,
+      webhookSecret: null,
+      previousWebhookSecret: null,
+      previousWebhookSecretExpiresAt: null,
+    };
+  }
+
+  // Once per account per transaction, not per row: a batch's rows mostly belong to few accounts.
+  function addSigningSecrets(rows: readonly ClaimedDelivery[]): void {
     const secretsByAccount = new Map<string, RawSecrets | undefined>();
-    // Iterated, not fetched: the filter usually stops the scan long before `limit`. The leases are
-    // taken after the scan, since the connection runs nothing else while a statement iterates.
-    for (const raw of dueRows.iterate({ now, limit }) as IterableIterator<RawClaimed>) {
-      const verdict = accept(raw.url);
-      if (verdict === 'stop') break;
-      if (verdict === 'skip') continue;
-      claimed.push({
-        seq: raw.seq,
-        webhookId: raw.webhook_id,
-        accountId: raw.account_id,
-        messageHandle: raw.message_handle,
-        eventType: raw.event_type,
-        url: raw.url,
-        payload: raw.payload,
-        attemptCount: raw.attempt_count,
-        leaseExpiresAt: lease,
-        webhookSecret: null,
-        previousWebhookSecret: null,
-        previousWebhookSecretExpiresAt: null,
-      });
-    }
-    for (const row of claimed) {
+    for (const row of rows) {
       if (!secretsByAccount.has(row.accountId)) secretsByAccount.set(row.accountId, signingSecrets.get(row.accountId) as RawSecrets | undefined);
       const secrets = secretsByAccount.get(row.accountId);
       row.webhookSecret = secrets?.webhook_secret ?? null;
       row.previousWebhookSecret = secrets?.previous_webhook_secret ?? null;
       row.previousWebhookSecretExpiresAt = secrets?.previous_webhook_secret_expires_at ?? null;
     }
-    for (const row of claimed) takeLease.run({ seq: row.seq, lease, now });
-    return claimed;
-  });
+  }
 
-  const finishTransaction = client.transaction((finished: readonly FinishedDelivery[], now: number) => {
+  /**
+   * Records the attempts; each delivered or given-up row lets its held follower go: leased at once
+   * when `claim` is given and its filter takes it (the follower goes to the same URL, so it takes
+   * the slot its predecessor just left), made due otherwise. Returns the followers leased.
+   */
+  function finishRows(finished: readonly FinishedDelivery[], now: number, claim: Claim | undefined): ClaimedDelivery[] {
+    const handedOver: ClaimedDelivery[] = [];
+    let taking = claim !== undefined;
     for (const { seq, leaseExpiresAt: lease, attempt, outcome } of finished) {
       insertAttempt.run({ deliverySeq: seq, ...attempt });
       const leased = { seq, lease, now, statusCode: attempt.statusCode, error: attempt.error };
@@ -186,11 +197,46 @@ export function outboxQueries(db: Db) {
         markRetry.run({ ...leased, nextAttemptAt: outcome.nextAttemptAt });
         continue;
       }
-      const finished = (outcome.kind === 'delivered' ? markDelivered : markFailed).get(leased) as
-        | { message_handle: string; url: string }
-        | undefined;
-      if (finished) releaseFollower.run({ seq, now, messageHandle: finished.message_handle, url: finished.url });
+      const done = (outcome.kind === 'delivered' ? markDelivered : markFailed).get(leased) as { message_handle: string; url: string } | undefined;
+      if (!done) continue; // the lease lapsed: whoever holds the row now lets its follower go
+      const follower = nextInLine.get({ seq, messageHandle: done.message_handle, url: done.url }) as RawClaimed | undefined;
+      if (!follower) continue;
+      const verdict = taking ? claim!.accept(follower.url) : 'stop';
+      if (verdict === 'stop') taking = false;
+      if (verdict === 'take') {
+        const followerLease = now + claim!.leaseMs;
+        handOver.run({ seq: follower.seq, now, lease: followerLease });
+        handedOver.push(claimedFrom(follower, followerLease));
+      } else {
+        releaseHeld.run({ seq: follower.seq, now });
+      }
     }
+    return handedOver;
+  }
+
+  function claimRows(now: number, { leaseMs, limit, accept }: Claim): ClaimedDelivery[] {
+    expireLeases.run({ now });
+    const lease = now + leaseMs;
+    const claimed: ClaimedDelivery[] = [];
+    // Iterated, not fetched: the filter usually stops the scan long before `limit`. The leases are
+    // taken after the scan, since the connection runs nothing else while a statement iterates.
+    for (const raw of dueRows.iterate({ now, limit }) as IterableIterator<RawClaimed>) {
+      const verdict = accept(raw.url);
+      if (verdict === 'stop') break;
+      if (verdict === 'skip') continue;
+      claimed.push(claimedFrom(raw, lease));
+    }
+    for (const row of claimed) takeLease.run({ seq: row.seq, lease, now });
+    return claimed;
+  }
+
+  // IMMEDIATE: these read then write; taking the write lock first means two dispatcher processes
+  // queue on busy_timeout instead of one failing to upgrade its read lock.
+  const settleTransaction = client.transaction((finished: readonly FinishedDelivery[], now: number, claim: Claim | undefined) => {
+    const rows = finishRows(finished, now, claim);
+    if (claim) rows.push(...claimRows(now, claim));
+    addSigningSecrets(rows);
+    return rows;
   });
 
   const releaseTransaction = client.transaction((leases: readonly { seq: number; leaseExpiresAt: number }[], now: number) => {
@@ -219,12 +265,21 @@ export function outboxQueries(db: Db) {
      * and leases those `accept` takes until `now + leaseMs`.
      */
     claimDue(now: number, leaseMs: number, limit: number, accept: ClaimFilter = () => 'take'): ClaimedDelivery[] {
-      return claimTransaction.immediate(now, leaseMs, limit, accept);
+      return settleTransaction.immediate([], now, { leaseMs, limit, accept });
     },
 
-    /** Records a batch of attempts and their outcomes in one transaction. */
+    /** Records a batch of attempts and their outcomes in one transaction; followers they let go become due. */
     finish(finished: readonly FinishedDelivery[], now: number): void {
-      if (finished.length > 0) finishTransaction.immediate(finished, now);
+      if (finished.length > 0) settleTransaction.immediate(finished, now, undefined);
+    },
+
+    /**
+     * One transaction per dispatcher tick: records the finished attempts, leases the followers they
+     * let go that `claim.accept` takes, then claims due rows as claimDue does. Followers come first
+     * in the result, and pass through the same filter, so per-host limits hold for both.
+     */
+    finishAndClaim(finished: readonly FinishedDelivery[], now: number, claim: Claim): ClaimedDelivery[] {
+      return settleTransaction.immediate(finished, now, claim);
     },
 
     /** Gives claimed rows back to the queue at once (shutdown), unless their lease already went to someone else. */
