@@ -62,6 +62,16 @@ const cases: Case[] = [
     1,
   ), /^\s*insert into webhook_deliveries/, false],
   ['outbox claim of due rows, in message order (aliases d, e: the row and the ones ahead of it)', ['d', 'e'], (s) => s.outbox.claimDue(Date.now(), 60_000, 10), /from webhook_deliveries d\s/, true],
+  ['outbox hand-over: the held row a finished one lets go (aliases f, e: the follower and the rows ahead)', ['f', 'e', 'webhook_deliveries'], (s, { handle }) => {
+    const accountId = s.messages.findByAnyHandle(handle)!.accountId;
+    for (const webhookId of ['msg_plan_first', 'msg_plan_held']) {
+      s.outbox.enqueue({ webhookId, accountId, messageHandle: handle, eventType: 'message.status', url: 'https://example.com/cb', payload: '{}' }, 1);
+    }
+    const [row] = s.outbox.claimDue(Date.now(), 60_000, 10, (url) => (url.startsWith('https://example.com/') ? 'take' : 'skip'));
+    const attempt = { attemptedAt: 1, durationMs: 1, statusCode: 200, responseExcerpt: '', error: null };
+    if (row) s.outbox.finish([{ seq: row.seq, leaseExpiresAt: row.leaseExpiresAt, attempt, outcome: { kind: 'delivered' } }], Date.now());
+    return handle;
+  }, /from webhook_deliveries f\s/, false],
   ['given-up deliveries since a time', ['webhook_deliveries'], (s) => s.outbox.failedSince(0), /from "webhook_deliveries"/, false],
 ];
 
