@@ -364,3 +364,41 @@ export const idempotencyKeys = sqliteTable(
   },
   (t) => [primaryKey({ columns: [t.accountId, t.key] })],
 );
+
+/** Web inbox logins: the cookie carries a random token, the database only its SHA-256. */
+export const inboxSessions = sqliteTable(
+  'inbox_sessions',
+  {
+    tokenHash: text().primaryKey(),
+    accountId: text()
+      .notNull()
+      .references(() => accounts.id),
+    /** The account's secret hash at login: rotating the API secret ends every session opened with the old one. */
+    apiSecretHash: text().notNull(),
+    createdAt: integer().notNull(),
+    expiresAt: integer().notNull(),
+  },
+  (t) => [
+    // Login sweeps the account's expired sessions.
+    index('inbox_sessions_account_idx').on(t.accountId, t.expiresAt),
+  ],
+);
+
+/**
+ * How far the account has read each conversation in the inbox: through the newest message shown,
+ * as (date_sent, message id) so a message of the same millisecond arriving later is still unread.
+ */
+export const inboxReads = sqliteTable(
+  'inbox_reads',
+  {
+    accountId: text()
+      .notNull()
+      .references(() => accounts.id),
+    conversationKind: text({ enum: ['contact', 'group'] }).notNull(),
+    /** A contact id or a group id, by kind. */
+    conversationId: text().notNull(),
+    readThroughAt: integer().notNull(),
+    readThroughId: integer().notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.accountId, t.conversationKind, t.conversationId] })],
+);
