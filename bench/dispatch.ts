@@ -26,6 +26,8 @@ import { createRateLimiter } from '../src/services/rate-limiter.ts';
 import { recordStatus } from '../src/services/record-status.ts';
 import { sendMessage } from '../src/services/send-message.ts';
 import { createDispatcher, DISPATCHER_DEFAULTS } from '../src/webhooks/dispatcher.ts';
+import { createMetrics } from '../src/metrics/metrics.ts';
+import { getGatewayStats } from '../src/services/stats.ts';
 import { recordResult } from './record-result.ts';
 
 const REPO_ROOT = new URL('../', import.meta.url);
@@ -132,7 +134,8 @@ async function main(): Promise<void> {
     const calibrationRequests = messageCount * 4;
     const bare = await bareRequestsPerSecond(receiver.url, calibrationRequests);
     const rows = seed(deps, receiver.url);
-    const dispatcher = createDispatcher(deps, { retryScheduleMs: DEFAULT_RETRY_SCHEDULE_MS, allowPrivateCallbacks: true });
+    const metrics = createMetrics({ version: 'bench', readStats: () => getGatewayStats(deps) });
+    const dispatcher = createDispatcher({ ...deps, metrics }, { retryScheduleMs: DEFAULT_RETRY_SCHEDULE_MS, allowPrivateCallbacks: true });
     const started = Date.now();
     dispatcher.start();
     // Polled slowly, and timed by the last completion rather than by the poll: counting the table

@@ -9,6 +9,9 @@ import { ingestRouter, type IngestDeps } from './http/routes/ingest.ts';
 import { messagesRouter } from './http/routes/messages.ts';
 import { sandboxRouter } from './http/routes/sandbox.ts';
 import { sendsRouter } from './http/routes/sends.ts';
+import { metricsRouter, type MetricsEndpoint } from './http/metrics.ts';
+import { requestContext } from './http/request-context.ts';
+import type { Metrics } from './metrics/metrics.ts';
 import { webhooksRouter } from './http/routes/webhooks.ts';
 import type { ServiceDeps } from './services/deps.ts';
 import type { CallbackUrlCheck } from './webhooks/ssrf.ts';
@@ -19,12 +22,18 @@ export type AppDeps = ServiceDeps & Pick<IngestDeps, 'transportName' | 'ingestSe
   version: string;
   /** Refuses (AppError 4000) a callback URL that is malformed or, when private callbacks are refused, not public. */
   checkCallbackUrl: CallbackUrlCheck;
+  /** This app's Prometheus metrics (a registry per app, never the global one). */
+  metrics: Metrics;
+  metricsEndpoint: MetricsEndpoint;
 };
 
 /** Builds the HTTP app from its dependencies; no I/O happens here. */
 export function buildApp(deps: AppDeps) {
   const app = new OpenAPIHono<AppEnv>();
 
+  // First, so that every line logged while serving carries the request id and every answer is counted.
+  app.use('*', requestContext(deps));
+  if (deps.metricsEndpoint.enabled) app.route('/', metricsRouter(deps.metrics, deps.metricsEndpoint.bearerToken));
   app.route('/', healthRouter(deps.isReady));
   app.route('/', contactsRouter(deps));
   app.route('/', messagesRouter(deps));

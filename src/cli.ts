@@ -9,6 +9,7 @@ import { openRuntime } from './runtime.ts';
 import { createAccount, listAccounts, rotateSecret } from './services/accounts.ts';
 import { AppError } from './services/app-error.ts';
 import { runServer } from './server.ts';
+import { statusCommand } from './cli/status.ts';
 import { INBOUND_USAGE, inboundCommand } from './cli/inbound.ts';
 import { WEBHOOKS_USAGE, webhooksCommand } from './cli/webhooks.ts';
 
@@ -151,6 +152,11 @@ async function main(argv: string[]): Promise<void> {
     case 'inbound': {
       const message = withRuntime(flags, (deps) => inboundCommand(deps, flags));
       print(message, flags.json, () => message.message_handle);
+      return;
+    }
+    case 'status': {
+      const output = withRuntime(flags, statusCommand);
+      print(output.value, flags.json, () => output.human);
       return;
     }
     case 'webhooks': {

@@ -31,6 +31,10 @@ export const ConfigSchema = z.object({
   /** Sends per account per minute; 0 turns the limit off. Generous so that bursts from real apps pass. */
   TEXTRELAY_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).default(6000),
   TEXTRELAY_NUMBERS_PER_ACCOUNT: z.coerce.number().int().min(1).max(100).default(2),
+  /** false: /metrics is not served (404). */
+  TEXTRELAY_METRICS: Flag.default(true),
+  /** When set, /metrics answers only `Authorization: Bearer <token>`; long enough not to be guessed. */
+  TEXTRELAY_METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 }).superRefine((config, ctx) => {
   if (config.TEXTRELAY_TRANSPORT !== 'upstream') return;

@@ -4,9 +4,11 @@ import type { Config } from './config.ts';
 import { createIngestSecrets, type IngestSecrets } from './http/ingest-auth.ts';
 import { isWritable, migrateDatabase, openDatabase, type Db } from './db/connection.ts';
 import { createStore } from './db/store.ts';
+import { createMetrics } from './metrics/metrics.ts';
 import { systemClock, type Clock } from './services/deps.ts';
 import { createNotifierHub, type NotifierHub } from './services/notifier.ts';
 import { createRateLimiter } from './services/rate-limiter.ts';
+import { getGatewayStats } from './services/stats.ts';
 import { VERSION } from './version.ts';
 import { createCallbackUrlCheck } from './webhooks/ssrf.ts';
 
@@ -20,8 +22,9 @@ export function openRuntime(
   migrateDatabase(db);
   const notifier = createNotifierHub();
   const ingestSecrets = createIngestSecrets(config.TEXTRELAY_INGEST_SECRET);
+  const store = createStore(db);
   const deps: AppDeps = {
-    store: createStore(db),
+    store,
     clock,
     log,
     sendRateLimiter: createRateLimiter(clock, config.TEXTRELAY_RATE_LIMIT_PER_MINUTE),
@@ -33,6 +36,8 @@ export function openRuntime(
     checkCallbackUrl: createCallbackUrlCheck({ allowPrivate: config.TEXTRELAY_ALLOW_PRIVATE_CALLBACKS }),
     transportName: config.TEXTRELAY_TRANSPORT,
     ingestSecrets: ingestSecrets.list,
+    metrics: createMetrics({ version: VERSION, readStats: () => getGatewayStats({ store, clock }) }),
+    metricsEndpoint: { enabled: config.TEXTRELAY_METRICS, bearerToken: config.TEXTRELAY_METRICS_TOKEN },
   };
   return { db, deps, notifier, ingestSecrets };
 }

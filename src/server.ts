@@ -32,6 +32,7 @@ export async function runServer(config: Config): Promise<void> {
   const devAccount = createDevAccountIfEmpty(deps);
   if (devAccount) printDevAccount(devAccount);
 
+  deps.metrics.collectProcessMetrics();
   const app = buildApp(deps);
   const background = startBackgroundWork(config, deps, notifier, ingestSecrets);
   const server: ServerType = await new Promise((resolve) => {

@@ -8,6 +8,7 @@ import { orphanQueries } from './queries/orphans.ts';
 import { outboxQueries } from './queries/outbox.ts';
 import { webhookSettingsQueries } from './queries/webhook-settings.ts';
 import { sandboxQueries } from './queries/sandbox.ts';
+import { statsQueries } from './queries/stats.ts';
 
 /**
  * Everything the services may ask of the database, by name. All SQL lives behind this object,
@@ -24,6 +25,7 @@ export function createStore(db: Db) {
     outbox: outboxQueries(db),
     webhookSettings: webhookSettingsQueries(db),
     sandbox: sandboxQueries(db),
+    stats: statsQueries(db),
     /**
      * Runs `work` in one transaction (a savepoint when nested). better-sqlite3 transactions are
      * synchronous: `work` must not await, or its writes would escape the transaction.

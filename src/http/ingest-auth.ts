@@ -31,7 +31,7 @@ function digest(value: string): Buffer {
 }
 
 /** Hashing first makes both sides the same length, so not even the secret's length leaks through timing. */
-function sameSecret(presented: string, accepted: string): boolean {
+export function sameSecret(presented: string, accepted: string): boolean {
   return timingSafeEqual(digest(presented), digest(accepted));
 }
 

@@ -1,6 +1,7 @@
 import { Agent } from 'undici';
 import { nextDelay, parseRetrySchedule, type AttemptResult } from '../domain/retry-policy.ts';
 import type { ClaimedDelivery, DeliveryOutcome, FinishedDelivery } from '../db/queries/outbox.ts';
+import type { Metrics } from '../metrics/metrics.ts';
 import type { ServiceDeps } from '../services/deps.ts';
 import { finishAndClaimDeliveries, finishDeliveries, releaseDeliveries, signingSecretOf } from '../services/webhook-dispatch.ts';
 import { VERSION } from '../version.ts';
@@ -74,7 +75,7 @@ function attemptResultOf(post: PostResult): AttemptResult {
  * attempt and reschedules failures. The database is the queue; this object only paces it, so a
  * crash loses nothing (lapsed leases return rows to the queue) and several processes may run one.
  */
-export function createDispatcher(deps: ServiceDeps, options: DispatcherOptions) {
+export function createDispatcher(deps: ServiceDeps & { metrics: Pick<Metrics, 'deliveryAttempt'> }, options: DispatcherOptions) {
   const settings = { ...DISPATCHER_DEFAULTS, ...options };
   const random = options.random ?? Math.random;
   const userAgent = `textrelay/${VERSION}`;
@@ -101,6 +102,7 @@ export function createDispatcher(deps: ServiceDeps, options: DispatcherOptions) 
         : decision.action === 'give_up'
           ? { kind: 'failed' }
           : { kind: 'retry', nextAttemptAt: deps.clock.now() + decision.delayMs };
+    deps.metrics.deliveryAttempt(outcome.kind);
     return {
       seq: row.seq,
       leaseExpiresAt: row.leaseExpiresAt,

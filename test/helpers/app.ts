@@ -2,9 +2,12 @@ import pino from 'pino';
 import { buildApp, type AppDeps } from '../../src/app.ts';
 import { migrateDatabase, openDatabase, type Db } from '../../src/db/connection.ts';
 import { createStore } from '../../src/db/store.ts';
+import type { MetricsEndpoint } from '../../src/http/metrics.ts';
+import { createMetrics } from '../../src/metrics/metrics.ts';
 import { createAccount, type CreateAccountInput } from '../../src/services/accounts.ts';
 import { createNotifierHub } from '../../src/services/notifier.ts';
 import { createRateLimiter } from '../../src/services/rate-limiter.ts';
+import { getGatewayStats } from '../../src/services/stats.ts';
 import { createCallbackUrlCheck, type HostResolver } from '../../src/webhooks/ssrf.ts';
 import { FakeClock } from './clock.ts';
 import { jsonRequest, readReply } from './http.ts';
@@ -25,16 +28,21 @@ export function makeTestApp(
     ingestSecrets?: string[];
     /** Refuse callback URLs that resolve to private addresses (TEXTRELAY_ALLOW_PRIVATE_CALLBACKS=false); `resolve` stands in for DNS. */
     refusePrivateCallbacks?: { resolve?: HostResolver };
+    /** Where log lines go (silent when not given); e.g. an in-memory stream built with src/logger.ts's createLogger. */
+    log?: AppDeps['log'];
+    /** /metrics served openly unless told otherwise. */
+    metricsEndpoint?: MetricsEndpoint;
   } = {},
 ) {
   const clock = new FakeClock();
   const db: Db = openDatabase(overrides.database ?? ':memory:');
   const notifier = createNotifierHub();
   migrateDatabase(db);
+  const store = createStore(db);
   const deps: AppDeps = {
-    store: createStore(db),
+    store,
     clock,
-    log: pino({ level: 'silent' }),
+    log: overrides.log ?? pino({ level: 'silent' }),
     sendRateLimiter: createRateLimiter(clock, overrides.rateLimitPerMinute ?? 0),
     notify: notifier,
     displayTimeZone: overrides.displayTimeZone ?? 'UTC',
@@ -47,6 +55,8 @@ export function makeTestApp(
     }),
     transportName: overrides.transportName ?? 'sandbox',
     ingestSecrets: () => overrides.ingestSecrets ?? [],
+    metrics: createMetrics({ version: 'test', readStats: () => getGatewayStats({ store, clock }) }),
+    metricsEndpoint: overrides.metricsEndpoint ?? { enabled: true, bearerToken: undefined },
   };
   const app = buildApp(deps);
 

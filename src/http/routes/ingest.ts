@@ -6,6 +6,7 @@ import type { ServiceDeps } from '../../services/deps.ts';
 import { createGroupCommit } from '../../services/group-commit.ts';
 import { receiveFromTransport } from '../../services/receive-inbound.ts';
 import { recordStatus } from '../../services/record-status.ts';
+import type { Metrics } from '../../metrics/metrics.ts';
 import { requireIngestCaller } from '../ingest-auth.ts';
 import { messageErrors } from '../responses.ts';
 import { createRouter, limitBody } from '../router.ts';
@@ -15,6 +16,7 @@ export type IngestDeps = ServiceDeps & {
   /** Recorded as the source of ingested events, so a webhook-id is unique per transport. */
   transportName: Transport['name'];
   ingestSecrets: () => string[];
+  metrics: Pick<Metrics, 'ingestDuplicate'>;
 };
 
 /** Inbound text comes from phones, not from our API: a blacklisted-looking sender is just an invalid one here. */
@@ -130,6 +132,7 @@ export function ingestRouter(deps: IngestDeps) {
         sourceEventId: c.req.valid('header')['webhook-id'] || undefined,
       };
       const outcome = await commit.run(() => recordStatus(deps, report));
+      if (outcome === 'duplicate_event') deps.metrics.ingestDuplicate('status');
       return outcome === 'unknown_handle' ? c.json(OK_BODY, 202) : c.json(OK_BODY, 200);
     },
   );
@@ -151,7 +154,8 @@ export function ingestRouter(deps: IngestDeps) {
     }),
     async (c) => {
       const inbound = { ...c.req.valid('json'), source: deps.transportName };
-      await commit.run(() => receiveFromTransport(deps, inbound));
+      const { created } = await commit.run(() => receiveFromTransport(deps, inbound));
+      if (!created) deps.metrics.ingestDuplicate('receive');
       return c.json(OK_BODY, 200);
     },
   );

@@ -1,0 +1,53 @@
+import { toIso } from '../domain/dates.ts';
+import type { ServiceDeps } from '../services/deps.ts';
+import { FAILING_WINDOW_MS, getGatewayStats, listFailingDestinations, type FailingDestination } from '../services/stats.ts';
+import type { CommandOutput } from './webhooks.ts';
+
+function duration(ms: number): string {
+  const s = Math.round(ms / 1000);
+  if (s < 120) return `${s} s`;
+  if (s < 7200) return `${Math.round(s / 60)} min`;
+  return `${Math.round(s / 3600)} h`;
+}
+
+function destinationLine(destination: FailingDestination): string {
+  const last = destination.lastStatusCode !== null ? `HTTP ${destination.lastStatusCode}` : (destination.lastError ?? 'no answer');
+  return `  ${destination.host}\t${destination.retrying} retrying, ${destination.givenUp} given up\tlast failure ${toIso(destination.lastFailureAt)}: ${last}`;
+}
+
+/**
+ * `textrelay status`: what the gateway holds right now, read from the database file, so it works
+ * beside a running server or without one. The same figures as /metrics, plus the failing hosts.
+ */
+export function statusCommand(deps: Pick<ServiceDeps, 'store' | 'clock'>): CommandOutput {
+  const stats = getGatewayStats(deps);
+  const failing = listFailingDestinations(deps);
+  const { outbox } = stats;
+  const waiting = outbox.due + outbox.retry_wait + outbox.held;
+  const human = [
+    'Messages by status:',
+    ...Object.entries(stats.messages).map(([status, count]) => `  ${status.padEnd(10)}${count}`),
+    '',
+    `Webhook outbox: ${waiting} waiting, ${outbox.delivering} being delivered, ${outbox.failed} given up`,
+    `  due now:         ${outbox.due}${outbox.due > 0 ? ` (the oldest due for ${duration(stats.oldestDueAgeMs)})` : ''}`,
+    `  waiting a retry: ${outbox.retry_wait}`,
+    `  held in order:   ${outbox.held} (behind an earlier callback of the same message)`,
+    '',
+    failing.length === 0
+      ? `No failing webhook destinations (none retrying, none given up in the last ${duration(FAILING_WINDOW_MS)}).`
+      : `Failing webhook destinations (retrying now, or given up in the last ${duration(FAILING_WINDOW_MS)}):\n${failing.map(destinationLine).join('\n')}`,
+  ].join('\n');
+  const value = {
+    messages: stats.messages,
+    outbox: { ...outbox, oldest_due_age_seconds: stats.oldestDueAgeMs / 1000 },
+    failing_destinations: failing.map((destination) => ({
+      host: destination.host,
+      retrying: destination.retrying,
+      given_up: destination.givenUp,
+      last_failure_at: toIso(destination.lastFailureAt),
+      last_status_code: destination.lastStatusCode,
+      last_error: destination.lastError,
+    })),
+  };
+  return { value, human };
+}

@@ -1,0 +1,108 @@
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { DeliveryOutcome } from '../db/queries/outbox.ts';
+import type { GatewayStats } from '../services/stats.ts';
+
+export type DeliveryOutcomeKind = DeliveryOutcome['kind'];
+export type IngestEndpoint = 'status' | 'receive';
+
+const DELIVERY_OUTCOMES: readonly DeliveryOutcomeKind[] = ['delivered', 'retry', 'failed'];
+const INGEST_ENDPOINTS: readonly IngestEndpoint[] = ['status', 'receive'];
+/** From a cached read (about 1 ms) to a request stuck behind a busy database (5 s busy_timeout). */
+const LATENCY_BUCKETS_SECONDS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+
+/**
+ * The process's Prometheus metrics, on a registry of its own (never prom-client's global one: a
+ * test process builds many apps). Counters are counted where things happen; the database gauges
+ * (messages, outbox) are read by `readStats` at each scrape, so they are true across restarts and
+ * across the CLI commands that write to the same file.
+ */
+export function createMetrics(options: { version: string; readStats: () => GatewayStats }) {
+  const registry = new Registry();
+  const registers = [registry];
+
+  new Gauge({ name: 'textrelay_build_info', help: 'Always 1; the running version as a label', labelNames: ['version'], registers }).set(
+    { version: options.version },
+    1,
+  );
+  const requests = new Counter({
+    name: 'textrelay_http_requests_total',
+    help: 'HTTP requests answered, by method, route pattern and status code',
+    labelNames: ['method', 'route', 'status'],
+    registers,
+  });
+  const latency = new Histogram({
+    name: 'textrelay_http_request_duration_seconds',
+    help: 'Time from the request reaching the app to its response being ready, by method and route pattern',
+    labelNames: ['method', 'route'],
+    buckets: LATENCY_BUCKETS_SECONDS,
+    registers,
+  });
+  const attempts = new Counter({
+    name: 'textrelay_webhook_delivery_attempts_total',
+    help: 'Callback POSTs made by the dispatcher, by what became of the delivery: delivered, retry (scheduled again) or failed (given up)',
+    labelNames: ['outcome'],
+    registers,
+  });
+  const duplicates = new Counter({
+    name: 'textrelay_ingest_duplicates_total',
+    help: 'Events posted to /webhooks/* that were already recorded (same webhook-id, or an inbound message already stored) and were dropped',
+    labelNames: ['endpoint'],
+    registers,
+  });
+  // Zero from the start, so rate() and alerts see the series before the first event.
+  for (const outcome of DELIVERY_OUTCOMES) attempts.inc({ outcome }, 0);
+  for (const endpoint of INGEST_ENDPOINTS) duplicates.inc({ endpoint }, 0);
+
+  const messages = new Gauge({ name: 'textrelay_messages', help: 'Messages stored, by current status (RECEIVED: inbound)', labelNames: ['status'], registers });
+  const outbox = new Gauge({
+    name: 'textrelay_outbox_deliveries',
+    help: 'Callback deliveries not yet delivered, by state: due, retry_wait, held (behind an earlier callback of the same message), delivering, failed (given up)',
+    labelNames: ['state'],
+    registers,
+  });
+  const oldestDue = new Gauge({
+    name: 'textrelay_outbox_oldest_due_age_seconds',
+    help: 'How long the longest-waiting due delivery has been due (0 when none is): the dispatcher falling behind shows here',
+    registers,
+  });
+
+  let processMetrics = false;
+
+  return {
+    /** One answered request; `route` is the matched pattern (`/accounts/contacts/:contact_id`), never the raw path. */
+    requestServed(method: string, route: string, status: number, seconds: number): void {
+      requests.inc({ method, route, status: String(status) });
+      latency.observe({ method, route }, seconds);
+    },
+
+    deliveryAttempt(outcome: DeliveryOutcomeKind): void {
+      attempts.inc({ outcome });
+    },
+
+    ingestDuplicate(endpoint: IngestEndpoint): void {
+      duplicates.inc({ endpoint });
+    },
+
+    /**
+     * Adds prom-client's process and Node.js metrics (CPU, memory, event loop lag, GC) to this
+     * registry. Only the serving process calls it: each call starts an event-loop monitor and a
+     * GC observer that live as long as the process, which a test building many apps cannot afford.
+     */
+    collectProcessMetrics(): void {
+      if (processMetrics) return;
+      processMetrics = true;
+      collectDefaultMetrics({ register: registry });
+    },
+
+    /** The exposition text, with the database gauges read now. */
+    async render(): Promise<{ contentType: string; body: string }> {
+      const stats = options.readStats();
+      for (const [status, count] of Object.entries(stats.messages)) messages.set({ status }, count);
+      for (const [state, count] of Object.entries(stats.outbox)) outbox.set({ state }, count);
+      oldestDue.set(stats.oldestDueAgeMs / 1000);
+      return { contentType: registry.contentType, body: await registry.metrics() };
+    },
+  };
+}
+
+export type Metrics = ReturnType<typeof createMetrics>;
