@@ -5,6 +5,7 @@ import { ErrorCode } from './domain/error-codes.ts';
 import { AppError } from './services/app-error.ts';
 import { contactsRouter } from './http/routes/contacts.ts';
 import { healthRouter } from './http/routes/health.ts';
+import { inboxRouter } from './http/inbox/router.tsx';
 import { ingestRouter, type IngestDeps } from './http/routes/ingest.ts';
 import { messagesRouter } from './http/routes/messages.ts';
 import { sandboxRouter } from './http/routes/sandbox.ts';
@@ -14,6 +15,7 @@ import { requestContext } from './http/request-context.ts';
 import type { Metrics } from './metrics/metrics.ts';
 import { webhooksRouter } from './http/routes/webhooks.ts';
 import type { ServiceDeps } from './services/deps.ts';
+import type { NotifierHub } from './services/notifier.ts';
 import type { CallbackUrlCheck } from './webhooks/ssrf.ts';
 
 export type AppDeps = ServiceDeps & Pick<IngestDeps, 'transportName' | 'ingestSecrets'> & {
@@ -22,6 +24,8 @@ export type AppDeps = ServiceDeps & Pick<IngestDeps, 'transportName' | 'ingestSe
   version: string;
   /** Refuses (AppError 4000) a callback URL that is malformed or, when private callbacks are refused, not public. */
   checkCallbackUrl: CallbackUrlCheck;
+  /** The services' notifier; the inbox's live pages watch accounts through it. */
+  notify: NotifierHub;
   /** This app's Prometheus metrics (a registry per app, never the global one). */
   metrics: Metrics;
   metricsEndpoint: MetricsEndpoint;
@@ -41,6 +45,7 @@ export function buildApp(deps: AppDeps) {
   app.route('/', webhooksRouter(deps));
   if (deps.transportName === 'sandbox') app.route('/', sandboxRouter(deps));
   app.route('/', ingestRouter(deps));
+  app.route('/', inboxRouter(deps));
 
   app.openAPIRegistry.registerComponent('securitySchemes', 'apiKeyId', {
     type: 'apiKey',

@@ -53,6 +53,8 @@ export async function runServer(config: Config): Promise<void> {
       if ('closeAllConnections' in server) server.closeAllConnections();
     }, SHUTDOWN_GRACE_MS);
     force.unref();
+    // Open inbox event streams would hold their connections until the grace period ran out.
+    notifier.endWatchers();
     server.close(() => {
       void background
         .stop()

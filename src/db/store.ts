@@ -3,6 +3,7 @@ import { accountQueries } from './queries/accounts.ts';
 import { contactQueries } from './queries/contacts.ts';
 import { groupQueries } from './queries/groups.ts';
 import { idempotencyQueries } from './queries/idempotency.ts';
+import { inboxQueries } from './queries/inbox.ts';
 import { messageQueries } from './queries/messages.ts';
 import { orphanQueries } from './queries/orphans.ts';
 import { outboxQueries } from './queries/outbox.ts';
@@ -20,6 +21,7 @@ export function createStore(db: Db) {
     contacts: contactQueries(db),
     groups: groupQueries(db),
     idempotency: idempotencyQueries(db),
+    inbox: inboxQueries(db),
     messages: messageQueries(db),
     orphans: orphanQueries(db),
     outbox: outboxQueries(db),

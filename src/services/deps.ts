@@ -17,6 +17,11 @@ export interface Notifier {
   messageQueued(handle: string): void;
   /** New rows are due in the webhook outbox. */
   outboxWritten(): void;
+  /**
+   * Something in this account's conversations changed (a message, a status event): live views
+   * refresh. May come from inside a transaction that later rolls back, which costs a needless refresh.
+   */
+  accountActivity?(accountId: string): void;
 }
 
 export const silentNotifier: Notifier = { messageQueued: () => {}, outboxWritten: () => {} };

@@ -102,7 +102,10 @@ function receiveInConversation(
 }
 
 function committed(deps: ServiceDeps, outcome: ReceiveOutcome): ReceiveOutcome {
-  if (outcome.created) deps.notify.outboxWritten();
+  if (outcome.created) {
+    deps.notify.outboxWritten();
+    deps.notify.accountActivity?.(outcome.message.accountId);
+  }
   return outcome;
 }
 

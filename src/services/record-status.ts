@@ -137,7 +137,12 @@ export function recordStatusInTransaction(deps: ServiceDeps, report: StatusRepor
     return 'duplicate_event';
   }
   const message = deps.store.messages.findByAnyHandle(report.handle);
-  if (message) return applyReport(deps, message, report, now);
+  if (message) {
+    const outcome = applyReport(deps, message, report, now);
+    // Applied or not, the event joined the message's history, which the inbox shows.
+    if (outcome !== 'duplicate_event') deps.notify.accountActivity?.(message.accountId);
+    return outcome;
+  }
   const kept = deps.store.orphans.insert({
     transportHandle: report.handle,
     status: report.status,

@@ -51,9 +51,10 @@ function insertQueuedMessage(
 }
 
 /** After the send committed: the transport takes it from here (a replayed idempotent answer is a no-op there). */
-function handOver(deps: ServiceDeps, response: StoredResponse<MessageObject>): StoredResponse<MessageObject> {
+function handOver(deps: ServiceDeps, account: AccountRow, response: StoredResponse<MessageObject>): StoredResponse<MessageObject> {
   deps.notify.messageQueued(response.body.message_handle);
   deps.notify.outboxWritten();
+  deps.notify.accountActivity?.(account.id);
   return response;
 }
 
@@ -63,7 +64,7 @@ export function sendMessage(
   input: SendMessageInput,
   idempotencyKey?: string,
 ): StoredResponse<MessageObject> {
-  return handOver(deps, withIdempotency(deps, account, idempotencyKey, { operation: 'send-message', input }, () => {
+  return handOver(deps, account, withIdempotency(deps, account, idempotencyKey, { operation: 'send-message', input }, () => {
     deps.sendRateLimiter.consume(account.id);
     return deps.store.transaction(() => {
       const now = deps.clock.now();
@@ -89,7 +90,7 @@ export function sendGroupMessage(
   idempotencyKey?: string,
 ): StoredResponse<MessageObject> {
   requireGroupPlan(account);
-  return handOver(deps, withIdempotency(deps, account, idempotencyKey, { operation: 'send-group-message', input }, () => {
+  return handOver(deps, account, withIdempotency(deps, account, idempotencyKey, { operation: 'send-group-message', input }, () => {
     deps.sendRateLimiter.consume(account.id);
     return deps.store.transaction(() => {
       const now = deps.clock.now();

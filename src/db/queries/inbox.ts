@@ -1,0 +1,108 @@
+import { and, asc, eq, inArray, lt, sql } from 'drizzle-orm';
+import type { Db } from '../connection.ts';
+import { inboxReads, inboxSessions, statusEvents } from '../schema.ts';
+import type { StatusEventRow } from '../rows.ts';
+
+export type InboxSessionRow = typeof inboxSessions.$inferSelect;
+export type ConversationKind = (typeof inboxReads.$inferSelect)['conversationKind'];
+
+/** One line of the conversation list: a contact's one-to-one thread or a group. */
+export type ConversationRow = {
+  kind: ConversationKind;
+  id: string;
+  /** Contacts: the phone; groups: the member numbers, comma-joined. */
+  numbers: string;
+  firstName: string;
+  lastName: string;
+  displayName: string;
+  lastAt: number;
+  lastContent: string;
+  lastMediaUrl: string;
+  /** Inbound messages after the read marker. */
+  unread: number;
+};
+
+/*
+ * Inbound messages after a conversation's read marker, as a range on the conversation's date index
+ * (messages_account_contact_date_idx / messages_account_group_date_idx) from the marker's time on.
+ */
+const unreadAfterMarker = (column: 'contact_id' | 'group_id', owner: string) => `
+  (select count(*) from messages m
+    where m.account_id = @accountId and m.${column} = ${owner}.id
+      and m.date_sent >= coalesce(r.read_through_at, 0)
+      and (m.date_sent > coalesce(r.read_through_at, 0) or m.id > coalesce(r.read_through_id, 0))
+      and m.is_outbound = 0)`;
+
+const readMarker = (kind: ConversationKind, owner: string) => `
+  left join inbox_reads r
+    on r.account_id = @accountId and r.conversation_kind = '${kind}' and r.conversation_id = ${owner}.id`;
+
+export function inboxQueries(db: Db) {
+  const client = db.$client;
+
+  /*
+   * The account's most recent conversations, unread first. Contacts carry their own summary
+   * (contacts_account_last_date_idx); a group's last message is the top of its date index.
+   */
+  const conversations = client.prepare(`
+    select * from (
+      select 'contact' as kind, c.id, c.phone as numbers, c.first_name as firstName, c.last_name as lastName,
+        '' as displayName, c.last_message_at as lastAt, c.preview_text as lastContent, '' as lastMediaUrl,
+        ${unreadAfterMarker('contact_id', 'c')} as unread
+      from (select * from contacts where account_id = @accountId and last_message_at is not null
+            order by last_message_at desc, id desc limit @limit) c
+      ${readMarker('contact', 'c')}
+      union all
+      select 'group', g.id, g.member_key, '', '', g.display_name, last.date_sent, last.content, last.media_url,
+        ${unreadAfterMarker('group_id', 'g')}
+      from (select g.*, (select id from messages m where m.account_id = @accountId and m.group_id = g.id
+                         order by m.date_sent desc, m.id desc limit 1) as last_id
+            from groups g where g.account_id = @accountId) g
+      join messages last on last.id = g.last_id
+      ${readMarker('group', 'g')}
+    )
+    order by unread > 0 desc, lastAt desc, id
+    limit @limit`);
+
+  // Moves the marker forward only: an older page rendered late never marks newer messages unread again.
+  const markRead = client.prepare(`
+    insert into inbox_reads (account_id, conversation_kind, conversation_id, read_through_at, read_through_id)
+    values (@accountId, @kind, @conversationId, @at, @messageId)
+    on conflict (account_id, conversation_kind, conversation_id) do update
+      set read_through_at = excluded.read_through_at, read_through_id = excluded.read_through_id
+      where (excluded.read_through_at, excluded.read_through_id) > (read_through_at, read_through_id)`);
+
+  return {
+    insertSession(row: InboxSessionRow): void {
+      db.insert(inboxSessions).values(row).run();
+    },
+    findSession(tokenHash: string): InboxSessionRow | undefined {
+      return db.select().from(inboxSessions).where(eq(inboxSessions.tokenHash, tokenHash)).get();
+    },
+    deleteSession(tokenHash: string): void {
+      db.delete(inboxSessions).where(eq(inboxSessions.tokenHash, tokenHash)).run();
+    },
+    /** inbox_sessions_account_idx */
+    deleteExpiredSessions(accountId: string, now: number): void {
+      db.delete(inboxSessions)
+        .where(and(eq(inboxSessions.accountId, accountId), lt(inboxSessions.expiresAt, now)))
+        .run();
+    },
+    conversations(accountId: string, limit: number): ConversationRow[] {
+      return conversations.all({ accountId, limit }) as ConversationRow[];
+    },
+    markRead(accountId: string, kind: ConversationKind, conversationId: string, through: { at: number; messageId: number }): void {
+      markRead.run({ accountId, kind, conversationId, at: through.at, messageId: through.messageId });
+    },
+    /** The status histories of these messages, each in arrival order (status_events_handle_idx). */
+    histories(handles: readonly string[]): StatusEventRow[] {
+      if (handles.length === 0) return [];
+      return db
+        .select()
+        .from(statusEvents)
+        .where(inArray(statusEvents.messageHandle, [...handles]))
+        .orderBy(asc(statusEvents.messageHandle), asc(statusEvents.receivedAt), sql`rowid`)
+        .all();
+    },
+  };
+}

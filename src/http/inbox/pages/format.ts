@@ -1,0 +1,23 @@
+import { formatDisplayPhone } from '../../../domain/phone.ts';
+
+const formatters = new Map<string, Intl.DateTimeFormat>();
+
+/** A time as the inbox shows it, in the service's display time zone: "Nov 23, 15:04:05". */
+export function formatTime(epochMs: number, timeZone: string): string {
+  let formatter = formatters.get(timeZone);
+  if (!formatter) {
+    formatter = new Intl.DateTimeFormat('en-US', {
+      timeZone,
+      month: 'short',
+      day: 'numeric',
+      hour: '2-digit',
+      minute: '2-digit',
+      second: '2-digit',
+      hourCycle: 'h23',
+    });
+    formatters.set(timeZone, formatter);
+  }
+  return formatter.format(epochMs);
+}
+
+export const phone = formatDisplayPhone;

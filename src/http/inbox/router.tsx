@@ -1,0 +1,166 @@
+import { Hono, type Context } from 'hono';
+import { createMiddleware } from 'hono/factory';
+import { z } from 'zod';
+import { ErrorCode } from '../../domain/error-codes.ts';
+import { AppError } from '../../services/app-error.ts';
+import type { ServiceDeps } from '../../services/deps.ts';
+import { listConversations, readConversation, replyAsEndUser, type ConversationKind } from '../../services/inbox.ts';
+import { closeInboxSession, openInboxSession } from '../../services/inbox-sessions.ts';
+import type { NotifierHub } from '../../services/notifier.ts';
+import { listDeliveries, replayDelivery } from '../../services/webhook-deliveries.ts';
+import type { AppEnv } from '../env.ts';
+import { createErrorHandler } from '../errors.ts';
+import { limitBody } from '../router.ts';
+import { SandboxInboundBody } from '../routes/sandbox.ts';
+import { CLIENT_SCRIPT } from './assets/client.ts';
+import { STYLESHEET } from './assets/style.ts';
+import { createLiveStreams } from './live.ts';
+import { ConversationPage } from './pages/conversation.tsx';
+import { ConversationsPage } from './pages/conversations.tsx';
+import { DeliveriesPage } from './pages/deliveries.tsx';
+import { Layout, type Section } from './pages/layout.tsx';
+import { LoginPage } from './pages/login.tsx';
+import { clearSessionCookie, requireSession, sameOriginPost, sessionToken, setSessionCookie } from './session.ts';
+
+export type InboxDeps = ServiceDeps & { notify: NotifierHub; transportName: 'sandbox' | 'upstream' };
+
+/** The deliveries page shows the newest this many. */
+const DELIVERIES_SHOWN = 100;
+
+const LoginForm = z.object({ key_id: z.string().trim().min(1).max(200), secret: z.string().trim().min(1).max(500) });
+const ReplyForm = z.object({ from: z.string(), content: z.string() });
+
+const KINDS: Record<string, ConversationKind> = { contacts: 'contact', groups: 'group' };
+
+/** Pages are the account's own data: never cached, never framed, scripts and styles from here only. */
+const pageHeaders = createMiddleware<AppEnv>(async (c, next) => {
+  await next();
+  c.header(
+    'Content-Security-Policy',
+    "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+  );
+  c.header('X-Content-Type-Options', 'nosniff');
+  c.header('Referrer-Policy', 'same-origin');
+  if (!c.res.headers.has('Cache-Control')) c.header('Cache-Control', 'no-store');
+});
+
+function asset(body: string, type: string) {
+  return (c: Context) => c.body(body, 200, { 'Content-Type': `${type}; charset=utf-8`, 'Cache-Control': 'no-cache' });
+}
+
+/** Where a conversation's page is, from its kind and id. */
+export function conversationPath(kind: ConversationKind, id: string): string {
+  return `/inbox/${kind === 'contact' ? 'contacts' : 'groups'}/${encodeURIComponent(id)}`;
+}
+
+function withMessage(path: string, key: 'error' | 'notice', message: string): string {
+  return `${path}?${new URLSearchParams({ [key]: message })}`;
+}
+
+/** The web inbox: HTML rendered here, one small script for live updates, forms that work without it. */
+export function inboxRouter(deps: InboxDeps) {
+  const router = new Hono<AppEnv>();
+  const sandbox = deps.transportName === 'sandbox';
+  const signedInPage = requireSession(deps, 'login');
+  const handleApiError = createErrorHandler(deps.log);
+  const signedIn = (c: Context<AppEnv>, section?: Section) => ({ email: c.get('account').email, sandbox, section });
+
+  router.use('/inbox', pageHeaders);
+  router.use('/inbox/*', pageHeaders, sameOriginPost);
+  router.post('/inbox/*', limitBody);
+
+  router.get('/inbox/assets/inbox.css', asset(STYLESHEET, 'text/css'));
+  router.get('/inbox/assets/inbox.js', asset(CLIENT_SCRIPT, 'text/javascript'));
+
+  router.get('/inbox/login', (c) => c.html(<LoginPage failed={false} keyId="" />));
+  router.post('/inbox/login', async (c) => {
+    const form = LoginForm.safeParse(await c.req.parseBody());
+    const session = form.success ? openInboxSession(deps, form.data.key_id, form.data.secret) : undefined;
+    if (!session) return c.html(<LoginPage failed keyId={form.data?.key_id ?? ''} />, 401);
+    setSessionCookie(c, session.token, session.expiresAt, deps.clock.now());
+    return c.redirect('/inbox', 303);
+  });
+  router.post('/inbox/logout', (c) => {
+    const token = sessionToken(c);
+    if (token !== undefined) closeInboxSession(deps, token);
+    clearSessionCookie(c);
+    return c.redirect('/inbox/login', 303);
+  });
+
+  router.get('/inbox', signedInPage, (c) =>
+    c.html(
+      <ConversationsPage signedIn={signedIn(c, 'conversations')} conversations={listConversations(deps, c.get('account'))} timeZone={deps.displayTimeZone} />,
+    ),
+  );
+
+  router.get('/inbox/:kind{contacts|groups}/:id', signedInPage, (c) => {
+    const kind = KINDS[c.req.param('kind')]!;
+    const conversation = readConversation(deps, c.get('account'), kind, c.req.param('id'));
+    return c.html(
+      <ConversationPage
+        signedIn={signedIn(c, 'conversations')}
+        conversation={conversation}
+        path={conversationPath(kind, conversation.id)}
+        timeZone={deps.displayTimeZone}
+        error={c.req.query('error')}
+      />,
+    );
+  });
+
+  if (sandbox) {
+    router.post('/inbox/:kind{contacts|groups}/:id/reply', signedInPage, async (c) => {
+      const kind = KINDS[c.req.param('kind')]!;
+      const back = conversationPath(kind, c.req.param('id'));
+      const form = ReplyForm.safeParse(await c.req.parseBody());
+      const reply = SandboxInboundBody.safeParse({ number: form.data?.from, content: form.data?.content });
+      if (!reply.success) return c.redirect(withMessage(back, 'error', reply.error.issues.map((issue) => issue.message).join('; ')), 303);
+      try {
+        replyAsEndUser(deps, c.get('account'), kind, c.req.param('id'), reply.data);
+      } catch (error) {
+        if (!(error instanceof AppError)) throw error;
+        return c.redirect(withMessage(back, 'error', error.message), 303);
+      }
+      return c.redirect(back, 303);
+    });
+  }
+
+  router.get('/inbox/deliveries', signedInPage, (c) =>
+    c.html(
+      <DeliveriesPage
+        signedIn={signedIn(c, 'deliveries')}
+        deliveries={listDeliveries(deps, c.get('account'), { limit: DELIVERIES_SHOWN, offset: 0 })}
+        timeZone={deps.displayTimeZone}
+        notice={c.req.query('notice')}
+      />,
+    ),
+  );
+  router.post('/inbox/deliveries/:id/replay', signedInPage, (c) => {
+    const id = c.req.param('id');
+    try {
+      replayDelivery(deps, id, c.get('account'));
+    } catch (error) {
+      if (!(error instanceof AppError)) throw error;
+      return c.redirect(withMessage('/inbox/deliveries', 'notice', error.message), 303);
+    }
+    return c.redirect(withMessage('/inbox/deliveries', 'notice', `Delivery ${id} is queued again, under the same webhook-id.`), 303);
+  });
+
+  router.get('/inbox/events', requireSession(deps, 'unauthorized'), createLiveStreams(deps.notify));
+
+  router.onError((error, c) => {
+    if (error instanceof AppError && error.code === ErrorCode.notFound) {
+      return c.html(
+        <Layout title="Not found">
+          <div class="card">
+            <h1>Not found</h1>
+            <p>{error.message}. <a href="/inbox">Back to the conversations</a></p>
+          </div>
+        </Layout>,
+        404,
+      );
+    }
+    return handleApiError(error, c);
+  });
+
+  return router;
+}

@@ -1,0 +1,95 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { makeTestApp, type TestApp } from '../helpers/app.ts';
+import { ALICE } from '../helpers/fixtures.ts';
+import { createNotifierHub } from '../../src/services/notifier.ts';
+import { recordStatus } from '../../src/services/record-status.ts';
+import { loggedIn, ORIGIN } from './client.ts';
+
+let t: TestApp;
+afterEach(() => {
+  t.notifier.endWatchers();
+  t.db.$client.close();
+});
+
+/** An open /inbox/events stream, read event by event. */
+async function openEvents(cookie: string) {
+  const response = await t.app.request(`${ORIGIN}/inbox/events`, { headers: { cookie } });
+  expect(response.status).toBe(200);
+  expect(response.headers.get('content-type')).toMatch(/^text\/event-stream/);
+  const reader = response.body!.getReader();
+  const decoder = new TextDecoder();
+  let buffer = '';
+  return {
+    /** The next event's name, or 'closed' when the server ended the stream. */
+    async next(): Promise<string> {
+      for (;;) {
+        const end = buffer.indexOf('\n\n');
+        if (end >= 0) {
+          const block = buffer.slice(0, end);
+          buffer = buffer.slice(end + 2);
+          const name = /^event: (.+)$/m.exec(block)?.[1];
+          if (name) return name;
+          continue;
+        }
+        const { done, value } = await reader.read();
+        if (done) return 'closed';
+        buffer += decoder.decode(value, { stream: true });
+      }
+    },
+  };
+}
+
+describe('live updates over server-sent events', () => {
+  it("tells the account's open pages about a send, a status event and an inbound message", async () => {
+    t = makeTestApp();
+    const account = t.createAccount();
+    const client = await loggedIn(t, account);
+    const events = await openEvents(client.cookie);
+    expect(await events.next()).toBe('ready');
+
+    const sent = await t.call('POST', '/api/send-message', account, { number: ALICE, content: 'hi' });
+    expect(await events.next()).toBe('activity');
+    recordStatus(t.deps, { handle: sent.body.message_handle, status: 'SENT', source: 'sandbox' });
+    expect(await events.next()).toBe('activity');
+    // Not applied, but it joined the history the page shows.
+    recordStatus(t.deps, { handle: sent.body.message_handle, status: 'SENT', source: 'sandbox' });
+    expect(await events.next()).toBe('activity');
+    await t.call('POST', '/sandbox/inbound', account, { number: ALICE, content: 'hello' });
+    expect(await events.next()).toBe('activity');
+  });
+
+  it('ends every stream at shutdown', async () => {
+    t = makeTestApp();
+    const client = await loggedIn(t, t.createAccount());
+    const events = await openEvents(client.cookie);
+    expect(await events.next()).toBe('ready');
+    t.notifier.endWatchers();
+    expect(await events.next()).toBe('closed');
+  });
+
+  it("keeps an account's open streams bounded by ending the oldest", async () => {
+    t = makeTestApp();
+    const client = await loggedIn(t, t.createAccount());
+    const oldest = await openEvents(client.cookie);
+    expect(await oldest.next()).toBe('ready');
+    for (let opened = 1; opened < 8; opened++) expect(await (await openEvents(client.cookie)).next()).toBe('ready');
+    expect(await (await openEvents(client.cookie)).next()).toBe('ready');
+    expect(await oldest.next()).toBe('closed');
+  });
+});
+
+describe('notifier hub account watchers', () => {
+  it("tells a watcher its own account's activity only, until it stops watching", () => {
+    const hub = createNotifierHub();
+    const seen: string[] = [];
+    const stop = hub.watchAccount('acc_a', { activity: () => seen.push('a'), end: () => seen.push('a ended') });
+    hub.watchAccount('acc_b', { activity: () => seen.push('b'), end: () => seen.push('b ended') });
+    hub.accountActivity('acc_a');
+    hub.accountActivity('acc_c');
+    stop();
+    hub.accountActivity('acc_a');
+    hub.endWatchers();
+    hub.watchAccount('acc_a', { activity: () => seen.push('late'), end: () => seen.push('late ended') });
+    expect(seen).toEqual(['a', 'b ended', 'late ended']);
+  });
+});
