@@ -3,7 +3,9 @@ import type { AppEnv } from './http/env.ts';
 import { createErrorHandler, respondWithError } from './http/errors.ts';
 import { ErrorCode } from './domain/error-codes.ts';
 import { AppError } from './services/app-error.ts';
+import { serveOpenApiDocument } from './http/openapi.ts';
 import { contactsRouter } from './http/routes/contacts.ts';
+import { docsRouter } from './http/routes/docs.ts';
 import { healthRouter } from './http/routes/health.ts';
 import { inboxRouter } from './http/inbox/router.tsx';
 import { ingestRouter, type IngestDeps } from './http/routes/ingest.ts';
@@ -47,22 +49,8 @@ export function buildApp(deps: AppDeps) {
   app.route('/', ingestRouter(deps));
   app.route('/', inboxRouter(deps));
 
-  app.openAPIRegistry.registerComponent('securitySchemes', 'apiKeyId', {
-    type: 'apiKey',
-    in: 'header',
-    name: 'svc-api-key-id',
-    description: 'Account key id (sb-api-key-id is accepted too; any letter case)',
-  });
-  app.openAPIRegistry.registerComponent('securitySchemes', 'apiSecretKey', {
-    type: 'apiKey',
-    in: 'header',
-    name: 'svc-api-secret-key',
-    description: 'Account secret (sb-api-secret-key is accepted too; any letter case)',
-  });
-  app.doc31('/openapi.json', {
-    openapi: '3.1.0',
-    info: { title: 'textrelay', version: deps.version, description: 'Self-hosted messaging gateway' },
-  });
+  serveOpenApiDocument(app, deps.version);
+  app.route('/', docsRouter());
 
   app.notFound((c) => respondWithError(c, 404, new AppError(ErrorCode.notFound, 'Not found')));
   app.onError(createErrorHandler(deps.log));

@@ -117,7 +117,11 @@ export const ModifyGroupResponse = z
 export const MessageError = z
   .object({
     status: z.literal('ERROR'),
-    error_code: z.number().int(),
+    error_code: z.number().int().openapi({
+      description:
+        '4000 validation, 4001 rate limited, 4002 blacklisted number, 4010 credentials, 4030 plan, 4040 not found, 4090 conflict, 5000 internal, 5003 overloaded',
+      example: 4000,
+    }),
     error_message: z.string(),
     message: z.string().openapi({ description: 'Same as error_message, for older clients' }),
     error_detail: z.string().nullable(),
@@ -125,27 +129,5 @@ export const MessageError = z
   .openapi('MessageError');
 
 export const ContactError = z
-  .object({ status: z.enum(['ERROR', 'error']), message: z.string() })
+  .object({ status: z.enum(['ERROR', 'error']).openapi({ description: 'Lower-case "error" for a contact not found (404)' }), message: z.string() })
   .openapi('ContactError');
-
-function errorResponses(schema: typeof MessageError | typeof ContactError, statuses: Record<number, string>) {
-  return Object.fromEntries(
-    Object.entries(statuses).map(([status, description]) => [
-      status,
-      { description, content: { 'application/json': { schema } } },
-    ]),
-  );
-}
-
-const AUTH = { 401: 'Missing or invalid credentials (error_code 4010)' };
-
-export function messageErrors(statuses: Record<number, string>) {
-  return errorResponses(MessageError, { ...AUTH, ...statuses, 500: 'Internal error (5000)' });
-}
-
-export function contactErrors(statuses: Record<number, string>) {
-  return {
-    ...errorResponses(MessageError, AUTH),
-    ...errorResponses(ContactError, { ...statuses, 500: 'Internal error' }),
-  };
-}

@@ -36,5 +36,3 @@ export function apiRoute(deps: ServiceDeps, errorShape: AppEnv['Variables']['err
   });
   return [setShape, limitBody, requireAccount(deps)];
 }
-
-export const SECURITY = [{ apiKeyId: [], apiSecretKey: [] }];

@@ -1,8 +1,9 @@
 import { createRoute } from '@hono/zod-openapi';
 import { createContact, getContact, listContacts } from '../../services/contacts.ts';
 import type { ServiceDeps } from '../../services/deps.ts';
-import { Contact, contactErrors, CreateContactResponse, GetContactResponse } from '../responses.ts';
-import { apiRoute, createRouter, SECURITY } from '../router.ts';
+import { API_SECURITY, apiErrors } from '../openapi.ts';
+import { Contact, CreateContactResponse, GetContactResponse } from '../responses.ts';
+import { apiRoute, createRouter } from '../router.ts';
 import { ContactIdParam, CreateContactBody, ListContactsQuery } from '../schemas.ts';
 import { z } from '@hono/zod-openapi';
 
@@ -15,13 +16,17 @@ export function contactsRouter(deps: ServiceDeps) {
       method: 'post',
       path: '/accounts/contacts',
       tags: ['Contacts'],
+      operationId: 'createContact',
       summary: 'Create a contact',
-      security: SECURITY,
+      security: API_SECURITY,
       middleware,
       request: { body: { content: { 'application/json': { schema: CreateContactBody } }, required: true } },
       responses: {
         200: { description: 'Created', content: { 'application/json': { schema: CreateContactResponse } } },
-        ...contactErrors({ 400: 'Invalid phone number or field', 409: 'Contact already exists' }),
+        ...apiErrors('contact', {
+          400: 'Invalid phone number, missing field or malformed JSON (status "ERROR")',
+          409: 'A contact with this number already exists (status "ERROR", message "Contact already exists")',
+        }),
       },
     }),
     (c) => {
@@ -36,13 +41,14 @@ export function contactsRouter(deps: ServiceDeps) {
       method: 'get',
       path: '/accounts/contacts/{contact_id}',
       tags: ['Contacts'],
+      operationId: 'getContact',
       summary: 'Get a contact',
-      security: SECURITY,
+      security: API_SECURITY,
       middleware,
       request: { params: ContactIdParam },
       responses: {
         200: { description: 'The contact', content: { 'application/json': { schema: GetContactResponse } } },
-        ...contactErrors({ 404: 'Contact not found' }),
+        ...apiErrors('contact', { 404: 'No such contact for this account (status "error", message "Contact not found")' }, { body: false }),
       },
     }),
     (c) => {
@@ -56,13 +62,14 @@ export function contactsRouter(deps: ServiceDeps) {
       method: 'get',
       path: '/accounts/contacts',
       tags: ['Contacts'],
+      operationId: 'listContacts',
       summary: 'List contacts',
-      security: SECURITY,
+      security: API_SECURITY,
       middleware,
       request: { query: ListContactsQuery },
       responses: {
         200: { description: 'A page of contacts', content: { 'application/json': { schema: z.array(Contact) } } },
-        ...contactErrors({ 400: 'Invalid query' }),
+        ...apiErrors('contact', { 400: 'Invalid query parameter (status "ERROR")' }, { body: false }),
       },
     }),
     (c) => {

@@ -8,7 +8,7 @@ import { receiveFromTransport } from '../../services/receive-inbound.ts';
 import { recordStatus } from '../../services/record-status.ts';
 import type { Metrics } from '../../metrics/metrics.ts';
 import { requireIngestCaller } from '../ingest-auth.ts';
-import { messageErrors } from '../responses.ts';
+import { apiErrors, INGEST_SECURITY } from '../openapi.ts';
 import { createRouter, limitBody } from '../router.ts';
 import { phoneNumber } from '../schemas.ts';
 
@@ -86,7 +86,7 @@ const ReceiveWebhookBody = z
 const Ok = z.object({ status: z.literal('OK') }).openapi('IngestAnswer');
 const OK_BODY = { status: 'OK' } as const;
 
-const INGEST_ERRORS = messageErrors({ 400: 'Invalid payload (4000); nothing was written', 401: 'Missing or wrong signing secret or signature (4010)' });
+const INVALID_PAYLOAD = 'Invalid payload or malformed JSON (4000); nothing was written';
 
 const EVENT_ID_HEADER = z.object({
   'webhook-id': z.string().max(200).optional().openapi({ description: 'Standard Webhooks event id: the same id twice is recorded once' }),
@@ -97,27 +97,21 @@ export function ingestRouter(deps: IngestDeps) {
   // Callbacks come in bursts (every message's every status): a burst shares one commit.
   const commit = createGroupCommit(deps.store);
   const router = createRouter();
-  router.openAPIRegistry.registerComponent('securitySchemes', 'signingSecret', {
-    type: 'apiKey',
-    in: 'header',
-    name: 'svc-signing-secret',
-    description: 'TEXTRELAY_INGEST_SECRET (sb-signing-secret is accepted too), or a Standard Webhooks signature made with it',
-  });
-  const security = [{ signingSecret: [] }];
 
   router.openapi(
     createRoute({
       method: 'post',
       path: '/webhooks/status',
       tags: ['Transport callbacks'],
+      operationId: 'ingestStatusCallback',
       summary: "A transport's status callback for a message it carries",
-      security,
+      security: INGEST_SECURITY,
       middleware,
       request: { headers: EVENT_ID_HEADER, body: { content: { 'application/json': { schema: StatusCallbackBody } }, required: true } },
       responses: {
         200: { description: 'Recorded (or a duplicate or stale event: kept in the history, nothing changed)', content: { 'application/json': { schema: Ok } } },
         202: { description: 'Unknown handle: kept and applied once the message is known by it', content: { 'application/json': { schema: Ok } } },
-        ...INGEST_ERRORS,
+        ...apiErrors('message', { 400: INVALID_PAYLOAD }),
       },
     }),
     async (c) => {
@@ -142,14 +136,14 @@ export function ingestRouter(deps: IngestDeps) {
       method: 'post',
       path: '/webhooks/receive',
       tags: ['Transport callbacks'],
+      operationId: 'ingestReceivedMessage',
       summary: 'An end user texted one of our lines, directly or in a group',
-      security,
+      security: INGEST_SECURITY,
       middleware,
       request: { body: { content: { 'application/json': { schema: ReceiveWebhookBody } }, required: true } },
       responses: {
         200: { description: 'Stored (a redelivered message is recognised by its handle and stored once)', content: { 'application/json': { schema: Ok } } },
-        ...INGEST_ERRORS,
-        404: { description: 'No account owns the line or talks to the sender (4040)' },
+        ...apiErrors('message', { 400: INVALID_PAYLOAD, 404: 'No account owns to_number or is in touch with the sender (4040)' }),
       },
     }),
     async (c) => {

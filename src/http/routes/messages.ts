@@ -1,8 +1,9 @@
 import { createRoute } from '@hono/zod-openapi';
 import type { ServiceDeps } from '../../services/deps.ts';
 import { getMessageStatus, listMessages } from '../../services/messages.ts';
-import { MessageList, MessageWithHistory, messageErrors } from '../responses.ts';
-import { apiRoute, createRouter, SECURITY } from '../router.ts';
+import { API_SECURITY, apiErrors } from '../openapi.ts';
+import { MessageList, MessageWithHistory } from '../responses.ts';
+import { apiRoute, createRouter } from '../router.ts';
 import { ListMessagesQuery, StatusQuery } from '../schemas.ts';
 
 export function messagesRouter(deps: ServiceDeps) {
@@ -14,13 +15,14 @@ export function messagesRouter(deps: ServiceDeps) {
       method: 'get',
       path: '/accounts/messages',
       tags: ['Messages'],
+      operationId: 'listMessages',
       summary: "List the account's messages, newest first",
-      security: SECURITY,
+      security: API_SECURITY,
       middleware,
       request: { query: ListMessagesQuery },
       responses: {
         200: { description: 'A page of messages', content: { 'application/json': { schema: MessageList } } },
-        ...messageErrors({ 400: 'Invalid query (4000)' }),
+        ...apiErrors('message', { 400: 'Invalid filter, date or paging parameter (4000)' }, { body: false }),
       },
     }),
     (c) => {
@@ -46,13 +48,15 @@ export function messagesRouter(deps: ServiceDeps) {
       method: 'get',
       path: '/api/status',
       tags: ['Messages'],
+      operationId: 'getMessageStatus',
       summary: 'Look up a message by its handle',
-      security: SECURITY,
+      description: 'With history=true, every status event received for it, applied or not, and why not.',
+      security: API_SECURITY,
       middleware,
       request: { query: StatusQuery },
       responses: {
         200: { description: 'The message', content: { 'application/json': { schema: MessageWithHistory } } },
-        ...messageErrors({ 400: 'Missing handle (4000)', 404: 'Unknown handle (4040)' }),
+        ...apiErrors('message', { 400: 'Missing handle (4000)', 404: "No message with this handle in the account (4040)" }, { body: false }),
       },
     }),
     (c) => {

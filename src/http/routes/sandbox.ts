@@ -1,8 +1,9 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import type { ServiceDeps } from '../../services/deps.ts';
 import { receiveSandboxInbound } from '../../services/sandbox.ts';
-import { MessageObject, messageErrors } from '../responses.ts';
-import { apiRoute, createRouter, SECURITY } from '../router.ts';
+import { API_SECURITY, apiErrors } from '../openapi.ts';
+import { MessageObject } from '../responses.ts';
+import { apiRoute, createRouter } from '../router.ts';
 import { SendMessageBody } from '../schemas.ts';
 
 // The send's own field rules, so an end user's message is held to exactly what a send accepts.
@@ -36,13 +37,15 @@ export function sandboxRouter(deps: ServiceDeps) {
       method: 'post',
       path: '/sandbox/inbound',
       tags: ['Sandbox'],
+      operationId: 'simulateInbound',
       summary: 'Simulate an end user texting the account (sandbox transport only)',
-      security: SECURITY,
+      description: 'Stored and delivered exactly as a real inbound message: the receive webhooks get a message.received callback.',
+      security: API_SECURITY,
       middleware: apiRoute(deps, 'message'),
       request: { body: { content: { 'application/json': { schema: SandboxInboundBody } }, required: true } },
       responses: {
         200: { description: 'Stored as RECEIVED', content: { 'application/json': { schema: MessageObject } } },
-        ...messageErrors({
+        ...apiErrors('message', {
           400: 'Validation error, or number not a member of the group (4000); blacklisted number (4002)',
           404: 'Unknown group_id (4040)',
         }),

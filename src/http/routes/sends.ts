@@ -6,8 +6,9 @@ import type { AppDeps } from '../../app.ts';
 import { modifyGroup } from '../../services/groups.ts';
 import { sendGroupMessage, sendMessage } from '../../services/send-message.ts';
 import type { AppEnv } from '../env.ts';
-import { MessageObject, messageErrors, ModifyGroupResponse } from '../responses.ts';
-import { apiRoute, createRouter, SECURITY } from '../router.ts';
+import { API_SECURITY, apiErrors } from '../openapi.ts';
+import { MessageObject, ModifyGroupResponse } from '../responses.ts';
+import { apiRoute, createRouter } from '../router.ts';
 import { ModifyGroupBody, SendGroupMessageBody, SendMessageBody } from '../schemas.ts';
 
 const IdempotencyHeaders = z.object({
@@ -20,7 +21,7 @@ const IdempotencyHeaders = z.object({
 });
 
 const SEND_ERRORS = {
-  400: 'Validation error (4000) or blacklisted number (4002)',
+  400: 'Validation error, malformed body or refused status_callback (4000); blacklisted number (4002)',
   409: 'Idempotency-Key reused with a different body (4090)',
   429: 'Rate limit exceeded (4001), see Retry-After',
 };
@@ -48,8 +49,10 @@ export function sendsRouter(deps: AppDeps) {
       method: 'post',
       path: '/api/send-message',
       tags: ['Sending'],
+      operationId: 'sendMessage',
       summary: 'Send a message to one person',
-      security: SECURITY,
+      description: 'JSON or a form. Status changes are POSTed to status_callback (see the message.status webhook).',
+      security: API_SECURITY,
       middleware,
       request: {
         headers: IdempotencyHeaders,
@@ -62,7 +65,7 @@ export function sendsRouter(deps: AppDeps) {
       },
       responses: {
         202: { description: 'Accepted and QUEUED', content: { 'application/json': { schema: MessageObject } } },
-        ...messageErrors(SEND_ERRORS),
+        ...apiErrors('message', SEND_ERRORS),
       },
     }),
     async (c) => {
@@ -78,8 +81,10 @@ export function sendsRouter(deps: AppDeps) {
       method: 'post',
       path: '/api/send-group-message',
       tags: ['Sending'],
+      operationId: 'sendGroupMessage',
       summary: 'Send a message to a group (sapphire plan)',
-      security: SECURITY,
+      description: 'To new numbers (a group is found or created for that set of people) or to an existing group_id.',
+      security: API_SECURITY,
       middleware,
       request: {
         headers: IdempotencyHeaders,
@@ -87,7 +92,7 @@ export function sendsRouter(deps: AppDeps) {
       },
       responses: {
         202: { description: 'Accepted and QUEUED', content: { 'application/json': { schema: MessageObject } } },
-        ...messageErrors({ ...SEND_ERRORS, 403: 'Plan does not include groups (4030)', 404: 'Unknown group_id (4040)' }),
+        ...apiErrors('message', { ...SEND_ERRORS, 403: 'Plan does not include groups (4030)', 404: 'Unknown group_id (4040)' }),
       },
     }),
     async (c) => {
@@ -104,14 +109,15 @@ export function sendsRouter(deps: AppDeps) {
       method: 'post',
       path: '/api/modify-group',
       tags: ['Sending'],
+      operationId: 'modifyGroup',
       summary: 'Change a group (only add_recipient is supported)',
-      security: SECURITY,
+      security: API_SECURITY,
       middleware,
       request: { body: { content: { 'application/json': { schema: ModifyGroupBody } }, required: true } },
       responses: {
         200: { description: 'Modified', content: { 'application/json': { schema: ModifyGroupResponse } } },
-        ...messageErrors({
-          400: 'Validation error or unsupported modify_type (4000)',
+        ...apiErrors('message', {
+          400: 'Validation error, unsupported modify_type or the account\'s own number (4000)',
           403: 'Plan does not include groups (4030)',
           404: 'Unknown group (4040)',
           409: 'Another group already has exactly these members (4090)',

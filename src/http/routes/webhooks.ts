@@ -1,7 +1,7 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import type { AppDeps } from '../../app.ts';
 import { isHttpUrl } from '../../domain/media-url.ts';
-import { DELIVERY_STATES } from '../../db/schema.ts';
+import { DELIVERY_STATES, WEBHOOK_EVENT_TYPES } from '../../db/schema.ts';
 import { listDeliveries, replayDelivery } from '../../services/webhook-deliveries.ts';
 import {
   addReceiveWebhooks,
@@ -11,8 +11,9 @@ import {
   rotateWebhookSecret,
   type WebhookSettings,
 } from '../../services/webhook-settings.ts';
-import { messageErrors } from '../responses.ts';
-import { apiRoute, createRouter, SECURITY } from '../router.ts';
+import { API_SECURITY, apiErrors } from '../openapi.ts';
+import { ReceiveWebhookPayload, StatusCallbackPayload } from '../openapi-webhooks.ts';
+import { apiRoute, createRouter } from '../router.ts';
 
 const MAX_URL_LENGTH = 2048;
 
@@ -53,7 +54,7 @@ const Attempt = z.object({
 const Delivery = z
   .object({
     id: z.string().openapi({ description: 'The webhook-id header of every attempt' }),
-    event_type: z.enum(['message.status', 'message.received']),
+    event_type: z.enum(WEBHOOK_EVENT_TYPES),
     url: z.string(),
     message_handle: z.string(),
     state: z.enum(DELIVERY_STATES),
@@ -63,7 +64,7 @@ const Delivery = z
     last_error: z.string().nullable(),
     created_at: z.string(),
     completed_at: z.string().nullable(),
-    payload: z.record(z.string(), z.unknown()),
+    payload: z.union([StatusCallbackPayload, ReceiveWebhookPayload]).openapi({ description: 'The body that was sent, as event_type says' }),
     attempts: z.array(Attempt),
   })
   .openapi('WebhookDelivery');
@@ -91,11 +92,15 @@ export function webhooksRouter(deps: AppDeps) {
       method: 'post',
       path: '/accounts/webhooks',
       tags: ['Webhooks'],
+      operationId: 'addReceiveWebhooks',
       summary: 'Add receive webhook URLs',
-      security: SECURITY,
+      security: API_SECURITY,
       middleware,
       request: { body: { content: { 'application/json': { schema: WebhooksBody } }, required: true } },
-      responses: { 200: settingsResponse, ...messageErrors({ 400: 'Invalid URL, refused address or too many webhooks (4000)' }) },
+      responses: {
+        200: settingsResponse,
+        ...apiErrors('message', { 400: 'Invalid body or URL, a refused (private) address, or too many webhooks (4000)' }),
+      },
     }),
     async (c) => {
       const { webhooks } = c.req.valid('json');
@@ -109,10 +114,11 @@ export function webhooksRouter(deps: AppDeps) {
       method: 'get',
       path: '/accounts/webhooks',
       tags: ['Webhooks'],
+      operationId: 'getWebhookSettings',
       summary: 'The receive webhook URLs and the signing secret',
-      security: SECURITY,
+      security: API_SECURITY,
       middleware,
-      responses: { 200: settingsResponse, ...messageErrors({}) },
+      responses: { 200: settingsResponse, ...apiErrors('message', {}, { body: false }) },
     }),
     (c) => c.json(settingsBody(getWebhookSettings(deps, c.get('account'))), 200),
   );
@@ -122,11 +128,12 @@ export function webhooksRouter(deps: AppDeps) {
       method: 'delete',
       path: '/accounts/webhooks',
       tags: ['Webhooks'],
+      operationId: 'removeReceiveWebhooks',
       summary: 'Remove receive webhook URLs (unknown ones are ignored)',
-      security: SECURITY,
+      security: API_SECURITY,
       middleware,
       request: { body: { content: { 'application/json': { schema: WebhooksBody } }, required: true } },
-      responses: { 200: settingsResponse, ...messageErrors({ 400: 'Invalid body (4000)' }) },
+      responses: { 200: settingsResponse, ...apiErrors('message', { 400: 'Invalid body (4000)' }) },
     }),
     (c) => c.json(settingsBody(removeReceiveWebhooks(deps, c.get('account'), c.req.valid('json').webhooks)), 200),
   );
@@ -136,12 +143,13 @@ export function webhooksRouter(deps: AppDeps) {
       method: 'post',
       path: '/accounts/webhooks/secret',
       tags: ['Webhooks'],
+      operationId: 'rotateWebhookSecret',
       summary: 'Rotate the signing secret (the old one keeps signing beside it for 24 h)',
-      security: SECURITY,
+      security: API_SECURITY,
       middleware,
       responses: {
         200: { description: 'The new secret', content: { 'application/json': { schema: SecretResponse } } },
-        ...messageErrors({}),
+        ...apiErrors('message', {}),
       },
     }),
     (c) => c.json({ status: 'OK' as const, secret: rotateWebhookSecret(deps, c.get('account')) }, 200),
@@ -152,8 +160,9 @@ export function webhooksRouter(deps: AppDeps) {
       method: 'get',
       path: '/accounts/webhooks/deliveries',
       tags: ['Webhooks'],
+      operationId: 'listWebhookDeliveries',
       summary: "The account's webhook deliveries, newest first, each with its attempts",
-      security: SECURITY,
+      security: API_SECURITY,
       middleware,
       request: { query: DeliveriesQuery },
       responses: {
@@ -161,7 +170,7 @@ export function webhooksRouter(deps: AppDeps) {
           description: 'A page of deliveries',
           content: { 'application/json': { schema: z.object({ status: z.literal('OK'), deliveries: z.array(Delivery) }) } },
         },
-        ...messageErrors({ 400: 'Invalid query (4000)' }),
+        ...apiErrors('message', { 400: 'Invalid state or paging parameter (4000)' }, { body: false }),
       },
     }),
     (c) => {
@@ -175,8 +184,9 @@ export function webhooksRouter(deps: AppDeps) {
       method: 'post',
       path: '/accounts/webhooks/deliveries/{id}/replay',
       tags: ['Webhooks'],
+      operationId: 'replayWebhookDelivery',
       summary: 'Send a delivery again, due now, with the same webhook-id',
-      security: SECURITY,
+      security: API_SECURITY,
       middleware,
       request: { params: DeliveryIdParam },
       responses: {
@@ -184,7 +194,7 @@ export function webhooksRouter(deps: AppDeps) {
           description: 'The delivery, queued again',
           content: { 'application/json': { schema: z.object({ status: z.literal('OK'), delivery: Delivery }) } },
         },
-        ...messageErrors({ 404: 'No such delivery for this account (4040)', 409: 'Being delivered right now (4090)' }),
+        ...apiErrors('message', { 404: 'No such delivery for this account (4040)', 409: 'Being delivered right now (4090)' }),
       },
     }),
     (c) => {

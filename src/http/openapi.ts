@@ -1,0 +1,133 @@
+import type { OpenAPIHono } from '@hono/zod-openapi';
+import { MAX_BODY_BYTES } from '../domain/limits.ts';
+import type { AppEnv } from './env.ts';
+import { registerWebhookPayloads } from './openapi-webhooks.ts';
+import { ContactError, MessageError } from './responses.ts';
+
+/**
+ * The frame of `/openapi.json`: metadata, tags, credential schemes and the error answers every
+ * route shares. The operations themselves are declared beside their handlers (`routes/*.ts`).
+ */
+
+type Registry = OpenAPIHono<AppEnv>['openAPIRegistry'];
+
+const TAGS = [
+  { name: 'Sending', description: 'Send to one person or a group; every send answers 202 with the message QUEUED.' },
+  { name: 'Messages', description: "Read the account's messages and each one's status history." },
+  { name: 'Contacts', description: "The account's contacts. Errors keep the spec's `{status, message}` body (except 401)." },
+  { name: 'Webhooks', description: 'Receive webhook URLs, the signing secret, and the log of every callback sent.' },
+  { name: 'Sandbox', description: 'Play the end user: present only when the transport is the sandbox.' },
+  {
+    name: 'Transport callbacks',
+    description: 'Where the transport (or the upstream service) reports statuses and inbound messages; authenticated by the ingest secret.',
+  },
+  { name: 'Health', description: 'Liveness and readiness probes, without credentials.' },
+];
+
+const RETRY_AFTER = { schema: { type: 'integer' as const }, description: 'Seconds to wait before trying again' };
+
+type ErrorShape = 'message' | 'contact';
+const SHAPES = {
+  message: { schema: MessageError, name: 'MessageError', prefix: '' },
+  contact: { schema: ContactError, name: 'ContactError', prefix: 'Contact' },
+} as const;
+
+/** What any API route can answer whatever its input; contact routes answer them in their own shape. */
+const SHARED_ERRORS = {
+  413: { name: 'PayloadTooLarge', description: `Body larger than ${MAX_BODY_BYTES / 1024 / 1024} MiB (error_code 4000); nothing was done` },
+  500: { name: 'InternalError', description: 'Internal error (error_code 5000); the details are logged, never answered' },
+  503: {
+    name: 'Overloaded',
+    description: 'The database stayed busy (error_code 5003); nothing was done, try again after Retry-After',
+    headers: { 'Retry-After': RETRY_AFTER },
+  },
+} as const;
+type SharedStatus = keyof typeof SHARED_ERRORS;
+
+const responseRef = (name: string) => ({ $ref: `#/components/responses/${name}` });
+const jsonOf = (schemaName: string) => ({ 'application/json': { schema: { $ref: `#/components/schemas/${schemaName}` } } });
+
+function registerErrorResponses(registry: Registry): void {
+  for (const { schema, name } of Object.values(SHAPES)) registry.register(name, schema);
+  // Credentials are checked before the route's shape matters: a 401 always has the message shape.
+  registry.registerComponent('responses', 'Unauthorized', {
+    description:
+      'Missing or wrong credentials (error_code 4010): the API key pair, or for /webhooks/* the signing secret or signature. The answer never says which part was wrong.',
+    content: jsonOf(SHAPES.message.name),
+  });
+  for (const shape of Object.values(SHAPES)) {
+    for (const { name, ...response } of Object.values(SHARED_ERRORS)) {
+      registry.registerComponent('responses', `${shape.prefix}${name}`, { ...response, content: jsonOf(shape.name) });
+    }
+  }
+}
+
+/** The statuses a route answers because of what it does, each with what causes it and its error_code. */
+type RouteErrors = Partial<Record<400 | 403 | 404 | 409 | 429, string>>;
+
+/**
+ * A route's error answers: its own (`statuses`), then those every API route can give. Routes that
+ * read no body can still be refused for one (the size limit runs first), but GETs never carry one.
+ */
+export function apiErrors(shape: ErrorShape, statuses: RouteErrors, options: { body: boolean } = { body: true }) {
+  const own = Object.fromEntries(
+    Object.entries(statuses).map(([status, description]) => [
+      status,
+      {
+        description,
+        content: { 'application/json': { schema: SHAPES[shape].schema } },
+        ...(status === '429' ? { headers: { 'Retry-After': RETRY_AFTER } } : {}),
+      },
+    ]),
+  );
+  const shared = (status: SharedStatus) => responseRef(`${SHAPES[shape].prefix}${SHARED_ERRORS[status].name}`);
+  return {
+    ...own,
+    401: responseRef('Unauthorized'),
+    ...(options.body ? { 413: shared(413) } : {}),
+    500: shared(500),
+    503: shared(503),
+  };
+}
+
+export const API_SECURITY = [{ apiKeyId: [], apiSecretKey: [] }];
+export const INGEST_SECURITY = [{ signingSecret: [] }];
+
+function registerSecuritySchemes(registry: Registry): void {
+  registry.registerComponent('securitySchemes', 'apiKeyId', {
+    type: 'apiKey',
+    in: 'header',
+    name: 'svc-api-key-id',
+    description: 'Account key id (sb-api-key-id is accepted too; header names in any letter case)',
+  });
+  registry.registerComponent('securitySchemes', 'apiSecretKey', {
+    type: 'apiKey',
+    in: 'header',
+    name: 'svc-api-secret-key',
+    description: 'Account secret, shown once when the account is created (sb-api-secret-key is accepted too)',
+  });
+  registry.registerComponent('securitySchemes', 'signingSecret', {
+    type: 'apiKey',
+    in: 'header',
+    name: 'svc-signing-secret',
+    description:
+      'TEXTRELAY_INGEST_SECRET (sb-signing-secret is accepted too), or instead a Standard Webhooks signature made with it (webhook-id, webhook-timestamp and webhook-signature headers)',
+  });
+}
+
+/** Completes the app's registry and serves the document at `/openapi.json`. */
+export function serveOpenApiDocument(app: OpenAPIHono<AppEnv>, version: string): void {
+  registerSecuritySchemes(app.openAPIRegistry);
+  registerErrorResponses(app.openAPIRegistry);
+  registerWebhookPayloads(app.openAPIRegistry);
+  app.doc31('/openapi.json', {
+    openapi: '3.1.0',
+    info: {
+      title: 'textrelay',
+      version,
+      description:
+        'Self-hosted messaging gateway: send iMessage/SMS, follow each message through QUEUED, SENT, DELIVERED and READ, and receive replies, with signed webhooks. Browse it at /docs.',
+    },
+    tags: TAGS,
+  });
+}
