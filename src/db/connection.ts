@@ -3,17 +3,16 @@ import { drizzle, type BetterSQLite3Database } from 'drizzle-orm/better-sqlite3'
 import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { databaseFiles } from './database-files.ts';
 import * as schema from './schema.ts';
 
 export type Db = BetterSQLite3Database<typeof schema> & { $client: Database.Database };
 
-const MIGRATIONS_FOLDER = resolve(dirname(fileURLToPath(import.meta.url)), '../../migrations');
-
 /** Opens (creating if needed) the database file, or an in-memory one for ':memory:'. */
 export function openDatabase(file: string): Db {
   if (file !== ':memory:') mkdirSync(dirname(resolve(file)), { recursive: true });
-  const sqlite = new Database(file);
+  // The addon as loaded by the single executable (an object; better-sqlite3's types only know a path).
+  const sqlite = new Database(file, { nativeBinding: databaseFiles().nativeBinding as string | undefined });
   // WAL lets readers run beside the single writer; NORMAL sync is durable across process crashes
   // (only an OS crash can lose the last commits), which is the trade every WAL deployment makes.
   sqlite.pragma('journal_mode = WAL');
@@ -25,19 +24,25 @@ export function openDatabase(file: string): Db {
 }
 
 export function migrateDatabase(db: Db): void {
-  migrate(db, { migrationsFolder: MIGRATIONS_FOLDER });
+  migrate(db, { migrationsFolder: databaseFiles().migrationsFolder });
 }
 
 export function closeDatabase(db: Db): void {
   if (db.$client.open) db.$client.close();
 }
 
-/** For /readyz: true when the database accepts a write right now. */
+/**
+ * For /readyz: true when the database accepts a write right now. Taking the write lock is not
+ * enough (a full disk or a read-only file still grants it), so the probe commits a write that
+ * needs a fresh page and leaves nothing behind: a table created and dropped in one transaction.
+ */
 export function isWritable(db: Db): boolean {
+  const client = db.$client;
   try {
-    db.$client.exec('BEGIN IMMEDIATE; ROLLBACK;');
+    client.exec('BEGIN IMMEDIATE; CREATE TABLE textrelay_write_probe (x); DROP TABLE textrelay_write_probe; COMMIT;');
     return true;
   } catch {
+    if (client.inTransaction) client.exec('ROLLBACK');
     return false;
   }
 }

@@ -5,6 +5,7 @@ import type { Logger } from 'pino';
 import type { z } from 'zod';
 import { ErrorCode } from '../domain/error-codes.ts';
 import { AppError } from '../services/app-error.ts';
+import { storageTrouble, type StorageTrouble } from '../services/storage-errors.ts';
 import type { AppEnv } from './env.ts';
 
 const HTTP_STATUS: Record<number, ContentfulStatusCode> = {
@@ -58,10 +59,11 @@ export function respondWithError(c: Context<AppEnv>, status: ContentfulStatusCod
   );
 }
 
-function isBusy(error: unknown): boolean {
-  const code = (error as { code?: unknown } | null)?.code;
-  return code === 'SQLITE_BUSY' || code === 'SQLITE_LOCKED';
-}
+/** What the client is told when the storage refuses: nothing was done, and trying again later will work. */
+const STORAGE_MESSAGES: Record<StorageTrouble, string> = {
+  busy: 'Service overloaded, try again shortly',
+  unwritable: 'Service unavailable: the database cannot take writes right now, try again shortly',
+};
 
 export function createErrorHandler(log: Logger): ErrorHandler<AppEnv> {
   return (error, c) => {
@@ -70,9 +72,10 @@ export function createErrorHandler(log: Logger): ErrorHandler<AppEnv> {
       const { status, appError } = fromHttpException(error);
       return respondWithError(c, status, appError);
     }
-    if (isBusy(error)) {
-      log.warn({ err: error, path: c.req.path }, 'database busy');
-      return respondWithError(c, 503, new AppError(ErrorCode.overloaded, 'Service overloaded, try again shortly', { retryAfterSeconds: 1 }));
+    const trouble = storageTrouble(error);
+    if (trouble !== undefined) {
+      log.warn({ err: error, path: c.req.path }, trouble === 'busy' ? 'database busy' : 'database cannot take writes');
+      return respondWithError(c, 503, new AppError(ErrorCode.overloaded, STORAGE_MESSAGES[trouble], { retryAfterSeconds: 1 }));
     }
     // Internal details stay in the log: they can carry SQL, paths or data of other accounts.
     log.error({ err: error, method: c.req.method, path: c.req.path }, 'unhandled error');

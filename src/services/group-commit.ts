@@ -1,4 +1,5 @@
 import type { Store } from '../db/store.ts';
+import { storageTrouble } from './storage-errors.ts';
 
 type Pending = { work: () => unknown; resolve: (value: unknown) => void; reject: (error: unknown) => void };
 
@@ -22,12 +23,15 @@ export function createGroupCommit(store: Store) {
             // Nested: a savepoint, released into the batch or rolled back alone.
             outcomes.push({ ok: true, value: store.transaction(item.work) });
           } catch (error) {
+            // A full disk or an I/O error may have made SQLite roll back the whole batch already, and
+            // the next request would then run (and commit) outside it: the batch ends here.
+            if (storageTrouble(error) !== undefined) throw error;
             outcomes.push({ ok: false, error });
           }
         }
       });
     } catch (error) {
-      // The COMMIT itself failed: nothing of the batch is stored, so no request may succeed.
+      // The storage failed, or the COMMIT did: nothing of the batch is stored, so no request may succeed.
       for (const item of batch) item.reject(error);
       return;
     }

@@ -1,6 +1,7 @@
 import type { ServiceDeps } from '../services/deps.ts';
 import { failHandover, type HandoverReceipt, messageAwaitingHandover, messagesAwaitingHandover, recordHandover } from '../services/handover.ts';
 import { ErrorCode } from '../domain/error-codes.ts';
+import { storageTrouble } from '../services/storage-errors.ts';
 import { TransportRefusal, type Transport } from './transport.ts';
 
 export type CourierOptions = {
@@ -45,6 +46,8 @@ export function createCourier(deps: ServiceDeps, transport: Transport, options: 
     try {
       receipt = await transport.send(message);
     } catch (error) {
+      // The sandbox plans in our own database: its full disk is not the network's failure.
+      if (storageTrouble(error) !== undefined) throw error;
       if (error instanceof TransportRefusal) {
         failHandover(deps, handle, { errorCode: error.errorCode, errorMessage: error.message, source: transport.name });
       } else if (stopped) {
@@ -79,7 +82,12 @@ export function createCourier(deps: ServiceDeps, transport: Transport, options: 
       if (busy.has(next.handle)) continue;
       busy.add(next.handle);
       const work: Promise<void> = handOver(next.handle, next.attempt)
-        .catch((error: unknown) => deps.log.error({ err: error, handle: next.handle }, 'hand-over bookkeeping failed'))
+        .catch((error: unknown) => {
+          deps.log.error({ err: error, handle: next.handle }, 'hand-over bookkeeping failed');
+          // The database could not be read or written (full, read-only, busy): the message waits for
+          // it, without spending an attempt, rather than for the next start.
+          if (storageTrouble(error) !== undefined && !stopped) retryLater(next.handle, next.attempt, options.retryDelaysMs[0] ?? 1_000);
+        })
         .finally(() => {
           busy.delete(next.handle);
           inFlight.delete(work);

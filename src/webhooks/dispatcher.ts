@@ -4,6 +4,7 @@ import type { ClaimedDelivery, DeliveryOutcome, FinishedDelivery } from '../db/q
 import type { Metrics } from '../metrics/metrics.ts';
 import type { ServiceDeps } from '../services/deps.ts';
 import { finishAndClaimDeliveries, finishDeliveries, releaseDeliveries, signingSecretOf } from '../services/webhook-dispatch.ts';
+import { storageTrouble } from '../services/storage-errors.ts';
 import { VERSION } from '../version.ts';
 import { postWebhook, type PostResult } from './post.ts';
 import { signatureHeaders } from './signing.ts';
@@ -209,7 +210,9 @@ export function createDispatcher(deps: ServiceDeps & { metrics: Pick<Metrics, 'd
         },
       });
     } catch (error) {
-      // The finished rows keep their leases and return to the queue when those lapse: nothing is lost.
+      // A full disk or a read-only file passes: its answers are recorded at a later tick (while their
+      // leases hold). Otherwise the finished rows return to the queue when their leases lapse: nothing is lost.
+      if (storageTrouble(error) !== undefined) finished = batch.concat(finished);
       deps.log.error({ err: error, count: batch.length }, 'recording webhook attempts or claiming failed');
       return 0;
     }
