@@ -17,30 +17,19 @@ export function withLogContext<T>(context: LogContext, work: () => T): T {
 }
 
 /**
- * Defence in depth: nothing logs request bodies or headers, but should a secret or message text
- * reach a log call under one of these names, the line carries "[redacted]" instead.
+ * Defence in depth: nothing logs request bodies, headers or rows, but should a secret or message
+ * text reach a log call under one of these names, the line carries "[redacted]" instead. Exact
+ * paths only: a leading wildcard (`*.content`) makes pino walk every line's fields, which cost
+ * about six times the line itself when measured.
  */
+const SECRET_FIELDS = ['api_secret_key', 'apiSecretHash', 'secret', 'webhookSecret', 'previousWebhookSecret', 'content', 'payload'];
+const HOLDERS = ['account', 'message', 'body', 'delivery', 'row'];
+const SECRET_HEADERS = ['svc-api-secret-key', 'sb-api-secret-key', 'svc-signing-secret', 'sb-signing-secret', 'webhook-signature', 'authorization', 'cookie', 'set-cookie'];
 const REDACTED = [
-  'api_secret_key',
-  'apiSecretHash',
-  'secret',
-  'webhookSecret',
-  'previousWebhookSecret',
-  'content',
-  'payload',
-  'cookie',
-  'authorization',
-].flatMap((key) => [key, `*.${key}`]);
-const REDACTED_HEADERS = [
-  'svc-api-secret-key',
-  'sb-api-secret-key',
-  'svc-signing-secret',
-  'sb-signing-secret',
-  'webhook-signature',
-  'authorization',
-  'cookie',
-  'set-cookie',
-].flatMap((name) => [`headers["${name}"]`, `*.headers["${name}"]`]);
+  ...SECRET_FIELDS,
+  ...HOLDERS.flatMap((holder) => SECRET_FIELDS.map((field) => `${holder}.${field}`)),
+  ...['headers', 'req.headers', 'res.headers'].flatMap((holder) => SECRET_HEADERS.map((name) => `${holder}["${name}"]`)),
+];
 
 /**
  * JSON lines for machines; coloured, readable lines when stdout is a terminal (a person is
@@ -54,7 +43,7 @@ export function createLogger(level: string, destination?: DestinationStream): Lo
       const context = logContext.getStore();
       return context === undefined ? {} : { requestId: context.requestId };
     },
-    redact: { paths: [...REDACTED, ...REDACTED_HEADERS], censor: '[redacted]' },
+    redact: { paths: REDACTED, censor: '[redacted]' },
   };
   const stream = destination ?? (process.stdout.isTTY ? pretty({ colorize: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname' }) : undefined);
   return stream === undefined ? pino(options) : pino(options, stream);

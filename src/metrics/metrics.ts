@@ -37,21 +37,24 @@ export function createMetrics(options: { version: string; readStats: () => Gatew
     buckets: LATENCY_BUCKETS_SECONDS,
     registers,
   });
-  const attempts = new Counter({
-    name: 'textrelay_webhook_delivery_attempts_total',
-    help: 'Callback POSTs made by the dispatcher, by what became of the delivery: delivered, retry (scheduled again) or failed (given up)',
-    labelNames: ['outcome'],
-    registers,
-  });
-  const duplicates = new Counter({
-    name: 'textrelay_ingest_duplicates_total',
-    help: 'Events posted to /webhooks/* that were already recorded (same webhook-id, or an inbound message already stored) and were dropped',
-    labelNames: ['endpoint'],
-    registers,
-  });
-  // Zero from the start, so rate() and alerts see the series before the first event.
-  for (const outcome of DELIVERY_OUTCOMES) attempts.inc({ outcome }, 0);
-  for (const endpoint of INGEST_ENDPOINTS) duplicates.inc({ endpoint }, 0);
+  /** A counter over a known set of label values: every series exists at zero from the start, so rate() and alerts see it before the first event. */
+  function presetCounter(name: string, help: string, label: string, values: readonly string[]) {
+    const counter = new Counter({ name, help, labelNames: [label], registers });
+    for (const value of values) counter.inc({ [label]: value }, 0);
+    return counter;
+  }
+  const attempts = presetCounter(
+    'textrelay_webhook_delivery_attempts_total',
+    'Callback POSTs made by the dispatcher, by what became of the delivery: delivered, retry (scheduled again) or failed (given up)',
+    'outcome',
+    DELIVERY_OUTCOMES,
+  );
+  const duplicates = presetCounter(
+    'textrelay_ingest_duplicates_total',
+    'Events posted to /webhooks/* that were already recorded (same webhook-id, or an inbound message already stored) and were dropped',
+    'endpoint',
+    INGEST_ENDPOINTS,
+  );
 
   const messages = new Gauge({ name: 'textrelay_messages', help: 'Messages stored, by current status (RECEIVED: inbound)', labelNames: ['status'], registers });
   const outbox = new Gauge({
