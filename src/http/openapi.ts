@@ -38,7 +38,7 @@ const SHARED_ERRORS = {
   500: { name: 'InternalError', description: 'Internal error (error_code 5000); the details are logged, never answered' },
   503: {
     name: 'Overloaded',
-    description: 'The database stayed busy (error_code 5003); nothing was done, try again after Retry-After',
+    description: 'The database stayed busy or cannot take writes (error_code 5003); nothing was done, try again after Retry-After',
     headers: { 'Retry-After': RETRY_AFTER },
   },
 } as const;

@@ -3,32 +3,34 @@ import { MESSAGE_STATUSES } from '../domain/status.ts';
 
 /** Response schemas, for the OpenAPI document and for type-checking what handlers answer. */
 
-const Numbers = z.union([z.string(), z.array(z.string())]);
+const Numbers = z
+  .union([z.string(), z.array(z.string())])
+  .openapi({ description: "The end user's E.164 number; for an outbound group send, the recipients as an array" });
 
 export const MessageObject = z
   .object({
     accountEmail: z.string(),
     content: z.string(),
-    is_outbound: z.boolean(),
+    is_outbound: z.boolean().openapi({ description: 'true for a message the account sent, false for one it received' }),
     status: z.enum(MESSAGE_STATUSES),
-    error_code: z.number().int().nullable(),
+    error_code: z.number().int().nullable().openapi({ description: 'null unless status is ERROR: 10001 failed to send, 10002 status unresolved' }),
     error_message: z.string().nullable(),
     error_detail: z.string().nullable(),
     message_handle: z.string().uuid(),
-    date_sent: z.string(),
-    date_updated: z.string(),
-    from_number: z.string(),
+    date_sent: z.string().openapi({ description: 'ISO 8601, UTC' }),
+    date_updated: z.string().openapi({ description: 'ISO 8601, UTC: the latest status change' }),
+    from_number: z.string().openapi({ description: "The sender: the account's line for outbound messages" }),
     number: Numbers,
     to_number: Numbers,
-    numbers: z.array(z.string()).optional(),
-    to_numbers: z.array(z.string()).optional(),
-    was_downgraded: z.boolean().nullable(),
+    numbers: z.array(z.string()).optional().openapi({ description: 'Group sends only: the recipients (the announced rename of number)' }),
+    to_numbers: z.array(z.string()).optional().openapi({ description: 'Group sends only: the recipients (the announced rename of to_number)' }),
+    was_downgraded: z.boolean().nullable().openapi({ description: 'true when sent as SMS; null until the transport knows' }),
     plan: z.string(),
     media_url: z.string(),
     message_type: z.enum(['message', 'group']),
-    group_id: z.string(),
+    group_id: z.string().openapi({ description: '"" for one-to-one messages' }),
     participants: z.array(z.string()),
-    send_style: z.string(),
+    send_style: z.string().openapi({ description: '"" when none' }),
     opted_out: z.boolean(),
   })
   .openapi('Message');

@@ -151,8 +151,8 @@ const Limit = z.coerce
   .min(1)
   .default(DEFAULT_PAGE_SIZE)
   .transform((limit) => Math.min(limit, MAX_PAGE_SIZE))
-  .openapi({ type: 'integer', default: DEFAULT_PAGE_SIZE, description: `At least 1; values above ${MAX_PAGE_SIZE} are clamped` });
-const Offset = z.coerce.number().int().min(0).default(0).openapi({ type: 'integer', default: 0 });
+  .openapi({ type: 'integer', minimum: 1, default: DEFAULT_PAGE_SIZE, description: `Values above ${MAX_PAGE_SIZE} are clamped` });
+const Offset = z.coerce.number().int().min(0).default(0).openapi({ type: 'integer', minimum: 0, default: 0 });
 
 export const ListContactsQuery = z.object({
   order_by: z.enum(CONTACT_ORDER_FIELDS).default('last_date'),
@@ -161,7 +161,11 @@ export const ListContactsQuery = z.object({
   offset: Offset,
 });
 
-const BooleanFlag = z.enum(['true', 'false', '1', '0']).transform((flag) => flag === 'true' || flag === '1');
+const BOOLEAN_FLAGS = ['true', 'false', '1', '0'] as const;
+const BooleanFlag = z
+  .enum(BOOLEAN_FLAGS)
+  .transform((flag) => flag === 'true' || flag === '1')
+  .openapi({ type: 'string', enum: [...BOOLEAN_FLAGS] });
 
 /** An unencoded `?number=+1415...` arrives as " 1415..." (form decoding turns + into a space). */
 const QueryPhoneNumber = z
@@ -171,11 +175,11 @@ const QueryPhoneNumber = z
   .openapi({ type: 'string', example: '+14155550100' });
 
 export const ListMessagesQuery = z.object({
-  cid: z.string().min(1).optional(),
-  number: QueryPhoneNumber.optional(),
-  group_id: z.string().min(1).optional(),
+  cid: z.string().min(1).optional().openapi({ description: 'Only the conversation with this contact (its cid)' }),
+  number: QueryPhoneNumber.optional().openapi({ description: 'Only the conversation with this number (encode + as %2B)' }),
+  group_id: z.string().min(1).optional().openapi({ description: 'Only the messages of this group' }),
   status: z.enum(MESSAGE_STATUSES).optional(),
-  is_outbound: BooleanFlag.optional().openapi({ type: 'string', enum: ['true', 'false'] }),
+  is_outbound: BooleanFlag.optional().openapi({ description: 'true: only sent messages; false: only received ones' }),
   from_date: z
     .string()
     .transform((raw, ctx) => {
@@ -185,14 +189,14 @@ export const ListMessagesQuery = z.object({
       return z.NEVER;
     })
     .optional()
-    .openapi({ type: 'string', example: '2026-11-23 09:30:00' }),
+    .openapi({ type: 'string', example: '2026-11-23 09:30:00', description: 'Only messages sent at or after this UTC time' }),
   limit: Limit,
   offset: Offset,
 });
 
 export const StatusQuery = z.object({
-  handle: z.string().min(1),
-  history: BooleanFlag.optional().openapi({ type: 'string', enum: ['true', 'false'] }),
+  handle: z.string().min(1).openapi({ description: 'The message_handle a send answered' }),
+  history: BooleanFlag.optional().openapi({ description: 'Add every status event received, applied or not, and why not' }),
 });
 
 export const ContactIdParam = z.object({ contact_id: z.string().min(1) });

@@ -71,11 +71,11 @@ const Delivery = z
 
 const DeliveriesQuery = z.object({
   state: z.enum(DELIVERY_STATES).optional(),
-  limit: z.coerce.number().int().min(1).max(200).default(50).openapi({ type: 'integer', default: 50 }),
-  offset: z.coerce.number().int().min(0).default(0).openapi({ type: 'integer', default: 0 }),
+  limit: z.coerce.number().int().min(1).max(200).default(50).openapi({ type: 'integer', minimum: 1, maximum: 200, default: 50 }),
+  offset: z.coerce.number().int().min(0).default(0).openapi({ type: 'integer', minimum: 0, default: 0 }),
 });
 
-const DeliveryIdParam = z.object({ id: z.string().min(1).max(200) });
+const DeliveryIdParam = z.object({ id: z.string().min(1).max(200).openapi({ description: 'The delivery id (its webhook-id header)' }) });
 
 function settingsBody(settings: WebhookSettings) {
   return { status: 'OK' as const, webhooks: { receive: settings.receive }, secret: settings.secret };
