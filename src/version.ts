@@ -1,6 +1,5 @@
-import { readFileSync } from 'node:fs';
+// Imported, not read from disk: the single executable has no package.json beside it.
+import packageJson from '../package.json' with { type: 'json' };
 
 /** The package version, for user-agents and the OpenAPI document. */
-export const VERSION: string = (
-  JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }
-).version;
+export const VERSION: string = packageJson.version;

@@ -5,6 +5,7 @@ import { Hono } from 'hono';
 import { compress } from 'hono/compress';
 import { etag } from 'hono/etag';
 import swaggerUiPackage from 'swagger-ui-dist/package.json' with { type: 'json' };
+import { executableAsset } from '../../executable-assets.ts';
 
 /**
  * `/docs`: Swagger UI over `/openapi.json`, every file served by this process, so the page works
@@ -15,7 +16,7 @@ import swaggerUiPackage from 'swagger-ui-dist/package.json' with { type: 'json' 
 const ASSET_ROOT = `/docs/assets/${swaggerUiPackage.version}`;
 
 /** The files the page loads, with their media types; nothing else of the package is reachable. */
-const ASSETS: Record<string, string> = {
+export const ASSETS: Record<string, string> = {
   'swagger-ui.css': 'text/css; charset=utf-8',
   'swagger-ui-bundle.js': 'text/javascript; charset=utf-8',
   'favicon-32x32.png': 'image/png',
@@ -62,7 +63,8 @@ const FOREVER = 'public, max-age=31536000, immutable';
 
 let assetDirectory: string | undefined;
 function assetPath(file: string): string {
-  assetDirectory ??= dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
+  // The single executable carries these files (scripts/build-binary.ts): it has no node_modules.
+  assetDirectory ??= executableAsset('swagger-ui-dist') ?? dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
   return join(assetDirectory, file);
 }
 
