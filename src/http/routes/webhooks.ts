@@ -194,7 +194,11 @@ export function webhooksRouter(deps: AppDeps) {
           description: 'The delivery, queued again',
           content: { 'application/json': { schema: z.object({ status: z.literal('OK'), delivery: Delivery }) } },
         },
-        ...apiErrors('message', { 404: 'No such delivery for this account (4040)', 409: 'Being delivered right now (4090)' }),
+        ...apiErrors('message', {
+          400: 'Delivery id longer than 200 characters (4000)',
+          404: 'No such delivery for this account (4040)',
+          409: 'Being delivered right now (4090)',
+        }),
       },
     }),
     (c) => {
