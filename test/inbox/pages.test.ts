@@ -103,7 +103,7 @@ describe('conversation page', () => {
     expect(text).toContain('Status history · 5 events');
     const history = textOf(page.html.match(new RegExp(`<details id="history-${handle}"[\\s\\S]*?</details>`))![0]);
     expect(history).toMatch(
-      /QUEUED from api applied .*SENT from sandbox applied \(implied by a later status\) .*DELIVERED from sandbox applied .*DELIVERED from sandbox not applied, duplicate: the message already had this status .*SENT from sandbox not applied, stale: the message was already past this status/,
+      /QUEUED from api applied .*SENT from sandbox applied \(implied by a later status\) .*DELIVERED from sandbox applied .*DELIVERED from sandbox not applied: duplicate, already in this status .*SENT from sandbox not applied: stale, already past this status/,
     );
     expect(page.html).toContain('data-status="DELIVERED"');
     expect(page.html).toContain('data-status="RECEIVED"');

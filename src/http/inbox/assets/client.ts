@@ -42,11 +42,9 @@ export const CLIENT_SCRIPT = `'use strict';
   }
 
   const events = new EventSource('/inbox/events');
-  let connected = false;
   events.addEventListener('ready', () => {
-    // A reconnect may have missed activity: catch up once.
-    if (connected) void refresh();
-    connected = true;
+    // Activity between this page's rendering and the stream's start (or during a reconnect) was missed: catch up.
+    void refresh();
     document.body.dataset.live = 'on';
   });
   events.addEventListener('activity', () => void refresh());

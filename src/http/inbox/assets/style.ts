@@ -70,7 +70,7 @@ label { display: block; font-weight: 600; font-size: 13px; }
 .back { font-size: 20px; line-height: 1.3; padding: 0 6px; border-radius: 8px; }
 .back:hover { background: var(--accent-soft); text-decoration: none; }
 .messages { list-style: none; margin: 0; padding: 8px 0; display: flex; flex-direction: column; gap: 14px; }
-.message { max-width: min(560px, 88%); display: flex; flex-direction: column; }
+.message { max-width: min(640px, 88%); display: flex; flex-direction: column; }
 .message.out { align-self: flex-end; align-items: flex-end; }
 .message.in { align-self: flex-start; align-items: flex-start; }
 .from { font-size: 12px; color: var(--muted); margin: 0 0 3px 12px; }
@@ -90,13 +90,13 @@ label { display: block; font-weight: 600; font-size: 13px; }
 .error-text { color: var(--bad); font-size: 13px; margin: 4px 0 0; }
 .history { font-size: 12.5px; margin-top: 4px; max-width: 100%; }
 .history summary, .attempts summary { cursor: pointer; color: var(--muted); }
-.history ol { list-style: none; margin: 6px 0 0; padding: 8px 12px; background: var(--surface); border: 1px solid var(--line); border-radius: 10px; display: grid; gap: 5px; text-align: left; }
+.history ol { list-style: none; margin: 6px 0 0; padding: 8px 12px; min-width: min(420px, 100%); background: var(--surface); border: 1px solid var(--line); border-radius: 10px; display: grid; gap: 5px; text-align: left; }
 .history li { display: flex; flex-wrap: wrap; gap: 4px 8px; align-items: baseline; }
 .history time { color: var(--muted); font-variant-numeric: tabular-nums; }
 .history .source { color: var(--muted); }
 .history .ignored { color: var(--muted); }
 .history .ignored .status { text-decoration: line-through; }
-.history .outcome { flex-basis: 100%; padding-left: 2px; }
+.history .outcome::before { content: "· "; color: var(--muted); }
 .history .applied .outcome { color: var(--ok); }
 
 .composer { position: sticky; bottom: 0; margin-top: 18px; background: var(--surface); border: 1px solid var(--line); border-radius: var(--radius); padding: 12px; box-shadow: 0 -6px 18px rgba(16, 24, 40, .06); }
@@ -113,6 +113,7 @@ label { display: block; font-weight: 600; font-size: 13px; }
 .delivery-head { display: flex; gap: 10px; align-items: center; flex-wrap: wrap; }
 .delivery-head .event { font-weight: 600; }
 .delivery-head time { margin-left: auto; font-size: 12px; color: var(--muted); }
+.delivery-head button { padding: 4px 12px; }
 .url { font: 13px ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; overflow-wrap: anywhere; }
 .attempts { font-size: 13px; }
 .attempts table { width: 100%; border-collapse: collapse; margin: 8px 0; font-size: 12.5px; }
@@ -123,13 +124,20 @@ label { display: block; font-weight: 600; font-size: 13px; }
 
 @media (max-width: 600px) {
   body { font-size: 15px; }
-  .top { gap: 8px 12px; padding: 8px 12px; }
+  .top { gap: 6px 12px; padding: 8px 12px 0; }
+  .top nav { order: 3; flex-basis: 100%; margin: 0 -4px; }
+  .top nav a { border-radius: 8px 8px 0 0; padding: 7px 12px; }
   .who .email { display: none; }
   main { padding: 14px 10px 28px; }
   h1 { font-size: 19px; }
   .conversations a { padding: 11px 12px; }
   .message { max-width: 92%; }
+  .history .outcome { flex-basis: 100%; }
+  .history .outcome::before { content: none; }
   .attempts th:nth-child(3), .attempts td:nth-child(3) { display: none; }
-  .delivery-head time { margin-left: 0; flex-basis: 100%; }
+  .delivery-head::after { content: ""; order: 4; flex-basis: 100%; }
+  .delivery-head time { margin-left: 0; order: 5; }
+  .delivery-head form { margin-left: auto; order: 6; }
+  .delivery .handle { display: none; }
 }
 `;

@@ -6,11 +6,11 @@ import { formatTime, phone } from './format.ts';
 import { Layout, type LayoutProps } from './layout.tsx';
 
 const WHY_NOT_APPLIED: Record<NotAppliedReason, string> = {
-  duplicate: 'duplicate: the message already had this status',
-  stale: 'stale: the message was already past this status',
-  final: 'too late: the message had reached a final status',
+  duplicate: 'duplicate, already in this status',
+  stale: 'stale, already past this status',
+  final: 'after a final status',
   inbound: 'inbound messages have no delivery timeline',
-  not_outbound_status: 'RECEIVED describes inbound messages only',
+  not_outbound_status: 'RECEIVED is for inbound messages only',
 };
 
 function whyNot(reason: string | null): string {
@@ -29,7 +29,7 @@ const History: FC<{ message: InboxMessage; timeZone: string }> = ({ message, tim
           <span class={`status s-${event.status}`}>{event.status}</span>
           <span class="source">from {event.source}</span>
           <span class="outcome">
-            {event.applied ? (event.implied ? 'applied (implied by a later status)' : 'applied') : `not applied, ${whyNot(event.notAppliedReason)}`}
+            {event.applied ? (event.implied ? 'applied (implied by a later status)' : 'applied') : `not applied: ${whyNot(event.notAppliedReason)}`}
             {event.errorCode !== null && ` · error ${event.errorCode}${event.errorMessage ? `: ${event.errorMessage}` : ''}`}
           </span>
         </li>
@@ -108,8 +108,14 @@ export const ConversationPage: FC<Props> = ({ signedIn, conversation, path, time
       <div>
         <h1>{conversation.title}</h1>
         <p class="muted">
-          {conversation.kind === 'group' ? `Group of ${conversation.members.map(phone).join(', ')}` : phone(conversation.members[0] ?? '')}
-          {conversation.lineNumber && ` · on your line ${phone(conversation.lineNumber)}`}
+          {[
+            conversation.kind === 'group' ? `Group of ${conversation.members.map(phone).join(', ')}` : undefined,
+            // A contact without a name is titled by the number already.
+            conversation.kind === 'contact' && conversation.title !== phone(conversation.members[0] ?? '') ? phone(conversation.members[0] ?? '') : undefined,
+            conversation.lineNumber ? `on your line ${phone(conversation.lineNumber)}` : undefined,
+          ]
+            .filter(Boolean)
+            .join(' · ')}
         </p>
       </div>
     </div>

@@ -12,16 +12,27 @@ const Delivery: FC<{ delivery: DeliveryView; timeZone: string }> = ({ delivery, 
     <div class="delivery-head">
       <span class={`state d-${delivery.state}`}>{delivery.state}</span>
       <span class="event">{delivery.event_type}</span>
+      {typeof delivery.payload.status === 'string' && <span class={`status s-${delivery.payload.status}`}>{delivery.payload.status}</span>}
       {at(delivery.created_at, timeZone)}
+      <form method="post" action={`/inbox/deliveries/${encodeURIComponent(delivery.id)}/replay`}>
+        <button class="secondary" type="submit" disabled={delivery.state === 'delivering'}>
+          Replay
+        </button>
+      </form>
     </div>
     <p class="url">{delivery.url}</p>
     <p class="muted small">
-      <code>{delivery.id}</code> · message <code>{delivery.message_handle}</code>
+      <code>{delivery.id}</code>
+      <span class="handle">
+        {' '}
+        · message <code>{delivery.message_handle}</code>
+      </span>
       {delivery.next_attempt_at && <> · next attempt {at(delivery.next_attempt_at, timeZone)}</>}
     </p>
     <details id={`attempts-${delivery.id}`} class="attempts">
       <summary>
-        {delivery.attempt_count} {delivery.attempt_count === 1 ? 'attempt' : 'attempts'}
+        {/* Every attempt in the log: a replay starts a fresh retry count, not a fresh log. */}
+        {delivery.attempts.length} {delivery.attempts.length === 1 ? 'attempt' : 'attempts'}
         {delivery.last_status_code !== null && ` · last answer ${delivery.last_status_code}`}
         {delivery.last_error && ` · ${delivery.last_error}`}
       </summary>
@@ -49,11 +60,6 @@ const Delivery: FC<{ delivery: DeliveryView; timeZone: string }> = ({ delivery, 
       )}
       <pre class="payload">{JSON.stringify(delivery.payload, null, 2)}</pre>
     </details>
-    <form method="post" action={`/inbox/deliveries/${encodeURIComponent(delivery.id)}/replay`}>
-      <button class="secondary" type="submit" disabled={delivery.state === 'delivering'}>
-        Replay
-      </button>
-    </form>
   </li>
 );
 
