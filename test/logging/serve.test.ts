@@ -1,11 +1,12 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ALICE, BOB } from '../helpers/fixtures.ts';
 import { jsonRequest, readReply } from '../helpers/http.ts';
 import { createAccount, type Credentials } from '../helpers/live.ts';
-import { killAll, startServer, type RunningServer } from '../helpers/process.ts';
+import { childEnv, killAll, REPO_ROOT, startServer, type RunningServer } from '../helpers/process.ts';
 import { scrape, valueOf } from '../metrics/scrape.ts';
 
 // One real `textrelay serve` process, its stdout piped (not a terminal): JSON lines, as in production.
@@ -63,5 +64,33 @@ describe('a serve process', () => {
       ['send-1', '/api/send-message', 202],
     ]);
     for (const secret of [credentials.api_secret_key, CONTENT, ALICE, BOB]) expect(out).not.toContain(secret);
+  });
+});
+
+describe('a serve process attached to a terminal', () => {
+  // util-linux's `script` gives the child a pseudo-terminal, as a person's shell would.
+  it.skipIf(!existsSync('/usr/bin/script'))('logs coloured lines for people instead of JSON', async () => {
+    const env = childEnv({ TEXTRELAY_DB: join(dir, 'terminal.db'), LOG_LEVEL: 'info' });
+    const child = spawn('/usr/bin/script', ['-qfec', 'node bin/textrelay.js serve --port 0', '/dev/null'], { cwd: REPO_ROOT, env, stdio: ['pipe', 'pipe', 'inherit'] });
+    let out = '';
+    try {
+      const plain = await new Promise<string>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`no listening log line within 30 s:\n${out}`)), 30_000);
+        child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+          out += chunk;
+          const text = out.replace(/\u001b\[[0-9;]*m/g, '');
+          if (/\] INFO: listening\r?\n/.test(text)) {
+            clearTimeout(timer);
+            resolve(text);
+          }
+        });
+      });
+      expect(out).toContain('\u001b['); // coloured
+      expect(plain).toMatch(/^\[\d{2}:\d{2}:\d{2}\.\d{3}\] INFO: listening\r?$/m);
+      expect(plain).toMatch(/^ {4}transport: "sandbox"\r?$/m);
+      expect(plain).not.toContain('{"level"');
+    } finally {
+      child.kill('SIGKILL'); // the pseudo-terminal closes, and the server gets SIGHUP
+    }
   });
 });
