@@ -8,12 +8,14 @@
  * Each message is sent with a status callback and then goes SENT, DELIVERED, READ through the
  * status service: four outbox rows per message, to be delivered in order. The receiver runs in its
  * own process, as a client's service would. Figures go to bench/results/dispatch.json under the label.
+ * `npm run bench` runs the same measurement through measureDispatch().
  */
-import { execSync, spawn } from 'node:child_process';
+import { execSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import pino from 'pino';
 import { Agent, request } from 'undici';
@@ -28,18 +30,10 @@ import { sendMessage } from '../src/services/send-message.ts';
 import { createDispatcher, DISPATCHER_DEFAULTS } from '../src/webhooks/dispatcher.ts';
 import { createMetrics } from '../src/metrics/metrics.ts';
 import { getGatewayStats } from '../src/services/stats.ts';
+import { REPO_ROOT, spawnPinned, stopChild, waitForLine } from './processes.ts';
 import { recordResult } from './record-result.ts';
 
-const REPO_ROOT = new URL('../', import.meta.url);
 const RESULTS = new URL('results/dispatch.json', import.meta.url);
-
-const { values: args } = parseArgs({
-  options: {
-    messages: { type: 'string', default: '5000' },
-    label: { type: 'string', default: 'run' },
-  },
-});
-const messageCount = Number(args.messages);
 
 const RECEIVER = `
 const http = require('node:http');
@@ -53,26 +47,19 @@ server.listen(0, '127.0.0.1', () => console.log('port ' + server.address().port)
 process.on('SIGTERM', () => { console.log('received ' + count); process.exit(0); });
 `;
 
-async function startReceiver() {
-  const child = spawn(process.execPath, ['-e', RECEIVER], { stdio: ['ignore', 'pipe', 'inherit'] });
-  let out = '';
-  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
-  const port = await new Promise<number>((resolve) => {
-    const check = setInterval(() => {
-      const match = out.match(/port (\d+)/);
-      if (match) {
-        clearInterval(check);
-        resolve(Number(match[1]));
-      }
-    }, 10);
-  });
+async function startReceiver(cpu: number | undefined) {
+  const child = spawnPinned(cpu, process.execPath, ['-e', RECEIVER], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const received = waitForLine(child, /received (\d+)/);
+  // Read by stop(); a receiver that dies early rejects there, not as an unhandled rejection.
+  received.catch(() => undefined);
+  const [, port] = await waitForLine(child, /port (\d+)/);
   return {
     url: `http://127.0.0.1:${port}/status`,
-    stop: () =>
-      new Promise<number>((resolve) => {
-        child.once('exit', () => resolve(Number(out.match(/received (\d+)/)?.[1] ?? 0)));
-        child.kill('SIGTERM');
-      }),
+    pid: child.pid!,
+    stop: async () => {
+      await stopChild(child);
+      return Number((await received)[1]);
+    },
   };
 }
 
@@ -91,7 +78,7 @@ function depsFor(file: string) {
   return { db, deps };
 }
 
-function seed(deps: ServiceDeps, callbackUrl: string): number {
+function seed(deps: ServiceDeps, callbackUrl: string, messageCount: number): number {
   createAccount(deps, { email: 'bench@example.com', plan: 'sapphire' });
   const account = deps.store.accounts.findByEmail('bench@example.com')!;
   for (let i = 0; i < messageCount; i += 1) {
@@ -126,14 +113,30 @@ async function bareRequestsPerSecond(url: string, requests: number): Promise<num
   return Math.round(requests / seconds);
 }
 
-async function main(): Promise<void> {
+export type DispatchMeasure = {
+  messages: number;
+  deliveries: number;
+  delivered: number;
+  failed: number;
+  receivedByReceiver: number;
+  seconds: number;
+  deliveriesPerSecond: number;
+  bareUndiciRequestsPerSecond: number;
+  ratioToBare: number;
+};
+
+/**
+ * Seeds `messageCount` x 4 outbox rows, then times the dispatcher delivering them all. The
+ * dispatcher runs in this process; the receiver in its own, on core `receiverCpu` when given.
+ */
+export async function measureDispatch(messageCount: number, options: { receiverCpu?: number } = {}): Promise<DispatchMeasure> {
   const dir = mkdtempSync(join(tmpdir(), 'textrelay-bench-dispatch-'));
-  const receiver = await startReceiver();
+  const receiver = await startReceiver(options.receiverCpu);
   const { db, deps } = depsFor(join(dir, 'bench.db'));
   try {
     const calibrationRequests = messageCount * 4;
     const bare = await bareRequestsPerSecond(receiver.url, calibrationRequests);
-    const rows = seed(deps, receiver.url);
+    const rows = seed(deps, receiver.url, messageCount);
     const metrics = createMetrics({ version: 'bench', readStats: () => getGatewayStats(deps) });
     const dispatcher = createDispatcher({ ...deps, metrics }, { retryScheduleMs: DEFAULT_RETRY_SCHEDULE_MS, allowPrivateCallbacks: true });
     const started = Date.now();
@@ -149,12 +152,7 @@ async function main(): Promise<void> {
     const seconds = (last - started) / 1000;
     await dispatcher.stop();
     const received = await receiver.stop();
-    const result = {
-      label: args.label,
-      date: new Date().toISOString(),
-      commit: execSync('git rev-parse --short HEAD', { cwd: REPO_ROOT }).toString().trim(),
-      node: process.version,
-      cpus: `${cpus().length} x ${cpus()[0]?.model ?? 'unknown'}`,
+    return {
       messages: messageCount,
       deliveries: rows,
       delivered: counts.delivered,
@@ -165,11 +163,27 @@ async function main(): Promise<void> {
       bareUndiciRequestsPerSecond: bare,
       ratioToBare: Number((rows / seconds / bare).toFixed(2)),
     };
-    recordResult(RESULTS, result);
   } finally {
+    await receiver.stop().catch(() => 0);
     closeDatabase(db);
     rmSync(dir, { recursive: true, force: true });
   }
 }
 
-await main();
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const { values: args } = parseArgs({
+    options: {
+      messages: { type: 'string', default: '5000' },
+      label: { type: 'string', default: 'run' },
+    },
+  });
+  const measured = await measureDispatch(Number(args.messages));
+  recordResult(RESULTS, {
+    label: args.label,
+    date: new Date().toISOString(),
+    commit: execSync('git rev-parse --short HEAD', { cwd: REPO_ROOT }).toString().trim(),
+    node: process.version,
+    cpus: `${cpus().length} x ${cpus()[0]?.model ?? 'unknown'}`,
+    ...measured,
+  });
+}

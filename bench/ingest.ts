@@ -12,13 +12,10 @@
  * SENT, DELIVERED and READ, each with its own webhook-id: every request is one applied change.
  * Figures go to bench/results/ingest.json under the label.
  */
-import { execSync, spawn } from 'node:child_process';
+import { execSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import pino from 'pino';
 import { Pool } from 'undici';
@@ -29,9 +26,9 @@ import { silentNotifier, systemClock, type ServiceDeps } from '../src/services/d
 import { recordHandover } from '../src/services/handover.ts';
 import { createRateLimiter } from '../src/services/rate-limiter.ts';
 import { sendMessage } from '../src/services/send-message.ts';
+import { REPO_ROOT, startServer, startSink } from './processes.ts';
 import { recordResult } from './record-result.ts';
 
-const REPO_ROOT = fileURLToPath(new URL('../', import.meta.url));
 const RESULTS = new URL('results/ingest.json', import.meta.url);
 const SECRET = 'bench-ingest-secret';
 const STATUSES = ['SENT', 'DELIVERED', 'READ'] as const;
@@ -49,16 +46,6 @@ const { values: args } = parseArgs({
 });
 const messageCount = Number(args.messages);
 const connections = Number(args.connections);
-
-/** A receiver for the status callbacks the server's dispatcher may send: answers at once. */
-async function startSink(): Promise<{ url: string; close: () => void }> {
-  const server = createServer((req, res) => {
-    req.resume();
-    req.on('end', () => res.writeHead(204).end());
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/status`, close: () => server.close() };
-}
 
 /** Seeds `count + WARMUP_MESSAGES` handed-over messages known upstream as bench-<i>. */
 function seed(file: string, callbackUrl: string | undefined, count: number): void {
@@ -81,31 +68,6 @@ function seed(file: string, callbackUrl: string | undefined, count: number): voi
     recordHandover(deps, body.message_handle, { transportHandle: `bench-${i}` });
   }
   closeDatabase(db);
-}
-
-async function startServer(file: string): Promise<{ url: string; stop: () => Promise<void> }> {
-  const child = spawn(process.execPath, ['bin/textrelay.js', 'serve'], {
-    cwd: args.root ?? REPO_ROOT,
-    env: { ...process.env, PORT: '0', TEXTRELAY_DB: file, TEXTRELAY_INGEST_SECRET: SECRET, LOG_LEVEL: 'warn', TEXTRELAY_RATE_LIMIT_PER_MINUTE: '0' },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  const url = await new Promise<string>((resolve, reject) => {
-    let out = '';
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
-      out += chunk;
-      const match = out.match(/textrelay listening on (http:\/\/\S+)/);
-      if (match) resolve(match[1]!);
-    });
-    child.once('exit', (code) => reject(new Error(`server exited (${code}) before listening:\n${out}`)));
-  });
-  return {
-    url,
-    stop: () =>
-      new Promise((resolve) => {
-        child.once('exit', () => resolve());
-        child.kill('SIGTERM');
-      }),
-  };
 }
 
 function percentile(sorted: number[], p: number): number {
@@ -153,7 +115,7 @@ async function main(): Promise<void> {
   const file = join(dir, 'bench.db');
   const sink = await startSink();
   seed(file, args['no-callbacks'] ? undefined : sink.url, WARMUP_MESSAGES + messageCount);
-  const server = await startServer(file);
+  const server = await startServer({ root: args.root, env: { TEXTRELAY_DB: file, TEXTRELAY_INGEST_SECRET: SECRET } });
   const pool = new Pool(server.url, { connections, pipelining: 1 });
   try {
     await drive(pool, eventsFor(messageCount, WARMUP_MESSAGES, 'warmup'));

@@ -1,8 +1,9 @@
-import { and, asc, desc, eq, gt, gte, inArray, isNull, or, sql, type SQL } from 'drizzle-orm';
+import { and, asc, desc, eq, gt, gte, inArray, isNull, ne, or, sql, type SQL } from 'drizzle-orm';
+import { unionAll } from 'drizzle-orm/sqlite-core';
 import type { MessageStatus } from '../../domain/status.ts';
 import type { Db } from '../connection.ts';
 import { placeholdersFor } from '../placeholders.ts';
-import { groupMembers, messages, statusEvents } from '../schema.ts';
+import { groupMembers, groups, messages, statusEvents } from '../schema.ts';
 import type { MessageRow, NewMessageRow, StatusEventRow } from '../rows.ts';
 
 const MESSAGE_COLUMNS = [
@@ -24,6 +25,9 @@ export type MessageInsert = Omit<NewMessageRow, 'id' | OptionalColumn> & Partial
 export type StatusUpdate = Pick<MessageRow, 'status' | 'errorCode' | 'errorMessage' | 'wasDowngraded' | 'dateUpdated'>;
 
 export type StatusEventInsert = Omit<StatusEventRow, 'sourceEventId'> & { sourceEventId?: string | null };
+
+/** Listing by number merges one index search per group up to this many groups (SQLite allows 500 compound terms). */
+const MAX_MERGED_GROUPS = 400;
 
 export type MessageListFilter = {
   contactId?: string;
@@ -70,6 +74,12 @@ export function messageQueries(db: Db) {
     .select({ id: statusEvents.id })
     .from(statusEvents)
     .where(and(eq(statusEvents.source, sql.placeholder('source')), eq(statusEvents.sourceEventId, sql.placeholder('sourceEventId'))))
+    .prepare();
+  const groupsOfNumber = db
+    .select({ groupId: groupMembers.groupId })
+    .from(groupMembers)
+    .innerJoin(groups, eq(groups.id, groupMembers.groupId))
+    .where(and(eq(groupMembers.number, sql.placeholder('number')), eq(groups.accountId, sql.placeholder('accountId'))))
     .prepare();
   const history = db
     .select()
@@ -129,22 +139,26 @@ export function messageQueries(db: Db) {
       if (filter.status !== undefined) conditions.push(eq(messages.status, filter.status));
       if (filter.isOutbound !== undefined) conditions.push(eq(messages.isOutbound, filter.isOutbound));
       if (filter.sentSince !== undefined) conditions.push(gte(messages.dateSent, filter.sentSince));
-      if (filter.number !== undefined) {
-        // A number's messages are its one-to-one conversation plus the groups it belongs to.
-        const groupsOfNumber = db
-          .select({ groupId: groupMembers.groupId })
-          .from(groupMembers)
-          .where(eq(groupMembers.number, filter.number));
-        conditions.push(or(eq(messages.number, filter.number), inArray(messages.groupId, groupsOfNumber))!);
+      const select = (...more: SQL[]) => db.select().from(messages).where(and(...conditions, ...more));
+      const newestFirst = [desc(messages.dateSent), desc(messages.id)] as const;
+      if (filter.number === undefined) {
+        return select().orderBy(...newestFirst).limit(limit).offset(offset).all();
       }
-      return db
-        .select()
-        .from(messages)
-        .where(and(...conditions))
-        .orderBy(desc(messages.dateSent), desc(messages.id))
-        .limit(limit)
-        .offset(offset)
-        .all();
+      // A number's messages are its one-to-one conversation plus the groups it belongs to. As one
+      // `number = ? OR group_id IN (...)` filter SQLite walks the account's whole date index to
+      // find a sparse number's rows; as one branch per conversation, each reads its own index in
+      // date order, and UNION ALL merges them, reading at most offset + limit rows per branch.
+      // Group rows sent by the number itself are in the first branch, so the others skip them.
+      const number = filter.number;
+      const groupIds = groupsOfNumber.all({ accountId, number }).map((row) => row.groupId);
+      // A compound SELECT has at most 500 terms: past that many groups, one branch reads them all and sorts.
+      const groupBranches =
+        groupIds.length <= MAX_MERGED_GROUPS
+          ? groupIds.map((groupId) => select(eq(messages.groupId, groupId), ne(messages.number, number)))
+          : [select(inArray(messages.groupId, groupIds), ne(messages.number, number))];
+      const [first, second, ...others] = [select(eq(messages.number, number)), ...groupBranches];
+      const merged = second === undefined ? first! : unionAll(first!, second, ...others);
+      return merged.orderBy(...newestFirst).limit(limit).offset(offset).all();
     },
 
     /** False when a unique index says the event is already recorded. */

@@ -1,0 +1,52 @@
+/**
+ * The chart of one run as hand-written SVG (no plotting dependency): requests/s per scenario on
+ * the left, p99 latency on the right, one horizontal bar each.
+ */
+import type { BenchReport } from './report.ts';
+
+type Bar = { label: string; value: number; text: string };
+
+const ROW = 28;
+const LABEL_WIDTH = 150;
+const BAR_WIDTH = 260;
+const PANEL_WIDTH = LABEL_WIDTH + BAR_WIDTH + 70;
+const TOP = 64;
+
+function escape(text: string): string {
+  return text.replaceAll('&', '&amp;').replaceAll('<', '&lt;').replaceAll('>', '&gt;');
+}
+
+function panel(title: string, bars: Bar[], x: number, color: string): string {
+  const max = Math.max(...bars.map((bar) => bar.value), 1);
+  const rows = bars.map((bar, i) => {
+    const y = TOP + i * ROW;
+    const width = Math.max(1, Math.round((bar.value / max) * BAR_WIDTH));
+    return [
+      `<text x="${x + LABEL_WIDTH - 8}" y="${y + 15}" text-anchor="end">${escape(bar.label)}</text>`,
+      `<rect x="${x + LABEL_WIDTH}" y="${y + 3}" width="${width}" height="${ROW - 8}" fill="${color}"/>`,
+      `<text x="${x + LABEL_WIDTH + width + 6}" y="${y + 15}">${escape(bar.text)}</text>`,
+    ].join('');
+  });
+  return `<text x="${x + 10}" y="${TOP - 16}" font-weight="bold">${escape(title)}</text>${rows.join('\n')}`;
+}
+
+export function renderChart(report: BenchReport): string {
+  const throughput: Bar[] = [
+    ...report.scenarios.map((s) => ({ label: s.name, value: s.requestsPerSecond, text: `${s.requestsPerSecond.toLocaleString('en-US')}/s` })),
+    { label: 'webhook dispatch', value: report.dispatch.deliveriesPerSecond, text: `${report.dispatch.deliveriesPerSecond.toLocaleString('en-US')}/s` },
+  ];
+  const latency: Bar[] = report.scenarios.map((s) => ({ label: s.name, value: s.latencyMs.p99, text: `${s.latencyMs.p99} ms` }));
+  const height = TOP + throughput.length * ROW + 36;
+  const width = PANEL_WIDTH * 2;
+  const caption = `${report.machine.cpus}, Node ${report.machine.node}, ${report.settings.connections} connections, ${report.seededMessages.toLocaleString('en-US')} messages, commit ${report.commit}, ${report.date.slice(0, 10)}`;
+  return [
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="sans-serif" font-size="12">`,
+    `<rect width="${width}" height="${height}" fill="white"/>`,
+    `<text x="10" y="20" font-size="14" font-weight="bold">textrelay benchmark</text>`,
+    panel('Throughput (requests/s; dispatch: deliveries/s)', throughput, 0, '#3b7dd8'),
+    panel('p99 latency (ms)', latency, PANEL_WIDTH, '#d8793b'),
+    `<text x="10" y="${height - 12}" fill="#555">${escape(caption)}</text>`,
+    '</svg>',
+    '',
+  ].join('\n');
+}
