@@ -27,15 +27,15 @@ export type ConversationRow = {
  * (messages_account_contact_date_idx / messages_account_group_date_idx) from the marker's time on.
  */
 const unreadAfterMarker = (column: 'contact_id' | 'group_id', owner: string) => `
-  (select count(*) from messages m
-    where m.account_id = @accountId and m.${column} = ${owner}.id
-      and m.date_sent >= coalesce(r.read_through_at, 0)
-      and (m.date_sent > coalesce(r.read_through_at, 0) or m.id > coalesce(r.read_through_id, 0))
-      and m.is_outbound = 0)`;
+  (select count(*) from messages
+    where messages.account_id = @accountId and messages.${column} = ${owner}.id
+      and messages.date_sent >= coalesce(inbox_reads.read_through_at, 0)
+      and (messages.date_sent > coalesce(inbox_reads.read_through_at, 0) or messages.id > coalesce(inbox_reads.read_through_id, 0))
+      and messages.is_outbound = 0)`;
 
 const readMarker = (kind: ConversationKind, owner: string) => `
-  left join inbox_reads r
-    on r.account_id = @accountId and r.conversation_kind = '${kind}' and r.conversation_id = ${owner}.id`;
+  left join inbox_reads
+    on inbox_reads.account_id = @accountId and inbox_reads.conversation_kind = '${kind}' and inbox_reads.conversation_id = ${owner}.id`;
 
 export function inboxQueries(db: Db) {
   const client = db.$client;
@@ -53,13 +53,13 @@ export function inboxQueries(db: Db) {
             order by last_message_at desc, id desc limit @limit) c
       ${readMarker('contact', 'c')}
       union all
-      select 'group', g.id, g.member_key, '', '', g.display_name, last.date_sent, last.content, last.media_url,
-        ${unreadAfterMarker('group_id', 'g')}
-      from (select g.*, (select id from messages m where m.account_id = @accountId and m.group_id = g.id
-                         order by m.date_sent desc, m.id desc limit 1) as last_id
-            from groups g where g.account_id = @accountId) g
-      join messages last on last.id = g.last_id
-      ${readMarker('group', 'g')}
+      select 'group', grp.id, grp.member_key, '', '', grp.display_name, last.date_sent, last.content, last.media_url,
+        ${unreadAfterMarker('group_id', 'grp')}
+      from (select groups.*, (select id from messages where messages.account_id = @accountId and messages.group_id = groups.id
+                              order by messages.date_sent desc, messages.id desc limit 1) as last_id
+            from groups where groups.account_id = @accountId) grp
+      join messages last on last.id = grp.last_id
+      ${readMarker('group', 'grp')}
     )
     order by unread > 0 desc, lastAt desc, id
     limit @limit`);
