@@ -63,12 +63,15 @@ export function statsQueries(db: Db) {
 
   /*
    * SQLite fills the bare columns (last_status_code, last_error) from the row that gave max():
-   * each URL's latest failure. Retrying rows are unfinished rows with an attempt behind them
-   * (webhook_deliveries_due_idx by state); given-up ones come from the partial failed index.
+   * each URL's latest failure. Retrying rows are unfinished rows with an attempt behind them;
+   * given-up ones come from the partial failed index. INDEXED BY: statistics gathered while most
+   * rows were unfinished (a young database) make the planner scan the table, and they stay until
+   * the next ANALYZE however many delivered rows come.
    */
   const retryingByUrl = client.prepare(`
     select url, count(*) as total, max(updated_at) as last_at, last_status_code, last_error
-    from webhook_deliveries where state in ('pending', 'delivering') and attempt_count > 0 group by url`);
+    from webhook_deliveries indexed by webhook_deliveries_due_idx
+    where state in ('pending', 'delivering') and attempt_count > 0 group by url`);
   const givenUpByUrl = client.prepare(`
     select url, count(*) as total, max(completed_at) as last_at, last_status_code, last_error
     from webhook_deliveries where state = 'failed' and completed_at >= @since group by url`);
