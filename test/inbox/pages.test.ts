@@ -158,7 +158,10 @@ describe('conversation page', () => {
     const account = t.createAccount();
     await inbound(account, ALICE, '<script>alert(1)</script>');
     const client = await loggedIn(t, account);
-    const list = (await client.get('/inbox')).html;
+    const listPage = await client.get('/inbox');
+    expect(listPage.headers.get('content-security-policy')).toContain("default-src 'none'");
+    expect(listPage.headers.get('cache-control')).toBe('no-store');
+    const list = listPage.html;
     expect(list).not.toContain('<script>alert(1)</script>');
     expect(list).toContain('&lt;script&gt;alert(1)&lt;/script&gt;');
     const page = await client.get(conversationLinks(list)[0]!.href);

@@ -65,7 +65,7 @@ export function inboxRouter(deps: InboxDeps) {
   const handleApiError = createErrorHandler(deps.log);
   const signedIn = (c: Context<AppEnv>, section?: Section) => ({ email: c.get('account').email, sandbox, section });
 
-  router.use('/inbox', pageHeaders);
+  // '/inbox/*' covers '/inbox' itself too.
   router.use('/inbox/*', pageHeaders, sameOriginPost);
   router.post('/inbox/*', limitBody);
 
