@@ -34,11 +34,12 @@ const SHAPES = {
 
 /** What any API route can answer whatever its input; contact routes answer them in their own shape. */
 const SHARED_ERRORS = {
-  413: { name: 'PayloadTooLarge', description: `Body larger than ${MAX_BODY_BYTES / 1024 / 1024} MiB (error_code 4000); nothing was done` },
-  500: { name: 'InternalError', description: 'Internal error (error_code 5000); the details are logged, never answered' },
+  413: { name: 'PayloadTooLarge', code: 4000, description: `Body larger than ${MAX_BODY_BYTES / 1024 / 1024} MiB; nothing was done` },
+  500: { name: 'InternalError', code: 5000, description: 'Internal error; the details are logged, never answered' },
   503: {
     name: 'Overloaded',
-    description: 'The database stayed busy or cannot take writes (error_code 5003); nothing was done, try again after Retry-After',
+    code: 5003,
+    description: 'The database stayed busy or cannot take writes; nothing was done, try again after Retry-After',
     headers: { 'Retry-After': RETRY_AFTER },
   },
 } as const;
@@ -56,8 +57,13 @@ function registerErrorResponses(registry: Registry): void {
     content: jsonOf(SHAPES.message.name),
   });
   for (const shape of Object.values(SHAPES)) {
-    for (const { name, ...response } of Object.values(SHARED_ERRORS)) {
-      registry.registerComponent('responses', `${shape.prefix}${name}`, { ...response, content: jsonOf(shape.name) });
+    for (const { name, code, description, ...response } of Object.values(SHARED_ERRORS)) {
+      // Only the message shape carries an error_code.
+      registry.registerComponent('responses', `${shape.prefix}${name}`, {
+        ...response,
+        description: shape === SHAPES.message ? `${description} (error_code ${code})` : description,
+        content: jsonOf(shape.name),
+      });
     }
   }
 }
