@@ -6,18 +6,18 @@ import { withLogContext } from '../logger.ts';
 import type { Metrics } from '../metrics/metrics.ts';
 import type { AppEnv } from './env.ts';
 
-export const REQUEST_ID_HEADER = 'x-request-id';
+const REQUEST_ID_HEADER = 'x-request-id';
 
 /** A caller's id is kept when it is short and plain: anything else could forge or break log lines. */
 const WELL_FORMED_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 /** The route label of requests no route matched: their raw paths would make a new series each. */
-export const UNMATCHED_ROUTE = 'unmatched';
+const UNMATCHED_ROUTE = 'unmatched';
 /** Other verbs share one label, for the same reason. */
 const KNOWN_METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
 /** Probes and scrapes arrive every few seconds: at debug, so they do not bury the traffic. */
 const QUIET_ROUTES = new Set(['/healthz', '/readyz', '/metrics']);
 
-export function newRequestId(): string {
+function newRequestId(): string {
   return `req_${randomUUID().replaceAll('-', '')}`;
 }
 
