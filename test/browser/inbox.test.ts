@@ -54,7 +54,7 @@ describe.skipIf(!hasChromium)('inbox in a real browser', () => {
     const webhooks = await api(server, account, 'POST', '/accounts/webhooks', { webhooks: [receiver.url('/receive')], type: 'receive' });
     expect(webhooks.status, JSON.stringify(webhooks.body)).toBe(200);
     browser = await launchChromium();
-  });
+  }, 90_000); // a server and a browser to start on a loaded 2-core CI box
 
   afterAll(async () => {
     await browser?.close();
@@ -62,7 +62,7 @@ describe.skipIf(!hasChromium)('inbox in a real browser', () => {
     await receiver?.close();
     await killAll();
     if (dir) rmSync(dir, { recursive: true, force: true });
-  });
+  }, 30_000);
 
   async function screenshot(page: Page, name: string): Promise<void> {
     await page.screenshot({ path: join(ARTIFACTS, `${name}.png`), fullPage: true });
