@@ -2,28 +2,14 @@
  * /docs in real headless Chromium with every request outside this origin refused: the page must
  * render the whole document and "Try it out" must reach the API, with nothing fetched from elsewhere.
  */
-import { existsSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { serve, type ServerType } from '@hono/node-server';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { chromiumAvailable, launchChromium } from '../browser/chromium.ts';
 import { makeTestApp, type TestApp } from '../helpers/app.ts';
 
-const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
-
-const hasChromium = existsSync(CHROMIUM);
-if (!hasChromium) console.warn(`/docs browser test skipped: ${CHROMIUM} is absent (CI installs Debian's chromium package)`);
-
-describe.skipIf(!hasChromium)('/docs in a real browser, offline', () => {
+describe.skipIf(!chromiumAvailable('/docs browser test'))('/docs in a real browser, offline', () => {
   let t: TestApp;
   let server: ServerType;
   let origin: string;
@@ -34,7 +20,7 @@ describe.skipIf(!hasChromium)('/docs in a real browser, offline', () => {
     server = serve({ fetch: t.app.fetch, port: 0, hostname: '127.0.0.1' });
     await new Promise((resolve) => server.once('listening', resolve));
     origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+    browser = await launchChromium();
   });
 
   afterAll(async () => {
