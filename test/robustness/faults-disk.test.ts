@@ -8,7 +8,7 @@ import { show } from '../helpers/fixtures.ts';
 import { api, createAccount, eventually } from '../helpers/live.ts';
 import { killAll, startServer } from '../helpers/process.ts';
 import { startReceiver } from '../webhooks/receiver.ts';
-import { expectCallbacksOnce } from './storage-faults.ts';
+import { expectCallbacksOnce } from '../helpers/callbacks.ts';
 
 /**
  * A really full disk: `textrelay serve` with its database on a small tmpfs, which a filler file

@@ -9,7 +9,7 @@ import { startInProcessService } from '../helpers/in-process-service.ts';
 import { eventually } from '../helpers/live.ts';
 import { answerOk, type Answer } from '../webhooks/receiver.ts';
 import { appWithAccount, dispatcherFor, onCleanup, receiver, sendWithCallback } from '../webhooks/setup.ts';
-import { expectCallbacksOnce } from './storage-faults.ts';
+import { expectCallbacksOnce } from '../helpers/callbacks.ts';
 
 /**
  * Callback receivers that misbehave the ways real ones do: hang, drop the connection, fail then

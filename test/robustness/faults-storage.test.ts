@@ -11,7 +11,8 @@ import { ALICE } from '../helpers/fixtures.ts';
 import { eventually } from '../helpers/live.ts';
 import { startInProcessService, type InProcessService } from '../helpers/in-process-service.ts';
 import { startReceiver, type Receiver } from '../webhooks/receiver.ts';
-import { expectCallbacksOnce, STORAGE_FAULTS, type StorageFault } from './storage-faults.ts';
+import { expectCallbacksOnce } from '../helpers/callbacks.ts';
+import { STORAGE_FAULTS, type StorageFault } from './storage-faults.ts';
 
 /**
  * The database stops taking writes while the service runs: it answers 503 in the documented shape
