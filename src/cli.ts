@@ -8,26 +8,21 @@ import { createLogger } from './logger.ts';
 import { openRuntime } from './runtime.ts';
 import { createAccount, listAccounts, rotateSecret } from './services/accounts.ts';
 import { AppError } from './services/app-error.ts';
-import { runServer } from './server.ts';
 import { statusCommand } from './cli/status.ts';
-import { INBOUND_USAGE, inboundCommand } from './cli/inbound.ts';
-import { WEBHOOKS_USAGE, webhooksCommand } from './cli/webhooks.ts';
+import { commandHelp, commandUsage, isCommand, overview, unexpectedFlags, type CommandName } from './cli/help.ts';
+import { inboundCommand } from './cli/inbound.ts';
+import { tailCommand } from './cli/tail.ts';
+import { webhooksCommand } from './cli/webhooks.ts';
 
-const USAGE = `textrelay: self-hosted messaging gateway
-
-Usage:
-  textrelay serve [--port N] [--host H] [--db FILE] [--transport sandbox|upstream]
-  textrelay migrate [--db FILE]
-  textrelay accounts create --email E [--plan blue|sapphire] [--numbers K] [--receive-webhook URL] [--db FILE] [--json]
-  textrelay accounts list [--db FILE] [--json]
-  textrelay accounts rotate-secret --email E [--db FILE] [--json]
-  ${INBOUND_USAGE}
-  ${WEBHOOKS_USAGE}
-
-Settings come from the environment (see README); flags win over it.
-`;
-
-class UsageError extends Error {}
+/** A command line that cannot run: printed with the help of `command` (or the overview), exit code 2. */
+class UsageError extends Error {
+  constructor(
+    message: string,
+    readonly command?: CommandName,
+  ) {
+    super(message);
+  }
+}
 
 const OPTIONS = {
   port: { type: 'string' },
@@ -44,6 +39,7 @@ const OPTIONS = {
   'media-url': { type: 'string' },
   failed: { type: 'boolean', default: false },
   'failed-since': { type: 'string' },
+  since: { type: 'string' },
   id: { type: 'string' },
   limit: { type: 'string' },
   json: { type: 'boolean', default: false },
@@ -129,16 +125,30 @@ function accountsCommand(action: string | undefined, flags: Flags): void {
   }
 }
 
+/** `--help`, `help` and `help COMMAND`: true when help was asked for (and printed). */
+function printHelpIfAsked(command: string | undefined, action: string | undefined, help: boolean): boolean {
+  if (command !== undefined && command !== 'help' && !help) return false;
+  const topic = command === 'help' ? action : command;
+  if (topic === undefined) process.stdout.write(overview());
+  else if (isCommand(topic)) process.stdout.write(commandHelp(topic));
+  else throw new UsageError(`Unknown command: ${topic}`);
+  return true;
+}
+
 async function main(argv: string[]): Promise<void> {
-  const { values: flags, positionals } = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
+  const { values: flags, positionals, tokens } = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true, tokens: true });
   const [command, action] = positionals;
-  if (flags.help || command === undefined || command === 'help') {
-    process.stdout.write(USAGE);
-    return;
-  }
+  if (printHelpIfAsked(command, action, flags.help)) return;
+  if (!isCommand(command)) throw new UsageError(`Unknown command: ${command}`);
+  const unexpected = unexpectedFlags(command, tokens.flatMap((token) => (token.kind === 'option' ? [token.name] : [])));
+  if (unexpected.length > 0) throw new UsageError(`textrelay ${command} does not take ${unexpected.map((name) => `--${name}`).join(', ')}`, command);
   switch (command) {
-    case 'serve':
-      return runServer(configFrom(flags));
+    case 'serve': {
+      const config = configFrom(flags);
+      // Loaded for serve alone: the HTTP app is most of the start-up time of the other commands.
+      const { runServer } = await import('./server.ts');
+      return runServer(config);
+    }
     case 'migrate': {
       const config = configFrom(flags);
       const db = openDatabase(config.TEXTRELAY_DB);
@@ -160,20 +170,32 @@ async function main(argv: string[]): Promise<void> {
       return;
     }
     case 'webhooks': {
-      const output = withRuntime(flags, (deps) => webhooksCommand(deps, action, flags));
+      const output = withRuntime(flags, (deps) => webhooksCommand(deps, action, flags, process.stderr));
       print(output.value, flags.json, () => output.human);
       return;
     }
-    default:
-      throw new UsageError(`Unknown command: ${command}`);
+    case 'tail': {
+      const config = configFrom(flags);
+      return tailCommand(openRuntime(config, createLogger(config.LOG_LEVEL)), flags);
+    }
+    default: {
+      // A command described in cli/help.ts but not run here fails to compile.
+      const unhandled: never = command;
+      throw new Error(`textrelay ${String(unhandled)} is not implemented`);
+    }
   }
 }
 
-try {
-  await main(process.argv.slice(2));
-} catch (error) {
+/** The help to print under a usage error: the command's when the line names one. */
+function usageFor(error: UsageError | TypeError, argv: readonly string[]): string {
+  const command = (error instanceof UsageError ? error.command : undefined) ?? argv.find((arg) => !arg.startsWith('-'));
+  return isCommand(command) ? commandUsage(command) : overview();
+}
+
+// A promise chain, not a top-level await: the single executable bundles this file as CommonJS.
+main(process.argv.slice(2)).catch((error: unknown) => {
   if (error instanceof UsageError || (error instanceof TypeError && 'code' in error && String(error.code).startsWith('ERR_PARSE_ARGS'))) {
-    process.stderr.write(`${error.message}\n\n${USAGE}`);
+    process.stderr.write(`${error.message}\n\n${usageFor(error, process.argv.slice(2))}`);
     process.exit(2);
   }
   if (error instanceof ConfigError || error instanceof AppError) {
@@ -181,4 +203,4 @@ try {
     process.exit(1);
   }
   throw error;
-}
+});

@@ -5,9 +5,6 @@ import { SandboxInboundBody } from '../http/routes/sandbox.ts';
 import { AppError } from '../services/app-error.ts';
 import { receiveSandboxInbound, requireAccountByEmail } from '../services/sandbox.ts';
 
-export const INBOUND_USAGE =
-  'textrelay inbound --email E --from NUMBER --content TEXT [--group-id ID] [--media-url URL] [--db FILE] [--json]';
-
 export type InboundFlags = {
   email?: string | undefined;
   from?: string | undefined;

@@ -1,12 +1,11 @@
 import type { AppDeps } from '../app.ts';
-import { parseListingDate } from '../domain/dates.ts';
+import { toIso } from '../domain/dates.ts';
 import type { DeliveryView } from '../domain/delivery-views.ts';
 import { ErrorCode } from '../domain/error-codes.ts';
 import { AppError } from '../services/app-error.ts';
 import { listAllDeliveries, replayDelivery, replayFailedSince } from '../services/webhook-deliveries.ts';
-
-export const WEBHOOKS_USAGE = `textrelay webhooks list [--failed] [--limit N] [--db FILE] [--json]
-  textrelay webhooks replay --id WEBHOOK_ID | --failed-since TIME [--db FILE] [--json]`;
+import { progressLine, type ProgressStream } from './progress.ts';
+import { parseTimeFlag } from './time-flag.ts';
 
 export type WebhooksFlags = {
   failed?: boolean | undefined;
@@ -18,26 +17,25 @@ export type WebhooksFlags = {
 /** What a webhooks command answers: the value for --json, and the lines for people. */
 export type CommandOutput = { value: unknown; human: string };
 
-const ISO_DATE_TIME = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2}))?$/;
-
-/** `--failed-since`: ISO 8601 (a date alone is midnight UTC; a time needs Z or an offset), or the API's "YYYY-MM-DD HH:MM:SS" UTC. */
-export function parseSince(raw: string): number {
-  const listing = parseListingDate(raw);
-  if (listing !== null) return listing;
-  const at = ISO_DATE_TIME.test(raw) ? Date.parse(raw) : Number.NaN;
-  if (Number.isNaN(at)) {
-    throw new AppError(ErrorCode.validation, `--failed-since must be a time such as 2026-11-23T09:00:00Z or "2026-11-23 09:00:00" (UTC), not ${raw}`);
-  }
-  return at;
-}
-
 function deliveryLine(delivery: DeliveryView): string {
   const last = delivery.last_status_code ?? delivery.last_error ?? '-';
   return [delivery.id, delivery.state, `attempts=${delivery.attempt_count}`, `last=${last}`, delivery.created_at, delivery.url].join('\t');
 }
 
-/** `textrelay webhooks list|replay`: the operator's view of every account's deliveries. */
-export function webhooksCommand(deps: AppDeps, action: string | undefined, flags: WebhooksFlags): CommandOutput {
+/** Replays every delivery given up since the flag's time, with progress and a summary on `progress`. */
+function replaySince(deps: AppDeps, raw: string, progress: ProgressStream): string[] {
+  const since = parseTimeFlag('--failed-since', raw, deps.clock.now());
+  const line = progressLine(progress, 'Replaying failed deliveries:');
+  const replayed = replayFailedSince(deps, since, undefined, line.update);
+  line.finish(`Replayed ${replayed.length} ${replayed.length === 1 ? 'delivery' : 'deliveries'} given up since ${toIso(since)}.`);
+  return replayed;
+}
+
+/**
+ * `textrelay webhooks list|replay`: the operator's view of every account's deliveries. A replay
+ * of many reports its progress on `progress` (stderr), so stdout keeps only the answer.
+ */
+export function webhooksCommand(deps: AppDeps, action: string | undefined, flags: WebhooksFlags, progress: ProgressStream): CommandOutput {
   switch (action) {
     case 'list': {
       const limit = flags.limit === undefined ? 100 : Number(flags.limit);
@@ -51,7 +49,7 @@ export function webhooksCommand(deps: AppDeps, action: string | undefined, flags
       if ((flags.id === undefined) === (since === undefined)) {
         throw new AppError(ErrorCode.validation, 'webhooks replay takes exactly one of --id WEBHOOK_ID or --failed-since TIME');
       }
-      const replayed = flags.id !== undefined ? [replayDelivery(deps, flags.id).id] : replayFailedSince(deps, parseSince(since!));
+      const replayed = flags.id !== undefined ? [replayDelivery(deps, flags.id).id] : replaySince(deps, since!, progress);
       const human = replayed.length === 0 ? 'Nothing to replay.' : `Queued again (the running server sends them within a second):\n${replayed.join('\n')}`;
       return { value: { replayed }, human };
     }

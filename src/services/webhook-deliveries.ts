@@ -45,14 +45,34 @@ export function replayDelivery(deps: ServiceDeps, webhookId: string, account?: A
   return view;
 }
 
-/** Sends again every delivery given up at or after `since` (of `account`, or of all accounts). */
-export function replayFailedSince(deps: ServiceDeps, since: number, account?: AccountRow): string[] {
-  const replayed = deps.store.transaction(() => {
-    const now = deps.clock.now();
-    const rows = deps.store.outbox.failedSince(since, account?.id);
-    for (const row of rows) deps.store.outbox.replay(row.seq, now);
-    return rows.map((row) => row.webhookId);
-  });
-  if (replayed.length > 0) deps.notify.outboxWritten();
+/** Called after each batch of a replay of many deliveries: how many are queued again so far, of how many. */
+export type ReplayProgress = (done: number, total: number) => void;
+
+/** One transaction per batch: a running server's writes wait for one batch, never for the whole replay. */
+const REPLAY_BATCH = 500;
+
+/**
+ * Sends again every delivery given up at or after `since` (of `account`, or of all accounts), in
+ * batches. Only those given up before the replay began: one that fails again meanwhile (a 410
+ * receiver) is not picked up a second time. Each batch leaves the failed state, so the next one
+ * starts where it stopped; an interrupted replay is finished by running it again.
+ */
+export function replayFailedSince(deps: ServiceDeps, since: number, account?: AccountRow, onProgress?: ReplayProgress): string[] {
+  const window = { accountId: account?.id, until: deps.clock.now() };
+  const total = deps.store.outbox.countFailedSince(since, window);
+  const replayed: string[] = [];
+  for (;;) {
+    const batch = deps.store.transaction(() => {
+      const now = deps.clock.now();
+      const rows = deps.store.outbox.failedSince(since, { ...window, limit: REPLAY_BATCH });
+      for (const row of rows) deps.store.outbox.replay(row.seq, now);
+      return rows.map((row) => row.webhookId);
+    });
+    if (batch.length === 0) break;
+    replayed.push(...batch);
+    deps.notify.outboxWritten();
+    onProgress?.(replayed.length, Math.max(total, replayed.length));
+    if (batch.length < REPLAY_BATCH) break;
+  }
   return replayed;
 }

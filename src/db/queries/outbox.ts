@@ -1,4 +1,4 @@
-import { and, asc, count, desc, eq, gte, inArray, sql, type SQL } from 'drizzle-orm';
+import { and, asc, count, desc, eq, gte, inArray, lte, sql, type SQL } from 'drizzle-orm';
 import type { Db } from '../connection.ts';
 import { placeholdersFor } from '../placeholders.ts';
 import { HELD_BEHIND_PREDECESSOR } from '../../domain/delivery-views.ts';
@@ -45,6 +45,19 @@ export type FinishedDelivery = {
 };
 
 export type DeliveryFilter = { state?: DeliveryState | undefined; limit: number; offset: number };
+
+/** Which given-up deliveries: of one account or all, failed by `until`, at most `limit`. */
+export type FailedWindow = { accountId?: string | undefined; until?: number; limit?: number };
+
+function failedWhere(since: number, { accountId, until }: FailedWindow): SQL | undefined {
+  return and(
+    // A literal, not a bound value: only then can SQLite use the partial index on failed rows.
+    sql`${webhookDeliveries.state} = 'failed'`,
+    gte(webhookDeliveries.completedAt, since),
+    until === undefined ? undefined : lte(webhookDeliveries.completedAt, until),
+    accountId === undefined ? undefined : eq(webhookDeliveries.accountId, accountId),
+  );
+}
 
 type RawClaimed = {
   seq: number;
@@ -330,21 +343,24 @@ export function outboxQueries(db: Db) {
       return replay.run({ seq, now }).changes === 1;
     },
 
-    /** The given-up deliveries that failed at or after `since` (of one account, or all). */
-    failedSince(since: number, accountId?: string): WebhookDeliveryRow[] {
+    /**
+     * The given-up deliveries that failed at or after `since` (of one account, or all), oldest
+     * failure first: up to `limit` of those failed by `until` when given.
+     */
+    failedSince(since: number, window: FailedWindow = {}): WebhookDeliveryRow[] {
       return db
         .select()
         .from(webhookDeliveries)
-        .where(
-          and(
-            // A literal, not a bound value: only then can SQLite use the partial index on failed rows.
-            sql`${webhookDeliveries.state} = 'failed'`,
-            gte(webhookDeliveries.completedAt, since),
-            accountId === undefined ? undefined : eq(webhookDeliveries.accountId, accountId),
-          ),
-        )
-        .orderBy(asc(webhookDeliveries.seq))
+        .where(failedWhere(since, window))
+        // The partial index's own order (completed_at, then rowid): pages without a sort.
+        .orderBy(asc(webhookDeliveries.completedAt), asc(webhookDeliveries.seq))
+        .limit(window.limit ?? -1) // SQLite reads a negative limit as none
         .all();
+    },
+
+    /** How many rows failedSince would answer without a limit. */
+    countFailedSince(since: number, window: Omit<FailedWindow, 'limit'> = {}): number {
+      return db.select({ total: count() }).from(webhookDeliveries).where(failedWhere(since, window)).get()?.total ?? 0;
     },
   };
 }

@@ -1,0 +1,204 @@
+import { loadConfig, type Config } from '../config.ts';
+import { VERSION } from '../version.ts';
+
+/**
+ * The CLI's commands described once: `textrelay --help`, `textrelay help X` and `textrelay X --help`
+ * print from here, and a flag a command does not list here is refused as unknown.
+ */
+type CommandHelp = {
+  summary: string;
+  usage: readonly string[];
+  /** `--name VALUE` and what it does; the name is what the command accepts. */
+  flags: readonly (readonly [string, string])[];
+  /** The settings the command reads (flags named alike win over them). */
+  env: readonly (keyof Config)[];
+};
+
+const DB = ['--db FILE', 'the SQLite file (TEXTRELAY_DB)'] as const;
+const JSON_FLAG = ['--json', 'print JSON instead of lines for people'] as const;
+
+export const COMMANDS = {
+  serve: {
+    summary: 'Run the HTTP API, the transport and the webhook dispatcher',
+    usage: ['textrelay serve [--port N] [--host H] [--db FILE] [--transport sandbox|upstream]'],
+    flags: [
+      ['--port N', 'port to listen on, 0 for any free one (PORT)'],
+      ['--host H', 'address to listen on (HOST)'],
+      DB,
+      ['--transport NAME', 'sandbox (simulated network) or upstream (a real provider) (TEXTRELAY_TRANSPORT)'],
+    ],
+    env: [
+      'PORT',
+      'HOST',
+      'TEXTRELAY_DB',
+      'TEXTRELAY_TRANSPORT',
+      'TEXTRELAY_PUBLIC_URL',
+      'TEXTRELAY_SANDBOX_STEP_MS',
+      'TEXTRELAY_INGEST_SECRET',
+      'TEXTRELAY_UPSTREAM_URL',
+      'TEXTRELAY_UPSTREAM_KEY_ID',
+      'TEXTRELAY_UPSTREAM_SECRET',
+      'TEXTRELAY_WEBHOOK_RETRY_SCHEDULE',
+      'TEXTRELAY_ALLOW_PRIVATE_CALLBACKS',
+      'TEXTRELAY_DISPLAY_TZ',
+      'TEXTRELAY_RATE_LIMIT_PER_MINUTE',
+      'TEXTRELAY_NUMBERS_PER_ACCOUNT',
+      'LOG_LEVEL',
+    ],
+  },
+  migrate: {
+    summary: 'Create the database file or bring it to the current schema',
+    usage: ['textrelay migrate [--db FILE]'],
+    flags: [DB],
+    env: ['TEXTRELAY_DB'],
+  },
+  accounts: {
+    summary: 'Create accounts, list them, rotate their API secret',
+    usage: [
+      'textrelay accounts create --email E [--plan blue|sapphire] [--numbers K] [--receive-webhook URL] [--db FILE] [--json]',
+      'textrelay accounts list [--db FILE] [--json]',
+      'textrelay accounts rotate-secret --email E [--db FILE] [--json]',
+    ],
+    flags: [
+      ['--email E', "the account's email, its name in every command"],
+      ['--plan NAME', 'blue (default) or sapphire (group messages)'],
+      ['--numbers K', 'how many service numbers to give it (TEXTRELAY_NUMBERS_PER_ACCOUNT)'],
+      ['--receive-webhook URL', 'where its inbound messages are posted'],
+      DB,
+      JSON_FLAG,
+    ],
+    env: ['TEXTRELAY_DB', 'TEXTRELAY_NUMBERS_PER_ACCOUNT'],
+  },
+  inbound: {
+    summary: 'Sandbox: an end user texts an account (as POST /sandbox/inbound)',
+    usage: ['textrelay inbound --email E --from NUMBER --content TEXT [--group-id ID] [--media-url URL] [--db FILE] [--json]'],
+    flags: [
+      ['--email E', 'the account written to'],
+      ['--from NUMBER', "the end user's phone number"],
+      ['--content TEXT', 'the message text'],
+      ['--group-id ID', 'write in this group of the account (the sender must be a member)'],
+      ['--media-url URL', 'an attachment'],
+      DB,
+      JSON_FLAG,
+    ],
+    env: ['TEXTRELAY_DB', 'TEXTRELAY_TRANSPORT'],
+  },
+  webhooks: {
+    summary: "List every account's webhook deliveries, send given-up ones again",
+    usage: [
+      'textrelay webhooks list [--failed] [--limit N] [--db FILE] [--json]',
+      'textrelay webhooks replay --id WEBHOOK_ID | --failed-since TIME [--db FILE] [--json]',
+    ],
+    flags: [
+      ['--failed', 'list only the deliveries given up'],
+      ['--limit N', 'list at most N, newest first (default 100)'],
+      ['--id WEBHOOK_ID', 'replay this delivery (same webhook-id, fresh retry schedule)'],
+      ['--failed-since TIME', 'replay every delivery given up since TIME (2026-11-23T09:00:00Z, "2026-11-23 09:00:00" UTC, or 30m, 2h, 1d ago)'],
+      DB,
+      JSON_FLAG,
+    ],
+    env: ['TEXTRELAY_DB'],
+  },
+  tail: {
+    summary: 'Follow status events, inbound messages and webhook attempts as a running server writes them',
+    usage: ['textrelay tail [--since TIME] [--db FILE] [--json]'],
+    flags: [
+      ['--since TIME', 'first print what happened since TIME (2026-11-23T09:00:00Z, or 30m, 2h, 1d ago); default: only new events'],
+      DB,
+      ['--json', 'one JSON object per line instead of lines for people'],
+    ],
+    env: ['TEXTRELAY_DB'],
+  },
+  status: {
+    summary: 'Messages by status, outbox depth and failing webhook destinations',
+    usage: ['textrelay status [--db FILE] [--json]'],
+    flags: [DB, JSON_FLAG],
+    env: ['TEXTRELAY_DB'],
+  },
+} as const satisfies Record<string, CommandHelp>;
+
+export type CommandName = keyof typeof COMMANDS;
+
+export function isCommand(name: string | undefined): name is CommandName {
+  return name !== undefined && Object.hasOwn(COMMANDS, name);
+}
+
+function flagName(flag: string): string {
+  return flag.split(' ')[0]!.slice(2);
+}
+
+/** The flags given that `command` does not take (`--help` is taken by all). */
+export function unexpectedFlags(command: CommandName, given: readonly string[]): string[] {
+  const accepted = new Set<string>(COMMANDS[command].flags.map(([flag]) => flagName(flag)));
+  return given.filter((name) => name !== 'help' && !accepted.has(name));
+}
+
+function table(rows: readonly (readonly [string, string])[]): string[] {
+  const width = Math.max(...rows.map(([left]) => left.length));
+  return rows.map(([left, right]) => `  ${left.padEnd(width)}  ${right}`);
+}
+
+export function overview(): string {
+  const commands = Object.entries(COMMANDS).map(([name, help]) => [name, help.summary] as const);
+  return [
+    `textrelay ${VERSION}: self-hosted messaging gateway`,
+    '',
+    'Usage: textrelay COMMAND [flags]',
+    '',
+    'Commands:',
+    ...table(commands),
+    '',
+    'Run `textrelay help COMMAND` (or `textrelay COMMAND --help`) for its flags and settings.',
+    'Settings come from the environment; a flag named alike wins over it.',
+    '',
+  ].join('\n');
+}
+
+const SETTINGS: Partial<Record<keyof Config, string>> = {
+  PORT: 'port to listen on',
+  HOST: 'address to listen on',
+  TEXTRELAY_DB: 'the SQLite file',
+  TEXTRELAY_TRANSPORT: 'sandbox or upstream',
+  TEXTRELAY_PUBLIC_URL: 'the URL the upstream provider calls back (required for upstream)',
+  TEXTRELAY_SANDBOX_STEP_MS: "time between the sandbox's status steps",
+  TEXTRELAY_INGEST_SECRET: 'whsec_ secret(s) that sign callbacks posted to /webhooks/*',
+  TEXTRELAY_UPSTREAM_URL: "the provider's API (required for upstream)",
+  TEXTRELAY_UPSTREAM_KEY_ID: "the provider's key id (required for upstream)",
+  TEXTRELAY_UPSTREAM_SECRET: "the provider's secret (required for upstream)",
+  TEXTRELAY_WEBHOOK_RETRY_SCHEDULE: 'seconds between webhook attempts, comma-separated',
+  TEXTRELAY_ALLOW_PRIVATE_CALLBACKS: 'allow callbacks to private and loopback addresses',
+  TEXTRELAY_DISPLAY_TZ: "time zone of contacts' display dates",
+  TEXTRELAY_RATE_LIMIT_PER_MINUTE: 'sends per account per minute, 0 for no limit',
+  TEXTRELAY_NUMBERS_PER_ACCOUNT: 'service numbers of a new account',
+  LOG_LEVEL: 'fatal, error, warn, info, debug, trace or silent',
+};
+
+function describeSetting(defaults: Config, name: keyof Config): string {
+  const value = defaults[name];
+  const fallback = value === undefined ? '' : ` (default ${String(value)})`;
+  return `${SETTINGS[name] ?? ''}${fallback}`;
+}
+
+/** What a usage error prints under its message: the command's usage lines, and where the rest is. */
+export function commandUsage(command: CommandName): string {
+  return ['Usage:', ...COMMANDS[command].usage.map((line) => `  ${line}`), '', `Run \`textrelay help ${command}\` for its flags and settings.`, ''].join('\n');
+}
+
+export function commandHelp(command: CommandName): string {
+  const help: CommandHelp = COMMANDS[command];
+  // Defaults read from the schema that parses the settings, so this text cannot drift from it.
+  const defaults = loadConfig({});
+  return [
+    `${help.summary}.`,
+    '',
+    'Usage:',
+    ...help.usage.map((line) => `  ${line}`),
+    '',
+    'Flags:',
+    ...table([...help.flags, ['-h, --help', 'show this help']]),
+    '',
+    'Environment:',
+    ...table(help.env.map((name) => [name, describeSetting(defaults, name)] as const)),
+    '',
+  ].join('\n');
+}
