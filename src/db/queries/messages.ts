@@ -28,6 +28,8 @@ export type StatusEventInsert = Omit<StatusEventRow, 'sourceEventId'> & { source
 
 /** Listing by number merges one index search per group up to this many groups (SQLite allows 500 compound terms). */
 const MAX_MERGED_GROUPS = 400;
+/** Prepared listing statements kept (one per combination of filters and group count). */
+const MAX_CACHED_LISTINGS = 500;
 
 export type MessageListFilter = {
   contactId?: string;
@@ -75,12 +77,59 @@ export function messageQueries(db: Db) {
     .from(statusEvents)
     .where(and(eq(statusEvents.source, sql.placeholder('source')), eq(statusEvents.sourceEventId, sql.placeholder('sourceEventId'))))
     .prepare();
-  const groupsOfNumber = db
+  const groupsOfNumberSubquery = db
     .select({ groupId: groupMembers.groupId })
     .from(groupMembers)
     .innerJoin(groups, eq(groups.id, groupMembers.groupId))
-    .where(and(eq(groupMembers.number, sql.placeholder('number')), eq(groups.accountId, sql.placeholder('accountId'))))
-    .prepare();
+    .where(and(eq(groupMembers.number, sql.placeholder('number')), eq(groups.accountId, sql.placeholder('accountId'))));
+  const groupsOfNumber = groupsOfNumberSubquery.prepare();
+  type Listing = { all(params: Record<string, unknown>): MessageRow[] };
+  // Building a listing's SQL costs drizzle more than SQLite takes to run it (several ms for a
+  // number in a few groups): one prepared statement per shape (filters present, groups merged).
+  const listings = new Map<string, Listing>();
+
+  function listingStatement(filter: MessageListFilter, groupCount: number): Listing {
+    const present = (Object.keys(filter) as (keyof MessageListFilter)[]).filter((key) => filter[key] !== undefined);
+    const key = `${present.sort().join(',')}|${Math.min(groupCount, MAX_MERGED_GROUPS + 1)}`;
+    let statement = listings.get(key);
+    if (!statement) {
+      if (listings.size >= MAX_CACHED_LISTINGS) listings.clear();
+      statement = buildListing(new Set(present), groupCount);
+      listings.set(key, statement);
+    }
+    return statement;
+  }
+
+  function buildListing(present: Set<keyof MessageListFilter>, groupCount: number): Listing {
+    const p = sql.placeholder;
+    const conditions: SQL[] = [eq(messages.accountId, p('accountId'))];
+    if (present.has('contactId')) conditions.push(eq(messages.contactId, p('contactId')));
+    if (present.has('groupId')) conditions.push(eq(messages.groupId, p('groupId')));
+    if (present.has('status')) conditions.push(eq(messages.status, p('status')));
+    if (present.has('isOutbound')) conditions.push(eq(messages.isOutbound, p('isOutbound')));
+    if (present.has('sentSince')) conditions.push(gte(messages.dateSent, p('sentSince')));
+    const select = (...more: SQL[]) => db.select().from(messages).where(and(...conditions, ...more));
+    const newestFirst = [desc(messages.dateSent), desc(messages.id)] as const;
+    if (!present.has('number')) {
+      return select().orderBy(...newestFirst).limit(p('limit')).offset(p('offset')).prepare();
+    }
+    // A number's messages are its one-to-one conversation plus the groups it belongs to. As one
+    // `number = ? OR group_id IN (...)` filter SQLite walks the account's whole date index (or
+    // reads and sorts every message of those conversations); as one branch per conversation, each
+    // reads its own index in date order, and UNION ALL merges them, reading at most
+    // offset + limit rows per branch. Group rows sent by the number itself are in the first
+    // branch, so the others skip them.
+    const otherMember = ne(messages.number, p('number'));
+    const groupBranches =
+      groupCount <= MAX_MERGED_GROUPS
+        ? Array.from({ length: groupCount }, (_, i) => select(eq(messages.groupId, p(`group${i}`)), otherMember))
+        : // A compound SELECT has at most 500 terms: past that many groups, one branch reads them all and sorts.
+          [select(inArray(messages.groupId, groupsOfNumberSubquery), otherMember)];
+    const [first, second, ...others] = [select(eq(messages.number, p('number'))), ...groupBranches];
+    const merged = second === undefined ? first! : unionAll(first!, second, ...others);
+    return merged.orderBy(...newestFirst).limit(p('limit')).offset(p('offset')).prepare();
+  }
+
   const history = db
     .select()
     .from(statusEvents)
@@ -133,32 +182,13 @@ export function messageQueries(db: Db) {
         .all();
     },
     list(accountId: string, filter: MessageListFilter, limit: number, offset: number): MessageRow[] {
-      const conditions: SQL[] = [eq(messages.accountId, accountId)];
-      if (filter.contactId !== undefined) conditions.push(eq(messages.contactId, filter.contactId));
-      if (filter.groupId !== undefined) conditions.push(eq(messages.groupId, filter.groupId));
-      if (filter.status !== undefined) conditions.push(eq(messages.status, filter.status));
-      if (filter.isOutbound !== undefined) conditions.push(eq(messages.isOutbound, filter.isOutbound));
-      if (filter.sentSince !== undefined) conditions.push(gte(messages.dateSent, filter.sentSince));
-      const select = (...more: SQL[]) => db.select().from(messages).where(and(...conditions, ...more));
-      const newestFirst = [desc(messages.dateSent), desc(messages.id)] as const;
-      if (filter.number === undefined) {
-        return select().orderBy(...newestFirst).limit(limit).offset(offset).all();
-      }
-      // A number's messages are its one-to-one conversation plus the groups it belongs to. As one
-      // `number = ? OR group_id IN (...)` filter SQLite walks the account's whole date index to
-      // find a sparse number's rows; as one branch per conversation, each reads its own index in
-      // date order, and UNION ALL merges them, reading at most offset + limit rows per branch.
-      // Group rows sent by the number itself are in the first branch, so the others skip them.
-      const number = filter.number;
-      const groupIds = groupsOfNumber.all({ accountId, number }).map((row) => row.groupId);
-      // A compound SELECT has at most 500 terms: past that many groups, one branch reads them all and sorts.
-      const groupBranches =
-        groupIds.length <= MAX_MERGED_GROUPS
-          ? groupIds.map((groupId) => select(eq(messages.groupId, groupId), ne(messages.number, number)))
-          : [select(inArray(messages.groupId, groupIds), ne(messages.number, number))];
-      const [first, second, ...others] = [select(eq(messages.number, number)), ...groupBranches];
-      const merged = second === undefined ? first! : unionAll(first!, second, ...others);
-      return merged.orderBy(...newestFirst).limit(limit).offset(offset).all();
+      const params: Record<string, unknown> = { accountId, ...filter, limit, offset };
+      // Placeholders bypass column mappers: the flag is bound as SQLite stores it.
+      if (filter.isOutbound !== undefined) params.isOutbound = Number(filter.isOutbound);
+      if (filter.number === undefined) return listingStatement(filter, 0).all(params);
+      const groupIds = groupsOfNumber.all({ accountId, number: filter.number }).map((row) => row.groupId);
+      groupIds.forEach((groupId, i) => (params[`group${i}`] = groupId));
+      return listingStatement(filter, groupIds.length).all(params);
     },
 
     /** False when a unique index says the event is already recorded. */
