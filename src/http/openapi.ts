@@ -126,7 +126,7 @@ export function serveOpenApiDocument(app: OpenAPIHono<AppEnv>, version: string):
   registerSecuritySchemes(app.openAPIRegistry);
   registerErrorResponses(app.openAPIRegistry);
   registerWebhookPayloads(app.openAPIRegistry);
-  app.doc31('/openapi.json', {
+  const config = {
     openapi: '3.1.0',
     info: {
       title: 'textrelay',
@@ -135,5 +135,12 @@ export function serveOpenApiDocument(app: OpenAPIHono<AppEnv>, version: string):
         'Self-hosted messaging gateway: send iMessage/SMS, follow each message through QUEUED, SENT, DELIVERED and READ, and receive replies, with signed webhooks. Browse it at /docs.',
     },
     tags: TAGS,
+  };
+  // doc31 would generate the document on every request (tens of milliseconds walking every schema,
+  // on a route anyone may call); the routes are fixed once buildApp returns, so once is enough.
+  let document: string | undefined;
+  app.get('/openapi.json', (c) => {
+    document ??= JSON.stringify(app.getOpenAPI31Document(config));
+    return c.body(document, 200, { 'content-type': 'application/json' });
   });
 }

@@ -1,0 +1,198 @@
+/**
+ * What a valid request to each route looks like, field by field. The fuzzer builds valid inputs
+ * from these, then spoils one field at a time, so generated requests get past the first
+ * validation step and reach the rules behind it. Keyed by `METHOD path` as the route table spells
+ * it; a route missing here is fuzzed by the generic strategy only if it documents no body or query
+ * (see coverage.test.ts).
+ */
+import fc from 'fast-check';
+import { SEND_STYLES } from '../helpers/fixtures.ts';
+import type { Owned } from '../helpers/populated-app.ts';
+
+export type InputSpec = {
+  /** Valid values of each field, one at a time. */
+  fields: Record<string, fc.Arbitrary<unknown>>;
+  /** Whole valid inputs, cross-field rules included. */
+  valid: fc.Arbitrary<Record<string, unknown>>;
+};
+
+export type RouteInputs = {
+  body?: InputSpec;
+  query?: InputSpec;
+  /** Raw (unencoded) values of path parameters. */
+  params?: Record<string, fc.Arbitrary<string>>;
+};
+
+/** A spec whose valid inputs are records of `fields` with `required` always present. */
+function recordSpec(fields: Record<string, fc.Arbitrary<unknown>>, required: string[]): InputSpec {
+  return { fields, valid: fc.record(fields, { requiredKeys: required }) as fc.Arbitrary<Record<string, unknown>> };
+}
+
+/** Numbers as clients write them: E.164, with separators, and fresh ones nobody has messaged. */
+function phone(known: string[]): fc.Arbitrary<string> {
+  return fc.oneof(
+    fc.constantFrom(...known),
+    fc.constantFrom(...known).map((e164) => `${e164.slice(0, 2)} (${e164.slice(2, 5)}) ${e164.slice(5, 8)}-${e164.slice(8)}`),
+    fc.integer({ min: 0, max: 9_999 }).map((n) => `+1212456${String(n).padStart(4, '0')}`),
+  );
+}
+
+const content = fc.oneof(fc.string({ minLength: 1, maxLength: 40 }), fc.constant('x'.repeat(18_995)));
+const mediaUrl = fc.constantFrom('https://cdn.example.com/a.jpg', 'http://cdn.example.com/path/b.png?size=2', '');
+const callbackUrl = fc.constantFrom('https://hooks.example.com/status', 'http://127.0.0.1:9/cb', '');
+const sendStyle = fc.constantFrom(...SEND_STYLES, '');
+const limit = fc.oneof(fc.integer({ min: 1, max: 2_000 }).map(String), fc.constant('50'));
+const offset = fc.integer({ min: 0, max: 10 }).map(String);
+const flag = fc.constantFrom('true', 'false', '1', '0');
+
+function messageFields(owned: Owned) {
+  return {
+    content,
+    media_url: mediaUrl,
+    send_style: sendStyle,
+    status_callback: callbackUrl,
+    statusCallback: callbackUrl,
+    from_number: fc.constantFrom(...owned.lines, ''),
+  };
+}
+
+export const ROUTE_INPUTS: Record<string, (owned: Owned) => RouteInputs> = {
+  'POST /api/send-message': (owned) => ({ body: recordSpec({ number: phone(owned.people), ...messageFields(owned) }, ['number', 'content']) }),
+
+  'POST /api/send-group-message': (owned) => {
+    const fields = {
+      numbers: fc.uniqueArray(phone(owned.people), { minLength: 2, maxLength: 5 }),
+      group_id: fc.constantFrom(...owned.groupIds),
+      ...messageFields(owned),
+    };
+    const { numbers, group_id, ...rest } = fields;
+    return {
+      body: {
+        fields,
+        valid: fc.oneof(
+          fc.record({ numbers, ...rest }, { requiredKeys: ['numbers', 'content'] }),
+          fc.record({ group_id, ...rest }, { requiredKeys: ['group_id', 'content'] }),
+        ) as fc.Arbitrary<Record<string, unknown>>,
+      },
+    };
+  },
+
+  'POST /api/modify-group': (owned) => ({
+    body: recordSpec(
+      {
+        group_id: fc.constantFrom(...owned.groupIds),
+        modify_type: fc.constantFrom('add_recipient', 'add_recipient', 'remove_recipient', 'rename', 'leave'),
+        number: phone(owned.people),
+      },
+      ['group_id', 'modify_type', 'number'],
+    ),
+  }),
+
+  'POST /sandbox/inbound': (owned) => ({
+    body: recordSpec(
+      { number: phone(owned.people), content, media_url: mediaUrl, group_id: fc.constantFrom(...owned.groupIds) },
+      ['number', 'content'],
+    ),
+  }),
+
+  'POST /accounts/contacts': (owned) => ({
+    body: recordSpec(
+      {
+        firstName: fc.string({ maxLength: 20 }),
+        lastName: fc.string({ maxLength: 20 }),
+        number: phone(owned.people),
+        companyName: fc.string({ maxLength: 20 }),
+      },
+      ['firstName', 'lastName', 'number'],
+    ),
+  }),
+
+  'GET /accounts/contacts': () => ({
+    query: recordSpec(
+      {
+        order_by: fc.constantFrom('last_date', 'firstName', 'lastName', 'created_at'),
+        order_direction: fc.constantFrom('asc', 'desc'),
+        limit,
+        offset,
+      },
+      [],
+    ),
+  }),
+
+  'GET /accounts/contacts/:contact_id': (owned) => ({ params: { contact_id: fc.constantFrom(...owned.cids) } }),
+
+  'GET /accounts/messages': (owned) => ({
+    query: recordSpec(
+      {
+        cid: fc.constantFrom(...owned.cids),
+        number: phone(owned.people),
+        group_id: fc.constantFrom(...owned.groupIds),
+        status: fc.constantFrom('QUEUED', 'SENT', 'DELIVERED', 'READ', 'ERROR', 'RECEIVED'),
+        is_outbound: flag,
+        from_date: fc.constantFrom('2026-11-23 00:00:00', '2026-11-23 09:30:00', '1970-01-01 00:00:00', '2999-12-31 23:59:59'),
+        limit,
+        offset,
+      },
+      [],
+    ),
+  }),
+
+  'GET /api/status': (owned) => ({
+    query: recordSpec({ handle: fc.constantFrom(...owned.handles), history: flag }, ['handle']),
+  }),
+
+  ...Object.fromEntries(
+    ['POST /accounts/webhooks', 'DELETE /accounts/webhooks'].map((key) => [
+      key,
+      (owned: Owned) => ({
+        body: recordSpec(
+          {
+            webhooks: fc.array(fc.oneof(fc.constantFrom(...owned.urls), fc.webUrl()), { minLength: 1, maxLength: 3 }),
+            type: fc.constant('receive'),
+          },
+          ['webhooks', 'type'],
+        ),
+      }),
+    ]),
+  ),
+
+  'GET /accounts/webhooks/deliveries': () => ({
+    query: recordSpec({ state: fc.constantFrom('pending', 'delivering', 'delivered', 'failed'), limit: fc.integer({ min: 1, max: 200 }).map(String), offset }, []),
+  }),
+
+  'POST /accounts/webhooks/deliveries/:id/replay': (owned) => ({ params: { id: fc.constantFrom(...owned.deliveryIds) } }),
+
+  'POST /webhooks/status': (owned) =>
+    ({
+      body: recordSpec(
+        {
+          message_handle: fc.constantFrom(...owned.transportHandles, 'up-not-known-yet'),
+          status: fc.constantFrom('QUEUED', 'SENT', 'DELIVERED', 'READ', 'ERROR', 'FAILED'),
+          error_code: fc.constantFrom(null, 10001, 10002),
+          error_message: fc.constantFrom(null, 'failed', ''),
+          was_downgraded: fc.constantFrom(null, true, false),
+          from_number: fc.constantFrom(...owned.lines),
+          number: phone(owned.people),
+          to_number: fc.oneof(phone(owned.people), fc.constant('')),
+        },
+        ['message_handle', 'status'],
+      ),
+    }),
+
+  'POST /webhooks/receive': (owned) => ({
+    body: recordSpec(
+      {
+        message_handle: fc.uuid(),
+        number: phone(owned.people),
+        to_number: fc.constantFrom(...owned.lines),
+        content,
+        media_url: mediaUrl,
+        group_id: fc.constantFrom('', 'upstream-group-1'),
+        participants: fc.array(phone(owned.people), { maxLength: 4 }),
+        service: fc.constantFrom('iMessage', 'SMS'),
+        was_downgraded: fc.constantFrom(null, true, false),
+      },
+      ['message_handle', 'number', 'to_number', 'content'],
+    ),
+  }),
+};

@@ -1,0 +1,3 @@
+import { fuzzShare } from './run.ts';
+
+fuzzShare('sends');
