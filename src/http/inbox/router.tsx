@@ -17,6 +17,7 @@ import { STYLESHEET } from './assets/style.ts';
 import { createLiveStreams } from './live.ts';
 import { ConversationPage } from './pages/conversation.tsx';
 import { ConversationsPage } from './pages/conversations.tsx';
+import { conversationPath } from './pages/format.ts';
 import { DeliveriesPage } from './pages/deliveries.tsx';
 import { Layout, type Section } from './pages/layout.tsx';
 import { LoginPage } from './pages/login.tsx';
@@ -46,11 +47,6 @@ const pageHeaders = createMiddleware<AppEnv>(async (c, next) => {
 
 function asset(body: string, type: string) {
   return (c: Context) => c.body(body, 200, { 'Content-Type': `${type}; charset=utf-8`, 'Cache-Control': 'no-cache' });
-}
-
-/** Where a conversation's page is, from its kind and id. */
-export function conversationPath(kind: ConversationKind, id: string): string {
-  return `/inbox/${kind === 'contact' ? 'contacts' : 'groups'}/${encodeURIComponent(id)}`;
 }
 
 function withMessage(path: string, key: 'error' | 'notice', message: string): string {

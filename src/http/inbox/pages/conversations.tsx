@@ -1,6 +1,6 @@
 import type { FC } from 'hono/jsx';
 import type { ConversationSummary } from '../../../services/inbox.ts';
-import { formatTime } from './format.ts';
+import { conversationPath, formatTime } from './format.ts';
 import { Layout, type LayoutProps } from './layout.tsx';
 
 /** A named contact's initials; otherwise a drawn person, or two for a group (no emoji font needed). */
@@ -42,7 +42,7 @@ export const ConversationsPage: FC<Props> = ({ signedIn, conversations, timeZone
       )}
       {conversations.map((conversation) => (
         <li class={conversation.unread > 0 ? 'unread' : undefined}>
-          <a href={`/inbox/${conversation.kind === 'contact' ? 'contacts' : 'groups'}/${encodeURIComponent(conversation.id)}`}>
+          <a href={conversationPath(conversation.kind, conversation.id)}>
             <span class="avatar" aria-hidden="true">
               <Avatar conversation={conversation} />
             </span>

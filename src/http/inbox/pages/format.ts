@@ -1,4 +1,5 @@
 import { formatDisplayPhone } from '../../../domain/phone.ts';
+import type { ConversationKind } from '../../../services/inbox.ts';
 
 const formatters = new Map<string, Intl.DateTimeFormat>();
 
@@ -21,3 +22,8 @@ export function formatTime(epochMs: number, timeZone: string): string {
 }
 
 export const phone = formatDisplayPhone;
+
+/** Where a conversation's page is, from its kind and id. */
+export function conversationPath(kind: ConversationKind, id: string): string {
+  return `/inbox/${kind === 'contact' ? 'contacts' : 'groups'}/${encodeURIComponent(id)}`;
+}
