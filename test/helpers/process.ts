@@ -5,6 +5,10 @@ import { fileURLToPath } from 'node:url';
 export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const ENTRY = 'bin/textrelay.js';
 
+/** What a child runs: the CLI from the sources, unless a test runs another build of it (the single executable). */
+export type Program = { command: string; args: readonly string[]; cwd: string };
+const SOURCE_CLI: Program = { command: process.execPath, args: [ENTRY], cwd: REPO_ROOT };
+
 export type Exit = { code: number | null; signal: NodeJS.Signals | null };
 export type CliResult = Exit & { stdout: string; stderr: string };
 
@@ -39,9 +43,9 @@ export type Spawned = {
 };
 
 /** Starts `node bin/textrelay.js ...args` (the same command `npm start` and `npx textrelay` run). */
-export function spawnCli(args: string[], env: Record<string, string | undefined>): Spawned {
-  const child = spawn(process.execPath, [ENTRY, ...args], {
-    cwd: REPO_ROOT,
+export function spawnCli(args: string[], env: Record<string, string | undefined>, program: Program = SOURCE_CLI): Spawned {
+  const child = spawn(program.command, [...program.args, ...args], {
+    cwd: program.cwd,
     env: childEnv(env),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -102,8 +106,8 @@ export function spawnCli(args: string[], env: Record<string, string | undefined>
 }
 
 /** Runs a command to completion; kills it and rejects if it takes longer than `timeoutMs`. */
-export async function runCli(args: string[], env: Record<string, string | undefined>, timeoutMs = 30_000): Promise<CliResult> {
-  const spawned = spawnCli(args, env);
+export async function runCli(args: string[], env: Record<string, string | undefined>, timeoutMs = 30_000, program?: Program): Promise<CliResult> {
+  const spawned = spawnCli(args, env, program);
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
     timer = setTimeout(() => {
@@ -131,8 +135,13 @@ export type RunningServer = Spawned & {
 const LISTENING = /^textrelay listening on (http:\/\/127\.0\.0\.1:(\d+))$/;
 
 /** Starts `textrelay serve ...args` and waits until it prints its listening line. */
-export async function startServer(args: string[], env: Record<string, string | undefined>, timeoutMs = 30_000): Promise<RunningServer> {
-  const spawned = spawnCli(['serve', ...args], env);
+export async function startServer(
+  args: string[],
+  env: Record<string, string | undefined>,
+  timeoutMs = 30_000,
+  program?: Program,
+): Promise<RunningServer> {
+  const spawned = spawnCli(['serve', ...args], env, program);
   const match = await spawned.waitForLine(LISTENING, timeoutMs);
   const banner = spawned.stdout().slice(0, spawned.stdout().indexOf(match[0]));
   const stop = async (signal: NodeJS.Signals = 'SIGTERM', stopTimeoutMs = 5_000): Promise<Exit> => {
