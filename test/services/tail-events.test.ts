@@ -1,0 +1,78 @@
+import { describe, expect, it } from 'vitest';
+import type { EventView } from '../../src/domain/event-views.ts';
+import { recordStatus } from '../../src/services/record-status.ts';
+import { receiveSandboxInbound, requireAccountByEmail } from '../../src/services/sandbox.ts';
+import { readEventsAfter, startingCursor } from '../../src/services/tail-events.ts';
+import { makeTestApp } from '../helpers/app.ts';
+
+// The reads behind `textrelay tail`, in process: a backlog larger than one batch per table.
+
+const MESSAGES = 1_100; // four batches of 500 status events, two of 500 messages
+const START = Date.UTC(2026, 10, 23, 9, 0, 0);
+
+/**
+ * `count` inbound messages a second apart, each reported RECEIVED a second time (not applied): two
+ * status events per message, so a batch of status events spans half the time a batch of messages does.
+ */
+function appWithInbound(count: number) {
+  const t = makeTestApp();
+  const account = requireAccountByEmail(t.deps, t.createAccount().email);
+  const before = startingCursor(t.deps);
+  for (let i = 0; i < count; i += 1) {
+    t.clock.set(START + i * 1_000);
+    const message = receiveSandboxInbound(t.deps, account, { number: '+12124567000', content: `message ${i}` });
+    recordStatus(t.deps, { handle: message.message_handle, status: 'RECEIVED', source: 'sandbox' });
+  }
+  return { t, before };
+}
+
+/** Reads until nothing is left, as the follower does, keeping how many reads it took. */
+function readAll(t: ReturnType<typeof makeTestApp>, from: ReturnType<typeof startingCursor>) {
+  const events: EventView[] = [];
+  let cursor = from;
+  let reads = 0;
+  for (;;) {
+    const batch = readEventsAfter(t.deps, cursor);
+    reads += 1;
+    events.push(...batch.events);
+    cursor = batch.cursor;
+    if (!batch.more) return { events, reads, cursor };
+  }
+}
+
+describe('readEventsAfter', () => {
+  it('reads a backlog of several batches per table once each, in time order across the tables', () => {
+    const { t, before } = appWithInbound(MESSAGES);
+    const { events, reads, cursor } = readAll(t, before);
+
+    expect(reads).toBeGreaterThanOrEqual(5);
+    expect(events).toHaveLength(MESSAGES * 3);
+    const times = events.map((event) => event.at);
+    expect(times).toEqual([...times].sort());
+    // Each message: its status events, then the message itself (same millisecond, table order).
+    for (let i = 0; i < MESSAGES; i += 1) {
+      const [applied, repeated, inbound] = events.slice(3 * i, 3 * i + 3);
+      expect(applied).toMatchObject({ type: 'status', status: 'RECEIVED', applied: true });
+      expect(repeated).toMatchObject({ type: 'status', status: 'RECEIVED', applied: false, not_applied_reason: expect.any(String) });
+      expect(inbound).toMatchObject({ type: 'inbound', content: `message ${i}`, message_handle: applied!.message_handle });
+    }
+
+    // Caught up: nothing more until something new is written, and then only that.
+    expect(readEventsAfter(t.deps, cursor).events).toEqual([]);
+    t.clock.set(START + MESSAGES * 1_000);
+    receiveSandboxInbound(t.deps, requireAccountByEmail(t.deps, 'user1@example.com'), { number: '+12124567000', content: 'late' });
+    expect(readEventsAfter(t.deps, cursor).events.map((event) => event.type === 'inbound' && event.content)).toEqual([false, 'late']);
+  });
+
+  it('starts after the last event written before --since, or after everything without it', () => {
+    const { t } = appWithInbound(10);
+    const since = START + 7_000;
+    const fromSince = readAll(t, startingCursor(t.deps, since)).events;
+    expect(fromSince.filter((event) => event.type === 'inbound').map((event) => event.type === 'inbound' && event.content)).toEqual([
+      'message 7',
+      'message 8',
+      'message 9',
+    ]);
+    expect(readAll(t, startingCursor(t.deps)).events).toEqual([]);
+  });
+});
