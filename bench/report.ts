@@ -26,15 +26,19 @@ function scenarioNamed(report: BenchReport, name: string): ScenarioResult {
   return found;
 }
 
+/** Clients of the listing-latency scenario, whose p99 the 20 ms target is about. */
+export const LISTING_LATENCY_CONNECTIONS = 4;
+export const LISTING_LATENCY = `message listing, ${LISTING_LATENCY_CONNECTIONS} connections`;
+
 /** Issue 6's targets for this 2-core machine, as ratios to the bare handler of the same run where they can be. */
 export const TARGETS: { check: (report: BenchReport) => TargetCheck }[] = [
   { check: (r) => ({ target: 'status ingest ≥ 0.30 of bare', measured: scenarioNamed(r, 'status ingest').ratioToBare.toFixed(2), met: scenarioNamed(r, 'status ingest').ratioToBare >= 0.3 }) },
   { check: (r) => ({ target: 'send-message ≥ 0.40 of bare', measured: scenarioNamed(r, 'send-message').ratioToBare.toFixed(2), met: scenarioNamed(r, 'send-message').ratioToBare >= 0.4 }) },
   {
     check: (r) => ({
-      target: `listing p99 ≤ 20 ms at ${r.seededMessages.toLocaleString('en-US')} messages`,
-      measured: `${scenarioNamed(r, 'message listing').latencyMs.p99} ms`,
-      met: scenarioNamed(r, 'message listing').latencyMs.p99 <= 20,
+      target: `listing p99 ≤ 20 ms at ${r.seededMessages.toLocaleString('en-US')} messages (${LISTING_LATENCY_CONNECTIONS} connections)`,
+      measured: `${scenarioNamed(r, LISTING_LATENCY).latencyMs.p99} ms`,
+      met: scenarioNamed(r, LISTING_LATENCY).latencyMs.p99 <= 20,
     }),
   },
   { check: (r) => ({ target: 'dispatch ≥ 5,000 deliveries/s', measured: `${r.dispatch.deliveriesPerSecond}/s`, met: r.dispatch.deliveriesPerSecond >= 5000 }) },

@@ -21,7 +21,7 @@ import Database from 'better-sqlite3';
 import { renderChart } from './chart.ts';
 import { measureDispatch } from './dispatch.ts';
 import { CAN_PIN, cpuSeconds, peakRssMb, pinProcess, REPO_ROOT, spawnPinned, startServer, startSink, stopChild, waitForLine, type ServerProcess } from './processes.ts';
-import { renderTable, TARGETS, type BenchReport, type ScenarioResult } from './report.ts';
+import { LISTING_LATENCY, LISTING_LATENCY_CONNECTIONS, renderTable, TARGETS, type BenchReport, type ScenarioResult } from './report.ts';
 import { seedDatabase, type SeededAccount } from './seed.ts';
 import { ensureWrk, runWrk, type LoadResult } from './wrk.ts';
 
@@ -67,15 +67,17 @@ async function calibrate(): Promise<LoadResult> {
 
 /**
  * Messages the ingest scenarios move to SENT: QUEUED, handed over as ingest-<n>, with a status
- * callback to the sink, so every applied event also writes its callback as in production.
+ * callback to the sink, so every applied event also writes its callback as in production. Dated
+ * before the seeded history: newest-first listings filtered on a column without an index of its
+ * own (is_outbound) would otherwise walk through all of them before reaching the seeded rows.
  */
 function addIngestTargets(file: string, count: number, callbackUrl: string): void {
   const db = new Database(file);
   db.prepare(`
     with recursive n(i) as (select 0 union all select i + 1 from n where i < cast(? as integer) - 1)
     insert into messages (handle, account_id, is_outbound, message_type, status, line_number, number, contact_id, status_callback, transport_handle, handed_over_at, date_sent, date_updated)
-    select 'ingest-' || i, t.account_id, 1, 'message', 'QUEUED', t.line_number, t.number, t.contact_id, ?, 'ingest-' || i, t.date_sent, t.date_sent, t.date_sent
-    from n, (select * from messages where message_type = 'message' and is_outbound = 1 order by id desc limit 1) t`).run(count, callbackUrl);
+    select 'ingest-' || i, t.account_id, 1, 'message', 'QUEUED', t.line_number, t.number, t.contact_id, ?, 'ingest-' || i, t.first - 1 - i, t.first - 1 - i, t.first - 1 - i
+    from n, (select *, (select min(date_sent) from messages) as first from messages where message_type = 'message' and is_outbound = 1 order by id desc limit 1) t`).run(count, callbackUrl);
   db.close();
 }
 
@@ -98,8 +100,14 @@ function listingPaths(seeded: SeededAccount): string[] {
 }
 
 /** A warm-up run, then the measured one; status events of each go to their own range of targets. */
-async function measure(server: ServerProcess, script: 'ingest' | 'send' | 'listing' | 'mixed', env: Record<string, string>, ingestFirst: () => number): Promise<LoadResult & { serverCpu: number }> {
-  const load = { script, url: server.url, connections: CONNECTIONS, threads: THREADS, cpu: GENERATOR_CPU } as const;
+async function measure(
+  server: ServerProcess,
+  script: 'ingest' | 'send' | 'listing' | 'mixed',
+  env: Record<string, string>,
+  ingestFirst: () => number,
+  connections = CONNECTIONS,
+): Promise<LoadResult & { serverCpu: number }> {
+  const load = { script, url: server.url, connections, threads: THREADS, cpu: GENERATOR_CPU } as const;
   const sendsEvents = script === 'ingest' || script === 'mixed';
   const runEnv = (run: string) => ({ ...env, BENCH_STRIDE: String(INGEST_PER_RUN), BENCH_RUN: run, BENCH_INGEST_FIRST: String(sendsEvents ? ingestFirst() : 0) });
   await runWrk({ ...load, seconds: WARMUP_SECONDS, env: runEnv(`${script}-warmup`) });
@@ -147,6 +155,10 @@ async function measureServer(dir: string) {
     scenarios.send = await measure(server, 'send', { ...env, BENCH_SEND_AREA: '212' }, ingestFirst);
     log('message listing');
     scenarios.listing = await measure(server, 'listing', env, ingestFirst);
+    // At saturation a listing's latency is mostly its wait behind the others in the queue: its
+    // own cost shows with few clients.
+    log(LISTING_LATENCY);
+    scenarios.listingLatency = await measure(server, 'listing', env, ingestFirst, LISTING_LATENCY_CONNECTIONS);
     log('mixed load');
     scenarios.mixed = await measure(server, 'mixed', { ...env, BENCH_SEND_AREA: '718' }, ingestFirst);
     return { seeded, scenarios, peakRssMb: peakRssMb(server.pid), fileBytes: statSync(file).size };
@@ -201,6 +213,7 @@ async function main(): Promise<void> {
         scenario('status ingest', server.scenarios.ingest!),
         scenario('send-message', server.scenarios.send!),
         scenario('message listing', server.scenarios.listing!),
+        scenario(LISTING_LATENCY, server.scenarios.listingLatency!),
         scenario('mixed', server.scenarios.mixed!),
       ],
       dispatch,
