@@ -44,6 +44,8 @@ const sendStyle = fc.constantFrom(...SEND_STYLES, '');
 const limit = fc.oneof(fc.integer({ min: 1, max: 2_000 }).map(String), fc.constant('50'));
 const offset = fc.integer({ min: 0, max: 10 }).map(String);
 const flag = fc.constantFrom('true', 'false', '1', '0');
+// Not fc.webUrl(): it costs more than the request it goes into, and its odd corners are the fuzzer's job.
+const receiverUrl = fc.stringMatching(/^https?:\/\/[a-z]{1,10}\.example\.com(:[1-9][0-9]{1,3})?\/[a-z0-9]{0,8}$/);
 
 function messageFields(owned: Owned) {
   return {
@@ -147,7 +149,7 @@ export const ROUTE_INPUTS: Record<string, (owned: Owned) => RouteInputs> = {
       (owned: Owned) => ({
         body: recordSpec(
           {
-            webhooks: fc.array(fc.oneof(fc.constantFrom(...owned.urls), fc.webUrl()), { minLength: 1, maxLength: 3 }),
+            webhooks: fc.array(fc.oneof(fc.constantFrom(...owned.urls), receiverUrl), { minLength: 1, maxLength: 3 }),
             type: fc.constant('receive'),
           },
           ['webhooks', 'type'],
