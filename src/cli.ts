@@ -10,7 +10,6 @@ import { createAccount, listAccounts, rotateSecret } from './services/accounts.t
 import { AppError } from './services/app-error.ts';
 import { statusCommand } from './cli/status.ts';
 import { commandHelp, commandUsage, isCommand, overview, unexpectedFlags, type CommandName } from './cli/help.ts';
-import { inboundCommand } from './cli/inbound.ts';
 import { tailCommand } from './cli/tail.ts';
 import { webhooksCommand } from './cli/webhooks.ts';
 
@@ -160,6 +159,8 @@ async function main(argv: string[]): Promise<void> {
     case 'accounts':
       return accountsCommand(action, flags);
     case 'inbound': {
+      // Loaded for inbound alone: it validates with the HTTP route's schema, which brings in the HTTP stack.
+      const { inboundCommand } = await import('./cli/inbound.ts');
       const message = withRuntime(flags, (deps) => inboundCommand(deps, flags));
       print(message, flags.json, () => message.message_handle);
       return;
