@@ -1,15 +1,18 @@
 /**
  * The chart of one run as hand-written SVG (no plotting dependency): requests/s per scenario on
- * the left, p99 latency on the right, one horizontal bar each.
+ * the left, p99 latency on the right, one horizontal bar each. `npx tsx bench/chart.ts` redraws
+ * bench/results/latest.svg from latest.json.
  */
+import { readFileSync, writeFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import type { BenchReport } from './report.ts';
 
 type Bar = { label: string; value: number; text: string };
 
 const ROW = 28;
-const LABEL_WIDTH = 150;
+const LABEL_WIDTH = 200;
 const BAR_WIDTH = 260;
-const PANEL_WIDTH = LABEL_WIDTH + BAR_WIDTH + 70;
+const PANEL_WIDTH = LABEL_WIDTH + BAR_WIDTH + 100;
 const TOP = 64;
 
 function escape(text: string): string {
@@ -49,4 +52,9 @@ export function renderChart(report: BenchReport): string {
     '</svg>',
     '',
   ].join('\n');
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const report = JSON.parse(readFileSync(new URL('results/latest.json', import.meta.url), 'utf8')) as BenchReport;
+  writeFileSync(new URL('results/latest.svg', import.meta.url), renderChart(report));
 }
