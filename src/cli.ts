@@ -13,7 +13,7 @@ import { commandHelp, commandUsage, isCommand, overview, unexpectedFlags, type C
 import { tailCommand } from './cli/tail.ts';
 import { webhooksCommand } from './cli/webhooks.ts';
 
-/** A command line that cannot run: printed with the help of `command` (or the overview), exit code 2. */
+/** A command line that cannot run: printed with the usage of `command` (or the overview), exit code 2. */
 class UsageError extends Error {
   constructor(
     message: string,
