@@ -21,6 +21,8 @@ export type FuzzRequest = {
 export type Credentials = {
   main: { keyId: string; secret: string };
   other: { keyId: string; secret: string };
+  /** The main account's page session (a Cookie header value), when the app has pages to sign in to. */
+  session?: string | undefined;
 };
 
 /** How a route authenticates its callers, as its OpenAPI operation declares. */
@@ -210,7 +212,11 @@ function credentialsFor(kind: AuthKind, credentials: Credentials): fc.Arbitrary<
   if (kind === 'ingest') return ingestHeaders(credentials);
   const account = accountHeaders(credentials).map((headers) => ({ headers, sign: false }));
   if (kind === 'account') return account;
-  return fc.oneof(account, fc.constant({ headers: [] as [string, string][], sign: false }));
+  const stranger = fc.constant({ headers: [] as [string, string][], sign: false });
+  if (credentials.session === undefined) return fc.oneof(account, stranger);
+  // Signed in, from a page of this origin (form posts from elsewhere are refused before anything else).
+  const signedIn = fc.constant({ headers: [['cookie', credentials.session], ['origin', 'http://localhost']] as [string, string][], sign: false });
+  return fc.oneof({ weight: 1, arbitrary: account }, { weight: 1, arbitrary: stranger }, { weight: 4, arbitrary: signedIn });
 }
 
 const JUNK_HEADER_NAMES = ['accept', 'x-forwarded-for', 'x-request-id', 'cookie', 'authorization', 'origin', 'if-none-match', 'accept-encoding'];

@@ -6,6 +6,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { makeTestApp } from '../helpers/app.ts';
+import { loginPathOf, signIn } from '../security/session.ts';
 import { expectDocumentedError } from '../helpers/documented-errors.ts';
 import { INGEST_SECRET, signedHeaders } from '../helpers/ingest.ts';
 import { makePopulatedApp } from '../helpers/populated-app.ts';
@@ -47,7 +48,11 @@ function toInit(request: FuzzRequest): RequestInit {
 async function fuzzRoute(route: Route, seed: number): Promise<void> {
   const { t, owned, account } = await makePopulatedApp();
   const other = t.createAccount({ plan: 'blue' });
-  const operation = operationOf(await openApiDocument(t.app), route);
+  const doc = await openApiDocument(t.app);
+  const operation = operationOf(doc, route);
+  const pages = routeTable(t.app).filter((each) => !operationOf(doc, each));
+  const loginPath = operation ? undefined : await loginPathOf({ t }, pages);
+  const session = loginPath && (await signIn({ t }, loginPath, { keyId: account.api_key_id, secret: account.api_secret_key })).cookie;
   const writes = writeCounter(t);
   const outcomes = { accepted: 0, rejected: 0 };
   const requests = requestsFor({
@@ -58,13 +63,16 @@ async function fuzzRoute(route: Route, seed: number): Promise<void> {
     credentials: {
       main: { keyId: account.api_key_id, secret: account.api_secret_key },
       other: { keyId: other.api_key_id, secret: other.api_secret_key },
+      session,
     },
   }).map((request) => Object.assign(request, { [fc.toStringMethod]: () => describeRequest(request) }));
 
   const property = fc.asyncProperty(requests, async (request) => {
     const before = writes();
     const response = await t.app.request(request.url, toInit(request));
-    const text = await response.text();
+    // An event stream never ends: its status is what there is to check.
+    const streaming = response.headers.get('content-type')?.includes('text/event-stream');
+    const text = streaming ? (await response.body?.cancel(), '') : await response.text();
     const where = `${describeRequest(request)} -> ${response.status} ${text.slice(0, 500)}`;
     expect(response.status, where).toBeLessThan(500);
     if (response.status < 400) {

@@ -28,7 +28,7 @@ import {
   type Call,
 } from './calls.ts';
 import { publicReason } from './public-routes.ts';
-import { signIn, type Session } from './session.ts';
+import { loginPathOf, signIn, type Session } from './session.ts';
 import { leaksIn, lookalike, makeWorld, type World } from './world.ts';
 
 const ROUTES = routeTable(makeTestApp().app);
@@ -176,14 +176,9 @@ async function publicRoute(world: World, route: Route): Promise<void> {
   }
 }
 
-/** Where pages send a stranger: the Location of the first redirect a page without parameters answers. */
-async function loginPathOf(world: World): Promise<string | undefined> {
-  for (const route of ROUTES.filter((each) => each.method === 'GET' && !operationOf(world.doc, each) && !publicReason(each) && !each.path.includes(':') && !each.path.includes('*'))) {
-    const answer = await send(world, { method: 'GET', url: route.path, headers: [] });
-    const location = answer.headers.get('location');
-    if (answer.status >= 300 && answer.status < 400 && location) return new URL(location, OWN_ORIGIN).pathname;
-  }
-  return undefined;
+/** Routes outside the API document and not public: pages behind the cookie session. */
+function pagesOf(world: World): Route[] {
+  return ROUTES.filter((route) => !operationOf(world.doc, route) && publicReason(route) === undefined);
 }
 
 function sessionCall(route: Route, target: ReturnType<typeof targetsOf>[number], headers: [string, string][], origin = OWN_ORIGIN): Call {
@@ -202,7 +197,7 @@ function expectRefusedPage(call: Call, answer: Answer, where: string): void {
 
 async function sessionRoute(world: World, route: Route): Promise<void> {
   const targets = targetsOf(route, world.victim.owned).slice(0, 3);
-  const loginPath = await loginPathOf(world);
+  const loginPath = await loginPathOf(world, pagesOf(world));
   expect(loginPath, `${routeKey(route)} is neither in the API document nor public, so it needs a session, but no page sends strangers to a login form`).toBeDefined();
   const victimSession: Session = await signIn(world, loginPath!, accountOf(world, 'victim'));
   const attackerSession: Session = await signIn(world, loginPath!, accountOf(world, 'attacker'));

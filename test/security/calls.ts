@@ -7,7 +7,7 @@ import { expect } from 'vitest';
 import { fillPath, pathParams, routeKey, type Route } from '../helpers/route-table.ts';
 import type { Owned } from '../helpers/populated-app.ts';
 import { ROUTE_INPUTS } from '../fuzz/inputs.ts';
-import type { World } from './world.ts';
+import type { TestApp } from '../helpers/app.ts';
 
 export type Call = { method: string; url: string; headers: [string, string][]; body?: string };
 export type Answer = { status: number; headers: Headers; text: string };
@@ -15,7 +15,7 @@ export type Answer = { status: number; headers: Headers; text: string };
 /** The origin app.request gives requests, which the inbox's same-origin check compares Origin with. */
 export const OWN_ORIGIN = 'http://localhost';
 
-export async function send(world: World, call: Call): Promise<Answer> {
+export async function send(world: { t: Pick<TestApp, 'app'> }, call: Call): Promise<Answer> {
   const headers = new Headers();
   for (const [name, value] of call.headers) headers.append(name, value);
   const response = await world.t.app.request(call.url, { method: call.method, headers, body: call.body });

@@ -5,7 +5,8 @@
  */
 import { expect } from 'vitest';
 import { OWN_ORIGIN, send, type Account } from './calls.ts';
-import type { World } from './world.ts';
+import type { TestApp } from '../helpers/app.ts';
+import type { Route } from '../helpers/route-table.ts';
 
 export type Session = { cookie: string };
 
@@ -14,7 +15,7 @@ function attribute(tag: string, name: string): string | undefined {
 }
 
 /** Signs `account` in through the form on `loginPath`; the session cookie as a Cookie header value. */
-export async function signIn(world: World, loginPath: string, account: Account): Promise<Session> {
+export async function signIn(world: { t: Pick<TestApp, 'app'> }, loginPath: string, account: Account): Promise<Session> {
   const page = await send(world, { method: 'GET', url: loginPath, headers: [] });
   expect(page.status, page.text.slice(0, 300)).toBe(200);
   const form = /<form\b[^>]*>/i.exec(page.text)?.[0];
@@ -39,4 +40,14 @@ export async function signIn(world: World, loginPath: string, account: Account):
   const cookie = signedIn.headers.get('set-cookie')?.split(';')[0];
   expect(cookie, `signing in set no cookie: ${signedIn.status} ${signedIn.text.slice(0, 300)}`).toBeDefined();
   return { cookie: cookie! };
+}
+
+/** Where pages send a stranger: the Location of the first redirect one of `pages` (without parameters) answers. */
+export async function loginPathOf(world: { t: Pick<TestApp, 'app'> }, pages: Route[]): Promise<string | undefined> {
+  for (const route of pages.filter((each) => each.method === 'GET' && !each.path.includes(':') && !each.path.includes('*'))) {
+    const answer = await send(world, { method: 'GET', url: route.path, headers: [] });
+    const location = answer.headers.get('location');
+    if (answer.status >= 300 && answer.status < 400 && location) return new URL(location, OWN_ORIGIN).pathname;
+  }
+  return undefined;
 }
