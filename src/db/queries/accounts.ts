@@ -1,5 +1,6 @@
 import { and, asc, count, desc, eq, sql } from 'drizzle-orm';
 import type { Db } from '../connection.ts';
+import { placeholdersFor } from '../placeholders.ts';
 import { accounts, numberPins, receiveWebhooks, serviceNumbers } from '../schema.ts';
 import type { AccountRow } from '../rows.ts';
 
@@ -27,6 +28,23 @@ export function accountQueries(db: Db) {
     .where(eq(serviceNumbers.accountId, sql.placeholder('accountId')))
     .orderBy(asc(serviceNumbers.pinnedCount), asc(serviceNumbers.createdAt), asc(serviceNumbers.number))
     .limit(1)
+    .prepare();
+  // A first message to someone pins them to a line: prepared once, like the lookups above.
+  const insertPin = db
+    .insert(numberPins)
+    .values(placeholdersFor(['accountId', 'endUserNumber', 'lineNumber', 'createdAt'] as const))
+    .prepare();
+  const countPin = db
+    .update(serviceNumbers)
+    .set({ pinnedCount: sql`${serviceNumbers.pinnedCount} + 1` })
+    .where(eq(serviceNumbers.number, sql.placeholder('lineNumber')))
+    .prepare();
+  // Sends with an explicit from_number check it against these.
+  const serviceNumbersOf = db
+    .select({ number: serviceNumbers.number })
+    .from(serviceNumbers)
+    .where(eq(serviceNumbers.accountId, sql.placeholder('accountId')))
+    .orderBy(asc(serviceNumbers.createdAt), asc(serviceNumbers.number))
     .prepare();
 
   return {
@@ -78,13 +96,7 @@ export function accountQueries(db: Db) {
       return result.changes === 1;
     },
     listServiceNumbers(accountId: string): string[] {
-      return db
-        .select({ number: serviceNumbers.number })
-        .from(serviceNumbers)
-        .where(eq(serviceNumbers.accountId, accountId))
-        .orderBy(asc(serviceNumbers.createdAt), asc(serviceNumbers.number))
-        .all()
-        .map((row) => row.number);
+      return serviceNumbersOf.all({ accountId }).map((row) => row.number);
     },
     leastLoadedLine(accountId: string): string | undefined {
       return leastLoadedLine.get({ accountId })?.number;
@@ -93,11 +105,8 @@ export function accountQueries(db: Db) {
       return pinFor.get({ accountId, number: endUserNumber })?.lineNumber;
     },
     pinEndUser(accountId: string, endUserNumber: string, lineNumber: string, createdAt: number): void {
-      db.insert(numberPins).values({ accountId, endUserNumber, lineNumber, createdAt }).run();
-      db.update(serviceNumbers)
-        .set({ pinnedCount: sql`${serviceNumbers.pinnedCount} + 1` })
-        .where(eq(serviceNumbers.number, lineNumber))
-        .run();
+      insertPin.run({ accountId, endUserNumber, lineNumber, createdAt });
+      countPin.run({ lineNumber });
     },
 
     addReceiveWebhook(accountId: string, url: string, createdAt: number): void {

@@ -1,5 +1,6 @@
-import { and, asc, desc, eq, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, sql, type SQL } from 'drizzle-orm';
 import type { Db } from '../connection.ts';
+import { placeholdersFor } from '../placeholders.ts';
 import { contacts } from '../schema.ts';
 import type { ContactRow } from '../rows.ts';
 
@@ -12,6 +13,11 @@ export type ContactListQuery = {
   limit: number;
   offset: number;
 };
+
+const CONTACT_COLUMNS = [
+  'id', 'accountId', 'phone', 'firstName', 'lastName', 'companyName', 'lastMessageAt', 'previewText', 'lastInboundAt',
+  'lastOutboundAt', 'createdAt',
+] as const satisfies readonly (keyof ContactRow)[];
 
 const orderColumns = {
   last_date: contacts.lastMessageAt,
@@ -31,11 +37,27 @@ export function contactQueries(db: Db) {
     .from(contacts)
     .where(and(eq(contacts.accountId, sql.placeholder('accountId')), eq(contacts.id, sql.placeholder('id'))))
     .prepare();
+  // Every send runs these: prepared once instead of built per call.
+  const insert = db.insert(contacts).values(placeholdersFor(CONTACT_COLUMNS)).onConflictDoNothing().prepare();
+  const at = sql.placeholder('at');
+  const newer = sql`coalesce(${contacts.lastMessageAt}, 0) <= ${at}`;
+  const summaryUpdate = (direction: { lastOutboundAt: SQL } | { lastInboundAt: SQL }) =>
+    db
+      .update(contacts)
+      .set({
+        lastMessageAt: sql`case when ${newer} then ${at} else ${contacts.lastMessageAt} end`,
+        previewText: sql`case when ${newer} then ${sql.placeholder('previewText')} else ${contacts.previewText} end`,
+        ...direction,
+      })
+      .where(eq(contacts.id, sql.placeholder('contactId')))
+      .prepare();
+  const recordOutbound = summaryUpdate({ lastOutboundAt: sql`max(coalesce(${contacts.lastOutboundAt}, 0), ${at})` });
+  const recordInbound = summaryUpdate({ lastInboundAt: sql`max(coalesce(${contacts.lastInboundAt}, 0), ${at})` });
 
   return {
     /** False when the account already has a contact with that phone. */
     insert(row: ContactRow): boolean {
-      return db.insert(contacts).values(row).onConflictDoNothing().run().changes === 1;
+      return insert.run(row).changes === 1;
     },
     findById(accountId: string, id: string): ContactRow | undefined {
       return byId.get({ accountId, id });
@@ -56,17 +78,7 @@ export function contactQueries(db: Db) {
     },
     /** Moves the conversation summary forward; an older message (arriving late) never overwrites a newer one. */
     recordMessage(contactId: string, at: number, previewText: string, isOutbound: boolean): void {
-      const newer = sql`coalesce(${contacts.lastMessageAt}, 0) <= ${at}`;
-      db.update(contacts)
-        .set({
-          lastMessageAt: sql`case when ${newer} then ${at} else ${contacts.lastMessageAt} end`,
-          previewText: sql`case when ${newer} then ${previewText} else ${contacts.previewText} end`,
-          ...(isOutbound
-            ? { lastOutboundAt: sql`max(coalesce(${contacts.lastOutboundAt}, 0), ${at})` }
-            : { lastInboundAt: sql`max(coalesce(${contacts.lastInboundAt}, 0), ${at})` }),
-        })
-        .where(eq(contacts.id, contactId))
-        .run();
+      (isOutbound ? recordOutbound : recordInbound).run({ contactId, at, previewText });
     },
   };
 }

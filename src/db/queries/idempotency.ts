@@ -1,5 +1,6 @@
 import { and, eq, sql } from 'drizzle-orm';
 import type { Db } from '../connection.ts';
+import { placeholdersFor } from '../placeholders.ts';
 import { idempotencyKeys } from '../schema.ts';
 import type { IdempotencyRow } from '../rows.ts';
 
@@ -9,6 +10,20 @@ export function idempotencyQueries(db: Db) {
     .from(idempotencyKeys)
     .where(and(eq(idempotencyKeys.accountId, sql.placeholder('accountId')), eq(idempotencyKeys.key, sql.placeholder('key'))))
     .prepare();
+  // Runs on every send that carries a key. On conflict, the new row's values replace the expired one's.
+  const save = db
+    .insert(idempotencyKeys)
+    .values(placeholdersFor(['accountId', 'key', 'requestHash', 'responseStatus', 'responseBody', 'createdAt'] as const))
+    .onConflictDoUpdate({
+      target: [idempotencyKeys.accountId, idempotencyKeys.key],
+      set: {
+        requestHash: sql`${sql.placeholder('requestHash')}`,
+        responseStatus: sql`${sql.placeholder('responseStatus')}`,
+        responseBody: sql`${sql.placeholder('responseBody')}`,
+        createdAt: sql`${sql.placeholder('createdAt')}`,
+      },
+    })
+    .prepare();
 
   return {
     find(accountId: string, key: string): IdempotencyRow | undefined {
@@ -16,18 +31,7 @@ export function idempotencyQueries(db: Db) {
     },
     /** Replaces an expired entry for the same key. */
     save(row: IdempotencyRow): void {
-      db.insert(idempotencyKeys)
-        .values(row)
-        .onConflictDoUpdate({
-          target: [idempotencyKeys.accountId, idempotencyKeys.key],
-          set: {
-            requestHash: row.requestHash,
-            responseStatus: row.responseStatus,
-            responseBody: row.responseBody,
-            createdAt: row.createdAt,
-          },
-        })
-        .run();
+      save.run(row);
     },
   };
 }

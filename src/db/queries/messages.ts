@@ -72,6 +72,12 @@ export function messageQueries(db: Db) {
     })
     .where(eq(messages.id, sql.placeholder('id')))
     .prepare();
+  // Once per send, when the transport accepted it.
+  const markHandedOver = db
+    .update(messages)
+    .set({ transportHandle: sql`${sql.placeholder('transportHandle')}`, handedOverAt: sql`${sql.placeholder('at')}` })
+    .where(eq(messages.id, sql.placeholder('id')))
+    .prepare();
   const sourceEventSeen = db
     .select({ id: statusEvents.id })
     .from(statusEvents)
@@ -165,7 +171,7 @@ export function messageQueries(db: Db) {
     },
     /** Records that the transport accepted the message, under its own handle. */
     markHandedOver(messageId: number, transportHandle: string, at: number): void {
-      db.update(messages).set({ transportHandle, handedOverAt: at }).where(eq(messages.id, messageId)).run();
+      markHandedOver.run({ id: messageId, transportHandle, at });
     },
     /**
      * Outbound messages accepted but never handed over (a crash or a transport failure in between),

@@ -1,4 +1,4 @@
-import { asc, eq } from 'drizzle-orm';
+import { asc, eq, sql } from 'drizzle-orm';
 import type { Db } from '../connection.ts';
 import { orphanStatusEvents } from '../schema.ts';
 
@@ -6,6 +6,15 @@ export type OrphanStatusEventRow = typeof orphanStatusEvents.$inferSelect;
 
 /** Status events kept until their message's handle is known. */
 export function orphanQueries(db: Db) {
+  // Every hand-over looks for events that arrived before it: prepared once.
+  const waiting = db
+    .select()
+    .from(orphanStatusEvents)
+    .where(eq(orphanStatusEvents.transportHandle, sql.placeholder('transportHandle')))
+    .orderBy(asc(orphanStatusEvents.id))
+    .prepare();
+  const removeWaiting = db.delete(orphanStatusEvents).where(eq(orphanStatusEvents.transportHandle, sql.placeholder('transportHandle'))).prepare();
+
   return {
     /** False when the reporter already delivered this very event. */
     insert(row: Omit<OrphanStatusEventRow, 'id'>): boolean {
@@ -13,13 +22,8 @@ export function orphanQueries(db: Db) {
     },
     /** Removes and returns the events waiting for this handle, in arrival order. Call inside a transaction. */
     take(transportHandle: string): OrphanStatusEventRow[] {
-      const rows = db
-        .select()
-        .from(orphanStatusEvents)
-        .where(eq(orphanStatusEvents.transportHandle, transportHandle))
-        .orderBy(asc(orphanStatusEvents.id))
-        .all();
-      if (rows.length > 0) db.delete(orphanStatusEvents).where(eq(orphanStatusEvents.transportHandle, transportHandle)).run();
+      const rows = waiting.all({ transportHandle });
+      if (rows.length > 0) removeWaiting.run({ transportHandle });
       return rows;
     },
   };

@@ -1,9 +1,15 @@
 import { asc, eq, lte, min, sql } from 'drizzle-orm';
 import type { Db } from '../connection.ts';
+import { placeholdersFor } from '../placeholders.ts';
 import { sandboxSteps } from '../schema.ts';
 
 export type SandboxStepRow = typeof sandboxSteps.$inferSelect;
 export type NewSandboxStep = Omit<SandboxStepRow, 'id'>;
+
+const STEP_COLUMNS = [
+  'messageHandle', 'stepIndex', 'kind', 'status', 'errorCode', 'errorMessage', 'wasDowngraded', 'inboundFrom',
+  'inboundContent', 'groupId', 'dueAt',
+] as const satisfies readonly (keyof NewSandboxStep)[];
 
 /** The sandbox network's planned steps: its whole state, so a restart resumes where it stopped. */
 export function sandboxQueries(db: Db) {
@@ -16,15 +22,18 @@ export function sandboxQueries(db: Db) {
     .limit(1)
     .prepare();
   const remove = db.delete(sandboxSteps).where(eq(sandboxSteps.id, sql.placeholder('id'))).prepare();
+  // These run once per hand-over.
+  const insertStep = db.insert(sandboxSteps).values(placeholdersFor(STEP_COLUMNS)).onConflictDoNothing().prepare();
+  const earliestDueAt = db.select({ dueAt: min(sandboxSteps.dueAt) }).from(sandboxSteps).prepare();
 
   return {
     /**
      * Stores a message's steps; a step already planned (same handle and index) is kept as it was,
-     * so planning the same message twice adds nothing. Answers how many were new.
+     * so planning the same message twice adds nothing. Answers how many were new. Call inside a
+     * transaction, so a message's steps are planned together.
      */
     plan(steps: readonly NewSandboxStep[]): number {
-      if (steps.length === 0) return 0;
-      return db.insert(sandboxSteps).values([...steps]).onConflictDoNothing().run().changes;
+      return steps.reduce((added, step) => added + insertStep.run(step).changes, 0);
     },
     /** The earliest step due at `now`, ties in insertion order. */
     nextDue(now: number): SandboxStepRow | undefined {
@@ -35,7 +44,7 @@ export function sandboxQueries(db: Db) {
       remove.run({ id });
     },
     earliestDueAt(): number | undefined {
-      return db.select({ dueAt: min(sandboxSteps.dueAt) }).from(sandboxSteps).get()?.dueAt ?? undefined;
+      return earliestDueAt.get()?.dueAt ?? undefined;
     },
   };
 }

@@ -1,0 +1,77 @@
+/**
+ * Server CPU per send, in-process: the real app (`app.request`, no sockets) on a database file,
+ * with the courier handing every send over to the sandbox transport as `serve` does. Measures CPU
+ * time (user + system) of this process, so the load from other work on the machine does not
+ * count. Two rounds per mode, the second reported (the first warms the JIT and the page cache).
+ *
+ *   npx tsx bench/send-cost.ts [--sends 2000] [--in-flight 32] [--cpu-prof via node flags]
+ *
+ * Modes: `sequential` awaits each send before the next (one send per transaction at best);
+ * `in-flight` keeps N sends outstanding, as a loaded server sees them.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { createCourier } from '../src/transports/courier.ts';
+import { createSandboxTransport } from '../src/transports/sandbox.ts';
+import { makeTestApp } from '../test/helpers/app.ts';
+
+const { values } = parseArgs({
+  options: { sends: { type: 'string', default: '2000' }, 'in-flight': { type: 'string', default: '32' } },
+});
+const SENDS = Number(values.sends);
+const IN_FLIGHT = Number(values['in-flight']);
+
+const dir = mkdtempSync(join(tmpdir(), 'send-cost-'));
+const testApp = makeTestApp({ database: join(dir, 'bench.db') });
+const transport = createSandboxTransport(testApp.deps, { stepMs: 60_000 });
+const courier = createCourier(testApp.deps, transport);
+testApp.notifier.subscribe({ messageQueued: courier.enqueue });
+transport.start();
+const account = testApp.createAccount({ plan: 'sapphire' });
+
+let sent = 0;
+async function sendOne(): Promise<void> {
+  sent += 1;
+  // Distinct end users, as real traffic; the same ones every round, so rounds compare (the first pins lines and creates contacts).
+  const number = `+1415555${String(10_000 + (sent % SENDS)).slice(1)}`;
+  const reply = await testApp.call('POST', '/api/send-message', account, { number, content: `hello ${sent}` });
+  if (reply.status !== 202) throw new Error(`send answered ${reply.status}: ${JSON.stringify(reply.body)}`);
+}
+
+/** Lets the courier finish the hand-overs queued by the round, so they are counted in it. */
+async function drain(): Promise<void> {
+  for (let i = 0; i < 50; i += 1) await new Promise((resolve) => setImmediate(resolve));
+}
+
+async function round(mode: 'sequential' | 'in-flight'): Promise<number> {
+  const start = process.cpuUsage();
+  if (mode === 'sequential') {
+    for (let i = 0; i < SENDS; i += 1) await sendOne();
+  } else {
+    let started = 0;
+    const worker = async () => {
+      while (started < SENDS) {
+        started += 1;
+        await sendOne();
+      }
+    };
+    await Promise.all(Array.from({ length: IN_FLIGHT }, worker));
+  }
+  await drain();
+  const used = process.cpuUsage(start);
+  return (used.user + used.system) / 1_000 / SENDS;
+}
+
+for (const mode of ['sequential', 'in-flight'] as const) {
+  const first = await round(mode);
+  const second = await round(mode);
+  const label = mode === 'in-flight' ? `${IN_FLIGHT} in flight` : mode;
+  console.log(`${label}: ${second.toFixed(3)} ms CPU per send (first round ${first.toFixed(3)})`);
+}
+
+await transport.stop();
+await courier.stop();
+testApp.db.$client.close();
+rmSync(dir, { recursive: true, force: true });
