@@ -5,6 +5,7 @@ import type { AccountRow, MessageRow } from '../db/rows.ts';
 import { ensureContact } from './contacts.ts';
 import type { ServiceDeps } from './deps.ts';
 import { requireGroupPlan, resolveGroupForSend } from './groups.ts';
+import type { GroupCommit } from './group-commit.ts';
 import { withIdempotency, type StoredResponse } from './idempotency.ts';
 import { lineForEndUser, requireOwnLine } from './lines.ts';
 import { recordQueued } from './record-status.ts';
@@ -58,13 +59,9 @@ function handOver(deps: ServiceDeps, account: AccountRow, response: StoredRespon
   return response;
 }
 
-export function sendMessage(
-  deps: ServiceDeps,
-  account: AccountRow,
-  input: SendMessageInput,
-  idempotencyKey?: string,
-): StoredResponse<MessageObject> {
-  return handOver(deps, account, withIdempotency(deps, account, idempotencyKey, { operation: 'send-message', input }, () => {
+/** A send's writes, in a transaction of their own (a savepoint when the caller holds one); nothing is told yet. */
+function storeMessage(deps: ServiceDeps, account: AccountRow, input: SendMessageInput, idempotencyKey?: string): StoredResponse<MessageObject> {
+  return withIdempotency(deps, account, idempotencyKey, { operation: 'send-message', input }, () => {
     deps.sendRateLimiter.consume(account.id);
     return deps.store.transaction(() => {
       const now = deps.clock.now();
@@ -80,17 +77,17 @@ export function sendMessage(
       deps.store.contacts.recordMessage(contact.id, now, previewOf(message.content, message.mediaUrl), true);
       return { httpStatus: ACCEPTED, body: toMessageObject(message, account, [input.number, lineNumber]) };
     });
-  }));
+  });
 }
 
-export function sendGroupMessage(
+function storeGroupMessage(
   deps: ServiceDeps,
   account: AccountRow,
   input: SendGroupMessageInput,
   idempotencyKey?: string,
 ): StoredResponse<MessageObject> {
   requireGroupPlan(account);
-  return handOver(deps, account, withIdempotency(deps, account, idempotencyKey, { operation: 'send-group-message', input }, () => {
+  return withIdempotency(deps, account, idempotencyKey, { operation: 'send-group-message', input }, () => {
     deps.sendRateLimiter.consume(account.id);
     return deps.store.transaction(() => {
       const now = deps.clock.now();
@@ -105,5 +102,43 @@ export function sendGroupMessage(
       );
       return { httpStatus: ACCEPTED, body: toMessageObject(message, account, [...members, lineNumber]) };
     });
-  }));
+  });
+}
+
+/** Sends at once, committing alone: for scripts and tests that send outside a request. */
+export function sendMessage(deps: ServiceDeps, account: AccountRow, input: SendMessageInput, idempotencyKey?: string): StoredResponse<MessageObject> {
+  return handOver(deps, account, storeMessage(deps, account, input, idempotencyKey));
+}
+
+export function sendGroupMessage(
+  deps: ServiceDeps,
+  account: AccountRow,
+  input: SendGroupMessageInput,
+  idempotencyKey?: string,
+): StoredResponse<MessageObject> {
+  return handOver(deps, account, storeGroupMessage(deps, account, input, idempotencyKey));
+}
+
+/**
+ * Sends in the group commit's next batch (the API's way: under load, one COMMIT for many sends);
+ * answers, and tells the transport, only once the batch committed.
+ */
+export async function sendMessageInBatch(
+  deps: ServiceDeps,
+  commit: GroupCommit,
+  account: AccountRow,
+  input: SendMessageInput,
+  idempotencyKey?: string,
+): Promise<StoredResponse<MessageObject>> {
+  return handOver(deps, account, await commit.run(() => storeMessage(deps, account, input, idempotencyKey)));
+}
+
+export async function sendGroupMessageInBatch(
+  deps: ServiceDeps,
+  commit: GroupCommit,
+  account: AccountRow,
+  input: SendGroupMessageInput,
+  idempotencyKey?: string,
+): Promise<StoredResponse<MessageObject>> {
+  return handOver(deps, account, await commit.run(() => storeGroupMessage(deps, account, input, idempotencyKey)));
 }

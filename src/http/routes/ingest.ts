@@ -3,7 +3,7 @@ import { isHttpUrl } from '../../domain/media-url.ts';
 import { PROGRESS_ORDER, type MessageStatus } from '../../domain/status.ts';
 import type { Transport } from '../../transports/transport.ts';
 import type { ServiceDeps } from '../../services/deps.ts';
-import { createGroupCommit } from '../../services/group-commit.ts';
+import type { GroupCommit } from '../../services/group-commit.ts';
 import { receiveFromTransport } from '../../services/receive-inbound.ts';
 import { recordStatus } from '../../services/record-status.ts';
 import type { Metrics } from '../../metrics/metrics.ts';
@@ -92,10 +92,9 @@ const EVENT_ID_HEADER = z.object({
   'webhook-id': z.string().max(200).optional().openapi({ description: 'Standard Webhooks event id: the same id twice is recorded once' }),
 });
 
-export function ingestRouter(deps: IngestDeps) {
+/** `commit` batches the writes: callbacks come in bursts (every message's every status), and a burst shares one commit. */
+export function ingestRouter(deps: IngestDeps, commit: GroupCommit) {
   const middleware = [limitBody, requireIngestCaller(deps.ingestSecrets)];
-  // Callbacks come in bursts (every message's every status): a burst shares one commit.
-  const commit = createGroupCommit(deps.store);
   const router = createRouter();
 
   router.openapi(

@@ -4,7 +4,8 @@ import { ErrorCode } from '../../domain/error-codes.ts';
 import { AppError } from '../../services/app-error.ts';
 import type { AppDeps } from '../../app.ts';
 import { modifyGroup } from '../../services/groups.ts';
-import { sendGroupMessage, sendMessage } from '../../services/send-message.ts';
+import type { GroupCommit } from '../../services/group-commit.ts';
+import { sendGroupMessageInBatch, sendMessageInBatch } from '../../services/send-message.ts';
 import type { AppEnv } from '../env.ts';
 import { API_SECURITY, apiErrors } from '../openapi.ts';
 import { MessageObject, ModifyGroupResponse } from '../responses.ts';
@@ -40,7 +41,7 @@ function sendMessageBody(c: Context<AppEnv, string, { out: { json: z.output<type
   return FORM_CONTENT.test(contentType) ? c.req.valid('form') : c.req.valid('json');
 }
 
-export function sendsRouter(deps: AppDeps) {
+export function sendsRouter(deps: AppDeps, commit: GroupCommit) {
   const middleware = apiRoute(deps, 'message');
   const router = createRouter();
 
@@ -71,7 +72,7 @@ export function sendsRouter(deps: AppDeps) {
     async (c) => {
       const input = sendMessageBody(c);
       if (input.statusCallback) await deps.checkCallbackUrl(input.statusCallback);
-      const { httpStatus, body } = sendMessage(deps, c.get('account'), input, c.req.valid('header')['idempotency-key']);
+      const { httpStatus, body } = await sendMessageInBatch(deps, commit, c.get('account'), input, c.req.valid('header')['idempotency-key']);
       return c.json(body, httpStatus as 202);
     },
   );
@@ -99,7 +100,7 @@ export function sendsRouter(deps: AppDeps) {
       const idempotencyKey = c.req.valid('header')['idempotency-key'];
       const input = c.req.valid('json');
       if (input.statusCallback) await deps.checkCallbackUrl(input.statusCallback);
-      const { httpStatus, body } = sendGroupMessage(deps, c.get('account'), input, idempotencyKey);
+      const { httpStatus, body } = await sendGroupMessageInBatch(deps, commit, c.get('account'), input, idempotencyKey);
       return c.json(body, httpStatus as 202);
     },
   );
