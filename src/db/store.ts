@@ -17,6 +17,8 @@ import { statsQueries } from './queries/stats.ts';
  * so another backend replaces this file's factories and nothing above it.
  */
 export function createStore(db: Db) {
+  // better-sqlite3 builds four wrappers per transaction() call: build one, once, that runs any work.
+  const inTransaction = db.$client.transaction((work: () => unknown) => work());
   return {
     accounts: accountQueries(db),
     contacts: contactQueries(db),
@@ -35,7 +37,7 @@ export function createStore(db: Db) {
      * synchronous: `work` must not await, or its writes would escape the transaction.
      */
     transaction<T>(work: () => T): T {
-      return db.$client.transaction(work)();
+      return inTransaction(work) as T;
     },
   };
 }

@@ -48,7 +48,8 @@ function seed() {
 type Case = [name: string, table: string[], run: (store: Store, ids: { handle: string }) => unknown, matches: RegExp, noTempSort: boolean];
 
 const cases: Case[] = [
-  ['find a message by our handle or the transport’s', ['messages'], (s, { handle }) => s.messages.findByAnyHandle(`t-${handle}`), /from "messages" where \("messages"\."handle" = \? or/, false],
+  ['find a message by our handle', ['messages'], (s, { handle }) => s.messages.findByAnyHandle(handle), /from "messages" where "messages"\."handle" = \?/, false],
+  ['find a message by the transport’s handle', ['messages'], (s, { handle }) => s.messages.findByAnyHandle(`t-${handle}`), /from "messages" where "messages"\."transport_handle" = \?/, false],
   ['messages awaiting hand-over, a page after a cursor', ['messages'], (s) => s.messages.awaitingHandover(500, 1), /"handed_over_at" is null/, true],
   ['orphan events taken by transport handle (read)', ['orphan_status_events'], (s) => s.orphans.take('not-yet-known-3'), /^select .* from "orphan_status_events"/, true],
   ['orphan events taken by transport handle (delete)', ['orphan_status_events'], (s) => s.orphans.take('not-yet-known-3'), /^delete from "orphan_status_events"/, false],

@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, gt, gte, inArray, isNull, ne, or, sql, type SQL } from 'drizzle-orm';
+import { and, asc, desc, eq, gt, gte, inArray, isNull, ne, sql, type SQL } from 'drizzle-orm';
 import { unionAll } from 'drizzle-orm/sqlite-core';
 import type { MessageStatus } from '../../domain/status.ts';
 import type { Db } from '../connection.ts';
@@ -54,12 +54,11 @@ export function messageQueries(db: Db) {
     .values(placeholdersFor(STATUS_EVENT_COLUMNS))
     .onConflictDoNothing()
     .prepare();
-  const byAnyHandle = db
-    .select()
-    .from(messages)
-    .where(or(eq(messages.handle, sql.placeholder('handle')), eq(messages.transportHandle, sql.placeholder('handle'))))
-    .limit(1)
-    .prepare();
+  // Two lookups, ours first: as one `handle = ? or transport_handle = ?`, SQLite merges both index
+  // searches through a temporary rowset, which cost three times a single search (each send is
+  // looked up so several times on its way to the transport).
+  const byOurHandle = db.select().from(messages).where(eq(messages.handle, sql.placeholder('handle'))).prepare();
+  const byTransportHandle = db.select().from(messages).where(eq(messages.transportHandle, sql.placeholder('handle'))).prepare();
   // Placeholders in SET bypass column mappers: updateStatus() binds wasDowngraded as 0/1 itself.
   const updateStatus = db
     .update(messages)
@@ -164,7 +163,7 @@ export function messageQueries(db: Db) {
     },
     /** Any account's message by our handle or the transport's: transports and ingest know no account. */
     findByAnyHandle(handle: string): MessageRow | undefined {
-      return byAnyHandle.get({ handle });
+      return byOurHandle.get({ handle }) ?? byTransportHandle.get({ handle });
     },
     updateStatus(messageId: number, update: StatusUpdate): void {
       updateStatus.run({ id: messageId, ...update, wasDowngraded: update.wasDowngraded === null ? null : Number(update.wasDowngraded) });
