@@ -17,14 +17,12 @@ import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import pino from 'pino';
 import { Agent, request } from 'undici';
-import { closeDatabase, migrateDatabase, openDatabase } from '../src/db/connection.ts';
-import { createStore } from '../src/db/store.ts';
+import { closeDatabase } from '../src/db/connection.ts';
 import { DEFAULT_RETRY_SCHEDULE_MS } from '../src/domain/retry-policy.ts';
 import { createAccount } from '../src/services/accounts.ts';
-import { silentNotifier, systemClock, type ServiceDeps } from '../src/services/deps.ts';
-import { createRateLimiter } from '../src/services/rate-limiter.ts';
+import type { ServiceDeps } from '../src/services/deps.ts';
+import { openBenchDeps } from './deps.ts';
 import { recordStatus } from '../src/services/record-status.ts';
 import { sendMessage } from '../src/services/send-message.ts';
 import { createDispatcher, DISPATCHER_DEFAULTS } from '../src/webhooks/dispatcher.ts';
@@ -61,21 +59,6 @@ async function startReceiver(cpu: number | undefined) {
       return Number((await received)[1]);
     },
   };
-}
-
-function depsFor(file: string) {
-  const db = openDatabase(file);
-  migrateDatabase(db);
-  const deps: ServiceDeps = {
-    store: createStore(db),
-    clock: systemClock,
-    log: pino({ level: 'warn' }),
-    sendRateLimiter: createRateLimiter(systemClock, 0),
-    notify: silentNotifier,
-    displayTimeZone: 'UTC',
-    defaultNumbersPerAccount: 4,
-  };
-  return { db, deps };
 }
 
 function seed(deps: ServiceDeps, callbackUrl: string, messageCount: number): number {
@@ -132,7 +115,7 @@ export type DispatchMeasure = {
 export async function measureDispatch(messageCount: number, options: { receiverCpu?: number } = {}): Promise<DispatchMeasure> {
   const dir = mkdtempSync(join(tmpdir(), 'textrelay-bench-dispatch-'));
   const receiver = await startReceiver(options.receiverCpu);
-  const { db, deps } = depsFor(join(dir, 'bench.db'));
+  const { db, deps } = openBenchDeps(join(dir, 'bench.db'), 'warn');
   try {
     const calibrationRequests = messageCount * 4;
     const bare = await bareRequestsPerSecond(receiver.url, calibrationRequests);

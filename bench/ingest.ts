@@ -17,14 +17,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import pino from 'pino';
 import { Pool } from 'undici';
-import { closeDatabase, migrateDatabase, openDatabase } from '../src/db/connection.ts';
-import { createStore } from '../src/db/store.ts';
+import { closeDatabase } from '../src/db/connection.ts';
 import { createAccount } from '../src/services/accounts.ts';
-import { silentNotifier, systemClock, type ServiceDeps } from '../src/services/deps.ts';
 import { recordHandover } from '../src/services/handover.ts';
-import { createRateLimiter } from '../src/services/rate-limiter.ts';
+import { openBenchDeps } from './deps.ts';
 import { sendMessage } from '../src/services/send-message.ts';
 import { REPO_ROOT, startServer, startSink } from './processes.ts';
 import { recordResult } from './record-result.ts';
@@ -49,17 +46,7 @@ const connections = Number(args.connections);
 
 /** Seeds `count + WARMUP_MESSAGES` handed-over messages known upstream as bench-<i>. */
 function seed(file: string, callbackUrl: string | undefined, count: number): void {
-  const db = openDatabase(file);
-  migrateDatabase(db);
-  const deps: ServiceDeps = {
-    store: createStore(db),
-    clock: systemClock,
-    log: pino({ level: 'silent' }),
-    sendRateLimiter: createRateLimiter(systemClock, 0),
-    notify: silentNotifier,
-    displayTimeZone: 'UTC',
-    defaultNumbersPerAccount: 4,
-  };
+  const { db, deps } = openBenchDeps(file);
   createAccount(deps, { email: 'bench@example.com', plan: 'sapphire' });
   const account = deps.store.accounts.findByEmail('bench@example.com')!;
   for (let i = 0; i < count; i += 1) {

@@ -12,13 +12,11 @@ import { createHash } from 'node:crypto';
 import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import pino from 'pino';
-import { closeDatabase, migrateDatabase, openDatabase } from '../src/db/connection.ts';
-import { createStore } from '../src/db/store.ts';
+import { closeDatabase } from '../src/db/connection.ts';
 import { createAccount } from '../src/services/accounts.ts';
-import { silentNotifier, systemClock, type ServiceDeps } from '../src/services/deps.ts';
 import { recordHandover } from '../src/services/handover.ts';
-import { createRateLimiter } from '../src/services/rate-limiter.ts';
+import type { ServiceDeps } from '../src/services/deps.ts';
+import { openBenchDeps } from './deps.ts';
 import { sendGroupMessage, sendMessage } from '../src/services/send-message.ts';
 import { REPO_ROOT } from './processes.ts';
 
@@ -45,21 +43,6 @@ const SPACING_MS = 1_000;
 /** A quarter of single messages are inbound (RECEIVED); outbound ones end, by i % 10, in the status each reached. */
 const INBOUND = `t.message_type = 'message' and i % 4 = 0`;
 const STATUS = `case when ${INBOUND} then 'RECEIVED' else case i % 10 when 0 then 'SENT' when 9 then 'ERROR' when 7 then 'READ' when 8 then 'READ' else 'DELIVERED' end end`;
-
-function depsFor(file: string) {
-  const db = openDatabase(file);
-  migrateDatabase(db);
-  const deps: ServiceDeps = {
-    store: createStore(db),
-    clock: systemClock,
-    log: pino({ level: 'silent' }),
-    sendRateLimiter: createRateLimiter(systemClock, 0),
-    notify: silentNotifier,
-    displayTimeZone: 'UTC',
-    defaultNumbersPerAccount: 4,
-  };
-  return { db, deps };
-}
 
 /** End user i: +1 646 2xx xxxx, valid and distinct from the numbers the load scripts send to. */
 export function endUserNumber(i: number): string {
@@ -150,7 +133,7 @@ export function seedDatabase(file: string, plan: SeedPlan, options: { fresh?: bo
     const building = `${cached}.building`;
     rmSync(building, { force: true });
     const started = performance.now();
-    const { db, deps } = depsFor(building);
+    const { db, deps } = openBenchDeps(building);
     const { created, numbers, groupIds } = seedSkeleton(deps, plan);
     const client = db.$client;
     const lastDateSent = Date.now() - 86_400_000;
