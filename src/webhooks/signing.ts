@@ -1,4 +1,4 @@
-import { createHmac, createSecretKey, type KeyObject } from 'node:crypto';
+import { Webhook } from 'standardwebhooks';
 
 /** The secrets a callback is signed with at a given time. */
 export type SigningSecrets = {
@@ -7,29 +7,18 @@ export type SigningSecrets = {
   previousWebhookSecretExpiresAt: number | null;
 };
 
-const SECRET_PREFIX = 'whsec_';
+// Building a Webhook decodes its key: keep one per secret (accounts are few, secrets rotate rarely).
+const signers = new Map<string, Webhook>();
+const MAX_CACHED_SIGNERS = 10_000;
 
-// Decoding a secret into a key costs more than a signature: keep one per secret (accounts are few, secrets rotate rarely).
-const keys = new Map<string, KeyObject>();
-const MAX_CACHED_KEYS = 10_000;
-
-function keyFor(secret: string): KeyObject {
-  let key = keys.get(secret);
-  if (!key) {
-    if (keys.size >= MAX_CACHED_KEYS) keys.clear();
-    key = createSecretKey(Buffer.from(secret.startsWith(SECRET_PREFIX) ? secret.slice(SECRET_PREFIX.length) : secret, 'base64'));
-    keys.set(secret, key);
+function signerFor(secret: string): Webhook {
+  let signer = signers.get(secret);
+  if (!signer) {
+    if (signers.size >= MAX_CACHED_SIGNERS) signers.clear();
+    signer = new Webhook(secret);
+    signers.set(secret, signer);
   }
-  return key;
-}
-
-/**
- * The Standard Webhooks signature (`v1,` and the base64 HMAC-SHA256 of id.timestamp.payload), as
- * the standardwebhooks package computes it but with node's native HMAC: the package's pure-JS
- * SHA-256 was the dispatcher's largest cost after HTTP and SQL.
- */
-function sign(secret: string, webhookId: string, timestampSeconds: number, payload: string): string {
-  return `v1,${createHmac('sha256', keyFor(secret)).update(`${webhookId}.${timestampSeconds}.${payload}`).digest('base64')}`;
+  return signer;
 }
 
 /**
@@ -38,15 +27,15 @@ function sign(secret: string, webhookId: string, timestampSeconds: number, paylo
  * a signature with each secret, space-separated, so receivers verify with either one.
  */
 export function signatureHeaders(webhookId: string, timestampMs: number, payload: string, secrets: SigningSecrets): Record<string, string> {
-  const timestamp = Math.floor(timestampMs / 1000);
-  const signatures = [sign(secrets.webhookSecret, webhookId, timestamp, payload)];
+  const timestamp = new Date(timestampMs);
+  const signatures = [signerFor(secrets.webhookSecret).sign(webhookId, timestamp, payload)];
   const { previousWebhookSecret, previousWebhookSecretExpiresAt } = secrets;
   if (previousWebhookSecret && previousWebhookSecretExpiresAt !== null && previousWebhookSecretExpiresAt > timestampMs) {
-    signatures.push(sign(previousWebhookSecret, webhookId, timestamp, payload));
+    signatures.push(signerFor(previousWebhookSecret).sign(webhookId, timestamp, payload));
   }
   return {
     'webhook-id': webhookId,
-    'webhook-timestamp': String(timestamp),
+    'webhook-timestamp': String(Math.floor(timestampMs / 1000)),
     'webhook-signature': signatures.join(' '),
     'svc-signing-secret': secrets.webhookSecret,
   };
