@@ -20,6 +20,10 @@ export function openDatabase(file: string): Db {
   sqlite.pragma('foreign_keys = ON');
   // CLI commands write to the same file while the server runs: wait for the lock instead of failing.
   sqlite.pragma('busy_timeout = 5000');
+  // SQLite's default page cache is 2 MB: on a database of a million messages (about 1.2 GB) nearly
+  // every index page then comes from the OS through a read() call. 16 MB keeps the hot upper
+  // levels of the indexes in the process.
+  sqlite.pragma('cache_size = -16384');
   return drizzle({ client: sqlite, schema, casing: 'snake_case' }) as Db;
 }
 
