@@ -1,23 +1,29 @@
 /** Date formats of the public API. */
 
-const displayFormatters = new Map<string, Intl.DateTimeFormat>();
-
-function displayFormatter(timeZone: string): Intl.DateTimeFormat {
-  let formatter = displayFormatters.get(timeZone);
-  if (!formatter) {
-    formatter = new Intl.DateTimeFormat('en-US', {
-      timeZone,
-      year: '2-digit',
-      month: 'numeric',
-      day: 'numeric',
-      hour: 'numeric',
-      minute: '2-digit',
-      hour12: true,
-    });
-    displayFormatters.set(timeZone, formatter);
-  }
-  return formatter;
+/**
+ * A formatter per time zone for one set of options: building an Intl.DateTimeFormat costs far more
+ * than formatting with it, and the time zones in use are few. Throws RangeError for an unknown zone.
+ */
+export function formatterPerTimeZone(options: Omit<Intl.DateTimeFormatOptions, 'timeZone'>): (timeZone: string) => Intl.DateTimeFormat {
+  const formatters = new Map<string, Intl.DateTimeFormat>();
+  return (timeZone) => {
+    let formatter = formatters.get(timeZone);
+    if (!formatter) {
+      formatter = new Intl.DateTimeFormat('en-US', { ...options, timeZone });
+      formatters.set(timeZone, formatter);
+    }
+    return formatter;
+  };
 }
+
+const displayFormatter = formatterPerTimeZone({
+  year: '2-digit',
+  month: 'numeric',
+  day: 'numeric',
+  hour: 'numeric',
+  minute: '2-digit',
+  hour12: true,
+});
 
 /** "M/D/YY h:mm AM/PM", e.g. "3/7/26 9:05 PM". */
 export function formatDisplayDate(epochMs: number, timeZone: string): string {

@@ -1,24 +1,19 @@
+import { formatterPerTimeZone } from '../../../domain/dates.ts';
 import { formatDisplayPhone } from '../../../domain/phone.ts';
 import type { ConversationKind } from '../../../services/inbox.ts';
 
-const formatters = new Map<string, Intl.DateTimeFormat>();
+const inboxFormatter = formatterPerTimeZone({
+  month: 'short',
+  day: 'numeric',
+  hour: '2-digit',
+  minute: '2-digit',
+  second: '2-digit',
+  hourCycle: 'h23',
+});
 
 /** A time as the inbox shows it, in the service's display time zone: "Nov 23, 15:04:05". */
 export function formatTime(epochMs: number, timeZone: string): string {
-  let formatter = formatters.get(timeZone);
-  if (!formatter) {
-    formatter = new Intl.DateTimeFormat('en-US', {
-      timeZone,
-      month: 'short',
-      day: 'numeric',
-      hour: '2-digit',
-      minute: '2-digit',
-      second: '2-digit',
-      hourCycle: 'h23',
-    });
-    formatters.set(timeZone, formatter);
-  }
-  return formatter.format(epochMs);
+  return inboxFormatter(timeZone).format(epochMs);
 }
 
 export const phone = formatDisplayPhone;
