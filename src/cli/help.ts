@@ -17,6 +17,28 @@ type CommandHelp = {
 const DB = ['--db FILE', 'the SQLite file (TEXTRELAY_DB)'] as const;
 const JSON_FLAG = ['--json', 'print JSON instead of lines for people'] as const;
 
+// Every setting, described: a new one in the config schema does not compile until it is described here.
+const SETTINGS: Record<keyof Config, string> = {
+  PORT: 'port to listen on',
+  HOST: 'address to listen on',
+  TEXTRELAY_DB: 'the SQLite file',
+  TEXTRELAY_TRANSPORT: 'sandbox or upstream',
+  TEXTRELAY_PUBLIC_URL: 'the URL the upstream provider calls back (required for upstream)',
+  TEXTRELAY_SANDBOX_STEP_MS: "time between the sandbox's status steps",
+  TEXTRELAY_INGEST_SECRET: 'whsec_ secret(s) that sign callbacks posted to /webhooks/*',
+  TEXTRELAY_UPSTREAM_URL: "the provider's API (required for upstream)",
+  TEXTRELAY_UPSTREAM_KEY_ID: "the provider's key id (required for upstream)",
+  TEXTRELAY_UPSTREAM_SECRET: "the provider's secret (required for upstream)",
+  TEXTRELAY_WEBHOOK_RETRY_SCHEDULE: 'seconds between webhook attempts, comma-separated',
+  TEXTRELAY_ALLOW_PRIVATE_CALLBACKS: 'allow callbacks to private and loopback addresses',
+  TEXTRELAY_DISPLAY_TZ: "time zone of contacts' display dates",
+  TEXTRELAY_RATE_LIMIT_PER_MINUTE: 'sends per account per minute, 0 for no limit',
+  TEXTRELAY_NUMBERS_PER_ACCOUNT: 'service numbers of a new account',
+  TEXTRELAY_METRICS: 'serve /metrics (false answers 404)',
+  TEXTRELAY_METRICS_TOKEN: 'bearer token /metrics requires, when set',
+  LOG_LEVEL: 'fatal, error, warn, info, debug, trace or silent',
+};
+
 export const COMMANDS = {
   serve: {
     summary: 'Run the HTTP API, the transport and the webhook dispatcher',
@@ -27,24 +49,8 @@ export const COMMANDS = {
       DB,
       ['--transport NAME', 'sandbox (simulated network) or upstream (a real provider) (TEXTRELAY_TRANSPORT)'],
     ],
-    env: [
-      'PORT',
-      'HOST',
-      'TEXTRELAY_DB',
-      'TEXTRELAY_TRANSPORT',
-      'TEXTRELAY_PUBLIC_URL',
-      'TEXTRELAY_SANDBOX_STEP_MS',
-      'TEXTRELAY_INGEST_SECRET',
-      'TEXTRELAY_UPSTREAM_URL',
-      'TEXTRELAY_UPSTREAM_KEY_ID',
-      'TEXTRELAY_UPSTREAM_SECRET',
-      'TEXTRELAY_WEBHOOK_RETRY_SCHEDULE',
-      'TEXTRELAY_ALLOW_PRIVATE_CALLBACKS',
-      'TEXTRELAY_DISPLAY_TZ',
-      'TEXTRELAY_RATE_LIMIT_PER_MINUTE',
-      'TEXTRELAY_NUMBERS_PER_ACCOUNT',
-      'LOG_LEVEL',
-    ],
+    // serve reads every setting.
+    env: Object.keys(SETTINGS) as (keyof Config)[],
   },
   migrate: {
     summary: 'Create the database file or bring it to the current schema',
@@ -154,29 +160,11 @@ export function overview(): string {
   ].join('\n');
 }
 
-const SETTINGS: Partial<Record<keyof Config, string>> = {
-  PORT: 'port to listen on',
-  HOST: 'address to listen on',
-  TEXTRELAY_DB: 'the SQLite file',
-  TEXTRELAY_TRANSPORT: 'sandbox or upstream',
-  TEXTRELAY_PUBLIC_URL: 'the URL the upstream provider calls back (required for upstream)',
-  TEXTRELAY_SANDBOX_STEP_MS: "time between the sandbox's status steps",
-  TEXTRELAY_INGEST_SECRET: 'whsec_ secret(s) that sign callbacks posted to /webhooks/*',
-  TEXTRELAY_UPSTREAM_URL: "the provider's API (required for upstream)",
-  TEXTRELAY_UPSTREAM_KEY_ID: "the provider's key id (required for upstream)",
-  TEXTRELAY_UPSTREAM_SECRET: "the provider's secret (required for upstream)",
-  TEXTRELAY_WEBHOOK_RETRY_SCHEDULE: 'seconds between webhook attempts, comma-separated',
-  TEXTRELAY_ALLOW_PRIVATE_CALLBACKS: 'allow callbacks to private and loopback addresses',
-  TEXTRELAY_DISPLAY_TZ: "time zone of contacts' display dates",
-  TEXTRELAY_RATE_LIMIT_PER_MINUTE: 'sends per account per minute, 0 for no limit',
-  TEXTRELAY_NUMBERS_PER_ACCOUNT: 'service numbers of a new account',
-  LOG_LEVEL: 'fatal, error, warn, info, debug, trace or silent',
-};
 
 function describeSetting(defaults: Config, name: keyof Config): string {
   const value = defaults[name];
   const fallback = value === undefined ? '' : ` (default ${String(value)})`;
-  return `${SETTINGS[name] ?? ''}${fallback}`;
+  return `${SETTINGS[name]}${fallback}`;
 }
 
 /** What a usage error prints under its message: the command's usage lines, and where the rest is. */
