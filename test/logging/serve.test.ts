@@ -75,11 +75,12 @@ describe('a serve process attached to a terminal', () => {
     let out = '';
     try {
       const plain = await new Promise<string>((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`no listening log line within 30 s:\n${out}`)), 30_000);
+        const timer = setTimeout(() => reject(new Error(`no complete listening entry within 30 s:\n${out}`)), 30_000);
         child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
           out += chunk;
           const text = out.replace(/\u001b\[[0-9;]*m/g, '');
-          if (/\] INFO: listening\r?\n/.test(text)) {
+          // Pretty lines reach the pseudo-terminal in pieces: wait for the last field of the entry.
+          if (/\] INFO: listening\r?\n[\s\S]*transport: .*\r?\n/.test(text)) {
             clearTimeout(timer);
             resolve(text);
           }
