@@ -2,6 +2,7 @@ import pino from 'pino';
 import { migrateDatabase, openDatabase } from '../src/db/connection.ts';
 import { createStore } from '../src/db/store.ts';
 import { silentNotifier, systemClock, type ServiceDeps } from '../src/services/deps.ts';
+import { createGroupCommit } from '../src/services/group-commit.ts';
 import { createRateLimiter } from '../src/services/rate-limiter.ts';
 
 /**
@@ -12,8 +13,10 @@ import { createRateLimiter } from '../src/services/rate-limiter.ts';
 export function openBenchDeps(file: string, logLevel: 'silent' | 'warn' = 'silent') {
   const db = openDatabase(file);
   migrateDatabase(db);
+  const store = createStore(db);
   const deps: ServiceDeps = {
-    store: createStore(db),
+    store,
+    groupCommit: createGroupCommit(store),
     clock: systemClock,
     log: pino({ level: logLevel }),
     sendRateLimiter: createRateLimiter(systemClock, 0),

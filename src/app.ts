@@ -17,7 +17,6 @@ import { requestContext } from './http/request-context.ts';
 import type { Metrics } from './metrics/metrics.ts';
 import { webhooksRouter } from './http/routes/webhooks.ts';
 import type { ServiceDeps } from './services/deps.ts';
-import { createGroupCommit } from './services/group-commit.ts';
 import type { NotifierHub } from './services/notifier.ts';
 import type { CallbackUrlCheck } from './webhooks/ssrf.ts';
 
@@ -37,19 +36,16 @@ export type AppDeps = ServiceDeps & Pick<IngestDeps, 'transportName' | 'ingestSe
 /** Builds the HTTP app from its dependencies; no I/O happens here. */
 export function buildApp(deps: AppDeps) {
   const app = new OpenAPIHono<AppEnv>();
-  // One for every writer under load (sends, transport callbacks): each COMMIT covers them all.
-  const commit = createGroupCommit(deps.store);
-
   // First, so that every line logged while serving carries the request id and every answer is counted.
   app.use('*', requestContext(deps));
   if (deps.metricsEndpoint.enabled) app.route('/', metricsRouter(deps.metrics, deps.metricsEndpoint.bearerToken));
   app.route('/', healthRouter(deps.isReady));
   app.route('/', contactsRouter(deps));
   app.route('/', messagesRouter(deps));
-  app.route('/', sendsRouter(deps, commit));
+  app.route('/', sendsRouter(deps));
   app.route('/', webhooksRouter(deps));
   if (deps.transportName === 'sandbox') app.route('/', sandboxRouter(deps));
-  app.route('/', ingestRouter(deps, commit));
+  app.route('/', ingestRouter(deps));
   app.route('/', inboxRouter(deps));
 
   serveOpenApiDocument(app, deps.version);

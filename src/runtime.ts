@@ -6,6 +6,7 @@ import { isWritable, migrateDatabase, openDatabase, type Db } from './db/connect
 import { createStore } from './db/store.ts';
 import { createMetrics } from './metrics/metrics.ts';
 import { systemClock, type Clock } from './services/deps.ts';
+import { createGroupCommit } from './services/group-commit.ts';
 import { createNotifierHub, type NotifierHub } from './services/notifier.ts';
 import { createRateLimiter } from './services/rate-limiter.ts';
 import { getGatewayStats } from './services/stats.ts';
@@ -25,6 +26,7 @@ export function openRuntime(
   const store = createStore(db);
   const deps: AppDeps = {
     store,
+    groupCommit: createGroupCommit(store),
     clock,
     log,
     sendRateLimiter: createRateLimiter(clock, config.TEXTRELAY_RATE_LIMIT_PER_MINUTE),

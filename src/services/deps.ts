@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import type { Store } from '../db/store.ts';
+import type { GroupCommit } from './group-commit.ts';
 import type { RateLimiter } from './rate-limiter.ts';
 
 export interface Clock {
@@ -29,6 +30,11 @@ export const silentNotifier: Notifier = { messageQueued: () => {}, outboxWritten
 /** What every use case may reach. Built once by the entry point (or a test) and passed down. */
 export type ServiceDeps = {
   store: Store;
+  /**
+   * The one write batch that requests (sends, transport callbacks) and background writers (the
+   * courier, the sandbox) share under load: each COMMIT covers all of them.
+   */
+  groupCommit: GroupCommit;
   clock: Clock;
   log: Logger;
   sendRateLimiter: RateLimiter;

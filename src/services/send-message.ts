@@ -5,7 +5,6 @@ import type { AccountRow, MessageRow } from '../db/rows.ts';
 import { ensureContact } from './contacts.ts';
 import type { ServiceDeps } from './deps.ts';
 import { requireGroupPlan, resolveGroupForSend } from './groups.ts';
-import type { GroupCommit } from './group-commit.ts';
 import { withIdempotency, type StoredResponse } from './idempotency.ts';
 import { lineForEndUser, requireOwnLine } from './lines.ts';
 import { recordQueued } from './record-status.ts';
@@ -125,20 +124,18 @@ export function sendGroupMessage(
  */
 export async function sendMessageInBatch(
   deps: ServiceDeps,
-  commit: GroupCommit,
   account: AccountRow,
   input: SendMessageInput,
   idempotencyKey?: string,
 ): Promise<StoredResponse<MessageObject>> {
-  return handOver(deps, account, await commit.run(() => storeMessage(deps, account, input, idempotencyKey)));
+  return handOver(deps, account, await deps.groupCommit.run(() => storeMessage(deps, account, input, idempotencyKey)));
 }
 
 export async function sendGroupMessageInBatch(
   deps: ServiceDeps,
-  commit: GroupCommit,
   account: AccountRow,
   input: SendGroupMessageInput,
   idempotencyKey?: string,
 ): Promise<StoredResponse<MessageObject>> {
-  return handOver(deps, account, await commit.run(() => storeGroupMessage(deps, account, input, idempotencyKey)));
+  return handOver(deps, account, await deps.groupCommit.run(() => storeGroupMessage(deps, account, input, idempotencyKey)));
 }

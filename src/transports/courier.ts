@@ -66,7 +66,8 @@ export function createCourier(deps: ServiceDeps, transport: Transport, options: 
       return;
     }
     try {
-      recordHandover(deps, handle, receipt);
+      // Batched with the other hand-overs and the requests of this turn: one COMMIT for all of them.
+      await deps.groupCommit.run(() => recordHandover(deps, handle, receipt));
     } catch (error) {
       // The message went out; only our note of it failed (a busy database). Handing it over again is
       // safe, since transports dedupe by our handle, and it must not count as the transport's failure.

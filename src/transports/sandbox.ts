@@ -59,7 +59,8 @@ export function createSandboxTransport(deps: ServiceDeps, options: SandboxOption
   return {
     name: 'sandbox',
     async send(message: OutboundMessage): Promise<HandoverReceipt> {
-      planSandboxTimeline(deps, message, options.stepMs);
+      // In the shared write batch: a burst of sends is planned under one COMMIT, not one per message.
+      await deps.groupCommit.run(() => planSandboxTimeline(deps, message, options.stepMs));
       arm();
       // The sandbox knows messages by our handle: that is its dedupe key and its handle.
       return { transportHandle: message.handle };

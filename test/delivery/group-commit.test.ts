@@ -2,6 +2,8 @@ import { describe, expect, it } from 'vitest';
 import type { Store } from '../../src/db/store.ts';
 import { createGroupCommit } from '../../src/services/group-commit.ts';
 import { recordHandover } from '../../src/services/handover.ts';
+import { createCourier } from '../../src/transports/courier.ts';
+import { createSandboxTransport } from '../../src/transports/sandbox.ts';
 import { makeTestApp } from '../helpers/app.ts';
 import { accountRow, send } from '../helpers/delivery.ts';
 import { ALICE, show } from '../helpers/fixtures.ts';
@@ -65,5 +67,32 @@ describe('group commit', () => {
     expect(replies.map((reply) => reply.status), show(replies.map((reply) => reply.body))).toEqual([...handles.map(() => 200), 202, 404]);
     for (const handle of handles) expect(t.store.messages.findByAnyHandle(handle)?.status).toBe('DELIVERED');
     expect(t.db.$client.prepare('select count(*) c from orphan_status_events').get()).toEqual({ c: 1 });
+  });
+
+  it('shares commits between a burst of sends and their hand-overs to the sandbox, instead of one commit per message', async () => {
+    const t = makeTestApp();
+    const transport = createSandboxTransport(t.deps, { stepMs: 1_000 });
+    const courier = createCourier(t.deps, transport);
+    t.notifier.subscribe({ messageQueued: courier.enqueue });
+    const account = t.createAccount();
+    let commits = 0;
+    const transaction = t.store.transaction;
+    t.store.transaction = ((work: () => unknown) => {
+      if (!t.db.$client.inTransaction) commits += 1;
+      return transaction(work);
+    }) as Store['transaction'];
+
+    const replies = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => t.call('POST', '/api/send-message', account, { number: `+1212456${7100 + i}`, content: `burst ${i}` })),
+    );
+    await courier.idle();
+
+    expect(replies.map((reply) => reply.status)).toEqual(replies.map(() => 202));
+    const handles = replies.map((reply) => (reply.body as { message_handle: string }).message_handle);
+    for (const handle of handles) expect(t.store.messages.findByAnyHandle(handle)?.handedOverAt).not.toBeNull();
+    const planned = t.db.$client.prepare('select count(distinct message_handle) c from sandbox_steps').get();
+    expect(planned).toEqual({ c: 20 });
+    // The sends, the sandbox's plans and the hand-over marks: a commit each (one per message was 41).
+    expect(commits).toBeLessThanOrEqual(3);
   });
 });

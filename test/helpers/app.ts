@@ -5,6 +5,7 @@ import { createStore } from '../../src/db/store.ts';
 import type { MetricsEndpoint } from '../../src/http/metrics.ts';
 import { createMetrics } from '../../src/metrics/metrics.ts';
 import { createAccount, type CreateAccountInput } from '../../src/services/accounts.ts';
+import { createGroupCommit } from '../../src/services/group-commit.ts';
 import { createNotifierHub } from '../../src/services/notifier.ts';
 import { createRateLimiter } from '../../src/services/rate-limiter.ts';
 import { getGatewayStats } from '../../src/services/stats.ts';
@@ -41,6 +42,7 @@ export function makeTestApp(
   const store = createStore(db);
   const deps: AppDeps = {
     store,
+    groupCommit: createGroupCommit(store),
     clock,
     log: overrides.log ?? pino({ level: 'silent' }),
     sendRateLimiter: createRateLimiter(clock, overrides.rateLimitPerMinute ?? 0),

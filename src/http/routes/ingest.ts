@@ -3,7 +3,6 @@ import { isHttpUrl } from '../../domain/media-url.ts';
 import { PROGRESS_ORDER, type MessageStatus } from '../../domain/status.ts';
 import type { Transport } from '../../transports/transport.ts';
 import type { ServiceDeps } from '../../services/deps.ts';
-import type { GroupCommit } from '../../services/group-commit.ts';
 import { receiveFromTransport } from '../../services/receive-inbound.ts';
 import { recordStatus } from '../../services/record-status.ts';
 import type { Metrics } from '../../metrics/metrics.ts';
@@ -92,8 +91,8 @@ const EVENT_ID_HEADER = z.object({
   'webhook-id': z.string().max(200).optional().openapi({ description: 'Standard Webhooks event id: the same id twice is recorded once' }),
 });
 
-/** `commit` batches the writes: callbacks come in bursts (every message's every status), and a burst shares one commit. */
-export function ingestRouter(deps: IngestDeps, commit: GroupCommit) {
+/** Writes go through the group commit: callbacks come in bursts (every message's every status), and a burst shares one commit. */
+export function ingestRouter(deps: IngestDeps) {
   const middleware = [limitBody, requireIngestCaller(deps.ingestSecrets)];
   const router = createRouter();
 
@@ -124,7 +123,7 @@ export function ingestRouter(deps: IngestDeps, commit: GroupCommit) {
         source: deps.transportName,
         sourceEventId: c.req.valid('header')['webhook-id'] || undefined,
       };
-      const outcome = await commit.run(() => recordStatus(deps, report));
+      const outcome = await deps.groupCommit.run(() => recordStatus(deps, report));
       if (outcome === 'duplicate_event') deps.metrics.ingestDuplicate('status');
       return outcome === 'unknown_handle' ? c.json(OK_BODY, 202) : c.json(OK_BODY, 200);
     },
@@ -147,7 +146,7 @@ export function ingestRouter(deps: IngestDeps, commit: GroupCommit) {
     }),
     async (c) => {
       const inbound = { ...c.req.valid('json'), source: deps.transportName };
-      const { created } = await commit.run(() => receiveFromTransport(deps, inbound));
+      const { created } = await deps.groupCommit.run(() => receiveFromTransport(deps, inbound));
       if (!created) deps.metrics.ingestDuplicate('receive');
       return c.json(OK_BODY, 200);
     },

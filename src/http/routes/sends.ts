@@ -4,7 +4,6 @@ import { ErrorCode } from '../../domain/error-codes.ts';
 import { AppError } from '../../services/app-error.ts';
 import type { AppDeps } from '../../app.ts';
 import { modifyGroup } from '../../services/groups.ts';
-import type { GroupCommit } from '../../services/group-commit.ts';
 import { sendGroupMessageInBatch, sendMessageInBatch } from '../../services/send-message.ts';
 import type { AppEnv } from '../env.ts';
 import { API_SECURITY, apiErrors } from '../openapi.ts';
@@ -41,7 +40,7 @@ function sendMessageBody(c: Context<AppEnv, string, { out: { json: z.output<type
   return FORM_CONTENT.test(contentType) ? c.req.valid('form') : c.req.valid('json');
 }
 
-export function sendsRouter(deps: AppDeps, commit: GroupCommit) {
+export function sendsRouter(deps: AppDeps) {
   const middleware = apiRoute(deps, 'message');
   const router = createRouter();
 
@@ -72,7 +71,7 @@ export function sendsRouter(deps: AppDeps, commit: GroupCommit) {
     async (c) => {
       const input = sendMessageBody(c);
       if (input.statusCallback) await deps.checkCallbackUrl(input.statusCallback);
-      const { httpStatus, body } = await sendMessageInBatch(deps, commit, c.get('account'), input, c.req.valid('header')['idempotency-key']);
+      const { httpStatus, body } = await sendMessageInBatch(deps, c.get('account'), input, c.req.valid('header')['idempotency-key']);
       return c.json(body, httpStatus as 202);
     },
   );
@@ -100,7 +99,7 @@ export function sendsRouter(deps: AppDeps, commit: GroupCommit) {
       const idempotencyKey = c.req.valid('header')['idempotency-key'];
       const input = c.req.valid('json');
       if (input.statusCallback) await deps.checkCallbackUrl(input.statusCallback);
-      const { httpStatus, body } = await sendGroupMessageInBatch(deps, commit, c.get('account'), input, idempotencyKey);
+      const { httpStatus, body } = await sendGroupMessageInBatch(deps, c.get('account'), input, idempotencyKey);
       return c.json(body, httpStatus as 202);
     },
   );
