@@ -24,6 +24,12 @@ export function openDatabase(file: string): Db {
   // every index page then comes from the OS through a read() call. 16 MB keeps the hot upper
   // levels of the indexes in the process.
   sqlite.pragma('cache_size = -16384');
+  // The default checkpoint every 1,000 WAL pages (4 MB) copies the hot index pages back into the
+  // file, with an fsync, every few dozen sends on a large database. Every 10,000 pages (40 MB) a
+  // page rewritten by many commits is copied once: sends at 1M messages went from about 340 to 460
+  // a second in interleaved runs. The cost: a WAL file of up to 40 MB beside the database, read
+  // back after a crash.
+  sqlite.pragma('wal_autocheckpoint = 10000');
   return drizzle({ client: sqlite, schema, casing: 'snake_case' }) as Db;
 }
 

@@ -1,0 +1,24 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { closeDatabase, openDatabase, type Db } from '../../src/db/connection.ts';
+
+describe('a database file opened by textrelay', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'textrelay-connection-'));
+  let db: Db | undefined;
+  afterEach(() => {
+    if (db) closeDatabase(db);
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('runs in WAL mode with the durability, locking and checkpoint settings docs/robustness.md describes', () => {
+    db = openDatabase(join(dir, 'nested', 'textrelay.db'));
+    const setting = (name: string) => db!.$client.pragma(name, { simple: true });
+    expect(setting('journal_mode')).toBe('wal');
+    expect(setting('synchronous')).toBe(1); // NORMAL: a process crash loses nothing committed
+    expect(setting('foreign_keys')).toBe(1);
+    expect(setting('busy_timeout')).toBe(5_000); // CLI commands wait for the server's write lock
+    expect(setting('wal_autocheckpoint')).toBe(10_000);
+  });
+});
