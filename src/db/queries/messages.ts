@@ -3,6 +3,7 @@ import { unionAll } from 'drizzle-orm/sqlite-core';
 import type { MessageStatus } from '../../domain/status.ts';
 import type { Db } from '../connection.ts';
 import { placeholdersFor } from '../placeholders.ts';
+import { prepareMessageRows } from './message-values.ts';
 import { groupMembers, groups, messages, statusEvents } from '../schema.ts';
 import type { MessageRow, NewMessageRow, StatusEventRow } from '../rows.ts';
 
@@ -116,7 +117,7 @@ export function messageQueries(db: Db) {
     const select = (...more: SQL[]) => db.select().from(messages).where(and(...conditions, ...more));
     const newestFirst = [desc(messages.dateSent), desc(messages.id)] as const;
     if (!present.has('number')) {
-      return select().orderBy(...newestFirst).limit(p('limit')).offset(p('offset')).prepare();
+      return prepareMessageRows(db, select().orderBy(...newestFirst).limit(p('limit')).offset(p('offset')));
     }
     // A number's messages are its one-to-one conversation plus the groups it belongs to. As one
     // `number = ? OR group_id IN (...)` filter SQLite walks the account's whole date index (or
@@ -132,7 +133,7 @@ export function messageQueries(db: Db) {
           [select(inArray(messages.groupId, groupsOfNumberSubquery), otherMember)];
     const [first, second, ...others] = [select(eq(messages.number, p('number'))), ...groupBranches];
     const merged = second === undefined ? first! : unionAll(first!, second, ...others);
-    return merged.orderBy(...newestFirst).limit(p('limit')).offset(p('offset')).prepare();
+    return prepareMessageRows(db, merged.orderBy(...newestFirst).limit(p('limit')).offset(p('offset')));
   }
 
   const history = db
