@@ -1,11 +1,12 @@
 import { Agent } from 'undici';
 import { nextDelay, parseRetrySchedule, type AttemptResult } from '../domain/retry-policy.ts';
-import type { ClaimedDelivery, DeliveryOutcome, FinishedDelivery } from '../db/queries/outbox.ts';
+import type { ClaimedDelivery, DeliveryOutcome, DuePosition, FinishedDelivery } from '../db/queries/outbox.ts';
 import type { Metrics } from '../metrics/metrics.ts';
 import type { ServiceDeps } from '../services/deps.ts';
 import { finishAndClaimDeliveries, finishDeliveries, releaseDeliveries, signingSecretOf } from '../services/webhook-dispatch.ts';
 import { storageTrouble } from '../services/storage-errors.ts';
 import { VERSION } from '../version.ts';
+import { createDueScan } from './due-scan.ts';
 import { postWebhook, type PostResult } from './post.ts';
 import { signatureHeaders } from './signing.ts';
 import { isPrivateAddress, publicOnlyLookup } from './ssrf.ts';
@@ -94,6 +95,7 @@ export function createDispatcher(deps: ServiceDeps & { metrics: Pick<Metrics, 'd
   let stopping = false;
   let tickQueued = false;
   let pollTimer: NodeJS.Timeout | undefined;
+  const dueScan = createDueScan(settings.perHostConcurrency);
 
   function finishedAttempt(row: ClaimedDelivery, post: PostResult, attemptedAt: number): FinishedDelivery {
     const decision = nextDelay(row.attemptCount + 1, attemptResultOf(post), settings.retryScheduleMs, random);
@@ -176,8 +178,9 @@ export function createDispatcher(deps: ServiceDeps & { metrics: Pick<Metrics, 'd
    * slots, within each host's limit, then starts them. A finished callback's held follower comes
    * first (it takes the slot its predecessor left, on the same host); then due rows, oldest first.
    * Rows for a saturated host are skipped (they wait in the database, unleased); the scan stops
-   * once the slots are filled, or after skipping SKIP_BUDGET rows: enough to reach other hosts'
-   * rows, without reading the whole backlog of a saturated one on every claim.
+   * once the slots are filled, or after skipping SKIP_BUDGET rows, and the next tick resumes it
+   * there (due-scan.ts): other hosts' rows behind a full host's backlog are reached, without
+   * reading that whole backlog on every claim.
    */
   function settleAndLaunch(): number {
     const batch = finished;
@@ -189,19 +192,44 @@ export function createDispatcher(deps: ServiceDeps & { metrics: Pick<Metrics, 'd
       return 0;
     }
     const planned = new Map<string, number>();
+    const loadOf = (host: string) => (hostLoad.get(host) ?? 0) + (planned.get(host) ?? 0);
+    const limit = Math.max(free, 1) * CLAIM_SCAN_FACTOR;
+    const passedOver = new Set<string>();
+    let lastSeen: DuePosition | undefined;
+    let seen = 0;
+    let passedOverRows = 0;
+    let stoppedBy: 'slots' | 'budget' | undefined;
+    let scanned = false;
     let taken = 0;
-    let skipped = 0;
     let rows: ClaimedDelivery[];
     try {
       rows = finishAndClaimDeliveries(deps, batch, {
         leaseMs: settings.leaseMs,
-        limit: Math.max(free, 1) * CLAIM_SCAN_FACTOR,
-        accept: (url) => {
-          if (taken >= free || skipped >= SKIP_BUDGET) return 'stop';
+        limit,
+        scanFrom: () => {
+          const start = dueScan.start(loadOf);
+          scanned = start !== 'none';
+          return start;
+        },
+        accept: (url, position) => {
+          if (taken >= free) {
+            stoppedBy = 'slots';
+            return 'stop';
+          }
+          if (passedOverRows >= SKIP_BUDGET) {
+            stoppedBy = 'budget';
+            return 'stop';
+          }
+          if (position) {
+            seen += 1;
+            lastSeen = position;
+          }
           const host = hostOf(url);
-          const load = (hostLoad.get(host) ?? 0) + (planned.get(host) ?? 0);
-          if (load >= settings.perHostConcurrency) {
-            skipped += 1;
+          if (loadOf(host) >= settings.perHostConcurrency) {
+            if (position) {
+              passedOver.add(host);
+              passedOverRows += 1;
+            }
             return 'skip';
           }
           planned.set(host, (planned.get(host) ?? 0) + 1);
@@ -216,7 +244,10 @@ export function createDispatcher(deps: ServiceDeps & { metrics: Pick<Metrics, 'd
       deps.log.error({ err: error, count: batch.length }, 'recording webhook attempts or claiming failed');
       return 0;
     }
+    const continues =
+      scanned && dueScan.finished({ passedOver, lastSeen, cutShort: stoppedBy === 'budget' || seen >= limit, slotsFull: stoppedBy === 'slots' });
     for (const row of rows) launch(row);
+    if (continues) queueTick();
     return rows.length;
   }
 
@@ -239,13 +270,18 @@ export function createDispatcher(deps: ServiceDeps & { metrics: Pick<Metrics, 'd
     start(): void {
       if (running || stopping) return;
       running = true;
-      pollTimer = setInterval(queueTick, settings.pollIntervalMs);
+      pollTimer = setInterval(() => {
+        // Retries fall due with time alone.
+        dueScan.changed();
+        queueTick();
+      }, settings.pollIntervalMs);
       pollTimer.unref();
       queueTick();
     },
 
     /** New rows are due: claim them now rather than at the next poll. */
     wake(): void {
+      dueScan.changed();
       if (running) queueTick();
     },
 
@@ -255,6 +291,7 @@ export function createDispatcher(deps: ServiceDeps & { metrics: Pick<Metrics, 'd
      * For tests and tools driving the clock; not to be mixed with start().
      */
     async runOnce(): Promise<number> {
+      dueScan.reset();
       let attempts = 0;
       for (;;) {
         const launched = settleAndLaunch();

@@ -276,6 +276,35 @@ describe('webhook dispatcher: ordering, leases, shutdown', () => {
     for (const answer of release.splice(0)) answer();
   });
 
+  it('after passing over a full host’s backlog it still reaches a callback written later for another host, and the backlog as slots free up', async () => {
+    const { t, account } = appWithAccount();
+    const pending: (() => void)[] = [];
+    const slow = await receiver((_request, _index, response) => {
+      pending.push(() => response.writeHead(200).end());
+    });
+    const fast = await receiver();
+    const backlog = 70; // more rows than one claim passes over before it gives up on finding other hosts
+    for (let i = 0; i < backlog; i++) await sendWithCallback(t, account, slow.url(), `+1212457${String(1000 + i)}`);
+    // Polling once a minute: only a wake-up or a freed slot can make it look again within the test.
+    const dispatcher = dispatcherFor(t, { concurrency: 32, perHostConcurrency: 2, pollIntervalMs: 60_000 });
+    dispatcher.start();
+    await expect.poll(() => slow.received.length).toBe(2);
+
+    await sendWithCallback(t, account, fast.url(), BOB);
+    dispatcher.wake(); // as the services' notifier does after the commit
+    await expect.poll(() => fast.received.length).toBe(1);
+
+    await expect
+      .poll(
+        () => {
+          for (const answer of pending.splice(0)) answer();
+          return slow.received.length;
+        },
+        { timeout: 10_000, interval: 20 },
+      )
+      .toBe(backlog);
+  });
+
   it('a row claimed by a dispatcher that died goes back to the queue when its lease lapses', async () => {
     const { t, account } = appWithAccount();
     const hook = await receiver();

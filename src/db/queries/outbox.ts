@@ -23,11 +23,24 @@ export type ClaimedDelivery = Pick<
   previousWebhookSecretExpiresAt: number | null;
 };
 
-/** Decides, row by row in due order, which rows a claim takes: by destination URL (per-host limits). */
-export type ClaimFilter = (url: string) => 'take' | 'skip' | 'stop';
+/** A due row's place in the due order: by due time, then by seq. */
+export type DuePosition = { dueAt: number; seq: number };
 
-/** What a claim takes: leases of `leaseMs`, at most `limit` rows looked at, each passed through `accept`. */
-export type Claim = { leaseMs: number; limit: number; accept: ClaimFilter };
+/**
+ * Decides, row by row, which rows a claim takes: by destination URL (per-host limits). Due rows
+ * come with their place in the due order; the followers of finished rows without one.
+ */
+export type ClaimFilter = (url: string, position?: DuePosition) => 'take' | 'skip' | 'stop';
+
+/** Where a claim's scan of due rows starts: at the first, after a row an earlier scan looked at, or nowhere. */
+export type DueScanStart = 'first' | DuePosition | 'none';
+
+/**
+ * What a claim takes: leases of `leaseMs`, at most `limit` due rows looked at, each passed through
+ * `accept`. `scanFrom`, asked once the finished rows' followers are taken, says where the scan starts
+ * (from the first due row when not given).
+ */
+export type Claim = { leaseMs: number; limit: number; accept: ClaimFilter; scanFrom?: () => DueScanStart };
 
 export type AttemptRecord = Omit<WebhookAttemptRow, 'id' | 'deliverySeq'>;
 
@@ -70,6 +83,9 @@ type RawClaimed = {
   attempt_count: number;
 };
 
+/** A due row, with its due time: where a later scan may resume. */
+type RawDue = RawClaimed & { next_attempt_at: number };
+
 type RawSecrets = {
   webhook_secret: string | null;
   previous_webhook_secret: string | null;
@@ -106,9 +122,9 @@ export function outboxQueries(db: Db) {
    * sorted by (next_attempt_at, seq).
    */
   const dueRows = client.prepare(`
-    select d.seq, d.webhook_id, d.account_id, d.message_handle, d.event_type, d.url, d.payload, d.attempt_count
+    select d.seq, d.webhook_id, d.account_id, d.message_handle, d.event_type, d.url, d.payload, d.attempt_count, d.next_attempt_at
     from webhook_deliveries d
-    where d.state = 'pending' and d.next_attempt_at <= @now
+    where d.state = 'pending' and d.next_attempt_at <= @now and (d.next_attempt_at, d.seq) > (@afterDueAt, @afterSeq)
       and not exists (select 1 from webhook_deliveries e
         where e.message_handle = d.message_handle and e.url = d.url and +e.seq < d.seq
           and e.state in ('pending', 'delivering'))
@@ -227,14 +243,15 @@ export function outboxQueries(db: Db) {
     return handedOver;
   }
 
-  function claimRows(now: number, { leaseMs, limit, accept }: Claim): ClaimedDelivery[] {
+  function claimRows(now: number, { leaseMs, limit, accept }: Claim, start: 'first' | DuePosition): ClaimedDelivery[] {
     expireLeases.run({ now });
     const lease = now + leaseMs;
     const claimed: ClaimedDelivery[] = [];
+    const after = start === 'first' ? { afterDueAt: Number.MIN_SAFE_INTEGER, afterSeq: 0 } : { afterDueAt: start.dueAt, afterSeq: start.seq };
     // Iterated, not fetched: the filter usually stops the scan long before `limit`. The leases are
     // taken after the scan, since the connection runs nothing else while a statement iterates.
-    for (const raw of dueRows.iterate({ now, limit }) as IterableIterator<RawClaimed>) {
-      const verdict = accept(raw.url);
+    for (const raw of dueRows.iterate({ now, limit, ...after }) as IterableIterator<RawDue>) {
+      const verdict = accept(raw.url, { dueAt: raw.next_attempt_at, seq: raw.seq });
       if (verdict === 'stop') break;
       if (verdict === 'skip') continue;
       claimed.push(claimedFrom(raw, lease));
@@ -247,7 +264,8 @@ export function outboxQueries(db: Db) {
   // queue on busy_timeout instead of one failing to upgrade its read lock.
   const settleTransaction = client.transaction((finished: readonly FinishedDelivery[], now: number, claim: Claim | undefined) => {
     const rows = finishRows(finished, now, claim);
-    if (claim) rows.push(...claimRows(now, claim));
+    const start = claim ? (claim.scanFrom?.() ?? 'first') : 'none';
+    if (claim && start !== 'none') rows.push(...claimRows(now, claim, start));
     addSigningSecrets(rows);
     return rows;
   });
