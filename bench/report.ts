@@ -29,6 +29,8 @@ function scenarioNamed(report: BenchReport, name: string): ScenarioResult {
 /** Clients of the listing-latency scenario, whose p99 the 20 ms target is about. */
 export const LISTING_LATENCY_CONNECTIONS = 4;
 export const LISTING_LATENCY = `message listing, ${LISTING_LATENCY_CONNECTIONS} connections`;
+/** Shown beside it: one client, so no request waits behind another. */
+export const LISTING_ALONE = 'message listing, 1 connection';
 
 /** Issue 6's targets for this 2-core machine, as ratios to the bare handler of the same run where they can be. */
 export const TARGETS: { check: (report: BenchReport) => TargetCheck }[] = [

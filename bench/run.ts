@@ -21,7 +21,7 @@ import Database from 'better-sqlite3';
 import { renderChart } from './chart.ts';
 import { measureDispatch } from './dispatch.ts';
 import { CAN_PIN, cpuSeconds, peakRssMb, pinProcess, REPO_ROOT, spawnPinned, startServer, startSink, stopChild, waitForLine, type ServerProcess } from './processes.ts';
-import { LISTING_LATENCY, LISTING_LATENCY_CONNECTIONS, renderTable, TARGETS, type BenchReport, type ScenarioResult } from './report.ts';
+import { LISTING_ALONE, LISTING_LATENCY, LISTING_LATENCY_CONNECTIONS, renderTable, TARGETS, type BenchReport, type ScenarioResult } from './report.ts';
 import { seedDatabase, type SeededAccount } from './seed.ts';
 import { ensureWrk, runWrk, type LoadResult } from './wrk.ts';
 
@@ -161,6 +161,9 @@ async function measureServer(dir: string) {
     // own cost shows with few clients.
     log(LISTING_LATENCY);
     scenarios.listingLatency = await measure(server, 'listing', env, ingestFirst, LISTING_LATENCY_CONNECTIONS);
+    // One client: no queue at all, a listing's latency on a server that is not saturated.
+    log(LISTING_ALONE);
+    scenarios.listingAlone = await measure(server, 'listing', env, ingestFirst, 1);
     log('mixed load');
     scenarios.mixed = await measure(server, 'mixed', { ...env, BENCH_SEND_AREA: '718' }, ingestFirst);
     return { seeded, scenarios, peakRssMb: peakRssMb(server.pid), fileBytes: statSync(file).size };
@@ -216,6 +219,7 @@ async function main(): Promise<void> {
         scenario('send-message', server.scenarios.send!),
         scenario('message listing', server.scenarios.listing!),
         scenario(LISTING_LATENCY, server.scenarios.listingLatency!),
+        scenario(LISTING_ALONE, server.scenarios.listingAlone!),
         scenario('mixed', server.scenarios.mixed!),
       ],
       dispatch,
