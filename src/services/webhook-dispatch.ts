@@ -18,11 +18,20 @@ export function signingSecretOf(deps: ServiceDeps, row: ClaimedDelivery): string
 
 export function finishDeliveries(deps: ServiceDeps, finished: readonly FinishedDelivery[]): void {
   deps.store.outbox.finish(finished, deps.clock.now());
+  tellAccounts(deps, finished);
+}
+
+/** After the commit: the inbox's deliveries page shows each attempt as it is recorded. */
+function tellAccounts(deps: ServiceDeps, finished: readonly FinishedDelivery[]): void {
+  if (!deps.notify.accountActivity) return;
+  for (const accountId of new Set(finished.map((delivery) => delivery.accountId))) deps.notify.accountActivity(accountId);
 }
 
 /** Records finished attempts and claims what may go next, in one transaction (the dispatcher's tick). */
 export function finishAndClaimDeliveries(deps: ServiceDeps, finished: readonly FinishedDelivery[], claim: Claim): ClaimedDelivery[] {
-  return deps.store.outbox.finishAndClaim(finished, deps.clock.now(), claim);
+  const claimed = deps.store.outbox.finishAndClaim(finished, deps.clock.now(), claim);
+  tellAccounts(deps, finished);
+  return claimed;
 }
 
 export function releaseDeliveries(deps: ServiceDeps, rows: readonly Pick<ClaimedDelivery, 'seq' | 'leaseExpiresAt'>[]): void {

@@ -108,6 +108,7 @@ export function createDispatcher(deps: ServiceDeps & { metrics: Pick<Metrics, 'd
     deps.metrics.deliveryAttempt(outcome.kind);
     return {
       seq: row.seq,
+      accountId: row.accountId,
       leaseExpiresAt: row.leaseExpiresAt,
       attempt: {
         attemptedAt,

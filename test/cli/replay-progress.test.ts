@@ -25,7 +25,7 @@ function giveUpAll(t: TestApp, at: number): void {
   const attempt = { attemptedAt: at, durationMs: 3, statusCode: 410, responseExcerpt: '', error: null };
   const claimed = t.store.outbox.claimDue(at, 60_000, GIVEN_UP * 2);
   t.store.outbox.finish(
-    claimed.map((row) => ({ seq: row.seq, leaseExpiresAt: row.leaseExpiresAt, attempt, outcome: { kind: 'failed' as const } })),
+    claimed.map((row) => ({ seq: row.seq, accountId: row.accountId, leaseExpiresAt: row.leaseExpiresAt, attempt, outcome: { kind: 'failed' as const } })),
     at,
   );
 }

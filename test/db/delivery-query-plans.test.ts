@@ -70,7 +70,7 @@ const cases: Case[] = [
     }
     const [row] = s.outbox.claimDue(Date.now(), 60_000, 10, (url) => (url.startsWith('https://example.com/') ? 'take' : 'skip'));
     const attempt = { attemptedAt: 1, durationMs: 1, statusCode: 200, responseExcerpt: '', error: null };
-    if (row) s.outbox.finish([{ seq: row.seq, leaseExpiresAt: row.leaseExpiresAt, attempt, outcome: { kind: 'delivered' } }], Date.now());
+    if (row) s.outbox.finish([{ seq: row.seq, accountId: row.accountId, leaseExpiresAt: row.leaseExpiresAt, attempt, outcome: { kind: 'delivered' } }], Date.now());
     return handle;
   }, /from webhook_deliveries f\s/, false],
   ['given-up deliveries since a time', ['webhook_deliveries'], (s) => s.outbox.failedSince(0), /from "webhook_deliveries"/, false],

@@ -3,6 +3,7 @@ import { makeTestApp, type TestApp } from '../helpers/app.ts';
 import { ALICE } from '../helpers/fixtures.ts';
 import { createNotifierHub } from '../../src/services/notifier.ts';
 import { recordStatus } from '../../src/services/record-status.ts';
+import { claimDueDeliveries, finishDeliveries } from '../../src/services/webhook-dispatch.ts';
 import { loggedIn, ORIGIN } from './client.ts';
 
 let t: TestApp;
@@ -55,6 +56,21 @@ describe('live updates over server-sent events', () => {
     recordStatus(t.deps, { handle: sent.body.message_handle, status: 'SENT', source: 'sandbox' });
     expect(await events.next()).toBe('activity');
     await t.call('POST', '/sandbox/inbound', account, { number: ALICE, content: 'hello' });
+    expect(await events.next()).toBe('activity');
+  });
+
+  it('tells the deliveries page when an attempt to call the account back is recorded', async () => {
+    t = makeTestApp();
+    const account = t.createAccount();
+    const client = await loggedIn(t, account);
+    const events = await openEvents(client.cookie);
+    expect(await events.next()).toBe('ready');
+    await t.call('POST', '/api/send-message', account, { number: ALICE, content: 'hi', status_callback: 'https://hooks.example.com/status' });
+    expect(await events.next()).toBe('activity');
+
+    const [claimed] = claimDueDeliveries(t.deps, { leaseMs: 30_000, limit: 10 });
+    const attempt = { attemptedAt: t.clock.now(), durationMs: 5, statusCode: 503, responseExcerpt: 'busy', error: null };
+    finishDeliveries(t.deps, [{ seq: claimed!.seq, accountId: claimed!.accountId, leaseExpiresAt: claimed!.leaseExpiresAt, attempt, outcome: { kind: 'retry', nextAttemptAt: t.clock.now() + 5_000 } }]);
     expect(await events.next()).toBe('activity');
   });
 

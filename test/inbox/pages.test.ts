@@ -207,6 +207,7 @@ describe('webhook deliveries page', () => {
     t.store.outbox.finish(
       claimed.map((row) => ({
         seq: row.seq,
+        accountId: row.accountId,
         leaseExpiresAt: row.leaseExpiresAt,
         attempt: { attemptedAt: t.clock.now(), durationMs: 12, statusCode: 500, responseExcerpt: 'receiver broke', error: null },
         outcome: { kind: 'failed' as const },

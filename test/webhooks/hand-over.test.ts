@@ -17,6 +17,7 @@ const CLAIM = { leaseMs: 60_000, limit: 10, accept: takeAll };
 function finishedAs(row: ClaimedDelivery, outcome: DeliveryOutcome, statusCode: number): FinishedDelivery {
   return {
     seq: row.seq,
+    accountId: row.accountId,
     leaseExpiresAt: row.leaseExpiresAt,
     attempt: { attemptedAt: 0, durationMs: 1, statusCode, responseExcerpt: '', error: null },
     outcome,

@@ -52,6 +52,8 @@ export type DeliveryOutcome =
 
 export type FinishedDelivery = {
   seq: number;
+  /** Whose delivery it is: the account's live views hear of the attempt once it is recorded. */
+  accountId: string;
   leaseExpiresAt: number;
   attempt: AttemptRecord;
   outcome: DeliveryOutcome;
