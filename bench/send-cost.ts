@@ -4,7 +4,10 @@
  * time (user + system) of this process, so the load from other work on the machine does not
  * count. Two rounds per mode, the second reported (the first warms the JIT and the page cache).
  *
- *   npx tsx bench/send-cost.ts [--sends 2000] [--in-flight 32] [--cpu-prof via node flags]
+ *   npx tsx bench/send-cost.ts [--sends 2000] [--in-flight 32] [--database FILE] [--cpu-prof via node flags]
+ *
+ * --database runs on that file (e.g. a copy of the million-message database `npm run bench` seeds,
+ * in $TMPDIR/textrelay-bench-cache/) instead of a fresh one: its indexes are what make writes dear.
  *
  * Modes: `sequential` awaits each send before the next (one send per transaction at best);
  * `in-flight` keeps N sends outstanding, as a loaded server sees them.
@@ -18,13 +21,13 @@ import { createSandboxTransport } from '../src/transports/sandbox.ts';
 import { makeTestApp } from '../test/helpers/app.ts';
 
 const { values } = parseArgs({
-  options: { sends: { type: 'string', default: '2000' }, 'in-flight': { type: 'string', default: '32' } },
+  options: { sends: { type: 'string', default: '2000' }, 'in-flight': { type: 'string', default: '32' }, database: { type: 'string' } },
 });
 const SENDS = Number(values.sends);
 const IN_FLIGHT = Number(values['in-flight']);
 
 const dir = mkdtempSync(join(tmpdir(), 'send-cost-'));
-const testApp = makeTestApp({ database: join(dir, 'bench.db') });
+const testApp = makeTestApp({ database: values.database ?? join(dir, 'bench.db') });
 const transport = createSandboxTransport(testApp.deps, { stepMs: 60_000 });
 const courier = createCourier(testApp.deps, transport);
 testApp.notifier.subscribe({ messageQueued: courier.enqueue });

@@ -1,10 +1,10 @@
-import { randomUUID } from 'node:crypto';
 import { ErrorCode } from '../domain/error-codes.ts';
 import { toContactData, toContactView } from '../domain/views.ts';
 import type { ContactListQuery } from '../db/queries/contacts.ts';
 import type { AccountRow, ContactRow } from '../db/rows.ts';
 import { AppError } from './app-error.ts';
 import type { ServiceDeps } from './deps.ts';
+import { timeOrderedUuid } from './ids.ts';
 
 export type CreateContactInput = {
   firstName: string;
@@ -16,7 +16,7 @@ export type CreateContactInput = {
 
 function newContactRow(accountId: string, input: CreateContactInput, now: number): ContactRow {
   return {
-    id: randomUUID(),
+    id: timeOrderedUuid(),
     accountId,
     phone: input.phone,
     firstName: input.firstName,

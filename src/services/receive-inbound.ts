@@ -9,6 +9,7 @@ import { ensureContact } from './contacts.ts';
 import type { ServiceDeps } from './deps.ts';
 import { leastLoadedLine, lineForEndUser } from './lines.ts';
 import { newWebhookId } from './record-status.ts';
+import { timeOrderedUuid } from './ids.ts';
 
 /** An end user's message to an account, already validated (E.164 sender, content or media). */
 export type InboundMessage = {
@@ -28,7 +29,7 @@ type Conversation = { lineNumber: string; contactId: string | null; group: Group
 
 function insertInbound(deps: ServiceDeps, account: AccountRow, input: InboundMessage, conversation: Conversation, now: number): MessageRow {
   const message = deps.store.messages.insert({
-    handle: randomUUID(),
+    handle: timeOrderedUuid(),
     accountId: account.id,
     isOutbound: false,
     messageType: conversation.group ? 'group' : 'message',
@@ -48,7 +49,7 @@ function insertInbound(deps: ServiceDeps, account: AccountRow, input: InboundMes
     dateUpdated: now,
   });
   deps.store.messages.insertStatusEvent({
-    id: `evt_${randomUUID()}`,
+    id: `evt_${timeOrderedUuid()}`,
     messageHandle: message.handle,
     status: 'RECEIVED',
     errorCode: null,

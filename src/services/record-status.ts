@@ -1,10 +1,10 @@
-import { randomUUID } from 'node:crypto';
 import { DELIVERY_ERROR_MESSAGES, ErrorCode } from '../domain/error-codes.ts';
 import { decideStatus, type MessageStatus, type NotAppliedReason } from '../domain/status.ts';
 import { toStatusCallbackPayload } from '../domain/webhook-payloads.ts';
 import type { StatusEventInsert, StatusUpdate } from '../db/queries/messages.ts';
 import type { AccountRow, MessageRow } from '../db/rows.ts';
 import type { ServiceDeps } from './deps.ts';
+import { timeOrderedUuid } from './ids.ts';
 
 /** A status event as a transport (or the ingest endpoint) reports it. */
 export type StatusReport = {
@@ -28,11 +28,11 @@ export type RecordOutcome =
   | 'unknown_handle'; // kept until a message with that handle appears
 
 export function newWebhookId(): string {
-  return `msg_${randomUUID().replaceAll('-', '')}`;
+  return `msg_${timeOrderedUuid().replaceAll('-', '')}`;
 }
 
 function newEventId(): string {
-  return `evt_${randomUUID()}`;
+  return `evt_${timeOrderedUuid()}`;
 }
 
 function insertEvent(deps: ServiceDeps, event: Omit<StatusEventInsert, 'id'>): boolean {

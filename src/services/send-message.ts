@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import type { SendStyle } from '../domain/limits.ts';
 import { previewOf, toMessageObject } from '../domain/views.ts';
 import type { AccountRow, MessageRow } from '../db/rows.ts';
@@ -8,6 +7,7 @@ import { requireGroupPlan, resolveGroupForSend } from './groups.ts';
 import { withIdempotency, type StoredResponse } from './idempotency.ts';
 import { lineForEndUser, requireOwnLine } from './lines.ts';
 import { recordQueued } from './record-status.ts';
+import { timeOrderedUuid } from './ids.ts';
 
 /** What every send carries, already validated and normalized by the HTTP layer. */
 type MessageBody = {
@@ -34,7 +34,7 @@ function insertQueuedMessage(
   now: number,
 ): MessageRow {
   const message = deps.store.messages.insert({
-    handle: randomUUID(),
+    handle: timeOrderedUuid(),
     accountId: account.id,
     isOutbound: true,
     status: 'QUEUED',

@@ -1,0 +1,17 @@
+import { randomFillSync } from 'node:crypto';
+
+/**
+ * A UUID version 7 (RFC 9562): 48 bits of Unix milliseconds, then 74 random bits, in the usual
+ * lower-case form. Ids made close in time sort together, so each new row's index entry (message
+ * handles, event and delivery ids, contact ids) lands on the same few B-tree pages instead of a
+ * random one: at a million messages, a random id costs an uncached page read, a page written to
+ * the WAL and later to the file, per index, per row.
+ */
+export function timeOrderedUuid(now: number = Date.now()): string {
+  const bytes = randomFillSync(Buffer.allocUnsafe(16));
+  bytes.writeUIntBE(now, 0, 6);
+  bytes[6] = 0x70 | (bytes[6]! & 0x0f); // version 7
+  bytes[8] = 0x80 | (bytes[8]! & 0x3f); // variant 10
+  const hex = bytes.toString('hex');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}
