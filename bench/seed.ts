@@ -69,6 +69,13 @@ function seedSkeleton(deps: ServiceDeps, plan: SeedPlan) {
   return { created, account, numbers, groupIds };
 }
 
+/** SQL for a UUID of version 7 made at `msExpression`, as src/services/ids.ts makes them for new rows. */
+function timeOrderedUuidSql(msExpression: string): string {
+  const ms = `printf('%012x', ${msExpression})`;
+  const random = (hexDigits: number) => `substr(lower(hex(randomblob(${Math.ceil(hexDigits / 2)}))), 1, ${hexDigits})`;
+  return `substr(${ms}, 1, 8) || '-' || substr(${ms}, 9, 4) || '-7' || ${random(3)} || '-a' || ${random(3)} || '-' || ${random(12)}`;
+}
+
 /**
  * Inserts `count` messages after the skeleton, cycling over its rows as templates: every end
  * user's conversation and every group grows, a quarter of single messages are inbound.
@@ -77,15 +84,15 @@ function bulkInsert(client: import('better-sqlite3').Database, count: number, fi
   const columns = (client.prepare(`select name from pragma_table_info('messages')`).all() as { name: string }[])
     .map((row) => row.name)
     .filter((name) => name !== 'id');
-  const uuid = `lower(hex(randomblob(4)) || '-' || hex(randomblob(2)) || '-4' || substr(hex(randomblob(2)), 2) || '-a' || substr(hex(randomblob(2)), 2) || '-' || hex(randomblob(6)))`;
+  const sentAt = `${firstDate} + i * ${SPACING_MS}`;
   const overrides: Record<string, string> = {
-    handle: uuid,
+    handle: timeOrderedUuidSql(sentAt),
     status: STATUS,
     is_outbound: `case when ${INBOUND} then 0 else 1 end`,
     content: `'seeded message ' || i`,
     transport_handle: 'null',
-    handed_over_at: `${firstDate} + i * ${SPACING_MS}`,
-    date_sent: `${firstDate} + i * ${SPACING_MS}`,
+    handed_over_at: sentAt,
+    date_sent: sentAt,
     date_updated: `${firstDate} + i * ${SPACING_MS} + 5000`,
     error_code: `case when ${STATUS} = 'ERROR' then 3000 else null end`,
   };
@@ -99,9 +106,9 @@ function bulkInsert(client: import('better-sqlite3').Database, count: number, fi
   // Every message has its QUEUED event from the send and the event of the status it reached.
   const insertEvents = client.prepare(`
     insert into status_events (id, message_handle, status, source, applied, implied, received_at)
-    select 'evt_' || lower(hex(randomblob(16))), handle, 'QUEUED', 'api', 1, 0, date_sent from messages where id > ? and is_outbound = 1
+    select 'evt_' || ${timeOrderedUuidSql('date_sent')}, handle, 'QUEUED', 'api', 1, 0, date_sent from messages where id > ? and is_outbound = 1
     union all
-    select 'evt_' || lower(hex(randomblob(16))), handle, status, 'bench', 1, 0, date_updated from messages where id > ? and status <> 'QUEUED'`);
+    select 'evt_' || ${timeOrderedUuidSql('date_updated')}, handle, status, 'bench', 1, 0, date_updated from messages where id > ? and status <> 'QUEUED'`);
   for (let from = 0; from < count; from += BATCH) {
     const to = Math.min(count, from + BATCH) - 1;
     client.transaction(() => {
