@@ -63,5 +63,3 @@ export function createDueScan(perHostLimit: number) {
     },
   };
 }
-
-export type DueScan = ReturnType<typeof createDueScan>;
