@@ -25,6 +25,19 @@ function answerWith(status: number, headers: Record<string, string> = {}, body =
   };
 }
 
+/** A receiver that answers nothing until told: `answerHeld()` answers 200 to every request held so far. */
+async function holdingReceiver() {
+  const held: (() => void)[] = [];
+  const hook = await receiver((_request, _index, response) => {
+    held.push(() => response.writeHead(200).end());
+  });
+  return Object.assign(hook, {
+    answerHeld(): void {
+      for (const answer of held.splice(0)) answer();
+    },
+  });
+}
+
 describe('webhook dispatcher: one delivery', () => {
   it('POSTs the status callback with every header, signed so the standardwebhooks verifier accepts it', async () => {
     const { t, account } = appWithAccount();
@@ -262,10 +275,7 @@ describe('webhook dispatcher: ordering, leases, shutdown', () => {
 
   it('one slow receiver does not hold back the others', async () => {
     const { t, account } = appWithAccount();
-    const release: (() => void)[] = [];
-    const slow = await receiver((_request, _index, response) => {
-      release.push(() => response.writeHead(200).end());
-    });
+    const slow = await holdingReceiver();
     const fast = await receiver();
     for (let i = 0; i < 6; i++) await sendWithCallback(t, account, slow.url(), `+1212456${String(7100 + i)}`);
     await sendWithCallback(t, account, fast.url(), BOB);
@@ -273,15 +283,12 @@ describe('webhook dispatcher: ordering, leases, shutdown', () => {
     dispatcher.start();
     await expect.poll(() => fast.received.length).toBe(1);
     expect(slow.received.length, 'the slow host got only its share of the slots').toBe(2);
-    for (const answer of release.splice(0)) answer();
+    slow.answerHeld();
   });
 
   it('after passing over a full host’s backlog it still reaches a callback written later for another host, and the backlog as slots free up', async () => {
     const { t, account } = appWithAccount();
-    const pending: (() => void)[] = [];
-    const slow = await receiver((_request, _index, response) => {
-      pending.push(() => response.writeHead(200).end());
-    });
+    const slow = await holdingReceiver();
     const fast = await receiver();
     const backlog = 70; // more rows than one claim passes over before it gives up on finding other hosts
     for (let i = 0; i < backlog; i++) await sendWithCallback(t, account, slow.url(), `+1212457${String(1000 + i)}`);
@@ -297,7 +304,7 @@ describe('webhook dispatcher: ordering, leases, shutdown', () => {
     await expect
       .poll(
         () => {
-          for (const answer of pending.splice(0)) answer();
+          slow.answerHeld();
           return slow.received.length;
         },
         { timeout: 10_000, interval: 20 },
