@@ -90,8 +90,10 @@ function storeGroupMessage(
     deps.sendRateLimiter.consume(account.id);
     return deps.store.transaction(() => {
       const now = deps.clock.now();
+      // Checked before the group is found or created: a refused send writes nothing, not even rolled-back rows.
+      const ownLine = input.fromNumber === undefined ? undefined : requireOwnLine(deps, account, input.fromNumber);
       const { group, members } = resolveGroupForSend(deps, account, input, now);
-      const lineNumber = input.fromNumber === undefined ? group.lineNumber : requireOwnLine(deps, account, input.fromNumber);
+      const lineNumber = ownLine ?? group.lineNumber;
       const message = insertQueuedMessage(
         deps,
         account,

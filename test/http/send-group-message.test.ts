@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { makeTestApp, type TestAccount, type TestApp } from '../helpers/app.ts';
 import { expectAccepted, expectMessageError, expectRejectedWithoutWrite, listMessages } from '../helpers/expect.ts';
 import { ALICE, BOB, CAROL, DAVE, UUID_LOWER, distinctNumbers } from '../helpers/fixtures.ts';
+import { writeCounter } from '../helpers/write-counter.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -248,7 +249,11 @@ describe('POST /api/send-group-message: validation', () => {
   it('refuses a from_number that is not one of the account numbers', async () => {
     const t = makeTestApp();
     const account = t.createAccount();
+    const writes = writeCounter(t);
+    const before = writes();
     const reply = await sendGroup(t, account, { numbers: [ALICE, BOB], content: 'hi', from_number: '+14155550109' });
+    // Not even a group created and rolled back: the line is checked first.
+    expect(writes()).toBe(before);
     await expectRejectedWithoutWrite(t, account, reply);
   });
 
