@@ -118,6 +118,20 @@ describe('query plans: message listing', () => {
       'SEARCH messages USING INDEX messages_account_group_date_idx (account_id=? AND group_id=?)',
     ]);
   });
+  it('by is_outbound rejects the other direction on the index entry, before reading the message row', async () => {
+    const { t, account } = await seed();
+    pretendMillionMessages(t);
+    const statement = await listingStatement(t, account, '/accounts/messages?is_outbound=false', 'messages');
+    type Op = { addr: number; opcode: string; p1: number; p2: number; p3: number };
+    const program = t.db.$client.prepare(`EXPLAIN ${statement.sql}`).all(...(statement.params as never[])) as Op[];
+    const listing = program.map((op) => `${op.addr} ${op.opcode} ${op.p1} ${op.p2} ${op.p3}`).join('\n');
+    // The table row is fetched lazily (DeferredSeek from the index cursor): the first column read
+    // after it must come from that index cursor, i.e. the direction test, not from the table.
+    const seekAt = program.findIndex((op) => op.opcode === 'DeferredSeek');
+    expect(seekAt, listing).toBeGreaterThanOrEqual(0);
+    const firstRead = program.slice(seekAt + 1).find((op) => op.opcode === 'Column');
+    expect(firstRead?.p1, listing).toBe(program[seekAt]!.p1);
+  });
 });
 
 describe('query plans: contact listing', () => {
