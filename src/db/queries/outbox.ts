@@ -1,6 +1,5 @@
 import { and, asc, count, desc, eq, gte, inArray, lte, sql, type SQL } from 'drizzle-orm';
 import type { Db } from '../connection.ts';
-import { placeholdersFor } from '../placeholders.ts';
 import { HELD_BEHIND_PREDECESSOR } from '../../domain/delivery-views.ts';
 import { DELIVERY_STATES, webhookAttempts, webhookDeliveries } from '../schema.ts';
 
@@ -138,10 +137,10 @@ export function outboxQueries(db: Db) {
   const takeLease = client.prepare(`
     update webhook_deliveries set state = 'delivering', lease_expires_at = @lease, updated_at = @now where seq = @seq`);
 
-  const insertAttempt = db
-    .insert(webhookAttempts)
-    .values(placeholdersFor(['deliverySeq', 'attemptedAt', 'durationMs', 'statusCode', 'responseExcerpt', 'error'] as const))
-    .prepare();
+  // Raw like its neighbours: drizzle filling the placeholders cost a tenth of a batch's finish.
+  const insertAttempt = client.prepare(`
+    insert into webhook_attempts (delivery_seq, attempted_at, duration_ms, status_code, response_excerpt, error)
+    values (@deliverySeq, @attemptedAt, @durationMs, @statusCode, @responseExcerpt, @error)`);
 
   // Each finish is guarded by the lease it claimed with: a row re-claimed after a lapse is not ours any more.
   const LEASED = `where seq = @seq and state = 'delivering' and lease_expires_at = @lease`;
