@@ -7,8 +7,18 @@ import { randomFillSync } from 'node:crypto';
  * random one: at a million messages, a random id costs an uncached page read, a page written to
  * the WAL and later to the file, per index, per row.
  */
+/** Random bytes drawn 4 KiB at a time, as node's own randomUUID does: a draw per id was 2% of an ingested event's CPU. */
+const ENTROPY_POOL_BYTES = 4096;
+const entropy = Buffer.allocUnsafe(ENTROPY_POOL_BYTES);
+let entropyUsed = ENTROPY_POOL_BYTES;
+
 export function timeOrderedUuid(now: number = Date.now()): string {
-  const bytes = randomFillSync(Buffer.allocUnsafe(16));
+  if (entropyUsed === ENTROPY_POOL_BYTES) {
+    randomFillSync(entropy);
+    entropyUsed = 0;
+  }
+  // Each 16 bytes of the pool are used once: stamping them in place is safe.
+  const bytes = entropy.subarray(entropyUsed, (entropyUsed += 16));
   bytes.writeUIntBE(now, 0, 6);
   bytes[6] = 0x70 | (bytes[6]! & 0x0f); // version 7
   bytes[8] = 0x80 | (bytes[8]! & 0x3f); // variant 10
