@@ -78,7 +78,7 @@ function seed(deps: ServiceDeps, callbackUrl: string, messageCount: number): num
  * The ceiling of this machine for the same exchange: bare undici POSTs of a callback-sized body to
  * the same receiver, as many in flight as the dispatcher allows one host, no database, no signing.
  */
-async function bareRequestsPerSecond(url: string, requests: number): Promise<number> {
+async function bareUndici(url: string, requests: number): Promise<{ perSecond: number; posted: number }> {
   const agent = new Agent({ connections: DISPATCHER_DEFAULTS.perHostConcurrency, keepAliveTimeout: 30_000 });
   const body = JSON.stringify({ status: 'DELIVERED', message_handle: randomUUID(), content: 'bench', accountEmail: 'bench@example.com' });
   async function post(count: number): Promise<number> {
@@ -95,10 +95,11 @@ async function bareRequestsPerSecond(url: string, requests: number): Promise<num
     return (performance.now() - started) / 1000;
   }
   // Unwarmed, the same client ran at about 60% of its speed (JIT, connections): the ceiling is the warm figure.
-  await post(Math.min(requests, 10_000));
+  const warmUp = Math.min(requests, 10_000);
+  await post(warmUp);
   const seconds = await post(requests);
   await agent.close();
-  return Math.round(requests / seconds);
+  return { perSecond: Math.round(requests / seconds), posted: warmUp + requests };
 }
 
 export type DispatchMeasure = {
@@ -122,8 +123,7 @@ export async function measureDispatch(messageCount: number, options: { receiverC
   const receiver = await startReceiver(options.receiverCpu);
   const { db, deps } = openBenchDeps(join(dir, 'bench.db'), 'warn');
   try {
-    const calibrationRequests = messageCount * 4;
-    const bare = await bareRequestsPerSecond(receiver.url, calibrationRequests);
+    const bare = await bareUndici(receiver.url, messageCount * 4);
     const rows = seed(deps, receiver.url, messageCount);
     const metrics = createMetrics({ version: 'bench', readStats: () => getGatewayStats(deps) });
     const dispatcher = createDispatcher({ ...deps, metrics }, { retryScheduleMs: DEFAULT_RETRY_SCHEDULE_MS, allowPrivateCallbacks: true });
@@ -145,11 +145,11 @@ export async function measureDispatch(messageCount: number, options: { receiverC
       deliveries: rows,
       delivered: counts.delivered,
       failed: counts.failed,
-      receivedByReceiver: received - calibrationRequests - Math.min(calibrationRequests, 10_000),
+      receivedByReceiver: received - bare.posted,
       seconds: Number(seconds.toFixed(3)),
       deliveriesPerSecond: Math.round(rows / seconds),
-      bareUndiciRequestsPerSecond: bare,
-      ratioToBare: Number((rows / seconds / bare).toFixed(2)),
+      bareUndiciRequestsPerSecond: bare.perSecond,
+      ratioToBare: Number((rows / seconds / bare.perSecond).toFixed(2)),
     };
   } finally {
     await receiver.stop().catch(() => 0);

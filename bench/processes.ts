@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { availableParallelism } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const REPO_ROOT = fileURLToPath(new URL('../', import.meta.url));
@@ -62,18 +63,19 @@ export function peakRssMb(pid: number): number {
 
 export type ServerProcess = { url: string; pid: number; stop: () => Promise<void> };
 
-/** A real `textrelay serve` on a free port, from this checkout or from `root` (another checkout). */
-/** The node flags of `npm start` (package.json), so the benchmark measures the server as it is run. */
-function startScriptNodeFlags(): string[] {
-  const { scripts } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { scripts: { start: string } };
+/** The node flags of `npm start` (the checkout's package.json), so the benchmark measures the server as it is run. */
+function startScriptNodeFlags(root: string): string[] {
+  const { scripts } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { scripts: { start: string } };
   const words = scripts.start.split(/\s+/);
   return words.slice(words.indexOf('node') + 1, words.indexOf('bin/textrelay.js'));
 }
 
+/** A real `textrelay serve` on a free port, from this checkout or from `root` (another checkout). */
 export async function startServer(options: { env: Record<string, string>; cpu?: number; root?: string; nodeArgs?: string[] }): Promise<ServerProcess> {
-  const args = [...startScriptNodeFlags(), ...(options.nodeArgs ?? []), 'bin/textrelay.js', 'serve'];
+  const root = options.root ?? REPO_ROOT;
+  const args = [...startScriptNodeFlags(root), ...(options.nodeArgs ?? []), 'bin/textrelay.js', 'serve'];
   const child = spawnPinned(options.cpu, process.execPath, args, {
-    cwd: options.root ?? REPO_ROOT,
+    cwd: root,
     env: { ...process.env, PORT: '0', LOG_LEVEL: 'warn', TEXTRELAY_RATE_LIMIT_PER_MINUTE: '0', ...options.env },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
