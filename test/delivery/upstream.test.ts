@@ -1,5 +1,3 @@
-import { serve, type ServerType } from '@hono/node-server';
-import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config.ts';
 import { messageAwaitingHandover, type OutboundMessage } from '../../src/services/handover.ts';
@@ -7,6 +5,7 @@ import { createCourier } from '../../src/transports/courier.ts';
 import { TransportRefusal } from '../../src/transports/transport.ts';
 import { createUpstreamTransport, type UpstreamOptions, type UpstreamTransport } from '../../src/transports/upstream.ts';
 import { makeTestApp, type TestApp } from '../helpers/app.ts';
+import { serveOnLoopback } from '../helpers/listen.ts';
 import { CALLBACK_URL, send, sendGroup } from '../helpers/delivery.ts';
 import { ALICE, BOB, show } from '../helpers/fixtures.ts';
 import { startFakeUpstream, type FakeUpstream, type ScriptedAnswer, type UpstreamRequest } from '../helpers/fake-upstream.ts';
@@ -119,12 +118,10 @@ describe('upstream transport: what it sends', () => {
   it('hands the same message to a real textrelay twice and it is sent once (Idempotency-Key)', async () => {
     const b = makeTestApp();
     const bAccount = b.createAccount();
-    const server: ServerType = await new Promise((resolve) => {
-      const started = serve({ fetch: b.app.fetch, port: 0, hostname: '127.0.0.1' }, () => resolve(started));
-    });
-    cleanups.push(() => new Promise((resolve) => server.close(() => resolve())));
+    const server = await serveOnLoopback(b.app.fetch);
+    cleanups.push(server.close);
     const { t, account } = setup();
-    const transport = transportTo(t, `http://127.0.0.1:${(server.address() as AddressInfo).port}`, {
+    const transport = transportTo(t, server.url, {
       keyId: bAccount.api_key_id,
       secret: bAccount.api_secret_key,
     });

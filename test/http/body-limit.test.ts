@@ -1,34 +1,24 @@
-import { serve, type ServerType } from '@hono/node-server';
-import type { AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';
 import { request } from 'undici';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ALICE } from '../helpers/fixtures.ts';
 import { makeTestApp, type TestAccount, type TestApp } from '../helpers/app.ts';
+import { serveOnLoopback, type Listening } from '../helpers/listen.ts';
 
 // The size cap over a real socket, through @hono/node-server: in-process requests (app.request)
 // never carry the framing headers the cap reads, so robustness.test.ts alone cannot see this path.
 
 let t: TestApp;
 let account: TestAccount;
-let server: ServerType;
-let url: string;
+let server: Listening;
 
 beforeEach(async () => {
   t = makeTestApp();
   account = t.createAccount();
-  server = await new Promise<ServerType>((resolve) => {
-    const started = serve({ fetch: t.app.fetch, port: 0, hostname: '127.0.0.1' }, () => resolve(started));
-  });
-  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  server = await serveOnLoopback(t.app.fetch);
 });
 
-afterEach(async () => {
-  const closed = new Promise((resolve) => server.close(resolve));
-  // A keep-alive connection from undici's global pool would hold close() open until it idles out.
-  (server as import('node:http').Server).closeAllConnections();
-  await closed;
-});
+afterEach(() => server.close());
 
 const OVER_LIMIT = JSON.stringify({ number: ALICE, content: 'x'.repeat(1024 * 1024 + 10) });
 
@@ -37,7 +27,7 @@ function messageCount(): number {
 }
 
 async function post(body: string | Readable, headers: Record<string, string> = {}) {
-  const answer = await request(`${url}/api/send-message`, {
+  const answer = await request(`${server.url}/api/send-message`, {
     method: 'POST',
     headers: { ...account.headers, 'content-type': 'application/json', ...headers },
     body,

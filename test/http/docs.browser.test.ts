@@ -2,30 +2,26 @@
  * /docs in real headless Chromium with every request outside this origin refused: the page must
  * render the whole document and "Try it out" must reach the API, with nothing fetched from elsewhere.
  */
-import type { AddressInfo } from 'node:net';
-import { serve, type ServerType } from '@hono/node-server';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromiumAvailable, launchChromium } from '../browser/chromium.ts';
 import { makeTestApp, type TestApp } from '../helpers/app.ts';
+import { serveOnLoopback, type Listening } from '../helpers/listen.ts';
 
 describe.skipIf(!chromiumAvailable('/docs browser test'))('/docs in a real browser, offline', () => {
   let t: TestApp;
-  let server: ServerType;
-  let origin: string;
+  let server: Listening;
   let browser: Browser;
 
   beforeAll(async () => {
     t = makeTestApp();
-    server = serve({ fetch: t.app.fetch, port: 0, hostname: '127.0.0.1' });
-    await new Promise((resolve) => server.once('listening', resolve));
-    origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    server = await serveOnLoopback(t.app.fetch);
     browser = await launchChromium();
   });
 
   afterAll(async () => {
     await browser?.close();
-    await new Promise((resolve) => server?.close(resolve));
+    await server?.close();
   });
 
   it('renders every operation and webhook, and runs a request with the credentials given to Authorize', async () => {
@@ -38,7 +34,7 @@ describe.skipIf(!chromiumAvailable('/docs browser test'))('/docs in a real brows
     const elsewhere: string[] = [];
     const problems: string[] = [];
     await page.route('**/*', (route) => {
-      if (route.request().url().startsWith(`${origin}/`)) return route.continue();
+      if (route.request().url().startsWith(`${server.url}/`)) return route.continue();
       elsewhere.push(route.request().url());
       return route.abort();
     });
@@ -47,7 +43,7 @@ describe.skipIf(!chromiumAvailable('/docs browser test'))('/docs in a real brows
     });
     page.on('pageerror', (error) => problems.push(error.message));
 
-    await page.goto(`${origin}/docs`);
+    await page.goto(`${server.url}/docs`);
     await page.locator('.opblock').first().waitFor();
     expect(await page.locator('.opblock').count()).toBe(operationCount + Object.keys(doc.webhooks).length);
 
