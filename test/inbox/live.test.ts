@@ -40,13 +40,19 @@ async function openEvents(cookie: string) {
   };
 }
 
+/** A fresh app with one account logged in to the inbox and its event stream open (past 'ready'). */
+async function watchingAccount() {
+  t = makeTestApp();
+  const account = t.createAccount();
+  const client = await loggedIn(t, account);
+  const events = await openEvents(client.cookie);
+  expect(await events.next()).toBe('ready');
+  return { account, events };
+}
+
 describe('live updates over server-sent events', () => {
   it("tells the account's open pages about a send, a status event and an inbound message", async () => {
-    t = makeTestApp();
-    const account = t.createAccount();
-    const client = await loggedIn(t, account);
-    const events = await openEvents(client.cookie);
-    expect(await events.next()).toBe('ready');
+    const { account, events } = await watchingAccount();
 
     const sent = await t.call('POST', '/api/send-message', account, { number: ALICE, content: 'hi' });
     expect(await events.next()).toBe('activity');
@@ -60,11 +66,7 @@ describe('live updates over server-sent events', () => {
   });
 
   it('tells the deliveries page when an attempt to call the account back is recorded', async () => {
-    t = makeTestApp();
-    const account = t.createAccount();
-    const client = await loggedIn(t, account);
-    const events = await openEvents(client.cookie);
-    expect(await events.next()).toBe('ready');
+    const { account, events } = await watchingAccount();
     await t.call('POST', '/api/send-message', account, { number: ALICE, content: 'hi', status_callback: 'https://hooks.example.com/status' });
     expect(await events.next()).toBe('activity');
 
@@ -75,10 +77,7 @@ describe('live updates over server-sent events', () => {
   });
 
   it('ends every stream at shutdown', async () => {
-    t = makeTestApp();
-    const client = await loggedIn(t, t.createAccount());
-    const events = await openEvents(client.cookie);
-    expect(await events.next()).toBe('ready');
+    const { events } = await watchingAccount();
     t.notifier.endWatchers();
     expect(await events.next()).toBe('closed');
   });
