@@ -129,3 +129,27 @@ describe('formatDisplayPhone', () => {
     expect(formatDisplayPhone('')).toBe('');
   });
 });
+
+describe('checkPhoneNumber: remembered answers', () => {
+  // More distinct numbers than are remembered (20,000): the memory fills, is forgotten, and fills again.
+  const subscribers = Array.from({ length: 25_000 }, (_, i) => String(2_000_000 + i));
+
+  it('answers each number with its own E.164, asked once, again, and again after the memory was forgotten', () => {
+    for (let round = 0; round < 2; round += 1) {
+      for (const subscriber of subscribers) {
+        const spaced = `+1 415 ${subscriber.slice(0, 3)} ${subscriber.slice(3)}`;
+        expect(checkPhoneNumber(spaced)).toStrictEqual({ ok: true, e164: `+1415${subscriber}` });
+        expect(checkPhoneNumber(`+1415${subscriber}`)).toStrictEqual({ ok: true, e164: `+1415${subscriber}` });
+      }
+    }
+    expect(checkPhoneNumber('911')).toStrictEqual({ ok: false, reason: 'blacklisted' });
+    expect(checkPhoneNumber('+15555550100')).toStrictEqual({ ok: false, reason: 'invalid' });
+  });
+
+  it('checks inputs too long to be remembered each time', () => {
+    const padding = ' '.repeat(40);
+    expect(checkPhoneNumber(`${padding}+1 415 555 0103`)).toStrictEqual({ ok: true, e164: '+14155550103' });
+    expect(checkPhoneNumber(`${padding}+1 415 555 0104`)).toStrictEqual({ ok: true, e164: '+14155550104' });
+    expect(checkPhoneNumber(`${padding}+1 555 555 0104`)).toStrictEqual({ ok: false, reason: 'invalid' });
+  });
+});
