@@ -74,11 +74,11 @@ export function createErrorHandler(log: Logger): ErrorHandler<AppEnv> {
     }
     const trouble = storageTrouble(error);
     if (trouble !== undefined) {
-      log.warn({ err: error, path: c.req.path }, trouble === 'busy' ? 'database busy' : 'database cannot take writes');
+      log.warn({ requestId: c.get('requestId'), err: error, path: c.req.path }, trouble === 'busy' ? 'database busy' : 'database cannot take writes');
       return respondWithError(c, 503, new AppError(ErrorCode.overloaded, STORAGE_MESSAGES[trouble], { retryAfterSeconds: 1 }));
     }
     // Internal details stay in the log: they can carry SQL, paths or data of other accounts.
-    log.error({ err: error, method: c.req.method, path: c.req.path }, 'unhandled error');
+    log.error({ requestId: c.get('requestId'), err: error, method: c.req.method, path: c.req.path }, 'unhandled error');
     return respondWithError(c, 500, new AppError(ErrorCode.internal, 'Internal error'));
   };
 }

@@ -54,7 +54,7 @@ describe('request ids', () => {
     expect(accessLines(lines)).toEqual([]);
   });
 
-  it('tags every line logged while serving, also those of the code below the route, and answers errors with the id', async () => {
+  it("tags the request's lines (an unhandled error's and the access line) with the id, and answers errors with it", async () => {
     const { t, lines } = loggedApp();
     const account = t.createAccount();
     // The database going away makes the next request fail inside the services: the error handler logs it.
