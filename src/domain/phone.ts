@@ -1,4 +1,5 @@
 import { parsePhoneNumberFromString } from 'libphonenumber-js';
+import { remembering } from './remembering.ts';
 
 export type PhoneCheck =
   | { readonly ok: true; readonly e164: string }
@@ -14,23 +15,15 @@ const SHORT_CODE = /^\+?\d{3,6}$/;
 /**
  * libphonenumber-js compiles its metadata's patterns into fresh RegExps on every parse (about a
  * thirtieth of a send's CPU), while a gateway sees the same numbers over and over: answers are
- * remembered, up to a bound, and forgotten all at once when it is reached. Only inputs short enough
- * to be a formatted number are kept, so the memory held stays under a few megabytes whatever comes in.
+ * remembered. Only for inputs short enough to be a formatted number, so the memory held stays
+ * under a few megabytes whatever comes in.
  */
-const remembered = new Map<string, PhoneCheck>();
-const MAX_REMEMBERED = 20_000;
 const MAX_REMEMBERED_LENGTH = 32;
+const rememberedCheck = remembering(parsePhone, 20_000);
 
 /** Accepts E.164 with common separators ("+1 (415) 555-0100") and answers the canonical E.164. */
 export function checkPhoneNumber(raw: string): PhoneCheck {
-  if (raw.length > MAX_REMEMBERED_LENGTH) return parsePhone(raw);
-  let check = remembered.get(raw);
-  if (check === undefined) {
-    if (remembered.size >= MAX_REMEMBERED) remembered.clear();
-    check = parsePhone(raw);
-    remembered.set(raw, check);
-  }
-  return check;
+  return raw.length > MAX_REMEMBERED_LENGTH ? parsePhone(raw) : rememberedCheck(raw);
 }
 
 function parsePhone(raw: string): PhoneCheck {

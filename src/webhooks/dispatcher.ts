@@ -1,5 +1,6 @@
 import { Agent } from 'undici';
 import { nextDelay, parseRetrySchedule, type AttemptResult } from '../domain/retry-policy.ts';
+import { remembering } from '../domain/remembering.ts';
 import type { ClaimedDelivery, DeliveryOutcome, DuePosition, FinishedDelivery } from '../db/queries/outbox.ts';
 import type { Metrics } from '../metrics/metrics.ts';
 import type { ServiceDeps } from '../services/deps.ts';
@@ -66,18 +67,7 @@ const BATCH_WINDOW_MS = 1;
  * Per-host limits look at every row's host, twice per delivery: parsing its URL each time was a
  * fiftieth of the dispatcher's CPU, while a batch's rows mostly share a few URLs.
  */
-const hostsByUrl = new Map<string, string>();
-const MAX_REMEMBERED_URLS = 1_000;
-
-function hostOf(url: string): string {
-  let host = hostsByUrl.get(url);
-  if (host === undefined) {
-    if (hostsByUrl.size >= MAX_REMEMBERED_URLS) hostsByUrl.clear();
-    host = new URL(url).host;
-    hostsByUrl.set(url, host);
-  }
-  return host;
-}
+const hostOf = remembering((url) => new URL(url).host, 1_000);
 
 function attemptResultOf(post: PostResult): AttemptResult {
   if (post.statusCode !== null && post.statusCode >= 200 && post.statusCode < 300) return { kind: 'success' };

@@ -1,4 +1,5 @@
 import { Webhook } from 'standardwebhooks';
+import { remembering } from '../domain/remembering.ts';
 
 /** The secrets a callback is signed with at a given time. */
 export type SigningSecrets = {
@@ -8,18 +9,7 @@ export type SigningSecrets = {
 };
 
 // Building a Webhook decodes its key: keep one per secret (accounts are few, secrets rotate rarely).
-const signers = new Map<string, Webhook>();
-const MAX_CACHED_SIGNERS = 10_000;
-
-function signerFor(secret: string): Webhook {
-  let signer = signers.get(secret);
-  if (!signer) {
-    if (signers.size >= MAX_CACHED_SIGNERS) signers.clear();
-    signer = new Webhook(secret);
-    signers.set(secret, signer);
-  }
-  return signer;
-}
+const signerFor = remembering((secret) => new Webhook(secret), 10_000);
 
 /**
  * The Standard Webhooks headers of one attempt, plus `svc-signing-secret` (the secret itself) for
