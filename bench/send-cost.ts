@@ -1,6 +1,6 @@
 /**
  * Server CPU per send, in-process: the real app (`app.request`, no sockets) on a database file,
- * with the courier handing every send over to the sandbox transport as `serve` does. Measures CPU
+ * with the sandbox transport wired as `serve` wires it (sends plan their timeline as they are stored). Measures CPU
  * time (user + system) of this process, so the load from other work on the machine does not
  * count. Two rounds per mode, the second reported (the first warms the JIT and the page cache).
  *
@@ -27,10 +27,11 @@ const SENDS = Number(values.sends);
 const IN_FLIGHT = Number(values['in-flight']);
 
 const dir = mkdtempSync(join(tmpdir(), 'send-cost-'));
-const testApp = makeTestApp({ database: values.database ?? join(dir, 'bench.db') });
-const transport = createSandboxTransport(testApp.deps, { stepMs: 60_000 });
+const STEP_MS = 60_000;
+const testApp = makeTestApp({ database: values.database ?? join(dir, 'bench.db'), sandboxInline: { stepMs: STEP_MS } });
+const transport = createSandboxTransport(testApp.deps, { stepMs: STEP_MS });
 const courier = createCourier(testApp.deps, transport);
-testApp.notifier.subscribe({ messageQueued: courier.enqueue });
+testApp.notifier.subscribe({ messageQueued: courier.enqueue, sandboxPlanned: transport.planned });
 transport.start();
 const account = testApp.createAccount({ plan: 'sapphire' });
 

@@ -8,11 +8,6 @@ import type { Transport } from './transports/transport.ts';
 import { createUpstreamTransport, upstreamOptionsFromConfig } from './transports/upstream.ts';
 import { createDispatcher, dispatcherOptionsFromConfig } from './webhooks/dispatcher.ts';
 
-function transportFor(config: Config, deps: AppDeps, ingestSecrets: IngestSecrets): Transport {
-  return config.TEXTRELAY_TRANSPORT === 'upstream'
-    ? createUpstreamTransport(deps, upstreamOptionsFromConfig(config, ingestSecrets.learn))
-    : createSandboxTransport(deps, { stepMs: config.TEXTRELAY_SANDBOX_STEP_MS });
-}
 
 /**
  * The serve process's work outside requests: the transport, the courier that hands messages to it,
@@ -20,10 +15,12 @@ function transportFor(config: Config, deps: AppDeps, ingestSecrets: IngestSecret
  * database what a previous process left unfinished.
  */
 export function startBackgroundWork(config: Config, deps: AppDeps, notifier: NotifierHub, ingestSecrets: IngestSecrets) {
-  const transport = transportFor(config, deps, ingestSecrets);
+  const sandbox = config.TEXTRELAY_TRANSPORT === 'sandbox' ? createSandboxTransport(deps, { stepMs: config.TEXTRELAY_SANDBOX_STEP_MS }) : undefined;
+  const transport: Transport = sandbox ?? createUpstreamTransport(deps, upstreamOptionsFromConfig(config, ingestSecrets.learn));
+  // Still there with the sandbox: messages stored QUEUED by an earlier version are resumed through it.
   const courier = createCourier(deps, transport);
   const dispatcher = createDispatcher(deps, dispatcherOptionsFromConfig(config));
-  notifier.subscribe({ messageQueued: courier.enqueue, outboxWritten: dispatcher.wake });
+  notifier.subscribe({ messageQueued: courier.enqueue, outboxWritten: dispatcher.wake, ...(sandbox ? { sandboxPlanned: sandbox.planned } : {}) });
   transport.start();
   courier.resume();
   dispatcher.start();

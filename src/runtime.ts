@@ -33,6 +33,7 @@ export function openRuntime(
     notify: notifier,
     displayTimeZone: config.TEXTRELAY_DISPLAY_TZ,
     defaultNumbersPerAccount: config.TEXTRELAY_NUMBERS_PER_ACCOUNT,
+    ...(config.TEXTRELAY_TRANSPORT === 'sandbox' ? { sandboxInline: { stepMs: config.TEXTRELAY_SANDBOX_STEP_MS } } : {}),
     isReady: () => isWritable(db),
     version: VERSION,
     checkCallbackUrl: createCallbackUrlCheck({ allowPrivate: config.TEXTRELAY_ALLOW_PRIVATE_CALLBACKS }),

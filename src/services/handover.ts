@@ -26,6 +26,11 @@ export type HandoverReceipt = { transportHandle: string; transportGroupId?: stri
 
 function toOutbound(deps: ServiceDeps, message: MessageRow): OutboundMessage {
   const group = message.groupId === null ? undefined : deps.store.groups.findById(message.accountId, message.groupId);
+  return outboundOf(message, group?.transportGroupId ?? null);
+}
+
+/** What the transport is given of a stored message; `transportGroupId` is the transport's id of its group, if any. */
+export function outboundOf(message: MessageRow, transportGroupId: string | null): OutboundMessage {
   return {
     handle: message.handle,
     accountId: message.accountId,
@@ -36,7 +41,7 @@ function toOutbound(deps: ServiceDeps, message: MessageRow): OutboundMessage {
     mediaUrl: message.mediaUrl,
     sendStyle: message.sendStyle,
     groupId: message.groupId,
-    transportGroupId: group?.transportGroupId ?? null,
+    transportGroupId,
   };
 }
 

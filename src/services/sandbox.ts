@@ -53,10 +53,15 @@ export function planSandboxTimeline(deps: ServiceDeps, message: OutboundMessage,
     const stored = deps.store.messages.findByAnyHandle(message.handle);
     // Its first report was applied, so its steps ran (and were deleted): planning again would replay them.
     if (stored && stored.status !== 'QUEUED') return 0;
-    const now = deps.clock.now();
-    const rows = planTimeline(message).map((step, index) => toRow(message, step, index, now + step.atStep * stepMs));
-    return deps.store.sandbox.plan(rows);
+    return planNewTimeline(deps, message, stepMs);
   });
+}
+
+/** Plans the timeline of a message the sandbox has never seen: one just stored, in the transaction that stores it. */
+export function planNewTimeline(deps: ServiceDeps, message: OutboundMessage, stepMs: number): number {
+  const now = deps.clock.now();
+  const rows = planTimeline(message).map((step, index) => toRow(message, step, index, now + step.atStep * stepMs));
+  return deps.store.sandbox.plan(rows);
 }
 
 /** The step's own id: the network never reports the same step twice, and the database holds it to that. */

@@ -9,6 +9,8 @@ export type SandboxOptions = {
 };
 
 export type SandboxTransport = Transport & {
+  /** Sends planned steps themselves (ServiceDeps.sandboxInline): re-arms the timer if one of them falls due sooner. */
+  planned(): void;
   /** Applies every step due by `deps.clock` now; returns how many ran. Tests call it after advancing a fake clock. */
   runDue(): number;
 };
@@ -64,6 +66,9 @@ export function createSandboxTransport(deps: ServiceDeps, options: SandboxOption
       arm();
       // The sandbox knows messages by our handle: that is its dedupe key and its handle.
       return { transportHandle: message.handle };
+    },
+    planned(): void {
+      arm();
     },
     start(): void {
       started = true;

@@ -33,6 +33,8 @@ export function makeTestApp(
     log?: AppDeps['log'];
     /** /metrics served openly unless told otherwise. */
     metricsEndpoint?: MetricsEndpoint;
+    /** Sends plan the sandbox's timeline themselves, as `serve` with the sandbox has them do; off unless given. */
+    sandboxInline?: AppDeps['sandboxInline'];
   } = {},
 ) {
   const clock = new FakeClock();
@@ -59,6 +61,7 @@ export function makeTestApp(
     ingestSecrets: () => overrides.ingestSecrets ?? [],
     metrics: createMetrics({ version: 'test', readStats: () => getGatewayStats({ store, clock }) }),
     metricsEndpoint: overrides.metricsEndpoint ?? { enabled: true, bearerToken: undefined },
+    ...(overrides.sandboxInline ? { sandboxInline: overrides.sandboxInline } : {}),
   };
   const app = buildApp(deps);
 

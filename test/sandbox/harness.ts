@@ -12,17 +12,19 @@ import { show } from '../helpers/fixtures.ts';
 export const STEP_MS = 1_000;
 
 /**
- * `makeTestApp` plus the sandbox transport, and a courier that hands every committed send over to
- * it as the server does. Nothing runs until the test advances the clock and calls `steps()`.
+ * `makeTestApp` plus the sandbox transport wired as the server wires it: sends plan their timeline
+ * as they are stored (`inline`, the default), or wait QUEUED for the courier to hand them over
+ * (`inline: false`, as messages stored by an earlier version do). Nothing runs until the test
+ * advances the clock and calls `steps()`.
  */
-export function makeSandboxApp(options: Parameters<typeof makeTestApp>[0] & { stepMs?: number } = {}) {
-  const { stepMs = STEP_MS, ...overrides } = options;
-  const t = makeTestApp(overrides);
+export function makeSandboxApp(options: Parameters<typeof makeTestApp>[0] & { stepMs?: number; inline?: boolean } = {}) {
+  const { stepMs = STEP_MS, inline = true, ...overrides } = options;
+  const t = makeTestApp({ ...overrides, ...(inline ? { sandboxInline: { stepMs } } : {}) });
   const transport = createSandboxTransport(t.deps, { stepMs });
   const courier = createCourier(t.deps, transport, { retryDelaysMs: [], concurrency: 4 });
-  t.notifier.subscribe({ messageQueued: courier.enqueue });
+  t.notifier.subscribe({ messageQueued: courier.enqueue, sandboxPlanned: transport.planned });
 
-  /** POSTs a send and waits until the courier handed it to the network; answers the 202 body. */
+  /** POSTs a send and waits until it is handed to the network; answers the 202 body. */
   async function sendVia(path: '/api/send-message' | '/api/send-group-message', account: TestAccount, body: unknown) {
     const reply = await t.call('POST', path, account, body);
     expectAccepted(reply);

@@ -71,7 +71,7 @@ describe('sandbox state survives a restart', () => {
 
   it('a send stored but never handed over is handed over on resume and runs its timeline', async () => {
     const file = databaseFile();
-    // The first process stores the send and stops before any courier carried it.
+    // A process of an earlier version, whose sends waited QUEUED for the courier, stores one and stops before it was carried.
     const crashed = makeTestApp({ database: file });
     const account = crashed.createAccount();
     const handle = send(crashed, account, { number: '+12125558899' }).message_handle;
