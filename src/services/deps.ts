@@ -48,8 +48,8 @@ export type ServiceDeps = {
   /**
    * Set when the transport is the sandbox: its network lives in this database, so a send plans its
    * simulated timeline in the transaction that stores it and is handed over from the start. The
-   * courier's round (a read, a second write of the message, two more batch items) cost about a third
-   * of a send's CPU. Unset, sends wait QUEUED for the courier, as they do for the upstream.
+   * courier's round (a read, a second write of the message, two more batch items) cost about a tenth
+   * of a send's server CPU. Unset, sends wait QUEUED for the courier, as they do for the upstream.
    */
   sandboxInline?: { stepMs: number };
 };
