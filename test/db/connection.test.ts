@@ -2,7 +2,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { closeDatabase, openDatabase, type Db } from '../../src/db/connection.ts';
+import type Database from 'better-sqlite3';
+import { closeDatabase, migrateDatabase, openDatabase, type Db } from '../../src/db/connection.ts';
 
 describe('a database file opened by textrelay', () => {
   const dir = mkdtempSync(join(tmpdir(), 'textrelay-connection-'));
@@ -20,5 +21,19 @@ describe('a database file opened by textrelay', () => {
     expect(setting('foreign_keys')).toBe(1);
     expect(setting('busy_timeout')).toBe(5_000); // CLI commands wait for the server's write lock
     expect(setting('wal_autocheckpoint')).toBe(10_000);
+    expect(setting('temp_store')).toBe(2); // MEMORY: savepoints' sub-journals never reach a file
+  });
+
+  it('sorts on disk while migrating and keeps temporary data in memory afterwards', () => {
+    db = openDatabase(join(dir, 'migrated.db'));
+    const seen: unknown[] = [];
+    const pragma = db.$client.pragma.bind(db.$client);
+    db.$client.pragma = ((source: string, options?: Database.PragmaOptions) => {
+      seen.push(source);
+      return pragma(source, options);
+    }) as typeof pragma;
+    migrateDatabase(db);
+    expect(seen).toEqual(['temp_store = FILE', 'temp_store = MEMORY']);
+    expect(db.$client.pragma('temp_store', { simple: true })).toBe(2);
   });
 });
