@@ -1,6 +1,6 @@
 import { and, asc, count, desc, eq, sql } from 'drizzle-orm';
 import type { Db } from '../connection.ts';
-import { placeholdersFor } from '../placeholders.ts';
+import { placeholdersFor, unplannedParam } from '../placeholders.ts';
 import { accounts, numberPins, receiveWebhooks, serviceNumbers } from '../schema.ts';
 import type { AccountRow } from '../rows.ts';
 
@@ -27,7 +27,7 @@ export function accountQueries(db: Db) {
     .from(serviceNumbers)
     .where(eq(serviceNumbers.accountId, sql.placeholder('accountId')))
     .orderBy(asc(serviceNumbers.pinnedCount), asc(serviceNumbers.createdAt), asc(serviceNumbers.number))
-    .limit(1)
+    .limit(unplannedParam(1))
     .prepare();
   // A first message to someone pins them to a line: prepared once, like the lookups above.
   const insertPin = db
@@ -74,7 +74,7 @@ export function accountQueries(db: Db) {
         .innerJoin(accounts, eq(accounts.id, numberPins.accountId))
         .where(eq(numberPins.endUserNumber, endUserNumber))
         .orderBy(desc(numberPins.createdAt))
-        .limit(1)
+        .limit(unplannedParam(1))
         .get()?.account;
     },
     findByEmail(email: string): AccountRow | undefined {

@@ -42,13 +42,13 @@ export function eventQueries(db: Db) {
       left join messages m on m.handle = e.message_handle
       left join accounts a on a.id = m.account_id
     where e.rowid > @after and e.rowid <= @upto
-    order by e.rowid limit @limit`);
+    order by e.rowid limit +@limit`);
   const inbound = client.prepare(`
     select m.id, m.date_sent as at, a.email as account, m.handle as messageHandle, m.number as fromNumber,
       m.line_number as toNumber, m.group_id as groupId, m.content, m.media_url as mediaUrl
     from messages m join accounts a on a.id = m.account_id
     where m.id > @after and m.id <= @upto and m.is_outbound = 0
-    order by m.id limit @limit`);
+    order by m.id limit +@limit`);
   const attempts = client.prepare(`
     select t.id, t.attempted_at as at, a.email as account, d.webhook_id as webhookId, d.event_type as eventType,
       d.message_handle as messageHandle, d.url,
@@ -60,7 +60,7 @@ export function eventQueries(db: Db) {
       join webhook_deliveries d on d.seq = t.delivery_seq
       join accounts a on a.id = d.account_id
     where t.id > @after and t.id <= @upto
-    order by t.id limit @limit`);
+    order by t.id limit +@limit`);
 
   type Range = { after: number; upto: number; limit: number };
 

@@ -50,7 +50,7 @@ export function inboxQueries(db: Db) {
         '' as displayName, c.last_message_at as lastAt, c.preview_text as lastContent, '' as lastMediaUrl,
         ${unreadAfterMarker('contact_id', 'c')} as unread
       from (select * from contacts where account_id = @accountId and last_message_at is not null
-            order by last_message_at desc, id desc limit @limit) c
+            order by last_message_at desc, id desc limit +@limit) c
       ${readMarker('contact', 'c')}
       union all
       select 'group', grp.id, grp.member_key, '', '', grp.display_name, last.date_sent, last.content, last.media_url,
@@ -62,7 +62,7 @@ export function inboxQueries(db: Db) {
       ${readMarker('group', 'grp')}
     )
     order by unread > 0 desc, lastAt desc, id
-    limit @limit`);
+    limit +@limit`);
 
   // Moves the marker forward only: an older page rendered late never marks newer messages unread again.
   const markRead = client.prepare(`

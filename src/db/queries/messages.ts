@@ -2,7 +2,7 @@ import { and, asc, desc, eq, gt, gte, inArray, isNull, ne, sql, type SQL } from 
 import { unionAll } from 'drizzle-orm/sqlite-core';
 import type { MessageStatus } from '../../domain/status.ts';
 import type { Db } from '../connection.ts';
-import { placeholdersFor } from '../placeholders.ts';
+import { placeholdersFor, unplannedParam } from '../placeholders.ts';
 import { prepareMessageRows } from './message-values.ts';
 import { groupMembers, groups, messages, statusEvents } from '../schema.ts';
 import type { MessageRow, NewMessageRow, StatusEventRow } from '../rows.ts';
@@ -111,13 +111,13 @@ export function messageQueries(db: Db) {
     const conditions: SQL[] = [eq(messages.accountId, p('accountId'))];
     if (present.has('contactId')) conditions.push(eq(messages.contactId, p('contactId')));
     if (present.has('groupId')) conditions.push(eq(messages.groupId, p('groupId')));
-    if (present.has('status')) conditions.push(eq(messages.status, p('status')));
-    if (present.has('isOutbound')) conditions.push(eq(messages.isOutbound, p('isOutbound')));
+    if (present.has('status')) conditions.push(eq(messages.status, unplannedParam(p('status'))));
+    if (present.has('isOutbound')) conditions.push(eq(messages.isOutbound, unplannedParam(p('isOutbound'))));
     if (present.has('sentSince')) conditions.push(gte(messages.dateSent, p('sentSince')));
     const select = (...more: SQL[]) => db.select().from(messages).where(and(...conditions, ...more));
     const newestFirst = [desc(messages.dateSent), desc(messages.id)] as const;
     if (!present.has('number')) {
-      return prepareMessageRows(db, select().orderBy(...newestFirst).limit(p('limit')).offset(p('offset')));
+      return prepareMessageRows(db, select().orderBy(...newestFirst).limit(unplannedParam(p('limit'))).offset(p('offset')));
     }
     // A number's messages are its one-to-one conversation plus the groups it belongs to. As one
     // `number = ? OR group_id IN (...)` filter SQLite walks the account's whole date index (or
@@ -133,7 +133,7 @@ export function messageQueries(db: Db) {
           [select(inArray(messages.groupId, groupsOfNumberSubquery), otherMember)];
     const [first, second, ...others] = [select(eq(messages.number, p('number'))), ...groupBranches];
     const merged = second === undefined ? first! : unionAll(first!, second, ...others);
-    return prepareMessageRows(db, merged.orderBy(...newestFirst).limit(p('limit')).offset(p('offset')));
+    return prepareMessageRows(db, merged.orderBy(...newestFirst).limit(unplannedParam(p('limit'))).offset(p('offset')));
   }
 
   const history = db

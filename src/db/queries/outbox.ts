@@ -130,7 +130,7 @@ export function outboxQueries(db: Db) {
         where e.message_handle = d.message_handle and e.url = d.url and +e.seq < d.seq
           and e.state in ('pending', 'delivering'))
     order by d.next_attempt_at, d.seq
-    limit @limit`);
+    limit +@limit`);
   const signingSecrets = client.prepare(`
     select webhook_secret, previous_webhook_secret, previous_webhook_secret_expires_at from accounts where id = ?`);
 

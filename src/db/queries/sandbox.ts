@@ -1,6 +1,6 @@
 import { asc, eq, lte, min, sql } from 'drizzle-orm';
 import type { Db } from '../connection.ts';
-import { placeholdersFor } from '../placeholders.ts';
+import { placeholdersFor, unplannedParam } from '../placeholders.ts';
 import { sandboxSteps } from '../schema.ts';
 
 export type SandboxStepRow = typeof sandboxSteps.$inferSelect;
@@ -19,7 +19,7 @@ export function sandboxQueries(db: Db) {
     .from(sandboxSteps)
     .where(lte(sandboxSteps.dueAt, sql.placeholder('now')))
     .orderBy(asc(sandboxSteps.dueAt), asc(sandboxSteps.id))
-    .limit(1)
+    .limit(unplannedParam(1))
     .prepare();
   const remove = db.delete(sandboxSteps).where(eq(sandboxSteps.id, sql.placeholder('id'))).prepare();
   // These run once per hand-over.

@@ -57,7 +57,7 @@ export function statsQueries(db: Db) {
                 when next_attempt_at <= @now then 'due' else 'retry_wait' end as kind,
            count(*) as total
     from webhook_deliveries where state = 'pending' group by kind`);
-  const inState = client.prepare(`select count(*) as total from webhook_deliveries where state = ?`);
+  const inState = client.prepare(`select count(*) as total from webhook_deliveries where state = +?`);
   const oldestDue = client.prepare(`
     select min(next_attempt_at) as at from webhook_deliveries where state = 'pending' and next_attempt_at <= @now`);
 
