@@ -28,6 +28,7 @@ const RETRY_AFTER_FAILURE_MS = 1_000;
 export function createSandboxTransport(deps: ServiceDeps, options: SandboxOptions): SandboxTransport {
   let started = false;
   let timer: NodeJS.Timeout | undefined;
+  let rearmQueued = false;
 
   function arm(delayMs?: number): void {
     if (!started) return;
@@ -68,7 +69,13 @@ export function createSandboxTransport(deps: ServiceDeps, options: SandboxOption
       return { transportHandle: message.handle };
     },
     planned(): void {
-      arm();
+      // A group commit answers a burst of sends together: one look at the earliest step serves them all.
+      if (rearmQueued) return;
+      rearmQueued = true;
+      queueMicrotask(() => {
+        rearmQueued = false;
+        arm();
+      });
     },
     start(): void {
       started = true;
