@@ -80,11 +80,12 @@ function seed(deps: ServiceDeps, account: AccountRow, callbackUrl: string, messa
 }
 
 /** Runs a dispatcher until nothing is pending; resolves with the time of the last completion. */
-async function drain(deps: ServiceDeps, dispatcher: Dispatcher, db: Db): Promise<number> {
+async function drain(dispatcher: Dispatcher, db: Db): Promise<number> {
+  // Asked through the due index, not by counting every row: the poll must not take CPU from the dispatcher it measures.
+  const unfinished = db.$client.prepare(`select exists (select 1 from webhook_deliveries where state in ('pending', 'delivering')) as left`);
   dispatcher.start();
-  // Polled slowly, and timed by the last completion rather than by the poll: counting the table
-  // often would take CPU from the dispatcher it measures.
-  for (let counts = deps.store.outbox.countByState(); counts.pending + counts.delivering > 0; counts = deps.store.outbox.countByState()) {
+  // Timed by the last completion rather than by the poll.
+  while ((unfinished.get() as { left: number }).left === 1) {
     await new Promise((resolve) => setTimeout(resolve, 250));
   }
   await dispatcher.stop();
@@ -156,10 +157,10 @@ export async function measureDispatch(messageCount: number, options: { receiverC
     // As for the bare client: a first pass compiles the dispatcher's code, the timed one measures it warm.
     const warmUpMessages = Math.ceil(messageCount / 5);
     seed(deps, account, receiver.url, warmUpMessages);
-    await drain(deps, newDispatcher(), db);
+    await drain(newDispatcher(), db);
     const rows = seed(deps, account, receiver.url, messageCount, warmUpMessages);
     const started = Date.now();
-    const seconds = ((await drain(deps, newDispatcher(), db)) - started) / 1000;
+    const seconds = ((await drain(newDispatcher(), db)) - started) / 1000;
     const counts = deps.store.outbox.countByState();
     const received = await receiver.stop();
     return {
