@@ -112,6 +112,8 @@ export function createDispatcher(deps: ServiceDeps & { metrics: Pick<Metrics, 'd
     return {
       seq: row.seq,
       accountId: row.accountId,
+      messageHandle: row.messageHandle,
+      url: row.url,
       leaseExpiresAt: row.leaseExpiresAt,
       attempt: {
         attemptedAt,

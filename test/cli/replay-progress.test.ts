@@ -6,6 +6,7 @@ import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { closeDatabase } from '../../src/db/connection.ts';
 import { makeTestApp, type TestApp } from '../helpers/app.ts';
 import { childEnv, killAll, REPO_ROOT, runCli } from '../helpers/process.ts';
+import { finishedAs } from '../helpers/outbox.ts';
 
 // `textrelay webhooks replay --failed-since` over more deliveries than one batch, as a child process:
 // a summary on stderr always, and a progress line only when stderr is a terminal.
@@ -22,10 +23,10 @@ afterAll(() => {
 
 /** Gives up, at `at`, every delivery due then, as the dispatcher does after a 410. */
 function giveUpAll(t: TestApp, at: number): void {
-  const attempt = { attemptedAt: at, durationMs: 3, statusCode: 410, responseExcerpt: '', error: null };
+  const answer = { attemptedAt: at, durationMs: 3, statusCode: 410 };
   const claimed = t.store.outbox.claimDue(at, 60_000, GIVEN_UP * 2);
   t.store.outbox.finish(
-    claimed.map((row) => ({ seq: row.seq, accountId: row.accountId, leaseExpiresAt: row.leaseExpiresAt, attempt, outcome: { kind: 'failed' as const } })),
+    claimed.map((row) => finishedAs(row, { kind: 'failed' }, answer)),
     at,
   );
 }

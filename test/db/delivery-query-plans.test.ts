@@ -7,6 +7,7 @@ import { makeTestApp, type TestApp } from '../helpers/app.ts';
 import { send, sendGroup } from '../helpers/delivery.ts';
 import { ALICE, BOB, CAROL, DAVE, distinctNumbers, show } from '../helpers/fixtures.ts';
 import { captureStatements, explain, expectIndexed } from '../helpers/query-plans.ts';
+import { finishedAs } from '../helpers/outbox.ts';
 
 /**
  * The delivery core's hot lookups (every status event, every inbound message, every start) must
@@ -69,8 +70,7 @@ const cases: Case[] = [
       s.outbox.enqueue({ webhookId, accountId, messageHandle: handle, eventType: 'message.status', url: 'https://example.com/cb', payload: '{}' }, 1);
     }
     const [row] = s.outbox.claimDue(Date.now(), 60_000, 10, (url) => (url.startsWith('https://example.com/') ? 'take' : 'skip'));
-    const attempt = { attemptedAt: 1, durationMs: 1, statusCode: 200, responseExcerpt: '', error: null };
-    if (row) s.outbox.finish([{ seq: row.seq, accountId: row.accountId, leaseExpiresAt: row.leaseExpiresAt, attempt, outcome: { kind: 'delivered' } }], Date.now());
+    if (row) s.outbox.finish([finishedAs(row, { kind: 'delivered' }, { attemptedAt: 1, statusCode: 200 })], Date.now());
     return handle;
   }, /from webhook_deliveries f\s/, false],
   ['given-up deliveries since a time', ['webhook_deliveries'], (s) => s.outbox.failedSince(0), /from "webhook_deliveries"/, false],

@@ -1,5 +1,6 @@
 /** Reads the webhook outbox of the test database, as the dispatcher would find it. */
 import { asc, eq } from 'drizzle-orm';
+import type { ClaimedDelivery, DeliveryOutcome, FinishedDelivery } from '../../src/db/queries/outbox.ts';
 import { webhookDeliveries } from '../../src/db/schema.ts';
 import type { TestApp } from './app.ts';
 
@@ -18,4 +19,27 @@ export function payloadsFor(t: TestApp, handle: string): any[] {
 /** The statuses a message's status callbacks will report, in the order they go out. */
 export function callbackStatuses(t: TestApp, handle: string): string[] {
   return payloadsFor(t, handle).map((payload) => payload.status);
+}
+
+/** A claimed row's attempt, as the dispatcher reports it back: answered `statusCode` (and `excerpt`), ending in `outcome`. */
+export function finishedAs(
+  row: ClaimedDelivery,
+  outcome: DeliveryOutcome,
+  answer: { statusCode: number; attemptedAt?: number; durationMs?: number; excerpt?: string },
+): FinishedDelivery {
+  return {
+    seq: row.seq,
+    accountId: row.accountId,
+    messageHandle: row.messageHandle,
+    url: row.url,
+    leaseExpiresAt: row.leaseExpiresAt,
+    attempt: {
+      attemptedAt: answer.attemptedAt ?? 0,
+      durationMs: answer.durationMs ?? 1,
+      statusCode: answer.statusCode,
+      responseExcerpt: answer.excerpt ?? '',
+      error: null,
+    },
+    outcome,
+  };
 }

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { makeTestApp, type TestApp } from '../helpers/app.ts';
 import { ALICE } from '../helpers/fixtures.ts';
+import { finishedAs } from '../helpers/outbox.ts';
 import { createNotifierHub } from '../../src/services/notifier.ts';
 import { recordStatus } from '../../src/services/record-status.ts';
 import { claimDueDeliveries, finishDeliveries } from '../../src/services/webhook-dispatch.ts';
@@ -71,8 +72,8 @@ describe('live updates over server-sent events', () => {
     expect(await events.next()).toBe('activity');
 
     const [claimed] = claimDueDeliveries(t.deps, { leaseMs: 30_000, limit: 10 });
-    const attempt = { attemptedAt: t.clock.now(), durationMs: 5, statusCode: 503, responseExcerpt: 'busy', error: null };
-    finishDeliveries(t.deps, [{ seq: claimed!.seq, accountId: claimed!.accountId, leaseExpiresAt: claimed!.leaseExpiresAt, attempt, outcome: { kind: 'retry', nextAttemptAt: t.clock.now() + 5_000 } }]);
+    const answer = { attemptedAt: t.clock.now(), durationMs: 5, statusCode: 503, excerpt: 'busy' };
+    finishDeliveries(t.deps, [finishedAs(claimed!, { kind: 'retry', nextAttemptAt: t.clock.now() + 5_000 }, answer)]);
     expect(await events.next()).toBe('activity');
   });
 

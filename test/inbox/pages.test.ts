@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { makeTestApp, type TestAccount, type TestApp } from '../helpers/app.ts';
 import { ALICE, BOB, CAROL } from '../helpers/fixtures.ts';
+import { finishedAs } from '../helpers/outbox.ts';
 import { recordStatus } from '../../src/services/record-status.ts';
 import { inboxClient, loggedIn, textOf } from './client.ts';
 
@@ -205,13 +206,7 @@ describe('webhook deliveries page', () => {
     const [delivery] = (await t.call('GET', '/accounts/webhooks/deliveries', account)).body.deliveries;
     const claimed = t.store.outbox.claimDue(t.clock.now(), 30_000, 10);
     t.store.outbox.finish(
-      claimed.map((row) => ({
-        seq: row.seq,
-        accountId: row.accountId,
-        leaseExpiresAt: row.leaseExpiresAt,
-        attempt: { attemptedAt: t.clock.now(), durationMs: 12, statusCode: 500, responseExcerpt: 'receiver broke', error: null },
-        outcome: { kind: 'failed' as const },
-      })),
+      claimed.map((row) => finishedAs(row, { kind: 'failed' }, { attemptedAt: t.clock.now(), durationMs: 12, statusCode: 500, excerpt: 'receiver broke' })),
       t.clock.now(),
     );
 

@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import type { ClaimedDelivery, ClaimFilter, DeliveryOutcome, FinishedDelivery } from '../../src/db/queries/outbox.ts';
+import type { ClaimedDelivery, ClaimFilter } from '../../src/db/queries/outbox.ts';
 import { claimDueDeliveries, finishAndClaimDeliveries, finishDeliveries } from '../../src/services/webhook-dispatch.ts';
 import type { TestAccount, TestApp } from '../helpers/app.ts';
 import { show } from '../helpers/fixtures.ts';
+import { finishedAs } from '../helpers/outbox.ts';
 import { appWithAccount, dispatcherFor, receiver, report, sendWithCallback } from './setup.ts';
 
 /**
@@ -13,16 +14,6 @@ import { appWithAccount, dispatcherFor, receiver, report, sendWithCallback } fro
 
 const takeAll: ClaimFilter = () => 'take';
 const CLAIM = { leaseMs: 60_000, limit: 10, accept: takeAll };
-
-function finishedAs(row: ClaimedDelivery, outcome: DeliveryOutcome, statusCode: number): FinishedDelivery {
-  return {
-    seq: row.seq,
-    accountId: row.accountId,
-    leaseExpiresAt: row.leaseExpiresAt,
-    attempt: { attemptedAt: 0, durationMs: 1, statusCode, responseExcerpt: '', error: null },
-    outcome,
-  };
-}
 
 function statusOf(row: ClaimedDelivery): string {
   return JSON.parse(row.payload).status;
@@ -50,7 +41,7 @@ describe('held callbacks: let go when the one before them finishes', () => {
     const [queued] = claimDueDeliveries(t.deps, { leaseMs: 60_000, limit: 10 });
     expect(queued && statusOf(queued), 'only the first callback is claimable').toBe('QUEUED');
 
-    const next = finishAndClaimDeliveries(t.deps, [finishedAs(queued!, { kind: 'delivered' }, 200)], CLAIM);
+    const next = finishAndClaimDeliveries(t.deps, [finishedAs(queued!, { kind: 'delivered' }, { statusCode: 200 })], CLAIM);
 
     expect(next.map(statusOf)).toEqual(['SENT']);
     expect(next[0]!.webhookSecret, 'signed like any claimed row').toBe(secret);
@@ -65,14 +56,14 @@ describe('held callbacks: let go when the one before them finishes', () => {
   it('a given-up callback lets the next one go too', async () => {
     const { t } = await messageWithThreeCallbacks();
     const [queued] = claimDueDeliveries(t.deps, { leaseMs: 60_000, limit: 10 });
-    const next = finishAndClaimDeliveries(t.deps, [finishedAs(queued!, { kind: 'failed' }, 410)], CLAIM);
+    const next = finishAndClaimDeliveries(t.deps, [finishedAs(queued!, { kind: 'failed' }, { statusCode: 410 })], CLAIM);
     expect(next.map(statusOf)).toEqual(['SENT']);
   });
 
   it('a retried callback keeps the next one held', async () => {
     const { t, account } = await messageWithThreeCallbacks();
     const [queued] = claimDueDeliveries(t.deps, { leaseMs: 60_000, limit: 10 });
-    const next = finishAndClaimDeliveries(t.deps, [finishedAs(queued!, { kind: 'retry', nextAttemptAt: t.clock.now() + 5_000 }, 500)], CLAIM);
+    const next = finishAndClaimDeliveries(t.deps, [finishedAs(queued!, { kind: 'retry', nextAttemptAt: t.clock.now() + 5_000 }, { statusCode: 500 })], CLAIM);
     expect(next).toEqual([]);
     const held = (await deliveries(t, account)).filter((d) => d.payload.status !== 'QUEUED');
     expect(held.map((d) => [d.state, d.next_attempt_at])).toEqual([
@@ -84,14 +75,14 @@ describe('held callbacks: let go when the one before them finishes', () => {
   it('a follower the claim filter does not take (its host is full, or the dispatcher is stopping) becomes due now instead', async () => {
     const { t, account } = await messageWithThreeCallbacks();
     const [queued] = claimDueDeliveries(t.deps, { leaseMs: 60_000, limit: 10 });
-    const next = finishAndClaimDeliveries(t.deps, [finishedAs(queued!, { kind: 'delivered' }, 200)], { ...CLAIM, accept: () => 'skip' });
+    const next = finishAndClaimDeliveries(t.deps, [finishedAs(queued!, { kind: 'delivered' }, { statusCode: 200 })], { ...CLAIM, accept: () => 'skip' });
     expect(next).toEqual([]);
     const sent = (await deliveries(t, account)).find((d) => d.payload.status === 'SENT');
     expect(sent).toMatchObject({ state: 'pending', next_attempt_at: new Date(t.clock.now()).toISOString() });
 
     const [claimed] = claimDueDeliveries(t.deps, { leaseMs: 60_000, limit: 10 });
     expect(claimed && statusOf(claimed)).toBe('SENT');
-    finishDeliveries(t.deps, [finishedAs(claimed!, { kind: 'delivered' }, 200)]);
+    finishDeliveries(t.deps, [finishedAs(claimed!, { kind: 'delivered' }, { statusCode: 200 })]);
     const delivered = (await deliveries(t, account)).find((d) => d.payload.status === 'DELIVERED');
     expect(delivered, 'finishing without claiming (shutdown) only makes it due').toMatchObject({
       state: 'pending',
@@ -114,19 +105,19 @@ describe('held callbacks: let go when the one before them finishes', () => {
 
     const [again] = claimDueDeliveries(t.deps, { leaseMs: 60_000, limit: 10 });
     expect(again && statusOf(again), 'the held DELIVERED callback is not claimable').toBe('QUEUED');
-    const next = finishAndClaimDeliveries(t.deps, [finishedAs(again!, { kind: 'delivered' }, 200)], CLAIM);
+    const next = finishAndClaimDeliveries(t.deps, [finishedAs(again!, { kind: 'delivered' }, { statusCode: 200 })], CLAIM);
     expect(next.map(statusOf)).toEqual(['DELIVERED']);
 
     // The whole loop, with a replay while a later callback is in flight: nothing overtakes.
     report(t, handle, 'READ');
     const sentId = hook.received[1]!.headers['webhook-id'];
-    finishDeliveries(t.deps, [finishedAs(next[0]!, { kind: 'delivered' }, 200)]);
+    finishDeliveries(t.deps, [finishedAs(next[0]!, { kind: 'delivered' }, { statusCode: 200 })]);
     expect((await t.call('POST', `/accounts/webhooks/deliveries/${sentId}/replay`, account)).status).toBe(200);
     const [sentAgain] = claimDueDeliveries(t.deps, { leaseMs: 60_000, limit: 10 });
     expect(sentAgain && statusOf(sentAgain), 'READ was let go when DELIVERED finished; the replayed SENT comes first').toBe('SENT');
     const [read] = claimDueDeliveries(t.deps, { leaseMs: 60_000, limit: 10 });
     expect(read, 'READ waits while the replayed SENT is in flight').toBeUndefined();
-    const afterSent = finishAndClaimDeliveries(t.deps, [finishedAs(sentAgain!, { kind: 'delivered' }, 200)], CLAIM);
+    const afterSent = finishAndClaimDeliveries(t.deps, [finishedAs(sentAgain!, { kind: 'delivered' }, { statusCode: 200 })], CLAIM);
     expect(afterSent.map(statusOf)).toEqual(['READ']);
   });
 
@@ -135,13 +126,13 @@ describe('held callbacks: let go when the one before them finishes', () => {
     const handle = await sendWithCallback(t, account, 'http://127.0.0.1:9/hook');
     report(t, handle, 'SENT');
     const [queued] = claimDueDeliveries(t.deps, { leaseMs: 60_000, limit: 10 });
-    const [sent] = finishAndClaimDeliveries(t.deps, [finishedAs(queued!, { kind: 'delivered' }, 200)], CLAIM);
+    const [sent] = finishAndClaimDeliveries(t.deps, [finishedAs(queued!, { kind: 'delivered' }, { statusCode: 200 })], CLAIM);
     report(t, handle, 'DELIVERED'); // held behind SENT, in flight
     expect((await t.call('POST', `/accounts/webhooks/deliveries/${queued!.webhookId}/replay`, account)).status).toBe(200);
 
-    const afterSent = finishAndClaimDeliveries(t.deps, [finishedAs(sent!, { kind: 'delivered' }, 200)], CLAIM);
+    const afterSent = finishAndClaimDeliveries(t.deps, [finishedAs(sent!, { kind: 'delivered' }, { statusCode: 200 })], CLAIM);
     expect(afterSent.map(statusOf), 'the replayed QUEUED goes; DELIVERED stays held').toEqual(['QUEUED']);
-    const afterReplay = finishAndClaimDeliveries(t.deps, [finishedAs(afterSent[0]!, { kind: 'delivered' }, 200)], CLAIM);
+    const afterReplay = finishAndClaimDeliveries(t.deps, [finishedAs(afterSent[0]!, { kind: 'delivered' }, { statusCode: 200 })], CLAIM);
     expect(afterReplay.map(statusOf)).toEqual(['DELIVERED']);
   });
 

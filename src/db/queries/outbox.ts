@@ -53,6 +53,9 @@ export type FinishedDelivery = {
   seq: number;
   /** Whose delivery it is: the account's live views hear of the attempt once it is recorded. */
   accountId: string;
+  /** The message and URL whose next callback a delivered or given-up row lets go. */
+  messageHandle: string;
+  url: string;
   leaseExpiresAt: number;
   attempt: AttemptRecord;
   outcome: DeliveryOutcome;
@@ -146,12 +149,10 @@ export function outboxQueries(db: Db) {
   const LEASED = `where seq = @seq and state = 'delivering' and lease_expires_at = @lease`;
   const markDelivered = client.prepare(`
     update webhook_deliveries set state = 'delivered', attempt_count = attempt_count + 1, last_status_code = @statusCode,
-      last_error = null, lease_expires_at = null, completed_at = @now, updated_at = @now ${LEASED}
-    returning message_handle, url`);
+      last_error = null, lease_expires_at = null, completed_at = @now, updated_at = @now ${LEASED}`);
   const markFailed = client.prepare(`
     update webhook_deliveries set state = 'failed', attempt_count = attempt_count + 1, last_status_code = @statusCode,
-      last_error = @error, lease_expires_at = null, completed_at = @now, updated_at = @now ${LEASED}
-    returning message_handle, url`);
+      last_error = @error, lease_expires_at = null, completed_at = @now, updated_at = @now ${LEASED}`);
   const markRetry = client.prepare(`
     update webhook_deliveries set state = 'pending', attempt_count = attempt_count + 1, last_status_code = @statusCode,
       last_error = @error, lease_expires_at = null, next_attempt_at = @nextAttemptAt, updated_at = @now ${LEASED}`);
@@ -220,16 +221,16 @@ export function outboxQueries(db: Db) {
   function finishRows(finished: readonly FinishedDelivery[], now: number, claim: Claim | undefined): ClaimedDelivery[] {
     const handedOver: ClaimedDelivery[] = [];
     let taking = claim !== undefined;
-    for (const { seq, leaseExpiresAt: lease, attempt, outcome } of finished) {
+    for (const { seq, messageHandle, url, leaseExpiresAt: lease, attempt, outcome } of finished) {
       insertAttempt.run({ deliverySeq: seq, ...attempt });
       const leased = { seq, lease, now, statusCode: attempt.statusCode, error: attempt.error };
       if (outcome.kind === 'retry') {
         markRetry.run({ ...leased, nextAttemptAt: outcome.nextAttemptAt });
         continue;
       }
-      const done = (outcome.kind === 'delivered' ? markDelivered : markFailed).get(leased) as { message_handle: string; url: string } | undefined;
-      if (!done) continue; // the lease lapsed: whoever holds the row now lets its follower go
-      const follower = nextInLine.get({ seq, messageHandle: done.message_handle, url: done.url }) as RawClaimed | undefined;
+      const { changes } = (outcome.kind === 'delivered' ? markDelivered : markFailed).run(leased);
+      if (changes === 0) continue; // the lease lapsed: whoever holds the row now lets its follower go
+      const follower = nextInLine.get({ seq, messageHandle, url }) as RawClaimed | undefined;
       if (!follower) continue;
       const verdict = taking ? claim!.accept(follower.url) : 'stop';
       if (verdict === 'stop') taking = false;
