@@ -31,6 +31,8 @@ export const LISTING_LATENCY_CONNECTIONS = 4;
 export const LISTING_LATENCY = `message listing, ${LISTING_LATENCY_CONNECTIONS} connections`;
 /** Shown beside it: one client, so no request waits behind another. */
 export const LISTING_ALONE = 'message listing, 1 connection';
+/** The framework alone validating a status callback (bench/framework-floor.ts): the most any route can reach. */
+export const FRAMEWORK_FLOOR = 'framework floor (hono + zod, no database)';
 
 /** Issue 6's targets for this 2-core machine, as ratios to the bare handler of the same run where they can be. */
 export const TARGETS: { check: (report: BenchReport) => TargetCheck }[] = [

@@ -5,7 +5,8 @@
  *   npm run bench -- --quick      a smoke run: 20,000 messages, 2 s per scenario
  *   npm run bench -- --reseed     rebuild the cached seeded database
  *
- * 1. calibration: wrk against a bare node:http JSON handler (bench/bare-server.ts);
+ * 1. calibration: wrk against a bare node:http JSON handler (bench/bare-server.ts), then against
+ *    the framework alone validating a status callback (bench/framework-floor.ts);
  * 2. a real `textrelay serve` on the seeded database, under wrk: status ingest (unique events),
  *    send-message (unique bodies), message listing (50 rows, filtered), a mixed load;
  * 3. webhook dispatch to a local receiver (bench/dispatch.ts).
@@ -21,7 +22,7 @@ import Database from 'better-sqlite3';
 import { renderChart } from './chart.ts';
 import { measureDispatch } from './dispatch.ts';
 import { CAN_PIN, cpuSeconds, peakRssMb, pinProcess, REPO_ROOT, spawnPinned, startServer, startSink, stopChild, waitForLine, type ServerProcess } from './processes.ts';
-import { LISTING_ALONE, LISTING_LATENCY, LISTING_LATENCY_CONNECTIONS, renderTable, TARGETS, type BenchReport, type ScenarioResult } from './report.ts';
+import { FRAMEWORK_FLOOR, LISTING_ALONE, LISTING_LATENCY, LISTING_LATENCY_CONNECTIONS, renderTable, TARGETS, type BenchReport, type ScenarioResult } from './report.ts';
 import { seedDatabase, type SeededAccount } from './seed.ts';
 import { ensureWrk, runWrk, type LoadResult } from './wrk.ts';
 
@@ -53,11 +54,13 @@ function log(line: string): void {
   console.log(`[bench ${new Date().toISOString().slice(11, 19)}] ${line}`);
 }
 
-async function calibrate(): Promise<LoadResult> {
-  const child = spawnPinned(SERVER_CPU, process.execPath, ['--import', 'tsx', 'bench/bare-server.ts'], { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
+/** wrk against a one-file server of bench/ (no database): a point of comparison measured in the same run. */
+async function calibrate(server: 'bare-server' | 'framework-floor', script: 'bare' | 'ingest'): Promise<LoadResult> {
+  const child = spawnPinned(SERVER_CPU, process.execPath, ['--import', 'tsx', `bench/${server}.ts`], { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
   try {
-    const [, url] = await waitForLine(child, /bare listening on (http:\/\/\S+)/);
-    const load = { script: 'bare', url: url!, connections: CONNECTIONS, threads: THREADS, cpu: GENERATOR_CPU, env: {} } as const;
+    const [, url] = await waitForLine(child, /listening on (http:\/\/\S+)/);
+    const env = { BENCH_INGEST_SECRET: INGEST_SECRET, BENCH_STRIDE: '0', BENCH_RUN: 'floor', BENCH_INGEST_FIRST: '0' };
+    const load = { script, url: url!, connections: CONNECTIONS, threads: THREADS, cpu: GENERATOR_CPU, env } as const;
     await runWrk({ ...load, seconds: WARMUP_SECONDS });
     return await runWrk({ ...load, seconds: SECONDS });
   } finally {
@@ -184,7 +187,9 @@ async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'textrelay-bench-'));
   try {
     log(`calibration: bare node:http (${CAN_PIN ? 'server on core 0, wrk on core 1' : 'unpinned'})`);
-    const bare = await calibrate();
+    const bare = await calibrate('bare-server', 'bare');
+    log('framework floor: the same stack, validation only');
+    const floor = await calibrate('framework-floor', 'ingest');
     const server = await measureServer(dir);
     log('webhook dispatch');
     // The dispatcher runs in this process: it takes the server's core, the receiver wrk's.
@@ -215,6 +220,7 @@ async function main(): Promise<void> {
       serverPeakRssMb: server.peakRssMb,
       scenarios: [
         scenario('bare node:http', bare),
+        scenario(FRAMEWORK_FLOOR, floor),
         scenario('status ingest', server.scenarios.ingest!),
         scenario('send-message', server.scenarios.send!),
         scenario('message listing', server.scenarios.listing!),

@@ -31,7 +31,7 @@ const IngestStatus = z
   .openapi({ type: 'string', enum: [...PROGRESS_ORDER, 'ERROR', 'FAILED'] });
 
 /** The status callback of the spec (contract section 7); fields not listed are ignored. */
-const StatusCallbackBody = z
+export const StatusCallbackBody = z
   .object({
     message_handle: Handle,
     status: IngestStatus,
