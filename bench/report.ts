@@ -59,13 +59,13 @@ export function renderTable(report: BenchReport): string {
     `Machine: ${m.cpus}, ${m.memoryGb} GB, Node ${m.node}, ${m.wrk}; ${m.pinned ? 'server on core 0, load generator on core 1' : 'unpinned'}; load average at the end ${m.loadAverageAtEnd.join(' / ')}.`,
     `Load: ${report.settings.connections} keep-alive connections, ${report.settings.seconds} s per scenario after ${report.settings.warmupSeconds} s of warm-up. Database: ${number(report.seededMessages)} seeded messages, ${number(report.databaseMbPerMillionMessages)} MB per million messages; server peak RSS ${report.serverPeakRssMb} MB.`,
     '',
-    '| scenario | requests/s | p50 ms | p99 ms | ratio to bare | errors | server CPU | wrk CPU |',
-    '|---|---:|---:|---:|---:|---:|---:|---:|',
+    '| scenario | requests/s | p50 ms | p99 ms | ratio to bare | errors | server CPU | wrk CPU | CPU stolen |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|',
     ...report.scenarios.map(
       (s) =>
-        `| ${s.name} | ${number(s.requestsPerSecond)} | ${s.latencyMs.p50} | ${s.latencyMs.p99} | ${s.ratioToBare.toFixed(2)} | ${s.errors} | ${s.serverCpu ?? '—'} | ${s.generatorCpu} |`,
+        `| ${s.name} | ${number(s.requestsPerSecond)} | ${s.latencyMs.p50} | ${s.latencyMs.p99} | ${s.ratioToBare.toFixed(2)} | ${s.errors} | ${s.serverCpu ?? '—'} | ${s.generatorCpu} | ${s.stolenCpu === undefined ? '—' : `${Math.round(s.stolenCpu * 100)}%`} |`,
     ),
-    `| webhook dispatch | ${number(report.dispatch.deliveriesPerSecond)} deliveries/s | — | — | ${report.dispatch.ratioToBare.toFixed(2)} of bare undici (${number(report.dispatch.bareUndiciRequestsPerSecond)}/s) | ${report.dispatch.failed} | — | — |`,
+    `| webhook dispatch | ${number(report.dispatch.deliveriesPerSecond)} deliveries/s | — | — | ${report.dispatch.ratioToBare.toFixed(2)} of bare undici (${number(report.dispatch.bareUndiciRequestsPerSecond)}/s) | ${report.dispatch.failed} | — | — | — |`,
     '',
     '| target | measured | met |',
     '|---|---:|:---:|',

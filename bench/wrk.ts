@@ -4,6 +4,8 @@
  * core is the bottleneck, not the server.
  */
 import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { cpus } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { spawnPinned } from './processes.ts';
 
@@ -17,6 +19,11 @@ export type LoadResult = {
   latencyMs: { p50: number; p90: number; p99: number; max: number };
   /** CPU wrk used, in cores (1 = one core busy for the whole run). */
   generatorCpu: number;
+  /**
+   * Share of the machine's CPU time its hypervisor took for other guests during the run (steal
+   * time, /proc/stat); absent off Linux. A shared VM's bursts of it slow every figure of a run.
+   */
+  stolenCpu?: number;
 };
 
 /** Installs wrk with apt-get when it is missing (as root, or through sudo without a password). */
@@ -48,11 +55,13 @@ export async function runWrk(options: {
     env: { ...process.env, BENCH_WRK_DIR: SCRIPTS, ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  const stolenBefore = stolenTicks();
   let stdout = '';
   let stderr = '';
   child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
   child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
   const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+  const stolenAfter = stolenTicks();
   const json = stdout.match(/^BENCH_JSON (.*)$/m)?.[1];
   if (code !== 0 || json === undefined) throw new Error(`wrk ${options.script} failed (${code}):\n${stdout}\n${stderr}`);
   const summary = JSON.parse(json) as {
@@ -70,7 +79,23 @@ export async function runWrk(options: {
     errors: Object.values(summary.errors).reduce((sum, count) => sum + count, 0),
     latencyMs: { p50: ms(summary.latencyUs.p50), p90: ms(summary.latencyUs.p90), p99: ms(summary.latencyUs.p99), max: ms(summary.latencyUs.max) },
     generatorCpu: Number((childCpuSeconds(stderr) / seconds).toFixed(2)),
+    ...(stolenBefore === undefined || stolenAfter === undefined
+      ? {}
+      : { stolenCpu: Number(((stolenAfter - stolenBefore) / (seconds * USER_HZ * cpus().length)).toFixed(2)) }),
   };
+}
+
+/** The clock ticks of /proc/stat. */
+const USER_HZ = 100;
+
+/** Steal ticks of all CPUs so far (the eighth figure of /proc/stat's `cpu` line), or undefined off Linux. */
+function stolenTicks(): number | undefined {
+  try {
+    const steal = readFileSync('/proc/stat', 'utf8').match(/^cpu\s+(.*)$/m)?.[1]?.split(/\s+/)[7];
+    return steal === undefined ? undefined : Number(steal);
+  } catch {
+    return undefined;
+  }
 }
 
 /** The second line of bash's `times`: user and system time of its children, as 0m1.234s 0m0.567s. */
