@@ -10,7 +10,7 @@ import type { BenchReport } from './report.ts';
 type Bar = { label: string; value: number; text: string };
 
 const ROW = 28;
-const LABEL_WIDTH = 200;
+const LABEL_WIDTH = 270;
 const BAR_WIDTH = 260;
 const PANEL_WIDTH = LABEL_WIDTH + BAR_WIDTH + 100;
 const TOP = 64;
