@@ -11,7 +11,8 @@ export function placeholdersFor<K extends string>(keys: readonly K[]): Record<K,
  * and marks the statement as depending on it: every new binding then re-parses and re-plans the
  * statement at its next step (10 µs on a one-row lookup, half the CPU of a listing). `+?` is the
  * same value to the engine, but not a bare parameter, so the statement is compiled once (SQL
- * written by hand says `+@name`). drizzle types `.limit()` as taking a number or a placeholder; it embeds any SQL it is given.
+ * written by hand says `+@name`). drizzle types `.limit()` as taking a number or a placeholder;
+ * it embeds any SQL it is given.
  */
 export function unplannedParam(value: Placeholder | number): Placeholder {
   return sql`+${value}` as unknown as Placeholder;

@@ -75,9 +75,9 @@ export function postWebhook(
     agent.dispatch(
       { origin: target.origin, path: `${target.pathname}${target.search}`, method: 'POST', headers, body },
       {
-        onRequestStart(started) {
-          controller = started;
-          if (settled) started.abort(new Error('timed out'));
+        onRequestStart(requestController) {
+          controller = requestController;
+          if (settled) requestController.abort(new Error('timed out'));
         },
         onResponseStart(_, code, answerHeaders) {
           if (code < 200) return; // 100 Continue and the like: the answer is still to come

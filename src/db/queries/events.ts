@@ -34,6 +34,7 @@ export function eventQueries(db: Db) {
   };
 
   // Each reads a rowid range of its table (the primary key), and its joins by unique keys.
+  // `+@limit`: a bare bound LIMIT would be re-planned on every call (see unplannedParam).
   const statusEvents = client.prepare(`
     select e.rowid as id, e.received_at as at, a.email as account, e.message_handle as messageHandle, e.status,
       e.applied, e.implied, e.not_applied_reason as notAppliedReason, e.source, e.error_code as errorCode,

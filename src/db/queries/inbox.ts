@@ -43,6 +43,7 @@ export function inboxQueries(db: Db) {
   /*
    * The account's most recent conversations, unread first. Contacts carry their own summary
    * (contacts_account_last_date_idx); a group's last message is the top of its date index.
+   * `+@limit`: a bare bound LIMIT is re-planned on every call (see unplannedParam).
    */
   const conversations = client.prepare(`
     select * from (

@@ -123,7 +123,8 @@ export function outboxQueries(db: Db) {
    * Due rows, oldest due first, that are the first unfinished row of their (message, URL): the
    * NOT EXISTS keeps a message's callbacks in order (webhook_deliveries_order_idx: the unary +
    * stops the planner from walking every earlier rowid instead); the due index yields rows already
-   * sorted by (next_attempt_at, seq).
+   * sorted by (next_attempt_at, seq). `+@limit`: a bare bound LIMIT is re-planned on every call
+   * (see unplannedParam).
    */
   const dueRows = client.prepare(`
     select d.seq, d.webhook_id, d.account_id, d.message_handle, d.event_type, d.url, d.payload, d.attempt_count, d.next_attempt_at

@@ -57,6 +57,8 @@ export function statsQueries(db: Db) {
                 when next_attempt_at <= @now then 'due' else 'retry_wait' end as kind,
            count(*) as total
     from webhook_deliveries where state = 'pending' group by kind`);
+  // `+?`: compared bare with `state`, which a partial index names, the statement would be
+  // re-planned on every call (see unplannedParam).
   const inState = client.prepare(`select count(*) as total from webhook_deliveries where state = +?`);
   const oldestDue = client.prepare(`
     select min(next_attempt_at) as at from webhook_deliveries where state = 'pending' and next_attempt_at <= @now`);
