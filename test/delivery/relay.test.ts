@@ -7,7 +7,7 @@ import { createUpstreamTransport } from '../../src/transports/upstream.ts';
 import { makeTestApp } from '../helpers/app.ts';
 import { send } from '../helpers/delivery.ts';
 import { show } from '../helpers/fixtures.ts';
-import { api, createAccount, eventually, freePort, type Credentials } from '../helpers/live.ts';
+import { api, createAccount, eventually, startServerOnFreePort, type Credentials } from '../helpers/live.ts';
 import { killAll, startServer, type RunningServer } from '../helpers/process.ts';
 import { startReceiver, type Receiver } from '../webhooks/receiver.ts';
 
@@ -32,8 +32,9 @@ describe('relay: textrelay A (upstream transport) through textrelay B (sandbox)'
   let accountB: Credentials;
   let client: Receiver;
 
-  const envB = () => ({
-    PORT: String(portB),
+  // B starts where the kernel puts it; its restart takes the same port, which A knows it by.
+  const envB = (port: number) => ({
+    PORT: String(port),
     TEXTRELAY_DB: dbB,
     TEXTRELAY_SANDBOX_STEP_MS: String(STEP_MS),
     // A refuses B's callbacks until it has registered; B retries them quickly.
@@ -42,13 +43,11 @@ describe('relay: textrelay A (upstream transport) through textrelay B (sandbox)'
   });
 
   beforeAll(async () => {
-    portB = await freePort();
-    const portA = await freePort();
     client = await startReceiver();
     [accountA, accountB] = await Promise.all([createAccount(dbA, 'client@a.example.com'), createAccount(dbB, 'relay@b.example.com')]);
-    b = await startServer([], envB(), SLOW);
-    a = await startServer([], {
-      PORT: String(portA),
+    b = await startServer([], envB(0), SLOW);
+    portB = b.port;
+    a = await startServerOnFreePort((portA) => ({
       TEXTRELAY_DB: dbA,
       TEXTRELAY_TRANSPORT: 'upstream',
       TEXTRELAY_UPSTREAM_URL: b.url,
@@ -56,7 +55,7 @@ describe('relay: textrelay A (upstream transport) through textrelay B (sandbox)'
       TEXTRELAY_UPSTREAM_SECRET: accountB.api_secret_key,
       TEXTRELAY_PUBLIC_URL: `http://127.0.0.1:${portA}`,
       LOG_LEVEL: 'info',
-    }, SLOW);
+    }), SLOW);
     await a.waitForLine(/receive webhook registered upstream/, SLOW);
   }, SLOW * 2);
 
@@ -172,7 +171,7 @@ describe('relay: textrelay A (upstream transport) through textrelay B (sandbox)'
     await transport.stop();
 
     // B back on the same port: A's courier's next retry hands the message over and it completes.
-    b = await startServer([], envB(), SLOW);
+    b = await startServer([], envB(portB), SLOW);
     await eventually('A’s message to reach READ after B returned', async () => ((await statusInA(sent.message_handle)).status === 'READ' ? true : undefined));
   }, SLOW * 2);
 });

@@ -4,7 +4,7 @@
 import { createServer } from 'node:net';
 import { expect } from 'vitest';
 import { jsonRequest, readReply, type Reply } from './http.ts';
-import { runCli, type RunningServer } from './process.ts';
+import { runCli, startServer, type RunningServer } from './process.ts';
 
 export type Credentials = { api_key_id: string; api_secret_key: string; numbers: string[] };
 
@@ -15,6 +15,22 @@ export async function freePort(): Promise<number> {
   const { port } = server.address() as { port: number };
   await new Promise<void>((resolve) => server.close(() => resolve()));
   return port;
+}
+
+/**
+ * Starts `serve` on a port chosen beforehand, for an environment that must name it (a public URL).
+ * Another process may take a free port between the look and the bind: on EADDRINUSE the start is
+ * tried again on a new one.
+ */
+export async function startServerOnFreePort(envFor: (port: number) => Record<string, string | undefined>, timeoutMs?: number): Promise<RunningServer> {
+  for (let attempt = 1; ; attempt += 1) {
+    const port = await freePort();
+    try {
+      return await startServer([], { ...envFor(port), PORT: String(port) }, timeoutMs);
+    } catch (error) {
+      if (attempt === 5 || !String(error).includes('EADDRINUSE')) throw error;
+    }
+  }
 }
 
 /** Polls `probe` until it returns something other than undefined; the timeout only bounds a broken run. */
