@@ -1,4 +1,4 @@
-import type { Claim, ClaimedDelivery, ClaimFilter, FinishedDelivery } from '../db/queries/outbox.ts';
+import type { AttemptRecord, Claim, ClaimedDelivery, ClaimFilter, DeliveryOutcome, FinishedDelivery } from '../db/queries/outbox.ts';
 import type { ServiceDeps } from './deps.ts';
 import { getOrCreateWebhookSecret } from './webhook-settings.ts';
 
@@ -14,6 +14,11 @@ export function claimDueDeliveries(
 /** The secret to sign a claimed row with: an account that never asked for its secret gets one now. */
 export function signingSecretOf(deps: ServiceDeps, row: ClaimedDelivery): string {
   return row.webhookSecret ?? getOrCreateWebhookSecret(deps, row.accountId);
+}
+
+/** A claimed row's attempt as the outbox records it: the row, its lease, what the attempt got, and what follows. */
+export function finishedDelivery(row: ClaimedDelivery, attempt: AttemptRecord, outcome: DeliveryOutcome): FinishedDelivery {
+  return { seq: row.seq, accountId: row.accountId, messageHandle: row.messageHandle, url: row.url, leaseExpiresAt: row.leaseExpiresAt, attempt, outcome };
 }
 
 export function finishDeliveries(deps: ServiceDeps, finished: readonly FinishedDelivery[]): void {

@@ -4,7 +4,7 @@ import { remembering } from '../domain/remembering.ts';
 import type { ClaimedDelivery, DeliveryOutcome, DuePosition, FinishedDelivery } from '../db/queries/outbox.ts';
 import type { Metrics } from '../metrics/metrics.ts';
 import type { ServiceDeps } from '../services/deps.ts';
-import { finishAndClaimDeliveries, finishDeliveries, releaseDeliveries, signingSecretOf } from '../services/webhook-dispatch.ts';
+import { finishAndClaimDeliveries, finishDeliveries, finishedDelivery, releaseDeliveries, signingSecretOf } from '../services/webhook-dispatch.ts';
 import { storageTrouble } from '../services/storage-errors.ts';
 import { VERSION } from '../version.ts';
 import { createDueScan } from './due-scan.ts';
@@ -109,21 +109,8 @@ export function createDispatcher(deps: ServiceDeps & { metrics: Pick<Metrics, 'd
           ? { kind: 'failed' }
           : { kind: 'retry', nextAttemptAt: deps.clock.now() + decision.delayMs };
     deps.metrics.deliveryAttempt(outcome.kind);
-    return {
-      seq: row.seq,
-      accountId: row.accountId,
-      messageHandle: row.messageHandle,
-      url: row.url,
-      leaseExpiresAt: row.leaseExpiresAt,
-      attempt: {
-        attemptedAt,
-        durationMs: post.durationMs,
-        statusCode: post.statusCode,
-        responseExcerpt: post.excerpt,
-        error: post.error,
-      },
-      outcome,
-    };
+    const attempt = { attemptedAt, durationMs: post.durationMs, statusCode: post.statusCode, responseExcerpt: post.excerpt, error: post.error };
+    return finishedDelivery(row, attempt, outcome);
   }
 
   async function attempt(row: ClaimedDelivery): Promise<FinishedDelivery> {

@@ -2,6 +2,7 @@
 import { asc, eq } from 'drizzle-orm';
 import type { ClaimedDelivery, DeliveryOutcome, FinishedDelivery } from '../../src/db/queries/outbox.ts';
 import { webhookDeliveries } from '../../src/db/schema.ts';
+import { finishedDelivery } from '../../src/services/webhook-dispatch.ts';
 import type { TestApp } from './app.ts';
 
 export type OutboxRow = typeof webhookDeliveries.$inferSelect;
@@ -27,19 +28,6 @@ export function finishedAs(
   outcome: DeliveryOutcome,
   answer: { statusCode: number; attemptedAt?: number; durationMs?: number; excerpt?: string },
 ): FinishedDelivery {
-  return {
-    seq: row.seq,
-    accountId: row.accountId,
-    messageHandle: row.messageHandle,
-    url: row.url,
-    leaseExpiresAt: row.leaseExpiresAt,
-    attempt: {
-      attemptedAt: answer.attemptedAt ?? 0,
-      durationMs: answer.durationMs ?? 1,
-      statusCode: answer.statusCode,
-      responseExcerpt: answer.excerpt ?? '',
-      error: null,
-    },
-    outcome,
-  };
+  const attempt = { attemptedAt: answer.attemptedAt ?? 0, durationMs: answer.durationMs ?? 1, statusCode: answer.statusCode, responseExcerpt: answer.excerpt ?? '', error: null };
+  return finishedDelivery(row, attempt, outcome);
 }
