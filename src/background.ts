@@ -8,7 +8,6 @@ import type { Transport } from './transports/transport.ts';
 import { createUpstreamTransport, upstreamOptionsFromConfig } from './transports/upstream.ts';
 import { createDispatcher, dispatcherOptionsFromConfig } from './webhooks/dispatcher.ts';
 
-
 /**
  * The serve process's work outside requests: the transport, the courier that hands messages to it,
  * and the webhook dispatcher, each woken by the services' notifier and each resuming from the
