@@ -173,7 +173,8 @@ export function createDispatcher(deps: ServiceDeps & { metrics: Pick<Metrics, 'd
    * Rows for a saturated host are skipped (they wait in the database, unleased); the scan stops
    * once the slots are filled, or after skipping SKIP_BUDGET rows, and the next tick resumes it
    * there (due-scan.ts): other hosts' rows behind a full host's backlog are reached, without
-   * reading that whole backlog on every claim.
+   * reading that whole backlog on every claim. It also stops at the first row it must skip once
+   * the due scan knows that only full hosts' rows lie beyond.
    */
   function settleAndLaunch(): number {
     const batch = finished;
@@ -191,7 +192,7 @@ export function createDispatcher(deps: ServiceDeps & { metrics: Pick<Metrics, 'd
     let lastSeen: DuePosition | undefined;
     let seen = 0;
     let passedOverRows = 0;
-    let stoppedBy: 'slots' | 'budget' | undefined;
+    let stoppedBy: 'slots' | 'budget' | 'onlyFullHostsBeyond' | undefined;
     let scanned = false;
     let taken = 0;
     let rows: ClaimedDelivery[];
@@ -207,6 +208,8 @@ export function createDispatcher(deps: ServiceDeps & { metrics: Pick<Metrics, 'd
         accept: (url, position) => {
           if (taken >= free) {
             stoppedBy = 'slots';
+            // A follower refused here is made due: a row the due scan's census does not know of.
+            if (!position) dueScan.changed();
             return 'stop';
           }
           if (passedOverRows >= SKIP_BUDGET) {
@@ -219,9 +222,15 @@ export function createDispatcher(deps: ServiceDeps & { metrics: Pick<Metrics, 'd
           }
           const host = hostOf(url);
           if (loadOf(host) >= settings.perHostConcurrency) {
-            if (position) {
-              passedOver.add(host);
-              passedOverRows += 1;
+            if (!position) {
+              dueScan.changed();
+              return 'skip';
+            }
+            passedOver.add(host);
+            passedOverRows += 1;
+            if (!dueScan.worthGoingOn(loadOf)) {
+              stoppedBy = 'onlyFullHostsBeyond';
+              return 'stop';
             }
             return 'skip';
           }
@@ -238,7 +247,14 @@ export function createDispatcher(deps: ServiceDeps & { metrics: Pick<Metrics, 'd
       return 0;
     }
     const continues =
-      scanned && dueScan.finished({ passedOver, lastSeen, cutShort: stoppedBy === 'budget' || seen >= limit, slotsFull: stoppedBy === 'slots' });
+      scanned &&
+      dueScan.finished({
+        passedOver,
+        lastSeen,
+        cutShort: stoppedBy === 'budget' || seen >= limit,
+        slotsFull: stoppedBy === 'slots',
+        onlyFullHostsBeyond: stoppedBy === 'onlyFullHostsBeyond',
+      });
     for (const row of rows) launch(row);
     if (continues) queueTick();
     return rows.length;

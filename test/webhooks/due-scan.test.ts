@@ -50,6 +50,36 @@ describe('the walk over due rows', () => {
     expect(scan.start((host) => (host === 'a.example' ? 0 : LIMIT)), 'a.example was passed over earlier in the walk').toBe('first');
   });
 
+  it('after a walk to the end, stops the next one as soon as every host it found is full again', () => {
+    const scan = createDueScan(LIMIT);
+    scan.start(full);
+    expect(scan.worthGoingOn(full), 'a first walk knows nothing of the rows beyond').toBe(true);
+    scan.finished(outcome({ passedOver: new Set(['a.example', 'b.example']), lastSeen: at(90) }));
+
+    // a.example freed a slot: a walk from the first row takes its oldest rows...
+    const loads = new Map([['a.example', LIMIT - 1], ['b.example', LIMIT]]);
+    const loadOf = (host: string) => loads.get(host) ?? 0;
+    expect(scan.start(loadOf)).toBe('first');
+    expect(scan.worthGoingOn(loadOf), 'a.example still has room').toBe(true);
+    loads.set('a.example', LIMIT);
+    // ...and once both are full, nothing behind can be taken: no walk over the backlog again.
+    expect(scan.worthGoingOn(loadOf)).toBe(false);
+    expect(scan.finished(outcome({ passedOver: new Set(['b.example']), lastSeen: at(5), onlyFullHostsBeyond: true }))).toBe(false);
+    expect(scan.start(full)).toBe('none');
+    expect(scan.start((host) => (host === 'a.example' ? 0 : LIMIT)), 'a.example is still known to have rows').toBe('first');
+  });
+
+  it('forgets what a walk found once rows change, and goes on walking', () => {
+    const scan = createDueScan(LIMIT);
+    scan.start(full);
+    scan.finished(outcome({ passedOver: new Set(['a.example']), lastSeen: at(90) }));
+    expect(scan.start(idle)).toBe('first');
+    scan.changed(); // a row of another host may now be due, anywhere behind the walk
+    expect(scan.worthGoingOn(full)).toBe(true);
+    expect(scan.finished(outcome({ passedOver: new Set(['a.example']), lastSeen: at(64), cutShort: true }))).toBe(true);
+    expect(scan.start(full)).toEqual(at(64));
+  });
+
   it('starts over from the first row when reset', () => {
     const scan = createDueScan(LIMIT);
     scan.start(full);
