@@ -32,7 +32,7 @@ type State =
  * The end of such a walk is also a census: only the hosts it passed over have due rows. A walk
  * started because one of them freed a slot takes that host's oldest rows and then stops as soon
  * as every host of the census is full again, instead of walking the whole backlog once more.
- * With one busy receiver (the common case) this was the dispatcher's biggest single cost: every
+ * With one busy receiver (the common case) this was the dispatcher's costliest statement: every
  * tick passed over 64 rows it could not take. The census lasts until rows change.
  */
 export function createDueScan(perHostLimit: number) {
