@@ -1,7 +1,7 @@
 import { Agent } from 'undici';
 import { nextDelay, parseRetrySchedule, type AttemptResult } from '../domain/retry-policy.ts';
 import { remembering } from '../domain/remembering.ts';
-import type { ClaimedDelivery, DeliveryOutcome, DuePosition, FinishedDelivery } from '../db/queries/outbox.ts';
+import type { ClaimedDelivery, ClaimFilter, DeliveryOutcome, DuePosition, FinishedDelivery } from '../db/queries/outbox.ts';
 import type { Metrics } from '../metrics/metrics.ts';
 import type { ServiceDeps } from '../services/deps.ts';
 import { finishAndClaimDeliveries, finishDeliveries, finishedDelivery, releaseDeliveries, signingSecretOf } from '../services/webhook-dispatch.ts';
@@ -197,6 +197,35 @@ export function createDispatcher(deps: ServiceDeps & { metrics: Pick<Metrics, 'd
     let stoppedBy: 'slots' | 'budget' | 'onlyFullHostsBeyond' | undefined;
     let scanned = false;
     let taken = 0;
+    const decide: ClaimFilter = (url, position) => {
+      if (taken >= free) {
+        stoppedBy = 'slots';
+        return 'stop';
+      }
+      if (passedOverRows >= SKIP_BUDGET) {
+        stoppedBy = 'budget';
+        return 'stop';
+      }
+      if (position) {
+        seen += 1;
+        lastSeen = position;
+      }
+      const host = hostOf(url);
+      if (loadOf(host) >= settings.perHostConcurrency) {
+        if (position) {
+          passedOver.add(host);
+          passedOverRows += 1;
+          if (!dueScan.worthGoingOn(loadOf)) {
+            stoppedBy = 'onlyFullHostsBeyond';
+            return 'stop';
+          }
+        }
+        return 'skip';
+      }
+      planned.set(host, (planned.get(host) ?? 0) + 1);
+      taken += 1;
+      return 'take';
+    };
     let rows: ClaimedDelivery[];
     try {
       rows = finishAndClaimDeliveries(deps, batch, {
@@ -208,37 +237,10 @@ export function createDispatcher(deps: ServiceDeps & { metrics: Pick<Metrics, 'd
           return start;
         },
         accept: (url, position) => {
-          if (taken >= free) {
-            stoppedBy = 'slots';
-            // A follower refused here is made due: a row the due scan's census does not know of.
-            if (!position) dueScan.changed();
-            return 'stop';
-          }
-          if (passedOverRows >= SKIP_BUDGET) {
-            stoppedBy = 'budget';
-            return 'stop';
-          }
-          if (position) {
-            seen += 1;
-            lastSeen = position;
-          }
-          const host = hostOf(url);
-          if (loadOf(host) >= settings.perHostConcurrency) {
-            if (!position) {
-              dueScan.changed();
-              return 'skip';
-            }
-            passedOver.add(host);
-            passedOverRows += 1;
-            if (!dueScan.worthGoingOn(loadOf)) {
-              stoppedBy = 'onlyFullHostsBeyond';
-              return 'stop';
-            }
-            return 'skip';
-          }
-          planned.set(host, (planned.get(host) ?? 0) + 1);
-          taken += 1;
-          return 'take';
+          const verdict = decide(url, position);
+          // A follower not taken is made due: a row the due scan's census does not know of.
+          if (!position && verdict !== 'take') dueScan.changed();
+          return verdict;
         },
       });
     } catch (error) {

@@ -11,7 +11,7 @@ export type ScanOutcome = {
   /** It stopped because every free slot was taken. */
   slotsFull: boolean;
   /** It stopped because worthGoingOn said no: whatever lies beyond belongs to full hosts. */
-  onlyFullHostsBeyond?: boolean;
+  onlyFullHostsBeyond: boolean;
 };
 
 type State =
@@ -38,12 +38,18 @@ type State =
 export function createDueScan(perHostLimit: number) {
   let state: State = { kind: 'fresh' };
 
+  // Overall concurrency bounds how many hosts can be full at once, so this returns early.
+  function anyHasRoom(hosts: ReadonlySet<string>, loadOf: (host: string) => number): boolean {
+    for (const host of hosts) if (loadOf(host) < perHostLimit) return true;
+    return false;
+  }
+
   return {
     /** Asked once the finished rows' followers took their slots, with each host's load then. */
     start(loadOf: (host: string) => number): DueScanStart {
       if (state.kind === 'walking') return state.after ?? 'first';
       if (state.kind === 'waiting') {
-        if (![...state.passedOver].some((host) => loadOf(host) < perHostLimit)) return 'none';
+        if (!anyHasRoom(state.passedOver, loadOf)) return 'none';
         state = { kind: 'walking', after: undefined, passedOver: new Set(), census: state.passedOver };
         return 'first';
       }
@@ -55,10 +61,7 @@ export function createDueScan(perHostLimit: number) {
      * belongs to a host that is full (`loadOf` counting what the scan has taken so far).
      */
     worthGoingOn(loadOf: (host: string) => number): boolean {
-      if (state.kind !== 'walking' || state.census === undefined) return true;
-      // Overall concurrency bounds how many hosts can be full at once, so this stops early.
-      for (const host of state.census) if (loadOf(host) < perHostLimit) return true;
-      return false;
+      return state.kind !== 'walking' || state.census === undefined || anyHasRoom(state.census, loadOf);
     },
 
     /** Records how the scan that `start` allowed ended; true when the next tick should go on with the walk. */

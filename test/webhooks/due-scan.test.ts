@@ -5,7 +5,7 @@ const LIMIT = 2;
 const full = () => LIMIT;
 const idle = () => 0;
 const at = (seq: number) => ({ dueAt: 1_000, seq });
-const outcome = (over: Partial<ScanOutcome>): ScanOutcome => ({ passedOver: new Set(), lastSeen: undefined, cutShort: false, slotsFull: false, ...over });
+const outcome = (over: Partial<ScanOutcome>): ScanOutcome => ({ passedOver: new Set(), lastSeen: undefined, cutShort: false, slotsFull: false, onlyFullHostsBeyond: false, ...over });
 
 describe('the walk over due rows', () => {
   it('starts from the first due row while nothing is held back', () => {
