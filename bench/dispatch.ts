@@ -139,7 +139,16 @@ export type DispatchMeasure = {
   deliveriesPerSecond: number;
   bareUndiciRequestsPerSecond: number;
   ratioToBare: number;
+  /** What the delivery log (deliveries, attempts and their indexes) takes on disk per callback delivered. */
+  deliveryLogBytesPerCallback: number;
 };
+
+/** Pages of the webhook tables and their indexes (SQLite's dbstat), over the deliveries they hold. */
+function deliveryLogBytesPerCallback(db: Db): number {
+  const { bytes } = db.$client.prepare(`select sum(pgsize) as bytes from dbstat where name like 'webhook\\_%' escape '\\'`).get() as { bytes: number };
+  const { rows } = db.$client.prepare('select count(*) as rows from webhook_deliveries').get() as { rows: number };
+  return Math.round(bytes / rows);
+}
 
 /**
  * Seeds `messageCount` x 4 outbox rows, then times the dispatcher delivering them all. The
@@ -173,6 +182,7 @@ export async function measureDispatch(messageCount: number, options: { receiverC
       deliveriesPerSecond: Math.round(rows / seconds),
       bareUndiciRequestsPerSecond: bare.perSecond,
       ratioToBare: Number((rows / seconds / bare.perSecond).toFixed(2)),
+      deliveryLogBytesPerCallback: deliveryLogBytesPerCallback(db),
     };
   } finally {
     await receiver.stop().catch(() => 0);

@@ -57,7 +57,7 @@ export function renderTable(report: BenchReport): string {
     `# Benchmark: ${report.date.slice(0, 16).replace('T', ' ')} UTC, commit ${report.commit}${report.quick ? ' (quick smoke run: not for comparison)' : ''}`,
     '',
     `Machine: ${m.cpus}, ${m.memoryGb} GB, Node ${m.node}, ${m.wrk}; ${m.pinned ? 'server on core 0, load generator on core 1' : 'unpinned'}; load average at the end ${m.loadAverageAtEnd.join(' / ')}.`,
-    `Load: ${report.settings.connections} keep-alive connections, ${report.settings.seconds} s per scenario after ${report.settings.warmupSeconds} s of warm-up. Database: ${number(report.seededMessages)} seeded messages, ${number(report.databaseMbPerMillionMessages)} MB per million messages; server peak RSS ${report.serverPeakRssMb} MB.`,
+    `Load: ${report.settings.connections} keep-alive connections, ${report.settings.seconds} s per scenario after ${report.settings.warmupSeconds} s of warm-up. Database: ${number(report.seededMessages)} seeded messages, ${number(report.databaseMbPerMillionMessages)} MB per million messages, without callbacks (each callback delivered adds ${number(report.dispatch.deliveryLogBytesPerCallback)} bytes of delivery log, measured in the dispatch scenario, forgotten after TEXTRELAY_DELIVERY_RETENTION_DAYS); server peak RSS ${report.serverPeakRssMb} MB.`,
     '',
     '| scenario | requests/s | p50 ms | p99 ms | ratio to bare | errors | server CPU | wrk CPU | CPU stolen |',
     '|---|---:|---:|---:|---:|---:|---:|---:|---:|',

@@ -7,11 +7,12 @@ import { createSandboxTransport } from './transports/sandbox.ts';
 import type { Transport } from './transports/transport.ts';
 import { createUpstreamTransport, upstreamOptionsFromConfig } from './transports/upstream.ts';
 import { createDispatcher, dispatcherOptionsFromConfig } from './webhooks/dispatcher.ts';
+import { createDeliveryLogRetention, retentionOptionsFromConfig } from './webhooks/retention.ts';
 
 /**
  * The serve process's work outside requests: the transport, the courier that hands messages to it,
  * and the webhook dispatcher, each woken by the services' notifier and each resuming from the
- * database what a previous process left unfinished.
+ * database what a previous process left unfinished; and, once an hour, forgetting old deliveries.
  */
 export function startBackgroundWork(config: Config, deps: AppDeps, notifier: NotifierHub, ingestSecrets: IngestSecrets) {
   const sandbox = config.TEXTRELAY_TRANSPORT === 'sandbox' ? createSandboxTransport(deps, { stepMs: config.TEXTRELAY_SANDBOX_STEP_MS }) : undefined;
@@ -19,15 +20,17 @@ export function startBackgroundWork(config: Config, deps: AppDeps, notifier: Not
   // Still there with the sandbox: messages stored QUEUED by an earlier version are resumed through it.
   const courier = createCourier(deps, transport);
   const dispatcher = createDispatcher(deps, dispatcherOptionsFromConfig(config));
+  const retention = createDeliveryLogRetention(deps, retentionOptionsFromConfig(config));
   notifier.subscribe({ messageQueued: courier.enqueue, outboxWritten: dispatcher.wake, ...(sandbox ? { sandboxPlanned: sandbox.planned } : {}) });
   transport.start();
   courier.resume();
   dispatcher.start();
+  retention.start();
   return {
     /** Stops taking new work and waits for work in flight; what is left stays in the database for the next start. */
     async stop(): Promise<void> {
       await courier.stop();
-      await Promise.all([transport.stop(), dispatcher.stop()]);
+      await Promise.all([transport.stop(), dispatcher.stop(), retention.stop()]);
     },
   };
 }

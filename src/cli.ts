@@ -38,6 +38,7 @@ const OPTIONS = {
   'media-url': { type: 'string' },
   failed: { type: 'boolean', default: false },
   'failed-since': { type: 'string' },
+  before: { type: 'string' },
   since: { type: 'string' },
   id: { type: 'string' },
   limit: { type: 'string' },

@@ -26,6 +26,8 @@ export const ConfigSchema = z.object({
     .string()
     .regex(/^\d+(\.\d+)?(,\d+(\.\d+)?)*$/, 'must be seconds, comma-separated (e.g. 5,30,120)')
     .default('5,30,120,600,1800,3600,10800,21600,43200,86400'),
+  /** Days a delivered or given-up callback stays in the delivery log (and can be replayed); 0 keeps it forever. */
+  TEXTRELAY_DELIVERY_RETENTION_DAYS: z.coerce.number().int().min(0).default(30),
   TEXTRELAY_ALLOW_PRIVATE_CALLBACKS: Flag.default(true),
   TEXTRELAY_DISPLAY_TZ: z.string().refine(isValidTimeZone, { message: 'must be an IANA time zone such as Europe/Paris' }).default('UTC'),
   /** Sends per account per minute; 0 turns the limit off. Generous so that bursts from real apps pass. */

@@ -30,6 +30,7 @@ const SETTINGS: Record<keyof Config, string> = {
   TEXTRELAY_UPSTREAM_KEY_ID: "the provider's key id (required for upstream)",
   TEXTRELAY_UPSTREAM_SECRET: "the provider's secret (required for upstream)",
   TEXTRELAY_WEBHOOK_RETRY_SCHEDULE: 'seconds between webhook attempts, comma-separated',
+  TEXTRELAY_DELIVERY_RETENTION_DAYS: 'days finished webhook deliveries stay in the log, 0 for ever',
   TEXTRELAY_ALLOW_PRIVATE_CALLBACKS: 'allow callbacks to private and loopback addresses',
   TEXTRELAY_DISPLAY_TZ: "time zone of contacts' display dates",
   TEXTRELAY_RATE_LIMIT_PER_MINUTE: 'sends per account per minute, 0 for no limit',
@@ -90,16 +91,18 @@ export const COMMANDS = {
     env: ['TEXTRELAY_DB', 'TEXTRELAY_TRANSPORT'],
   },
   webhooks: {
-    summary: "List every account's webhook deliveries, send given-up ones again",
+    summary: "List every account's webhook deliveries, send given-up ones again, forget old ones",
     usage: [
       'textrelay webhooks list [--failed] [--limit N] [--db FILE] [--json]',
       'textrelay webhooks replay --id WEBHOOK_ID | --failed-since TIME [--db FILE] [--json]',
+      'textrelay webhooks prune --before TIME [--db FILE] [--json]',
     ],
     flags: [
       ['--failed', 'list only the deliveries given up'],
       ['--limit N', 'list at most N, newest first (default 100)'],
       ['--id WEBHOOK_ID', 'replay this delivery (same webhook-id, fresh retry schedule)'],
       ['--failed-since TIME', 'replay every delivery given up since TIME (2026-11-23T09:00:00Z, "2026-11-23 09:00:00" UTC, or 30m, 2h, 1d ago)'],
+      ['--before TIME', 'delete the deliveries delivered or given up before TIME, with their attempts (a time, or 30d ago)'],
       DB,
       JSON_FLAG,
     ],

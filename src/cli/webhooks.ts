@@ -3,7 +3,7 @@ import { toIso } from '../domain/dates.ts';
 import type { DeliveryView } from '../domain/delivery-views.ts';
 import { ErrorCode } from '../domain/error-codes.ts';
 import { AppError } from '../services/app-error.ts';
-import { listAllDeliveries, replayDelivery, replayFailedSince } from '../services/webhook-deliveries.ts';
+import { listAllDeliveries, pruneDeliveries, replayDelivery, replayFailedSince } from '../services/webhook-deliveries.ts';
 import { progressLine, type ProgressStream } from './progress.ts';
 import { parseTimeFlag } from './time-flag.ts';
 
@@ -12,6 +12,7 @@ export type WebhooksFlags = {
   limit?: string | undefined;
   id?: string | undefined;
   'failed-since'?: string | undefined;
+  before?: string | undefined;
 };
 
 /** What a webhooks command answers: the value for --json, and the lines for people. */
@@ -31,8 +32,17 @@ function replaySince(deps: AppDeps, raw: string, progress: ProgressStream): stri
   return replayed;
 }
 
+/** Forgets the deliveries finished before the flag's time, in batches a running server's writes wait for one at a time. */
+function pruneBefore(deps: AppDeps, raw: string | undefined): CommandOutput {
+  if (raw === undefined) throw new AppError(ErrorCode.validation, 'webhooks prune needs --before TIME (e.g. 30d)');
+  const before = parseTimeFlag('--before', raw, deps.clock.now());
+  const pruned = pruneDeliveries(deps, before);
+  const human = `Deleted ${pruned} ${pruned === 1 ? 'delivery' : 'deliveries'} delivered or given up before ${toIso(before)}, with their attempts.`;
+  return { value: { pruned, before: toIso(before) }, human };
+}
+
 /**
- * `textrelay webhooks list|replay`: the operator's view of every account's deliveries. A replay
+ * `textrelay webhooks list|replay|prune`: the operator's view of every account's deliveries. A replay
  * of many reports its progress on `progress` (stderr), so stdout keeps only the answer.
  */
 export function webhooksCommand(deps: AppDeps, action: string | undefined, flags: WebhooksFlags, progress: ProgressStream): CommandOutput {
@@ -53,7 +63,9 @@ export function webhooksCommand(deps: AppDeps, action: string | undefined, flags
       const human = replayed.length === 0 ? 'Nothing to replay.' : `Queued again (the running server sends them within a second):\n${replayed.join('\n')}`;
       return { value: { replayed }, human };
     }
+    case 'prune':
+      return pruneBefore(deps, flags.before);
     default:
-      throw new AppError(ErrorCode.validation, `Unknown webhooks command: ${action ?? '(none)'} (list or replay)`);
+      throw new AppError(ErrorCode.validation, `Unknown webhooks command: ${action ?? '(none)'} (list, replay or prune)`);
   }
 }

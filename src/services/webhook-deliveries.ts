@@ -1,11 +1,11 @@
 import { ErrorCode } from '../domain/error-codes.ts';
 import { toDeliveryView, type DeliveryView } from '../domain/delivery-views.ts';
-import type { DeliveryFilter, WebhookAttemptRow, WebhookDeliveryRow } from '../db/queries/outbox.ts';
+import type { DeliveryFilter, PruneBatch, WebhookAttemptRow, WebhookDeliveryRow } from '../db/queries/outbox.ts';
 import type { AccountRow } from '../db/rows.ts';
 import { AppError } from './app-error.ts';
 import type { ServiceDeps } from './deps.ts';
 
-/** The delivery log: deliveries with every attempt, and re-sending the ones given up. */
+/** The delivery log: deliveries with every attempt, re-sending the ones given up, forgetting old ones. */
 
 function withAttempts(deps: ServiceDeps, rows: readonly WebhookDeliveryRow[]): DeliveryView[] {
   const attempts = new Map<number, WebhookAttemptRow[]>();
@@ -75,4 +75,26 @@ export function replayFailedSince(deps: ServiceDeps, since: number, account?: Ac
     if (batch.length < REPLAY_BATCH) break;
   }
   return replayed;
+}
+
+/** Rows of the log looked at per transaction when forgetting: a running server's writes wait for one batch at most. */
+const PRUNE_BATCH = 500;
+
+/**
+ * One batch of forgetting the deliveries delivered or given up before `cutoff`, with their attempts,
+ * from the oldest row after `afterSeq`. Pending and in-flight deliveries are never touched, however old.
+ */
+export function pruneDeliveriesBatch(deps: ServiceDeps, cutoff: number, afterSeq: number): PruneBatch {
+  return deps.store.outbox.pruneFinished(cutoff, afterSeq, PRUNE_BATCH);
+}
+
+/** Forgets every delivery finished before `cutoff`, batch after batch; returns how many. */
+export function pruneDeliveries(deps: ServiceDeps, cutoff: number): number {
+  let pruned = 0;
+  for (let afterSeq: number | null = 0; afterSeq !== null; ) {
+    const batch = pruneDeliveriesBatch(deps, cutoff, afterSeq);
+    pruned += batch.pruned;
+    afterSeq = batch.resumeAfter;
+  }
+  return pruned;
 }

@@ -73,6 +73,22 @@ describe('textrelay webhooks', () => {
     expect(t.store.outbox.listAll({ state: 'failed', limit: 10, offset: 0 })).toHaveLength(1);
   });
 
+  it('prune --before TIME deletes the deliveries finished before then, with their attempts', async () => {
+    const { t, env, deliveries } = await databaseWithFailures();
+    const early = deliveries.filter((d) => d.completed_at < '2026-11-23T10');
+    expect(early).toHaveLength(1);
+    expect(json(await runCli(['webhooks', 'prune', '--before', '2026-11-23T10:00:00Z', '--json'], env))).toEqual({
+      pruned: 1,
+      before: '2026-11-23T10:00:00.000Z',
+    });
+    expect(t.store.outbox.findByWebhookId(early[0].id)).toBeUndefined();
+    const attempts = t.db.$client.prepare('select count(*) as n from webhook_attempts').get() as { n: number };
+    expect(attempts.n, 'the two kept deliveries made one attempt each').toBe(2);
+    expect(t.store.outbox.listAll({ limit: 10, offset: 0 })).toHaveLength(2);
+    const again = await runCli(['webhooks', 'prune', '--before', '2026-11-23T10:00:00Z'], env);
+    expect(again.stdout).toMatch(/^Deleted 0 deliveries delivered or given up before 2026-11-23T10:00:00.000Z/);
+  });
+
   it('refuses bad flags and unknown actions with a message and exit code 1', async () => {
     const { env } = await databaseWithFailures();
     for (const args of [
@@ -81,6 +97,8 @@ describe('textrelay webhooks', () => {
       ['webhooks', 'replay', '--failed-since', 'yesterday'],
       ['webhooks', 'list', '--limit', '0'],
       ['webhooks', 'purge'],
+      ['webhooks', 'prune'],
+      ['webhooks', 'prune', '--before', 'last week'],
     ]) {
       const result = await runCli(args, env);
       expect(result.code, `${args.join(' ')}: ${show(result)}`).toBe(1);

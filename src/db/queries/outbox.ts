@@ -63,6 +63,11 @@ export type FinishedDelivery = {
 
 export type DeliveryFilter = { state?: DeliveryState | undefined; limit: number; offset: number };
 
+/** One batch of forgetting old deliveries: how many went, and the seq to go on after (null: nothing older is left). */
+export type PruneBatch = { pruned: number; resumeAfter: number | null };
+
+type RawLogEntry = { seq: number; state: DeliveryState; created_at: number; completed_at: number | null };
+
 /** Which given-up deliveries: of one account or all, failed by `until`, at most `limit`. */
 export type FailedWindow = { accountId?: string | undefined; until?: number; limit?: number };
 
@@ -185,6 +190,12 @@ export function outboxQueries(db: Db) {
       completed_at = null, updated_at = @now
     where seq = @seq and state != 'delivering'`);
 
+  // The log from its oldest row (rowid order), so forgetting old deliveries never needs an index of its own.
+  const oldestEntries = client.prepare(`
+    select seq, state, created_at, completed_at from webhook_deliveries where seq > @afterSeq order by seq limit +@limit`);
+  const deleteAttempts = client.prepare(`delete from webhook_attempts where delivery_seq = ?`);
+  const deleteDelivery = client.prepare(`delete from webhook_deliveries where seq = ?`);
+
   function claimedFrom(raw: RawClaimed, lease: number): ClaimedDelivery {
     return {
       seq: raw.seq,
@@ -275,6 +286,25 @@ export function outboxQueries(db: Db) {
 
   const releaseTransaction = client.transaction((leases: readonly { seq: number; leaseExpiresAt: number }[], now: number) => {
     for (const { seq, leaseExpiresAt } of leases) releaseLease.run({ seq, lease: leaseExpiresAt, now });
+  });
+
+  /*
+   * A row created at or after the cutoff ends the walk: it and every later row (created later
+   * still) finished after the cutoff, if at all. Rows older than the cutoff that are still pending,
+   * or finished after it, are stepped over and forgotten by a later run.
+   */
+  const pruneTransaction = client.transaction((cutoff: number, afterSeq: number, limit: number): PruneBatch => {
+    const entries = oldestEntries.all({ afterSeq, limit }) as RawLogEntry[];
+    let pruned = 0;
+    for (const entry of entries) {
+      if (entry.created_at >= cutoff) return { pruned, resumeAfter: null };
+      const finished = entry.state === 'delivered' || entry.state === 'failed';
+      if (!finished || entry.completed_at === null || entry.completed_at >= cutoff) continue;
+      deleteAttempts.run(entry.seq);
+      deleteDelivery.run(entry.seq);
+      pruned += 1;
+    }
+    return { pruned, resumeAfter: entries.length < limit ? null : entries.at(-1)!.seq };
   });
 
   function listWhere(where: SQL | undefined, filter: DeliveryFilter): WebhookDeliveryRow[] {
@@ -377,6 +407,14 @@ export function outboxQueries(db: Db) {
         .orderBy(asc(webhookDeliveries.completedAt), asc(webhookDeliveries.seq))
         .limit(window.limit ?? -1) // SQLite reads a negative limit as none
         .all();
+    },
+
+    /**
+     * Deletes, with their attempts, the deliveries delivered or given up before `cutoff`, among the
+     * `limit` oldest rows after `afterSeq`, in one transaction.
+     */
+    pruneFinished(cutoff: number, afterSeq: number, limit: number): PruneBatch {
+      return pruneTransaction.immediate(cutoff, afterSeq, limit);
     },
 
     /** How many rows failedSince would answer without a limit. */
