@@ -29,6 +29,7 @@ describe('loadConfig defaults', () => {
       TEXTRELAY_ALLOW_PRIVATE_CALLBACKS: true,
       TEXTRELAY_DISPLAY_TZ: 'UTC',
       TEXTRELAY_RATE_LIMIT_PER_MINUTE: 6000,
+      TEXTRELAY_DELIVERY_RETENTION_DAYS: 30,
       TEXTRELAY_WEBHOOK_RETRY_SCHEDULE: '5,30,120,600,1800,3600,10800,21600,43200,86400',
     });
     expect(config.TEXTRELAY_PUBLIC_URL).toBeUndefined();
@@ -184,6 +185,8 @@ describe('loadConfig refuses bad values with a ConfigError naming the variable',
     ['TEXTRELAY_ALLOW_PRIVATE_CALLBACKS', 'maybe'],
     ['TEXTRELAY_SANDBOX_STEP_MS', 'soon'],
     ['TEXTRELAY_RATE_LIMIT_PER_MINUTE', '-5'],
+    ['TEXTRELAY_DELIVERY_RETENTION_DAYS', '-1'],
+    ['TEXTRELAY_DELIVERY_RETENTION_DAYS', '7.5'],
     ['LOG_LEVEL', 'loud'],
   ])('%s=%j', (name, value) => {
     const error = configError({ [name]: value });

@@ -89,8 +89,8 @@ describe('textrelay webhooks', () => {
     expect(again.stdout).toMatch(/^Deleted 0 deliveries delivered or given up before 2026-11-23T10:00:00.000Z/);
   });
 
-  it('refuses bad flags and unknown actions with a message and exit code 1', async () => {
-    const { env } = await databaseWithFailures();
+  it('refuses bad flags and unknown actions with a message and exit code 1, changing nothing', async () => {
+    const { t, env, deliveries } = await databaseWithFailures();
     for (const args of [
       ['webhooks', 'replay'],
       ['webhooks', 'replay', '--id', 'x', '--failed-since', '2026-11-23'],
@@ -104,5 +104,7 @@ describe('textrelay webhooks', () => {
       expect(result.code, `${args.join(' ')}: ${show(result)}`).toBe(1);
       expect(result.stderr.length, args.join(' ')).toBeGreaterThan(0);
     }
+    const after = t.store.outbox.listAll({ limit: 10, offset: 0 }).map((row) => [row.webhookId, row.state]);
+    expect(after).toEqual(deliveries.map((d) => [d.id, d.state]));
   });
 });
