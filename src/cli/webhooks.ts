@@ -36,7 +36,8 @@ function replaySince(deps: AppDeps, raw: string, progress: ProgressStream): stri
 function pruneBefore(deps: AppDeps, raw: string | undefined): CommandOutput {
   if (raw === undefined) throw new AppError(ErrorCode.validation, 'webhooks prune needs --before TIME (e.g. 30d)');
   const before = parseTimeFlag('--before', raw, deps.clock.now());
-  const pruned = pruneDeliveries(deps, before);
+  let pruned = 0;
+  for (const forgotten of pruneDeliveries(deps, before)) pruned += forgotten;
   const human = `Deleted ${pruned} ${pruned === 1 ? 'delivery' : 'deliveries'} delivered or given up before ${toIso(before)}, with their attempts.`;
   return { value: { pruned, before: toIso(before) }, human };
 }

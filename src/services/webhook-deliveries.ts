@@ -1,6 +1,6 @@
 import { ErrorCode } from '../domain/error-codes.ts';
 import { toDeliveryView, type DeliveryView } from '../domain/delivery-views.ts';
-import type { DeliveryFilter, PruneBatch, WebhookAttemptRow, WebhookDeliveryRow } from '../db/queries/outbox.ts';
+import type { DeliveryFilter, WebhookAttemptRow, WebhookDeliveryRow } from '../db/queries/outbox.ts';
 import type { AccountRow } from '../db/rows.ts';
 import { AppError } from './app-error.ts';
 import type { ServiceDeps } from './deps.ts';
@@ -81,20 +81,15 @@ export function replayFailedSince(deps: ServiceDeps, since: number, account?: Ac
 const PRUNE_BATCH = 500;
 
 /**
- * One batch of forgetting the deliveries delivered or given up before `cutoff`, with their attempts,
- * from the oldest row after `afterSeq`. Pending and in-flight deliveries are never touched, however old.
+ * Forgets the deliveries delivered or given up before `cutoff`, with their attempts, one
+ * transaction per batch from the oldest row, yielding how many each batch forgot: the caller
+ * decides what happens between batches (nothing for the CLI, a pause in the server). Pending and
+ * in-flight deliveries are never touched, however old.
  */
-export function pruneDeliveriesBatch(deps: ServiceDeps, cutoff: number, afterSeq: number): PruneBatch {
-  return deps.store.outbox.pruneFinished(cutoff, afterSeq, PRUNE_BATCH);
-}
-
-/** Forgets every delivery finished before `cutoff`, batch after batch; returns how many. */
-export function pruneDeliveries(deps: ServiceDeps, cutoff: number): number {
-  let pruned = 0;
+export function* pruneDeliveries(deps: ServiceDeps, cutoff: number): Generator<number, void, void> {
   for (let afterSeq: number | null = 0; afterSeq !== null; ) {
-    const batch = pruneDeliveriesBatch(deps, cutoff, afterSeq);
-    pruned += batch.pruned;
+    const batch = deps.store.outbox.pruneFinished(cutoff, afterSeq, PRUNE_BATCH);
     afterSeq = batch.resumeAfter;
+    yield batch.pruned;
   }
-  return pruned;
 }

@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { ServiceDeps } from '../services/deps.ts';
 import { storageTrouble } from '../services/storage-errors.ts';
-import { pruneDeliveriesBatch } from '../services/webhook-deliveries.ts';
+import { pruneDeliveries } from '../services/webhook-deliveries.ts';
 
 const DAY_MS = 86_400_000;
 
@@ -37,11 +37,10 @@ export function createDeliveryLogRetention(deps: ServiceDeps, options: Retention
   async function prunePass(): Promise<number> {
     const cutoff = deps.clock.now() - settings.retentionMs;
     let pruned = 0;
-    for (let afterSeq: number | null = 0; afterSeq !== null && !stopping; ) {
-      const batch = pruneDeliveriesBatch(deps, cutoff, afterSeq);
-      pruned += batch.pruned;
-      afterSeq = batch.resumeAfter;
-      if (afterSeq !== null) await sleep(settings.batchPauseMs);
+    for (const forgotten of pruneDeliveries(deps, cutoff)) {
+      pruned += forgotten;
+      if (stopping) break;
+      await sleep(settings.batchPauseMs);
     }
     if (pruned > 0) deps.log.info({ pruned, finishedBefore: new Date(cutoff).toISOString() }, 'forgot old webhook deliveries');
     return pruned;
