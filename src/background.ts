@@ -1,18 +1,18 @@
 import type { AppDeps } from './app.ts';
 import type { Config } from './config.ts';
 import type { IngestSecrets } from './http/ingest-auth.ts';
+import { createRetention, retentionOptionsFromConfig } from './retention.ts';
 import type { NotifierHub } from './services/notifier.ts';
 import { createCourier } from './transports/courier.ts';
 import { createSandboxTransport } from './transports/sandbox.ts';
 import type { Transport } from './transports/transport.ts';
 import { createUpstreamTransport, upstreamOptionsFromConfig } from './transports/upstream.ts';
 import { createDispatcher, dispatcherOptionsFromConfig } from './webhooks/dispatcher.ts';
-import { createDeliveryLogRetention, retentionOptionsFromConfig } from './webhooks/retention.ts';
 
 /**
  * The serve process's work outside requests: the transport, the courier that hands messages to it,
  * and the webhook dispatcher, each woken by the services' notifier and each resuming from the
- * database what a previous process left unfinished; and, once an hour, forgetting old deliveries.
+ * database what a previous process left unfinished; and, once an hour, removing rows past their retention.
  */
 export function startBackgroundWork(config: Config, deps: AppDeps, notifier: NotifierHub, ingestSecrets: IngestSecrets) {
   const sandbox = config.TEXTRELAY_TRANSPORT === 'sandbox' ? createSandboxTransport(deps, { stepMs: config.TEXTRELAY_SANDBOX_STEP_MS }) : undefined;
@@ -20,7 +20,7 @@ export function startBackgroundWork(config: Config, deps: AppDeps, notifier: Not
   // Still there with the sandbox: messages stored QUEUED by an earlier version are resumed through it.
   const courier = createCourier(deps, transport);
   const dispatcher = createDispatcher(deps, dispatcherOptionsFromConfig(config));
-  const retention = createDeliveryLogRetention(deps, retentionOptionsFromConfig(config));
+  const retention = createRetention(deps, retentionOptionsFromConfig(config));
   notifier.subscribe({ messageQueued: courier.enqueue, outboxWritten: dispatcher.wake, ...(sandbox ? { sandboxPlanned: sandbox.planned } : {}) });
   transport.start();
   courier.resume();

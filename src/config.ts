@@ -28,6 +28,8 @@ export const ConfigSchema = z.object({
     .default('5,30,120,600,1800,3600,10800,21600,43200,86400'),
   /** Days a delivered or given-up callback stays in the delivery log (and can be replayed); 0 keeps it forever. */
   TEXTRELAY_DELIVERY_RETENTION_DAYS: z.coerce.number().int().min(0).default(30),
+  /** Days a status event for a handle no message has waits for that message's hand-over before it is dropped; 0 keeps it forever. */
+  TEXTRELAY_ORPHAN_EVENT_RETENTION_DAYS: z.coerce.number().int().min(0).default(7),
   TEXTRELAY_ALLOW_PRIVATE_CALLBACKS: Flag.default(true),
   TEXTRELAY_DISPLAY_TZ: z.string().refine(isValidTimeZone, { message: 'must be an IANA time zone such as Europe/Paris' }).default('UTC'),
   /** Sends per account per minute; 0 turns the limit off. Generous so that bursts from real apps pass. */

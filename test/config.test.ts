@@ -30,6 +30,7 @@ describe('loadConfig defaults', () => {
       TEXTRELAY_DISPLAY_TZ: 'UTC',
       TEXTRELAY_RATE_LIMIT_PER_MINUTE: 6000,
       TEXTRELAY_DELIVERY_RETENTION_DAYS: 30,
+      TEXTRELAY_ORPHAN_EVENT_RETENTION_DAYS: 7,
       TEXTRELAY_WEBHOOK_RETRY_SCHEDULE: '5,30,120,600,1800,3600,10800,21600,43200,86400',
     });
     expect(config.TEXTRELAY_PUBLIC_URL).toBeUndefined();
@@ -187,6 +188,8 @@ describe('loadConfig refuses bad values with a ConfigError naming the variable',
     ['TEXTRELAY_RATE_LIMIT_PER_MINUTE', '-5'],
     ['TEXTRELAY_DELIVERY_RETENTION_DAYS', '-1'],
     ['TEXTRELAY_DELIVERY_RETENTION_DAYS', '7.5'],
+    ['TEXTRELAY_ORPHAN_EVENT_RETENTION_DAYS', '-1'],
+    ['TEXTRELAY_ORPHAN_EVENT_RETENTION_DAYS', '2.5'],
     ['LOG_LEVEL', 'loud'],
   ])('%s=%j', (name, value) => {
     const error = configError({ [name]: value });

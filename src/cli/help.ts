@@ -31,6 +31,7 @@ const SETTINGS: Record<keyof Config, string> = {
   TEXTRELAY_UPSTREAM_SECRET: "the provider's secret (required for upstream)",
   TEXTRELAY_WEBHOOK_RETRY_SCHEDULE: 'seconds between webhook attempts, comma-separated',
   TEXTRELAY_DELIVERY_RETENTION_DAYS: 'days finished webhook deliveries stay in the log, 0 for ever',
+  TEXTRELAY_ORPHAN_EVENT_RETENTION_DAYS: 'days a status event for an unknown handle waits for its message, 0 for ever',
   TEXTRELAY_ALLOW_PRIVATE_CALLBACKS: 'allow callbacks to private and loopback addresses',
   TEXTRELAY_DISPLAY_TZ: "time zone of contacts' display dates",
   TEXTRELAY_RATE_LIMIT_PER_MINUTE: 'sends per account per minute, 0 for no limit',

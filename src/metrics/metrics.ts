@@ -1,5 +1,6 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { DeliveryOutcome } from '../db/queries/outbox.ts';
+import { PRUNED_TABLES, type PrunedTable } from '../services/pruning.ts';
 import type { GatewayStats } from '../services/stats.ts';
 
 export type DeliveryOutcomeKind = DeliveryOutcome['kind'];
@@ -55,6 +56,12 @@ export function createMetrics(options: { version: string; readStats: () => Gatew
     'endpoint',
     INGEST_ENDPOINTS,
   );
+  const pruned = presetCounter(
+    'textrelay_retention_pruned_rows_total',
+    'Rows removed by the retention pass, by table (webhook_deliveries counts deliveries, each removed with its attempts)',
+    'table',
+    PRUNED_TABLES,
+  );
 
   const messages = new Gauge({ name: 'textrelay_messages', help: 'Messages stored, by current status (RECEIVED: inbound)', labelNames: ['status'], registers });
   const outbox = new Gauge({
@@ -84,6 +91,10 @@ export function createMetrics(options: { version: string; readStats: () => Gatew
 
     ingestDuplicate(endpoint: IngestEndpoint): void {
       duplicates.inc({ endpoint });
+    },
+
+    rowsPruned(table: PrunedTable, rows: number): void {
+      pruned.inc({ table }, rows);
     },
 
     /**

@@ -4,6 +4,7 @@ import { IDEMPOTENCY_WINDOW_MS } from '../domain/limits.ts';
 import type { AccountRow } from '../db/rows.ts';
 import { AppError } from './app-error.ts';
 import type { ServiceDeps } from './deps.ts';
+import { pruneInBatches } from './pruning.ts';
 
 export type StoredResponse<T> = { httpStatus: number; body: T };
 
@@ -41,4 +42,13 @@ export function withIdempotency<T>(
     });
     return response;
   });
+}
+
+/**
+ * Removes, batch by batch, the keys `withIdempotency` no longer replays (created a whole window
+ * ago or earlier): a send with such a key runs again whether its row is there or not.
+ */
+export function pruneExpiredIdempotencyKeys(deps: ServiceDeps, now: number): Generator<number, void, void> {
+  const windowStart = now - IDEMPOTENCY_WINDOW_MS;
+  return pruneInBatches((afterRowid, limit) => deps.store.idempotency.pruneCreatedBy(windowStart, afterRowid, limit));
 }

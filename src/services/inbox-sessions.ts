@@ -2,6 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import type { AccountRow } from '../db/rows.ts';
 import { authenticate } from './accounts.ts';
 import type { ServiceDeps } from './deps.ts';
+import { pruneInBatches } from './pruning.ts';
 
 /** A working day: long enough not to nag, short enough that a forgotten laptop does not stay signed in for good. */
 export const INBOX_SESSION_MS = 12 * 60 * 60 * 1000;
@@ -40,4 +41,9 @@ export function accountOfInboxSession(deps: ServiceDeps, token: string): Account
 
 export function closeInboxSession(deps: ServiceDeps, token: string): void {
   deps.store.inbox.deleteSession(hashToken(token));
+}
+
+/** Removes, batch by batch, the sessions of every account that have expired by `now`, including those of accounts that never sign in again. */
+export function pruneExpiredInboxSessions(deps: ServiceDeps, now: number): Generator<number, void, void> {
+  return pruneInBatches((afterRowid, limit) => deps.store.inbox.pruneExpiredSessions(now, afterRowid, limit));
 }

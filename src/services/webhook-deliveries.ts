@@ -4,6 +4,7 @@ import type { DeliveryFilter, WebhookAttemptRow, WebhookDeliveryRow } from '../d
 import type { AccountRow } from '../db/rows.ts';
 import { AppError } from './app-error.ts';
 import type { ServiceDeps } from './deps.ts';
+import { pruneInBatches } from './pruning.ts';
 
 /** The delivery log: deliveries with every attempt, re-sending the ones given up, forgetting old ones. */
 
@@ -77,19 +78,11 @@ export function replayFailedSince(deps: ServiceDeps, since: number, account?: Ac
   return replayed;
 }
 
-/** Rows of the log looked at per transaction when forgetting: a running server's writes wait for one batch at most. */
-const PRUNE_BATCH = 500;
-
 /**
  * Forgets the deliveries delivered or given up before `cutoff`, with their attempts, one
- * transaction per batch from the oldest row, yielding how many each batch forgot: the caller
- * decides what happens between batches (nothing for the CLI, a pause in the server). Pending and
+ * transaction per batch from the oldest row, yielding how many each batch forgot. Pending and
  * in-flight deliveries are never touched, however old.
  */
-export function* pruneDeliveries(deps: ServiceDeps, cutoff: number): Generator<number, void, void> {
-  for (let afterSeq: number | null = 0; afterSeq !== null; ) {
-    const batch = deps.store.outbox.pruneFinished(cutoff, afterSeq, PRUNE_BATCH);
-    afterSeq = batch.resumeAfter;
-    yield batch.pruned;
-  }
+export function pruneDeliveries(deps: ServiceDeps, cutoff: number): Generator<number, void, void> {
+  return pruneInBatches((afterSeq, limit) => deps.store.outbox.pruneFinished(cutoff, afterSeq, limit));
 }

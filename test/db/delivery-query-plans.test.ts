@@ -74,6 +74,20 @@ const cases: Case[] = [
     return handle;
   }, /from webhook_deliveries f\s/, false],
   ['given-up deliveries since a time', ['webhook_deliveries'], (s) => s.outbox.failedSince(0), /from "webhook_deliveries"/, false],
+  // The retention pass walks each table by rowid from where the last batch stopped: no batch reads the whole table.
+  ...(['select', 'delete'] as const).flatMap((verb): Case[] => [
+    [`retention: idempotency keys past the window (${verb})`, ['idempotency_keys'], (s, { handle }) => {
+      const accountId = s.messages.findByAnyHandle(handle)!.accountId;
+      s.idempotency.save({ accountId, key: 'k-plan', requestHash: 'h', responseStatus: 202, responseBody: '{}', createdAt: 1 });
+      return s.idempotency.pruneCreatedBy(1, 0, 500);
+    }, new RegExp(`^${verb} .*from idempotency_keys where rowid`), false],
+    [`retention: expired inbox sessions (${verb})`, ['inbox_sessions'], (s, { handle }) => {
+      const accountId = s.messages.findByAnyHandle(handle)!.accountId;
+      s.inbox.insertSession({ tokenHash: 'plan', accountId, apiSecretHash: 'x', createdAt: 1, expiresAt: 2 });
+      return s.inbox.pruneExpiredSessions(2, 0, 500);
+    }, new RegExp(`^${verb} .*from inbox_sessions where rowid`), false],
+    [`retention: orphan status events past their retention (${verb})`, ['orphan_status_events'], (s) => s.orphans.pruneReceivedBy(Number.MAX_SAFE_INTEGER, 0, 500), new RegExp(`^${verb} .*from orphan_status_events where rowid`), false],
+  ]),
 ];
 
 /** The one statement matching `pattern` that ran while `run` used a store built under capture. */

@@ -1,13 +1,13 @@
 import { describe, expect, it, vi } from 'vitest';
 import { claimDueDeliveries, finishDeliveries } from '../../src/services/webhook-dispatch.ts';
-import { createDeliveryLogRetention } from '../../src/webhooks/retention.ts';
+import { createRetention } from '../../src/retention.ts';
 import type { TestAccount, TestApp } from '../helpers/app.ts';
 import { BOB, CAROL, show } from '../helpers/fixtures.ts';
 import { finishedAs } from '../helpers/outbox.ts';
 import { appWithAccount, dispatcherFor, receiver, report, sendWithCallback } from './setup.ts';
 
 const DAY_MS = 86_400_000;
-const RETENTION = { retentionMs: 30 * DAY_MS };
+const RETENTION = { deliveryRetentionMs: 30 * DAY_MS, orphanEventRetentionMs: 0 };
 
 async function deliveries(t: TestApp, account: TestAccount): Promise<any[]> {
   const reply = await t.call('GET', '/accounts/webhooks/deliveries?limit=200', account);
@@ -47,7 +47,7 @@ describe('delivery log retention', () => {
     expect(before.filter((d) => d.state === 'delivered').map((d) => d.message_handle)).toContain(recent);
     const retryingIds = old.filter((d) => d.state === 'pending').map((d) => d.id);
 
-    const pruned = await createDeliveryLogRetention(t.deps, RETENTION).prunePass();
+    const { webhook_deliveries: pruned } = await createRetention(t.deps, RETENTION).prunePass();
 
     expect(pruned, 'the delivered and the given-up one of 31 days ago').toBe(2);
     const after = await deliveries(t, account);
@@ -68,7 +68,7 @@ describe('delivery log retention', () => {
     await dispatcher.runOnce();
 
     t.clock.advance(40 * DAY_MS);
-    expect(await createDeliveryLogRetention(t.deps, RETENTION).prunePass()).toBe(0);
+    expect((await createRetention(t.deps, RETENTION).prunePass()).webhook_deliveries).toBe(0);
     for (let i = 0; i < 3; i += 1) await dispatcher.runOnce();
 
     expect(failingOnce.received.map((request) => (request.json as any).status)).toEqual(['QUEUED', 'QUEUED', 'SENT', 'DELIVERED']);
@@ -92,7 +92,7 @@ describe('delivery log retention', () => {
       t.clock.now(),
     );
 
-    expect(await createDeliveryLogRetention(t.deps, { ...RETENTION, batchPauseMs: 0 }).prunePass()).toBe(total);
+    expect((await createRetention(t.deps, { ...RETENTION, batchPauseMs: 0 }).prunePass()).webhook_deliveries).toBe(total);
     expect((await deliveries(t, account)).map((d) => d.id)).toEqual(['msg_new']);
     expect(attemptCount(t)).toBe(0);
   });
@@ -116,13 +116,13 @@ describe('delivery log retention', () => {
     await dispatcherFor(t).runOnce();
     t.clock.advance(31 * DAY_MS);
 
-    const keepForever = createDeliveryLogRetention(t.deps, { retentionMs: 0, firstPassAfterMs: 1 });
+    const keepForever = createRetention(t.deps, { ...RETENTION, deliveryRetentionMs: 0, firstPassAfterMs: 1 });
     keepForever.start();
     await new Promise((resolve) => setTimeout(resolve, 50));
     await keepForever.stop();
     expect(await deliveries(t, account)).toHaveLength(1);
 
-    const retention = createDeliveryLogRetention(t.deps, { ...RETENTION, firstPassAfterMs: 1 });
+    const retention = createRetention(t.deps, { ...RETENTION, firstPassAfterMs: 1 });
     retention.start();
     await vi.waitFor(async () => expect(await deliveries(t, account)).toHaveLength(0), { timeout: 2_000 });
     await retention.stop();

@@ -1,6 +1,6 @@
 import { and, eq, sql } from 'drizzle-orm';
 import type { Db } from '../connection.ts';
-import { placeholdersFor } from '../placeholders.ts';
+import { oldestRowsPruner, type PruneBatch } from '../oldest-rows.ts';
 import { idempotencyKeys } from '../schema.ts';
 import type { IdempotencyRow } from '../rows.ts';
 
@@ -10,20 +10,11 @@ export function idempotencyQueries(db: Db) {
     .from(idempotencyKeys)
     .where(and(eq(idempotencyKeys.accountId, sql.placeholder('accountId')), eq(idempotencyKeys.key, sql.placeholder('key'))))
     .prepare();
-  // Runs on every send that carries a key. On conflict, the new row's values replace the expired one's.
-  const save = db
-    .insert(idempotencyKeys)
-    .values(placeholdersFor(['accountId', 'key', 'requestHash', 'responseStatus', 'responseBody', 'createdAt'] as const))
-    .onConflictDoUpdate({
-      target: [idempotencyKeys.accountId, idempotencyKeys.key],
-      set: {
-        requestHash: sql`${sql.placeholder('requestHash')}`,
-        responseStatus: sql`${sql.placeholder('responseStatus')}`,
-        responseBody: sql`${sql.placeholder('responseBody')}`,
-        createdAt: sql`${sql.placeholder('createdAt')}`,
-      },
-    })
-    .prepare();
+  // Runs on every send that carries a key. REPLACE gives a reused key a new rowid, so rowid order stays the order of created_at, which pruning walks.
+  const save = db.$client.prepare(`
+    insert or replace into idempotency_keys (account_id, key, request_hash, response_status, response_body, created_at)
+    values (@accountId, @key, @requestHash, @responseStatus, @responseBody, @createdAt)`);
+  const pruneCreatedBy = oldestRowsPruner(db, 'idempotency_keys', 'created_at');
 
   return {
     find(accountId: string, key: string): IdempotencyRow | undefined {
@@ -32,6 +23,10 @@ export function idempotencyQueries(db: Db) {
     /** Replaces an expired entry for the same key. */
     save(row: IdempotencyRow): void {
       save.run(row);
+    },
+    /** One batch of removing the keys created at or before `until`, oldest first. */
+    pruneCreatedBy(until: number, afterRowid: number, limit: number): PruneBatch {
+      return pruneCreatedBy(until, afterRowid, limit);
     },
   };
 }

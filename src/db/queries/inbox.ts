@@ -1,5 +1,6 @@
 import { and, asc, eq, inArray, lt, sql } from 'drizzle-orm';
 import type { Db } from '../connection.ts';
+import { oldestRowsPruner, type PruneBatch } from '../oldest-rows.ts';
 import { inboxReads, inboxSessions, statusEvents } from '../schema.ts';
 import type { StatusEventRow } from '../rows.ts';
 
@@ -73,6 +74,9 @@ export function inboxQueries(db: Db) {
       set read_through_at = excluded.read_through_at, read_through_id = excluded.read_through_id
       where (excluded.read_through_at, excluded.read_through_id) > (read_through_at, read_through_id)`);
 
+  // Sessions all last as long, so rowid (login) order is also the order in which they expire.
+  const pruneExpiredSessions = oldestRowsPruner(db, 'inbox_sessions', 'expires_at');
+
   return {
     insertSession(row: InboxSessionRow): void {
       db.insert(inboxSessions).values(row).run();
@@ -88,6 +92,10 @@ export function inboxQueries(db: Db) {
       db.delete(inboxSessions)
         .where(and(eq(inboxSessions.accountId, accountId), lt(inboxSessions.expiresAt, now)))
         .run();
+    },
+    /** One batch of removing the sessions, of any account, that expired at or before `now`, oldest first. */
+    pruneExpiredSessions(now: number, afterRowid: number, limit: number): PruneBatch {
+      return pruneExpiredSessions(now, afterRowid, limit);
     },
     conversations(accountId: string, limit: number): ConversationRow[] {
       return conversations.all({ accountId, limit }) as ConversationRow[];

@@ -1,5 +1,6 @@
 import { asc, eq, sql } from 'drizzle-orm';
 import type { Db } from '../connection.ts';
+import { oldestRowsPruner, type PruneBatch } from '../oldest-rows.ts';
 import { orphanStatusEvents } from '../schema.ts';
 
 export type OrphanStatusEventRow = typeof orphanStatusEvents.$inferSelect;
@@ -15,6 +16,8 @@ export function orphanQueries(db: Db) {
     .prepare();
   const removeWaiting = db.delete(orphanStatusEvents).where(eq(orphanStatusEvents.transportHandle, sql.placeholder('transportHandle'))).prepare();
 
+  const pruneReceivedBy = oldestRowsPruner(db, 'orphan_status_events', 'received_at');
+
   return {
     /** False when the reporter already delivered this very event. */
     insert(row: Omit<OrphanStatusEventRow, 'id'>): boolean {
@@ -25,6 +28,10 @@ export function orphanQueries(db: Db) {
       const rows = waiting.all({ transportHandle });
       if (rows.length > 0) removeWaiting.run({ transportHandle });
       return rows;
+    },
+    /** One batch of dropping the events received at or before `until` whose handle never became known, oldest first. */
+    pruneReceivedBy(until: number, afterRowid: number, limit: number): PruneBatch {
+      return pruneReceivedBy(until, afterRowid, limit);
     },
   };
 }

@@ -1,5 +1,6 @@
 import { and, asc, count, desc, eq, gte, inArray, lte, sql, type SQL } from 'drizzle-orm';
 import type { Db } from '../connection.ts';
+import type { PruneBatch } from '../oldest-rows.ts';
 import { HELD_BEHIND_PREDECESSOR } from '../../domain/delivery-views.ts';
 import { DELIVERY_STATES, webhookAttempts, webhookDeliveries } from '../schema.ts';
 
@@ -63,8 +64,6 @@ export type FinishedDelivery = {
 
 export type DeliveryFilter = { state?: DeliveryState | undefined; limit: number; offset: number };
 
-/** One batch of forgetting old deliveries: how many went, and the seq to go on after (null: nothing older is left). */
-export type PruneBatch = { pruned: number; resumeAfter: number | null };
 
 type RawLogEntry = { seq: number; state: DeliveryState; created_at: number; completed_at: number | null };
 
