@@ -162,7 +162,7 @@ export async function measureDispatch(messageCount: number, options: { receiverC
     const bare = await bareUndici(receiver.url, messageCount * 4);
     const account = benchAccount(deps);
     const metrics = createMetrics({ version: 'bench', readStats: () => getGatewayStats(deps) });
-    const newDispatcher = () => createDispatcher({ ...deps, metrics }, { retryScheduleMs: DEFAULT_RETRY_SCHEDULE_MS, allowPrivateCallbacks: true });
+    const newDispatcher = () => createDispatcher({ ...deps, metrics }, { retryScheduleMs: DEFAULT_RETRY_SCHEDULE_MS, outboundPolicy: { allowPrivate: true, allowLinkLocal: false } });
     // As for the bare client: a first pass compiles the dispatcher's code, the timed one measures it warm.
     const warmUpMessages = Math.ceil(messageCount / 5);
     seed(deps, account, receiver.url, warmUpMessages);

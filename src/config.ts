@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { isValidTimeZone } from './domain/dates.ts';
+import { classifyLiteralHost, refusalOf, type OutboundPolicy } from './domain/address-policy.ts';
 import { isHttpUrl } from './domain/media-url.ts';
 
 const Url = z.string().refine(isHttpUrl, { message: 'must be an absolute http(s) URL' });
@@ -30,7 +31,10 @@ export const ConfigSchema = z.object({
   TEXTRELAY_DELIVERY_RETENTION_DAYS: z.coerce.number().int().min(0).default(30),
   /** Days a status event for a handle no message has waits for that message's hand-over before it is dropped; 0 keeps it forever. */
   TEXTRELAY_ORPHAN_EVENT_RETENTION_DAYS: z.coerce.number().int().min(0).default(7),
-  TEXTRELAY_ALLOW_PRIVATE_CALLBACKS: Flag.default(true),
+  /** Unset: allowed with the sandbox (receivers on a developer's machine), refused with upstream (a server). */
+  TEXTRELAY_ALLOW_PRIVATE_CALLBACKS: Flag.optional(),
+  /** Link-local and cloud-metadata addresses hold credentials: refused in every mode unless this says otherwise. */
+  TEXTRELAY_ALLOW_LINK_LOCAL_CALLBACKS: Flag.default(false),
   TEXTRELAY_DISPLAY_TZ: z.string().refine(isValidTimeZone, { message: 'must be an IANA time zone such as Europe/Paris' }).default('UTC'),
   /** Sends per account per minute; 0 turns the limit off. Generous so that bursts from real apps pass. */
   TEXTRELAY_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).default(6000),
@@ -40,17 +44,33 @@ export const ConfigSchema = z.object({
   /** When set, /metrics answers only `Authorization: Bearer <token>`; long enough not to be guessed. */
   TEXTRELAY_METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
-}).superRefine((config, ctx) => {
+}).transform((config) => ({
+  ...config,
+  TEXTRELAY_ALLOW_PRIVATE_CALLBACKS: config.TEXTRELAY_ALLOW_PRIVATE_CALLBACKS ?? config.TEXTRELAY_TRANSPORT === 'sandbox',
+})).superRefine((config, ctx) => {
   if (config.TEXTRELAY_TRANSPORT !== 'upstream') return;
   // Without these the relay could not send, or its provider could not call back: refuse to start rather than fail every message.
   for (const key of ['TEXTRELAY_UPSTREAM_URL', 'TEXTRELAY_UPSTREAM_KEY_ID', 'TEXTRELAY_UPSTREAM_SECRET', 'TEXTRELAY_PUBLIC_URL'] as const) {
     if (config[key] === undefined) ctx.addIssue({ code: 'custom', path: [key], message: 'is required when TEXTRELAY_TRANSPORT is upstream' });
+  }
+  if (config.TEXTRELAY_UPSTREAM_URL === undefined) return;
+  const { hostname } = new URL(config.TEXTRELAY_UPSTREAM_URL);
+  const literal = classifyLiteralHost(hostname);
+  const refusal = literal && refusalOf(literal, outboundPolicyOf(config));
+  if (refusal) {
+    const setting = literal === 'private' ? 'TEXTRELAY_ALLOW_PRIVATE_CALLBACKS' : 'TEXTRELAY_ALLOW_LINK_LOCAL_CALLBACKS';
+    ctx.addIssue({ code: 'custom', path: ['TEXTRELAY_UPSTREAM_URL'], message: `is ${hostname}, ${refusal}: set ${setting}=true to relay to it` });
   }
 });
 
 export type Config = z.output<typeof ConfigSchema>;
 
 export class ConfigError extends Error {}
+
+/** Which addresses outbound requests (callbacks, receive webhooks, the upstream relay) may reach. */
+export function outboundPolicyOf(config: Pick<Config, 'TEXTRELAY_ALLOW_PRIVATE_CALLBACKS' | 'TEXTRELAY_ALLOW_LINK_LOCAL_CALLBACKS'>): OutboundPolicy {
+  return { allowPrivate: config.TEXTRELAY_ALLOW_PRIVATE_CALLBACKS, allowLinkLocal: config.TEXTRELAY_ALLOW_LINK_LOCAL_CALLBACKS };
+}
 
 /** Parses env (and flag overrides, named like the variables); throws ConfigError listing every bad value. */
 export function loadConfig(env: Record<string, string | undefined>, overrides: Record<string, string | undefined> = {}): Config {

@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { AppDeps } from './app.ts';
-import type { Config } from './config.ts';
+import { outboundPolicyOf, type Config } from './config.ts';
 import { createIngestSecrets, type IngestSecrets } from './http/ingest-auth.ts';
 import { isWritable, migrateDatabase, openDatabase, type Db } from './db/connection.ts';
 import { createStore } from './db/store.ts';
@@ -36,7 +36,7 @@ export function openRuntime(
     ...(config.TEXTRELAY_TRANSPORT === 'sandbox' ? { sandboxInline: { stepMs: config.TEXTRELAY_SANDBOX_STEP_MS } } : {}),
     isReady: () => isWritable(db),
     version: VERSION,
-    checkCallbackUrl: createCallbackUrlCheck({ allowPrivate: config.TEXTRELAY_ALLOW_PRIVATE_CALLBACKS }),
+    checkCallbackUrl: createCallbackUrlCheck(outboundPolicyOf(config)),
     transportName: config.TEXTRELAY_TRANSPORT,
     ingestSecrets: ingestSecrets.list,
     metrics: createMetrics({ version: VERSION, readStats: () => getGatewayStats({ store, clock }) }),

@@ -141,6 +141,39 @@ describe('loadConfig overrides (command-line flags)', () => {
   });
 });
 
+describe('outbound address policy settings', () => {
+  const upstream = { TEXTRELAY_TRANSPORT: 'upstream', TEXTRELAY_PUBLIC_URL: 'https://relay.example.com', ...UPSTREAM_CREDENTIALS };
+
+  it('private and loopback addresses are allowed by default with the sandbox, refused with upstream', () => {
+    expect(loadConfig({}).TEXTRELAY_ALLOW_PRIVATE_CALLBACKS).toBe(true);
+    expect(loadConfig(upstream).TEXTRELAY_ALLOW_PRIVATE_CALLBACKS).toBe(false);
+    expect(loadConfig({ ...upstream, TEXTRELAY_ALLOW_PRIVATE_CALLBACKS: '' }).TEXTRELAY_ALLOW_PRIVATE_CALLBACKS, 'empty is unset').toBe(false);
+  });
+
+  it('TEXTRELAY_ALLOW_PRIVATE_CALLBACKS, when set, wins over the mode', () => {
+    expect(loadConfig({ ...upstream, TEXTRELAY_ALLOW_PRIVATE_CALLBACKS: 'true' }).TEXTRELAY_ALLOW_PRIVATE_CALLBACKS).toBe(true);
+    expect(loadConfig({ TEXTRELAY_ALLOW_PRIVATE_CALLBACKS: 'false' }).TEXTRELAY_ALLOW_PRIVATE_CALLBACKS).toBe(false);
+    expect(loadConfig({ TEXTRELAY_PUBLIC_URL: upstream.TEXTRELAY_PUBLIC_URL, ...UPSTREAM_CREDENTIALS }, { TEXTRELAY_TRANSPORT: 'upstream' }).TEXTRELAY_ALLOW_PRIVATE_CALLBACKS, 'the mode from a flag counts too').toBe(false);
+  });
+
+  it('link-local and metadata addresses are refused in every mode unless TEXTRELAY_ALLOW_LINK_LOCAL_CALLBACKS says otherwise', () => {
+    expect(loadConfig({}).TEXTRELAY_ALLOW_LINK_LOCAL_CALLBACKS).toBe(false);
+    expect(loadConfig(upstream).TEXTRELAY_ALLOW_LINK_LOCAL_CALLBACKS).toBe(false);
+    expect(loadConfig({ TEXTRELAY_ALLOW_PRIVATE_CALLBACKS: 'true' }).TEXTRELAY_ALLOW_LINK_LOCAL_CALLBACKS, 'not implied by private').toBe(false);
+    expect(loadConfig({ TEXTRELAY_ALLOW_LINK_LOCAL_CALLBACKS: '1' }).TEXTRELAY_ALLOW_LINK_LOCAL_CALLBACKS).toBe(true);
+    const error = configError({ TEXTRELAY_ALLOW_LINK_LOCAL_CALLBACKS: 'maybe' });
+    expect(namesVariable(error.message, 'TEXTRELAY_ALLOW_LINK_LOCAL_CALLBACKS'), error.message).toBe(true);
+  });
+
+  it('an upstream on an address the policy refuses stops the start, naming the setting that allows it', () => {
+    const loopback = configError({ ...upstream, TEXTRELAY_UPSTREAM_URL: 'http://127.0.0.1:8080' });
+    expect(loopback.message).toMatch(/TEXTRELAY_UPSTREAM_URL: is 127\.0\.0\.1, a private, loopback or reserved address: set TEXTRELAY_ALLOW_PRIVATE_CALLBACKS=true/);
+    const metadata = configError({ ...upstream, TEXTRELAY_UPSTREAM_URL: 'http://169.254.169.254', TEXTRELAY_ALLOW_PRIVATE_CALLBACKS: 'true' });
+    expect(metadata.message).toMatch(/TEXTRELAY_UPSTREAM_URL: .* set TEXTRELAY_ALLOW_LINK_LOCAL_CALLBACKS=true/);
+    expect(loadConfig({ ...upstream, TEXTRELAY_UPSTREAM_URL: 'http://127.0.0.1:8080', TEXTRELAY_ALLOW_PRIVATE_CALLBACKS: 'true' }).TEXTRELAY_UPSTREAM_URL).toBe('http://127.0.0.1:8080');
+  });
+});
+
 describe('loadConfig treats an empty string as unset', () => {
   it('in the environment: the default applies', () => {
     const config = loadConfig({

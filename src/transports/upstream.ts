@@ -1,7 +1,8 @@
-import { Pool } from 'undici';
-import type { Config } from '../config.ts';
+import { outboundPolicyOf, type Config } from '../config.ts';
 import { z } from 'zod';
 import { ErrorCode } from '../domain/error-codes.ts';
+import type { OutboundPolicy } from '../domain/address-policy.ts';
+import { createGuardedPool } from '../outbound/guarded-client.ts';
 import type { ServiceDeps } from '../services/deps.ts';
 import type { HandoverReceipt, OutboundMessage } from '../services/handover.ts';
 import { VERSION } from '../version.ts';
@@ -19,6 +20,8 @@ export type UpstreamOptions = {
   timeouts?: Partial<UpstreamTimeouts>;
   /** Pauses between attempts to register the receive webhook; the last one repeats until it succeeds. */
   registrationRetryDelaysMs?: readonly number[];
+  /** The addresses the provider may be on: a private one only when the policy allows private callbacks. */
+  outboundPolicy: OutboundPolicy;
   /** Keep-alive connections to the provider. */
   connections?: number;
 };
@@ -86,7 +89,7 @@ export function createUpstreamTransport(deps: ServiceDeps, options: UpstreamOpti
   const publicUrl = withoutTrailingSlash(options.publicUrl);
   const timeouts = { ...DEFAULT_TIMEOUTS, ...options.timeouts };
   const registrationDelays = options.registrationRetryDelaysMs ?? DEFAULT_REGISTRATION_DELAYS_MS;
-  const pool = new Pool(base.origin, {
+  const pool = createGuardedPool(base.origin, options.outboundPolicy, {
     connections: options.connections ?? DEFAULT_CONNECTIONS,
     connect: { timeout: timeouts.connectMs },
     headersTimeout: timeouts.headersMs,
@@ -188,5 +191,5 @@ export function createUpstreamTransport(deps: ServiceDeps, options: UpstreamOpti
 export function upstreamOptionsFromConfig(config: Config, onWebhookSecret: (secret: string) => void): UpstreamOptions {
   const { TEXTRELAY_UPSTREAM_URL: url, TEXTRELAY_UPSTREAM_KEY_ID: keyId, TEXTRELAY_UPSTREAM_SECRET: secret, TEXTRELAY_PUBLIC_URL: publicUrl } = config;
   if (!url || !keyId || !secret || !publicUrl) throw new Error('the upstream transport needs TEXTRELAY_UPSTREAM_URL, _KEY_ID, _SECRET and TEXTRELAY_PUBLIC_URL');
-  return { url, keyId, secret, publicUrl, onWebhookSecret };
+  return { url, keyId, secret, publicUrl, onWebhookSecret, outboundPolicy: outboundPolicyOf(config) };
 }

@@ -1,4 +1,5 @@
-import { Agent } from 'undici';
+import { outboundPolicyOf } from '../config.ts';
+import type { OutboundPolicy } from '../domain/address-policy.ts';
 import { nextDelay, parseRetrySchedule, type AttemptResult } from '../domain/retry-policy.ts';
 import { remembering } from '../domain/remembering.ts';
 import type { ClaimedDelivery, ClaimFilter, DeliveryOutcome, DuePosition, FinishedDelivery } from '../db/queries/outbox.ts';
@@ -6,17 +7,17 @@ import type { Metrics } from '../metrics/metrics.ts';
 import type { ServiceDeps } from '../services/deps.ts';
 import { finishAndClaimDeliveries, finishDeliveries, finishedDelivery, releaseDeliveries, signingSecretOf } from '../services/webhook-dispatch.ts';
 import { storageTrouble } from '../services/storage-errors.ts';
+import { createGuardedAgent } from '../outbound/guarded-client.ts';
 import { VERSION } from '../version.ts';
 import { createDueScan } from './due-scan.ts';
 import { postWebhook, type PostResult } from './post.ts';
 import { signatureHeaders } from './signing.ts';
-import { isPrivateAddress, publicOnlyLookup } from './ssrf.ts';
 
 export type DispatcherOptions = {
   /** Pauses between attempts, in ms (contract default 5 s ... 24 h); a delivery fails once they are spent. */
   retryScheduleMs: readonly number[];
-  /** False refuses, at delivery time, URLs whose host is or resolves to a private address. */
-  allowPrivateCallbacks: boolean;
+  /** The addresses callbacks may reach, checked on the address each connection goes to. */
+  outboundPolicy: OutboundPolicy;
   /** One attempt's whole exchange (connect, answer, body). */
   timeoutMs?: number;
   /** Posts in flight at once, overall and per destination host (so one slow receiver cannot take every slot). */
@@ -45,10 +46,11 @@ export const DISPATCHER_DEFAULTS = {
 export function dispatcherOptionsFromConfig(config: {
   TEXTRELAY_WEBHOOK_RETRY_SCHEDULE: string;
   TEXTRELAY_ALLOW_PRIVATE_CALLBACKS: boolean;
+  TEXTRELAY_ALLOW_LINK_LOCAL_CALLBACKS: boolean;
 }): DispatcherOptions {
   return {
     retryScheduleMs: parseRetrySchedule(config.TEXTRELAY_WEBHOOK_RETRY_SCHEDULE),
-    allowPrivateCallbacks: config.TEXTRELAY_ALLOW_PRIVATE_CALLBACKS,
+    outboundPolicy: outboundPolicyOf(config),
   };
 }
 
@@ -86,12 +88,7 @@ export function createDispatcher(deps: ServiceDeps & { metrics: Pick<Metrics, 'd
   const settings = { ...DISPATCHER_DEFAULTS, ...options };
   const random = options.random ?? Math.random;
   const userAgent = `textrelay/${VERSION}`;
-  const agent = new Agent({
-    keepAliveTimeout: 30_000,
-    connections: settings.perHostConcurrency,
-    // Delivery-time SSRF check on the address actually connected to (the send-time check may be stale).
-    ...(settings.allowPrivateCallbacks ? {} : { connect: { lookup: publicOnlyLookup } }),
-  });
+  const agent = createGuardedAgent(settings.outboundPolicy, { keepAliveTimeout: 30_000, connections: settings.perHostConcurrency });
 
   const inFlight = new Map<number, { row: ClaimedDelivery; done: Promise<void> }>();
   const hostLoad = new Map<string, number>();
@@ -117,11 +114,6 @@ export function createDispatcher(deps: ServiceDeps & { metrics: Pick<Metrics, 'd
 
   async function attempt(row: ClaimedDelivery): Promise<FinishedDelivery> {
     const attemptedAt = deps.clock.now();
-    if (!settings.allowPrivateCallbacks && isPrivateAddress(new URL(row.url).hostname)) {
-      // A literal address never goes through the socket's lookup: refuse it here.
-      const refused: PostResult = { statusCode: null, durationMs: 0, excerpt: '', error: 'refused: the URL is a private address', retryAfterMs: undefined };
-      return finishedAttempt(row, refused, attemptedAt);
-    }
     const secrets = {
       webhookSecret: signingSecretOf(deps, row),
       previousWebhookSecret: row.previousWebhookSecret,

@@ -6,7 +6,7 @@ import { createCourier } from '../../src/transports/courier.ts';
 import { createUpstreamTransport } from '../../src/transports/upstream.ts';
 import { makeTestApp } from '../helpers/app.ts';
 import { send } from '../helpers/delivery.ts';
-import { show } from '../helpers/fixtures.ts';
+import { LOOPBACK_ALLOWED, show } from '../helpers/fixtures.ts';
 import { api, createAccount, eventually, startServerOnFreePort, type Credentials } from '../helpers/live.ts';
 import { killAll, startServer, type RunningServer } from '../helpers/process.ts';
 import { startReceiver, type Receiver } from '../webhooks/receiver.ts';
@@ -54,6 +54,8 @@ describe('relay: textrelay A (upstream transport) through textrelay B (sandbox)'
       TEXTRELAY_UPSTREAM_KEY_ID: accountB.api_key_id,
       TEXTRELAY_UPSTREAM_SECRET: accountB.api_secret_key,
       TEXTRELAY_PUBLIC_URL: `http://127.0.0.1:${portA}`,
+      // B and the client's receiver are on loopback, which upstream mode refuses by default.
+      TEXTRELAY_ALLOW_PRIVATE_CALLBACKS: 'true',
       LOG_LEVEL: 'info',
     }), SLOW);
     await a.waitForLine(/receive webhook registered upstream/, SLOW);
@@ -157,6 +159,7 @@ describe('relay: textrelay A (upstream transport) through textrelay B (sandbox)'
       secret: accountB.api_secret_key,
       publicUrl: 'http://127.0.0.1:9',
       onWebhookSecret: () => {},
+      outboundPolicy: LOOPBACK_ALLOWED,
     });
     const courier = createCourier(t.deps, transport, { retryDelaysMs: [10, 10], concurrency: 1 });
     const handle = send(t, t.createAccount()).message_handle;

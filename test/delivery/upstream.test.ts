@@ -7,7 +7,7 @@ import { createUpstreamTransport, type UpstreamOptions, type UpstreamTransport }
 import { makeTestApp, type TestApp } from '../helpers/app.ts';
 import { serveOnLoopback } from '../helpers/listen.ts';
 import { CALLBACK_URL, send, sendGroup } from '../helpers/delivery.ts';
-import { ALICE, BOB, show } from '../helpers/fixtures.ts';
+import { ALICE, BOB, LOOPBACK_ALLOWED, show } from '../helpers/fixtures.ts';
 import { startFakeUpstream, type FakeUpstream, type ScriptedAnswer, type UpstreamRequest } from '../helpers/fake-upstream.ts';
 import { callbackStatuses } from '../helpers/outbox.ts';
 
@@ -36,6 +36,7 @@ function transportTo(t: TestApp, url: string, overrides: Partial<UpstreamOptions
     publicUrl: PUBLIC_URL,
     onWebhookSecret: () => {},
     registrationRetryDelaysMs: [1],
+    outboundPolicy: LOOPBACK_ALLOWED,
     ...overrides,
   });
   cleanups.push(() => transport.stop());

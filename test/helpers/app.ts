@@ -9,8 +9,10 @@ import { createGroupCommit } from '../../src/services/group-commit.ts';
 import { createNotifierHub } from '../../src/services/notifier.ts';
 import { createRateLimiter } from '../../src/services/rate-limiter.ts';
 import { getGatewayStats } from '../../src/services/stats.ts';
-import { createCallbackUrlCheck, type HostResolver } from '../../src/webhooks/ssrf.ts';
+import type { OutboundPolicy } from '../../src/domain/address-policy.ts';
+import { createCallbackUrlCheck } from '../../src/webhooks/ssrf.ts';
 import { FakeClock } from './clock.ts';
+import { LOOPBACK_ALLOWED } from './fixtures.ts';
 import { jsonRequest, readReply } from './http.ts';
 
 export type TestAccount = Awaited<ReturnType<typeof createAccount>> & { headers: Record<string, string> };
@@ -27,8 +29,8 @@ export function makeTestApp(
     transportName?: AppDeps['transportName'];
     /** Secrets accepted by /webhooks/*; none by default, which refuses every caller. */
     ingestSecrets?: string[];
-    /** Refuse callback URLs that resolve to private addresses (TEXTRELAY_ALLOW_PRIVATE_CALLBACKS=false); `resolve` stands in for DNS. */
-    refusePrivateCallbacks?: { resolve?: HostResolver };
+    /** The addresses callback URLs may name; private ones allowed by default, as `serve` with the sandbox has it. */
+    outboundPolicy?: OutboundPolicy;
     /** Where log lines go (silent when not given); e.g. an in-memory stream built with src/logger.ts's createLogger. */
     log?: AppDeps['log'];
     /** /metrics served openly unless told otherwise. */
@@ -53,10 +55,7 @@ export function makeTestApp(
     defaultNumbersPerAccount: 2,
     isReady: () => true,
     version: 'test',
-    checkCallbackUrl: createCallbackUrlCheck({
-      allowPrivate: overrides.refusePrivateCallbacks === undefined,
-      resolve: overrides.refusePrivateCallbacks?.resolve,
-    }),
+    checkCallbackUrl: createCallbackUrlCheck(overrides.outboundPolicy ?? LOOPBACK_ALLOWED),
     transportName: overrides.transportName ?? 'sandbox',
     ingestSecrets: () => overrides.ingestSecrets ?? [],
     metrics: createMetrics({ version: 'test', readStats: () => getGatewayStats({ store, clock }) }),

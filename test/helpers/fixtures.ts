@@ -1,6 +1,9 @@
 /** Test data shared by the HTTP tests: phone numbers, the spec's field and style lists, dump helpers. */
 
 /** Valid US numbers for the people the tests write to. */
+/** The policy `serve` has with the sandbox: the test receivers and fake providers listen on 127.0.0.1. */
+export const LOOPBACK_ALLOWED = { allowPrivate: true, allowLinkLocal: false } as const;
+
 export const ALICE = '+14155550100';
 export const BOB = '+14155550101';
 export const CAROL = '+14155550102';

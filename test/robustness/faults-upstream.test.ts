@@ -7,7 +7,7 @@ import { createCourier } from '../../src/transports/courier.ts';
 import { createUpstreamTransport } from '../../src/transports/upstream.ts';
 import { makeTestApp } from '../helpers/app.ts';
 import { send } from '../helpers/delivery.ts';
-import { show } from '../helpers/fixtures.ts';
+import { LOOPBACK_ALLOWED, show } from '../helpers/fixtures.ts';
 import { api, createAccount, eventually, freePort } from '../helpers/live.ts';
 import { callbackStatuses } from '../helpers/outbox.ts';
 import { killAll, startServer } from '../helpers/process.ts';
@@ -65,6 +65,8 @@ describe('upstream down', () => {
       TEXTRELAY_UPSTREAM_KEY_ID: 'key-of-the-relay',
       TEXTRELAY_UPSTREAM_SECRET: 'secret-of-the-relay',
       TEXTRELAY_PUBLIC_URL: 'https://relay.example.com',
+      // The provider stands on loopback, which upstream mode refuses by default.
+      TEXTRELAY_ALLOW_PRIVATE_CALLBACKS: 'true',
       TEXTRELAY_INGEST_SECRET: INGEST_SECRET,
       LOG_LEVEL: 'silent',
     };
@@ -104,6 +106,7 @@ describe('upstream down', () => {
       publicUrl: 'https://relay.example.com',
       onWebhookSecret: () => {},
       registrationRetryDelaysMs: [1],
+      outboundPolicy: LOOPBACK_ALLOWED,
     });
     const courier = createCourier(t.deps, transport, { retryDelaysMs: [1, 1], concurrency: 1 });
     cleanups.push(() => courier.stop());

@@ -93,6 +93,7 @@ describe('textrelay inbound', () => {
       TEXTRELAY_UPSTREAM_KEY_ID: 'key',
       TEXTRELAY_UPSTREAM_SECRET: 'secret',
       TEXTRELAY_PUBLIC_URL: 'http://127.0.0.1:9',
+      TEXTRELAY_ALLOW_PRIVATE_CALLBACKS: 'true',
     };
     const upstreamAttempt = [['--email', 'shop@example.com', '--from', PERSON, '--content', 'x'], 'sandbox', upstreamEnv] as const;
     // Independent refusals: run side by side, since each child takes seconds to start.

@@ -1,6 +1,6 @@
 import { afterEach } from 'vitest';
 import { makeTestApp, type TestAccount, type TestApp } from '../helpers/app.ts';
-import { ALICE } from '../helpers/fixtures.ts';
+import { ALICE, LOOPBACK_ALLOWED } from '../helpers/fixtures.ts';
 import { expectAccepted } from '../helpers/expect.ts';
 import { recordStatus } from '../../src/services/record-status.ts';
 import type { MessageStatus } from '../../src/domain/status.ts';
@@ -26,11 +26,11 @@ export async function receiver(answer?: Answer): Promise<Receiver> {
   return started;
 }
 
-/** A dispatcher on the test app's deps, with the test schedule, no jitter (random 0.5) and private callbacks allowed. */
+/** A dispatcher on the test app's deps, with the test schedule, no jitter (random 0.5) and loopback receivers allowed. */
 export function dispatcherFor(t: TestApp, options: Partial<DispatcherOptions> = {}) {
   const dispatcher = createDispatcher(t.deps, {
     retryScheduleMs: TEST_SCHEDULE_MS,
-    allowPrivateCallbacks: true,
+    outboundPolicy: LOOPBACK_ALLOWED,
     random: () => 0.5,
     ...options,
   });

@@ -70,7 +70,7 @@ export function sendsRouter(deps: AppDeps) {
     }),
     async (c) => {
       const input = sendMessageBody(c);
-      if (input.statusCallback) await deps.checkCallbackUrl(input.statusCallback);
+      if (input.statusCallback) deps.checkCallbackUrl(input.statusCallback);
       const { httpStatus, body } = await sendMessageInBatch(deps, c.get('account'), input, c.req.valid('header')['idempotency-key']);
       return c.json(body, httpStatus as 202);
     },
@@ -98,7 +98,7 @@ export function sendsRouter(deps: AppDeps) {
     async (c) => {
       const idempotencyKey = c.req.valid('header')['idempotency-key'];
       const input = c.req.valid('json');
-      if (input.statusCallback) await deps.checkCallbackUrl(input.statusCallback);
+      if (input.statusCallback) deps.checkCallbackUrl(input.statusCallback);
       const { httpStatus, body } = await sendGroupMessageInBatch(deps, c.get('account'), input, idempotencyKey);
       return c.json(body, httpStatus as 202);
     },

@@ -104,7 +104,7 @@ export function webhooksRouter(deps: AppDeps) {
     }),
     async (c) => {
       const { webhooks } = c.req.valid('json');
-      for (const [index, url] of webhooks.entries()) await deps.checkCallbackUrl(url, `webhooks[${index}]`);
+      for (const [index, url] of webhooks.entries()) deps.checkCallbackUrl(url, `webhooks[${index}]`);
       return c.json(settingsBody(addReceiveWebhooks(deps, c.get('account'), webhooks)), 200);
     },
   );
