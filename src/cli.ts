@@ -1,11 +1,12 @@
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
 import { ConfigError, loadConfig, type Config } from './config.ts';
-import { closeDatabase, migrateDatabase, openDatabase } from './db/connection.ts';
+import { closeDatabase } from './db/connection.ts';
 import { PLANS } from './domain/limits.ts';
 import { isHttpUrl } from './domain/media-url.ts';
 import { createLogger } from './logger.ts';
-import { openRuntime } from './runtime.ts';
+import { openCheckedDatabase, openRuntime } from './runtime.ts';
+import { StartupError } from './startup-error.ts';
 import { createAccount, listAccounts, rotateSecret } from './services/accounts.ts';
 import { AppError } from './services/app-error.ts';
 import { statusCommand } from './cli/status.ts';
@@ -151,9 +152,7 @@ async function main(argv: string[]): Promise<void> {
     }
     case 'migrate': {
       const config = configFrom(flags);
-      const db = openDatabase(config.TEXTRELAY_DB);
-      migrateDatabase(db);
-      closeDatabase(db);
+      closeDatabase(openCheckedDatabase(config, true).db);
       process.stdout.write(`Migrations applied to ${config.TEXTRELAY_DB}\n`);
       return;
     }
@@ -199,6 +198,10 @@ main(process.argv.slice(2)).catch((error: unknown) => {
   if (error instanceof UsageError || (error instanceof TypeError && 'code' in error && String(error.code).startsWith('ERR_PARSE_ARGS'))) {
     process.stderr.write(`${error.message}\n\n${usageFor(error, process.argv.slice(2))}`);
     process.exit(2);
+  }
+  if (error instanceof StartupError) {
+    process.stderr.write(`textrelay: ${error.message}\n`);
+    process.exit(1);
   }
   if (error instanceof ConfigError || error instanceof AppError) {
     process.stderr.write(`${error.message}\n`);

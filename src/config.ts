@@ -15,7 +15,12 @@ export const ConfigSchema = z.object({
   PORT: Port.default(3000),
   /** Loopback by default: a development gateway should not be reachable from the network by accident. */
   HOST: z.string().min(1).default('127.0.0.1'),
+  /** Behind a proxy or load balancer, longer than its idle timeout, so that it never reuses a connection being closed. */
+  TEXTRELAY_KEEP_ALIVE_TIMEOUT_MS: z.coerce.number().int().min(1).default(5_000),
+  TEXTRELAY_MAX_CONNECTIONS: z.coerce.number().int().min(1).default(10_000),
   TEXTRELAY_DB: z.string().min(1).default('./data/textrelay.db'),
+  /** serve and migrate check the file's pages first when it is at most this large (a full read: seconds per GB); 0 never checks. */
+  TEXTRELAY_INTEGRITY_CHECK_MAX_MB: z.coerce.number().int().min(0).default(256),
   TEXTRELAY_TRANSPORT: z.enum(['sandbox', 'upstream']).default('sandbox'),
   TEXTRELAY_PUBLIC_URL: Url.optional(),
   TEXTRELAY_SANDBOX_STEP_MS: z.coerce.number().int().min(0).default(1000),

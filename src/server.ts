@@ -1,9 +1,10 @@
-import { serve, type ServerType } from '@hono/node-server';
+import { getRequestListener } from '@hono/node-server';
 import type { AddressInfo } from 'node:net';
 import { buildApp } from './app.ts';
 import { startBackgroundWork } from './background.ts';
 import type { Config } from './config.ts';
 import { closeDatabase } from './db/connection.ts';
+import { createHttpServer, DEFAULT_HTTP_LIMITS, listen } from './http-server.ts';
 import { createLogger } from './logger.ts';
 import { openRuntime } from './runtime.ts';
 import { createDevAccountIfEmpty } from './services/accounts.ts';
@@ -28,16 +29,29 @@ function printDevAccount(account: NonNullable<ReturnType<typeof createDevAccount
 
 export async function runServer(config: Config): Promise<void> {
   const log = createLogger(config.LOG_LEVEL);
-  const { db, deps, notifier, ingestSecrets } = openRuntime(config, log);
+  const server = createHttpServer({
+    ...DEFAULT_HTTP_LIMITS,
+    keepAliveTimeoutMs: config.TEXTRELAY_KEEP_ALIVE_TIMEOUT_MS,
+    maxConnections: config.TEXTRELAY_MAX_CONNECTIONS,
+  });
+  // The address first: a taken port must stop the start before the database file is created or a secret printed.
+  await listen(server, config.PORT, config.HOST);
+  let runtime: ReturnType<typeof openRuntime>;
+  try {
+    runtime = openRuntime(config, log, { checkIntegrity: true });
+  } catch (error) {
+    server.close();
+    throw error;
+  }
+  const { db, deps, notifier, ingestSecrets } = runtime;
   const devAccount = createDevAccountIfEmpty(deps);
   if (devAccount) printDevAccount(devAccount);
 
   deps.metrics.collectProcessMetrics();
   const app = buildApp(deps);
+  // Connections accepted meanwhile wait in the socket's queue: the opening above is synchronous.
+  server.on('request', getRequestListener(app.fetch));
   const background = startBackgroundWork(config, deps, notifier, ingestSecrets);
-  const server: ServerType = await new Promise((resolve) => {
-    const started = serve({ fetch: app.fetch, port: config.PORT, hostname: config.HOST }, () => resolve(started));
-  });
   const { port } = server.address() as AddressInfo;
   // Tests and scripts read this line to find the port when PORT=0.
   process.stdout.write(`textrelay listening on http://${config.HOST}:${port}\n`);
@@ -50,7 +64,7 @@ export async function runServer(config: Config): Promise<void> {
     log.info({ signal }, 'shutting down');
     // Stop accepting; requests already inside finish (their writes are synchronous transactions).
     const force = setTimeout(() => {
-      if ('closeAllConnections' in server) server.closeAllConnections();
+      server.closeAllConnections();
     }, SHUTDOWN_GRACE_MS);
     force.unref();
     // Open inbox event streams would hold their connections until the grace period ran out.
@@ -65,7 +79,7 @@ export async function runServer(config: Config): Promise<void> {
           process.exit(0);
         });
     });
-    if ('closeIdleConnections' in server) server.closeIdleConnections();
+    server.closeIdleConnections();
   };
   process.once('SIGTERM', () => shutdown('SIGTERM'));
   process.once('SIGINT', () => shutdown('SIGINT'));

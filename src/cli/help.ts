@@ -22,6 +22,9 @@ const SETTINGS: Record<keyof Config, string> = {
   PORT: 'port to listen on',
   HOST: 'address to listen on',
   TEXTRELAY_DB: 'the SQLite file',
+  TEXTRELAY_INTEGRITY_CHECK_MAX_MB: 'check the file for damage at start when at most this large, 0 never',
+  TEXTRELAY_KEEP_ALIVE_TIMEOUT_MS: 'close idle keep-alive connections after this long',
+  TEXTRELAY_MAX_CONNECTIONS: 'open connections at most; more are closed at once',
   TEXTRELAY_TRANSPORT: 'sandbox or upstream',
   TEXTRELAY_PUBLIC_URL: 'the URL the upstream provider calls back (required for upstream)',
   TEXTRELAY_SANDBOX_STEP_MS: "time between the sandbox's status steps",
@@ -59,7 +62,7 @@ export const COMMANDS = {
     summary: 'Create the database file or bring it to the current schema',
     usage: ['textrelay migrate [--db FILE]'],
     flags: [DB],
-    env: ['TEXTRELAY_DB'],
+    env: ['TEXTRELAY_DB', 'TEXTRELAY_INTEGRITY_CHECK_MAX_MB'],
   },
   accounts: {
     summary: 'Create accounts, list them, rotate their API secret',

@@ -5,17 +5,24 @@ import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { databaseFiles } from './database-files.ts';
 import * as schema from './schema.ts';
+import { StartupError } from '../startup-error.ts';
 
 export type Db = BetterSQLite3Database<typeof schema> & { $client: Database.Database };
 
 /** Opens (creating if needed) the database file, or an in-memory one for ':memory:'. */
 export function openDatabase(file: string): Db {
-  if (file !== ':memory:') mkdirSync(dirname(resolve(file)), { recursive: true });
-  // The addon as loaded by the single executable (an object; better-sqlite3's types only know a path).
-  const sqlite = new Database(file, { nativeBinding: databaseFiles().nativeBinding as string | undefined });
-  // WAL lets readers run beside the single writer; NORMAL sync is durable across process crashes
-  // (only an OS crash can lose the last commits), which is the trade every WAL deployment makes.
-  sqlite.pragma('journal_mode = WAL');
+  let sqlite: Database.Database;
+  try {
+    if (file !== ':memory:') mkdirSync(dirname(resolve(file)), { recursive: true });
+    // The addon as loaded by the single executable (an object; better-sqlite3's types only know a path).
+    sqlite = new Database(file, { nativeBinding: databaseFiles().nativeBinding as string | undefined });
+    // WAL lets readers run beside the single writer; NORMAL sync is durable across process crashes
+    // (only an OS crash can lose the last commits), which is the trade every WAL deployment makes.
+    // The first statement reads the file's header: a file that is not a database fails here.
+    sqlite.pragma('journal_mode = WAL');
+  } catch (error) {
+    throw new StartupError(cannotOpen(file, error));
+  }
   sqlite.pragma('synchronous = NORMAL');
   sqlite.pragma('foreign_keys = ON');
   // CLI commands write to the same file while the server runs: wait for the lock instead of failing.
@@ -35,6 +42,24 @@ export function openDatabase(file: string): Db {
   // page, a tenth of the server's CPU under ingest. In memory it is a copy.
   sqlite.pragma('temp_store = MEMORY');
   return drizzle({ client: sqlite, schema, casing: 'snake_case' }) as Db;
+}
+
+/** Why `file` could not be opened, for a person: the errors of mkdir and SQLite name neither the file nor the cause. */
+function cannotOpen(file: string, error: unknown): string {
+  const code = (error as { code?: unknown }).code;
+  if (code === 'SQLITE_NOTADB') return `${file} is not a database file (or its header is damaged); restore it from a backup or use another file`;
+  if (code === 'SQLITE_CORRUPT') return `${file} is damaged; restore it from a backup or use another file`;
+  const reason =
+    code === 'ENOTDIR' || code === 'EEXIST'
+      ? 'a part of its folder path is a file, not a folder'
+      : code === 'EACCES' || code === 'EPERM'
+        ? 'permission denied'
+        : code === 'ENOENT' || code === undefined
+          ? 'its folder does not exist and cannot be created (a dangling symbolic link?)'
+          : code === 'SQLITE_CANTOPEN'
+            ? 'SQLite cannot open or create it (a folder, or a folder without write permission?)'
+            : (error as Error).message;
+  return `cannot open database ${file}: ${reason}`;
 }
 
 export function migrateDatabase(db: Db): void {

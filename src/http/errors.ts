@@ -63,6 +63,13 @@ export function respondWithError(c: Context<AppEnv>, status: ContentfulStatusCod
 const STORAGE_MESSAGES: Record<StorageTrouble, string> = {
   busy: 'Service overloaded, try again shortly',
   unwritable: 'Service unavailable: the database cannot take writes right now, try again shortly',
+  damaged: 'Service unavailable: the database file is damaged and must be restored by the operator',
+};
+
+const STORAGE_LOG: Record<StorageTrouble, string> = {
+  busy: 'database busy',
+  unwritable: 'database cannot take writes',
+  damaged: 'database file damaged: restore it from a backup and restart',
 };
 
 export function createErrorHandler(log: Logger): ErrorHandler<AppEnv> {
@@ -74,8 +81,10 @@ export function createErrorHandler(log: Logger): ErrorHandler<AppEnv> {
     }
     const trouble = storageTrouble(error);
     if (trouble !== undefined) {
-      log.warn({ requestId: c.get('requestId'), err: error, path: c.req.path }, trouble === 'busy' ? 'database busy' : 'database cannot take writes');
-      return respondWithError(c, 503, new AppError(ErrorCode.overloaded, STORAGE_MESSAGES[trouble], { retryAfterSeconds: 1 }));
+      log[trouble === 'damaged' ? 'error' : 'warn']({ requestId: c.get('requestId'), err: error, path: c.req.path }, STORAGE_LOG[trouble]);
+      // Retrying a damaged file soon does not help: no Retry-After.
+      const retry = trouble === 'damaged' ? {} : { retryAfterSeconds: 1 };
+      return respondWithError(c, 503, new AppError(ErrorCode.overloaded, STORAGE_MESSAGES[trouble], retry));
     }
     // Internal details stay in the log: they can carry SQL, paths or data of other accounts.
     log.error({ requestId: c.get('requestId'), err: error, method: c.req.method, path: c.req.path }, 'unhandled error');

@@ -5,9 +5,10 @@
  * background work retries later instead of failing a message. better-sqlite3 puts SQLite's extended
  * code on `code` (SQLITE_IOERR_WRITE, SQLITE_READONLY_DBMOVED, ...), hence the prefixes.
  */
-const UNAVAILABLE = ['SQLITE_BUSY', 'SQLITE_LOCKED', 'SQLITE_FULL', 'SQLITE_READONLY', 'SQLITE_IOERR', 'SQLITE_CANTOPEN'] as const;
+const UNAVAILABLE = ['SQLITE_BUSY', 'SQLITE_LOCKED', 'SQLITE_FULL', 'SQLITE_READONLY', 'SQLITE_IOERR', 'SQLITE_CANTOPEN', 'SQLITE_CORRUPT', 'SQLITE_NOTADB'] as const;
 
-export type StorageTrouble = 'busy' | 'unwritable';
+/** busy and unwritable pass on their own; damaged (corrupt pages) lasts until the file is restored. */
+export type StorageTrouble = 'busy' | 'unwritable' | 'damaged';
 
 /** What kind of storage trouble `error` is, or undefined when it is not one (a bug, a constraint, ...). */
 export function storageTrouble(error: unknown): StorageTrouble | undefined {
@@ -15,5 +16,6 @@ export function storageTrouble(error: unknown): StorageTrouble | undefined {
   if (typeof code !== 'string') return undefined;
   const family = UNAVAILABLE.find((prefix) => code === prefix || code.startsWith(`${prefix}_`));
   if (family === undefined) return undefined;
-  return family === 'SQLITE_BUSY' || family === 'SQLITE_LOCKED' ? 'busy' : 'unwritable';
+  if (family === 'SQLITE_BUSY' || family === 'SQLITE_LOCKED') return 'busy';
+  return family === 'SQLITE_CORRUPT' || family === 'SQLITE_NOTADB' ? 'damaged' : 'unwritable';
 }
