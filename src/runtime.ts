@@ -5,7 +5,7 @@ import { createIngestSecrets, type IngestSecrets } from './http/ingest-auth.ts';
 import { isWritable, migrateDatabase, openDatabase, type Db } from './db/connection.ts';
 import { createStore } from './db/store.ts';
 import { createMetrics } from './metrics/metrics.ts';
-import { systemClock, type Clock } from './services/deps.ts';
+import { systemClock, type Clock } from './services/clock.ts';
 import { createGroupCommit } from './services/group-commit.ts';
 import { createNotifierHub, type NotifierHub } from './services/notifier.ts';
 import { createRateLimiter } from './services/rate-limiter.ts';
