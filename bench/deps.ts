@@ -1,7 +1,8 @@
 import pino from 'pino';
 import { migrateDatabase, openDatabase } from '../src/db/connection.ts';
 import { createStore } from '../src/db/store.ts';
-import { silentNotifier, systemClock, type ServiceDeps } from '../src/services/deps.ts';
+import { systemClock } from '../src/services/clock.ts';
+import { silentNotifier, type ServiceDeps } from '../src/services/deps.ts';
 import { createGroupCommit } from '../src/services/group-commit.ts';
 import { createRateLimiter } from '../src/services/rate-limiter.ts';
 

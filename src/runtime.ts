@@ -10,7 +10,7 @@ import { refuseUnknownMigrations } from './db/schema-version.ts';
 import { isDamage } from './db/sqlite-codes.ts';
 import { createStore } from './db/store.ts';
 import { createMetrics } from './metrics/metrics.ts';
-import { systemClock, type Clock } from './services/deps.ts';
+import { systemClock, type Clock } from './services/clock.ts';
 import { createGroupCommit } from './services/group-commit.ts';
 import { createNotifierHub, type NotifierHub } from './services/notifier.ts';
 import { createRateLimiter } from './services/rate-limiter.ts';

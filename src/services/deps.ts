@@ -1,13 +1,8 @@
 import type { Logger } from 'pino';
+import type { Clock } from './clock.ts';
 import type { Store } from '../db/store.ts';
 import type { GroupCommit } from './group-commit.ts';
 import type { RateLimiter } from './rate-limiter.ts';
-
-export interface Clock {
-  now(): number;
-}
-
-export const systemClock: Clock = { now: () => Date.now() };
 
 /**
  * Told after a commit that something is waiting for work outside the request. Implementations

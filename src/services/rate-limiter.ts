@@ -1,7 +1,7 @@
 import { takeToken, type TokenBucket } from '../domain/token-bucket.ts';
 import { AppError } from './app-error.ts';
 import { ErrorCode } from '../domain/error-codes.ts';
-import type { Clock } from './deps.ts';
+import type { Clock } from './clock.ts';
 
 export interface RateLimiter {
   /** Throws a 4001 AppError (with Retry-After) when `key` is over its limit. */

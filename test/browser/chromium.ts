@@ -16,10 +16,13 @@ export const CHROMIUM_ARGS = [
   '--disable-quic',
 ];
 
-/** True when Chromium is installed; otherwise says which browser tests are skipped and why. */
+/** Set by CI, where a missing browser is a broken set-up rather than a reason to skip. */
+const BROWSER_REQUIRED = process.env.TEXTRELAY_REQUIRE_BROWSER === '1';
+
+/** True when Chromium is installed; where it is absent the run's last line says so (test/browser/skipped-reporter.ts). */
 export function chromiumAvailable(tests: string): boolean {
   const available = existsSync(CHROMIUM);
-  if (!available) console.warn(`${tests} skipped: ${CHROMIUM} is absent (CI installs Debian's chromium package)`);
+  if (!available && BROWSER_REQUIRED) throw new Error(`${tests}: ${CHROMIUM} is absent and TEXTRELAY_REQUIRE_BROWSER=1`);
   return available;
 }
 

@@ -1,4 +1,4 @@
-import type { Clock } from '../../src/services/deps.ts';
+import type { Clock } from '../../src/services/clock.ts';
 
 /** A clock that moves only when the test says so. */
 export class FakeClock implements Clock {

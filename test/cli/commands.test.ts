@@ -2,8 +2,8 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { jsonRequest, readReply } from './helpers/http.ts';
-import { killAll, runCli, spawnCli, startServer, type CliResult, type RunningServer } from './helpers/process.ts';
+import { jsonRequest, readReply } from '../helpers/http.ts';
+import { killAll, runCli, spawnCli, startServer, type CliResult, type RunningServer } from '../helpers/process.ts';
 
 // Real child processes running `node bin/textrelay.js ...` (what `npm start` and `npx textrelay` run),
 // each on its own SQLite file in a fresh temporary folder.

@@ -2,11 +2,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { recordStatus } from '../src/services/record-status.ts';
-import { makeTestApp } from './helpers/app.ts';
-import { ALICE, BOB, CAROL, DAVE, show } from './helpers/fixtures.ts';
-import { killAll, runCli } from './helpers/process.ts';
-import { dispatcherFor, receiver, sendWithCallback } from './webhooks/setup.ts';
+import { recordStatus } from '../../src/services/record-status.ts';
+import { makeTestApp } from '../helpers/app.ts';
+import { ALICE, BOB, CAROL, DAVE, show } from '../helpers/fixtures.ts';
+import { killAll, runCli } from '../helpers/process.ts';
+import { dispatcherFor, receiver, sendWithCallback } from '../webhooks/setup.ts';
 
 // `textrelay status` is a real child process reading a database file that the test fills through the app.
 

@@ -1,4 +1,0 @@
-import { register } from 'tsx/esm/api';
-register();
-process.setSourceMapsEnabled(false);
-await import('../src/cli.ts');
