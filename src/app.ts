@@ -12,11 +12,13 @@ import { ingestRouter, type IngestDeps } from './http/routes/ingest.ts';
 import { messagesRouter } from './http/routes/messages.ts';
 import { sandboxRouter } from './http/routes/sandbox.ts';
 import { sendsRouter } from './http/routes/sends.ts';
+import type { ProxySettings } from './http/forwarded.ts';
 import { metricsRouter, type MetricsEndpoint } from './http/metrics.ts';
 import { requestContext } from './http/request-context.ts';
 import type { Metrics } from './metrics/metrics.ts';
 import { webhooksRouter } from './http/routes/webhooks.ts';
 import type { ServiceDeps } from './services/deps.ts';
+import type { SignInThrottle } from './services/sign-in-throttle.ts';
 import type { NotifierHub } from './services/notifier.ts';
 import type { CallbackUrlCheck } from './webhooks/ssrf.ts';
 
@@ -31,6 +33,10 @@ export type AppDeps = ServiceDeps & Pick<IngestDeps, 'transportName' | 'ingestSe
   /** This app's Prometheus metrics (a registry per app, never the global one). */
   metrics: Metrics;
   metricsEndpoint: MetricsEndpoint;
+  /** Counts failed inbox sign-ins per key id and per client address, and locks both out past the limit. */
+  signInThrottle: SignInThrottle;
+  /** Whether to believe a reverse proxy's X-Forwarded-* headers, and whether the public URL is https. */
+  proxy: ProxySettings;
 };
 
 /** Builds the HTTP app from its dependencies; no I/O happens here. */

@@ -43,6 +43,11 @@ export const ConfigSchema = z.object({
   TEXTRELAY_DISPLAY_TZ: z.string().refine(isValidTimeZone, { message: 'must be an IANA time zone such as Europe/Paris' }).default('UTC'),
   /** Sends per account per minute; 0 turns the limit off. Generous so that bursts from real apps pass. */
   TEXTRELAY_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).default(6000),
+  /** Failed inbox sign-ins a key id, and a client address, may make in a window before the next are refused (429); 0 turns this off. */
+  TEXTRELAY_INBOX_LOGIN_MAX_FAILURES: z.coerce.number().int().min(0).default(10),
+  TEXTRELAY_INBOX_LOGIN_WINDOW_SECONDS: z.coerce.number().int().min(1).default(900),
+  /** true: a reverse proxy in front is believed about the client (last X-Forwarded-For address) and the scheme (X-Forwarded-Proto). */
+  TEXTRELAY_TRUST_PROXY: Flag.default(false),
   TEXTRELAY_NUMBERS_PER_ACCOUNT: z.coerce.number().int().min(1).max(100).default(2),
   /** false: /metrics is not served (404). */
   TEXTRELAY_METRICS: Flag.default(true),

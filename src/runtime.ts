@@ -14,6 +14,7 @@ import { systemClock, type Clock } from './services/clock.ts';
 import { createGroupCommit } from './services/group-commit.ts';
 import { createNotifierHub, type NotifierHub } from './services/notifier.ts';
 import { createRateLimiter } from './services/rate-limiter.ts';
+import { createSignInThrottle, SIGN_IN_THROTTLE_TRACKED } from './services/sign-in-throttle.ts';
 import { getGatewayStats } from './services/stats.ts';
 import { VERSION } from './version.ts';
 import { createCallbackUrlCheck } from './webhooks/ssrf.ts';
@@ -75,6 +76,15 @@ export function openRuntime(
     ingestSecrets: ingestSecrets.list,
     metrics: createMetrics({ version: VERSION, readStats: () => getGatewayStats({ store, clock }) }),
     metricsEndpoint: { enabled: config.TEXTRELAY_METRICS, bearerToken: config.TEXTRELAY_METRICS_TOKEN },
+    signInThrottle: createSignInThrottle(clock, {
+      maxFailures: config.TEXTRELAY_INBOX_LOGIN_MAX_FAILURES,
+      windowMs: config.TEXTRELAY_INBOX_LOGIN_WINDOW_SECONDS * 1000,
+      maxTracked: SIGN_IN_THROTTLE_TRACKED,
+    }),
+    proxy: {
+      trustForwardedHeaders: config.TEXTRELAY_TRUST_PROXY,
+      publicUrlIsHttps: config.TEXTRELAY_PUBLIC_URL !== undefined && new URL(config.TEXTRELAY_PUBLIC_URL).protocol === 'https:',
+    },
   };
   return { db, deps, notifier, ingestSecrets };
 }

@@ -8,6 +8,8 @@ export type IngestEndpoint = 'status' | 'receive';
 
 const DELIVERY_OUTCOMES: readonly DeliveryOutcomeKind[] = ['delivered', 'retry', 'failed'];
 const INGEST_ENDPOINTS: readonly IngestEndpoint[] = ['status', 'receive'];
+export type SignInOutcome = 'signed_in' | 'wrong_credentials' | 'throttled';
+const SIGN_IN_OUTCOMES: readonly SignInOutcome[] = ['signed_in', 'wrong_credentials', 'throttled'];
 /** From a cached read (about 1 ms) to a request stuck behind a busy database (5 s busy_timeout). */
 const LATENCY_BUCKETS_SECONDS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 
@@ -62,6 +64,12 @@ export function createMetrics(options: { version: string; readStats: () => Gatew
     'table',
     PRUNED_TABLES,
   );
+  const signIns = presetCounter(
+    'textrelay_inbox_sign_ins_total',
+    'Inbox sign-in attempts, by outcome: signed_in, wrong_credentials, or throttled (refused with 429 unchecked, during a lock-out)',
+    'outcome',
+    SIGN_IN_OUTCOMES,
+  );
 
   const messages = new Gauge({ name: 'textrelay_messages', help: 'Messages stored, by current status (RECEIVED: inbound)', labelNames: ['status'], registers });
   const outbox = new Gauge({
@@ -95,6 +103,10 @@ export function createMetrics(options: { version: string; readStats: () => Gatew
 
     rowsPruned(table: PrunedTable, rows: number): void {
       pruned.inc({ table }, rows);
+    },
+
+    inboxSignIn(outcome: SignInOutcome): void {
+      signIns.inc({ outcome });
     },
 
     /**

@@ -25,13 +25,13 @@ function newSecret(): string {
   return `sk_${randomBytes(32).toString('base64url')}`;
 }
 
-// Compared against when the key id is unknown, so a miss costs the same as a wrong secret.
-const UNKNOWN_KEY_HASH = hashSecret(newSecret());
+// Stands in for the stored hash when the key id is unknown, so a miss decodes, hashes and compares as a wrong secret does.
+const UNKNOWN_KEY_HASH = hashSecret(newSecret()).toString('hex');
 
-/** The account these credentials belong to, or undefined; both comparisons take the same time. */
+/** The account these credentials belong to, or undefined; a miss and a wrong secret do the same work. */
 export function authenticate(deps: ServiceDeps, apiKeyId: string, apiSecret: string): AccountRow | undefined {
   const account = deps.store.accounts.findByKeyId(apiKeyId);
-  const expected = account ? Buffer.from(account.apiSecretHash, 'hex') : UNKNOWN_KEY_HASH;
+  const expected = Buffer.from(account?.apiSecretHash ?? UNKNOWN_KEY_HASH, 'hex');
   const matches = timingSafeEqual(hashSecret(apiSecret), expected);
   return account && matches ? account : undefined;
 }

@@ -141,7 +141,7 @@ describe.skipIf(!hasChromium)('inbox in a real browser', () => {
     expect(await delivery.textContent()).toContain('message.received');
     await delivery.locator('.d-delivered').waitFor();
     await delivery.locator('button', { hasText: 'Replay' }).click();
-    await page.locator('.notice', { hasText: `Delivery ${webhookId} is queued again` }).waitFor();
+    await page.locator('.notice', { hasText: 'The delivery is queued again' }).waitFor();
     await eventually('the replayed webhook', async () =>
       receiver.received.filter((request) => request.headers['webhook-id'] === webhookId).length === 2 ? true : undefined,
     );

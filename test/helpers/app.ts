@@ -2,18 +2,28 @@ import pino from 'pino';
 import { buildApp, type AppDeps } from '../../src/app.ts';
 import { migrateDatabase, openDatabase, type Db } from '../../src/db/connection.ts';
 import { createStore } from '../../src/db/store.ts';
+import { loadConfig } from '../../src/config.ts';
+import type { ProxySettings } from '../../src/http/forwarded.ts';
 import type { MetricsEndpoint } from '../../src/http/metrics.ts';
 import { createMetrics } from '../../src/metrics/metrics.ts';
 import { createAccount, type CreateAccountInput } from '../../src/services/accounts.ts';
 import { createGroupCommit } from '../../src/services/group-commit.ts';
 import { createNotifierHub } from '../../src/services/notifier.ts';
 import { createRateLimiter } from '../../src/services/rate-limiter.ts';
+import { createSignInThrottle, SIGN_IN_THROTTLE_TRACKED, type SignInThrottleSettings } from '../../src/services/sign-in-throttle.ts';
 import { getGatewayStats } from '../../src/services/stats.ts';
 import type { OutboundPolicy } from '../../src/domain/address-policy.ts';
 import { createCallbackUrlCheck } from '../../src/webhooks/ssrf.ts';
 import { FakeClock } from './clock.ts';
 import { LOOPBACK_ALLOWED } from './fixtures.ts';
 import { jsonRequest, readReply } from './http.ts';
+
+const defaults = loadConfig({});
+const DEFAULT_SIGN_IN_THROTTLE: SignInThrottleSettings = {
+  maxFailures: defaults.TEXTRELAY_INBOX_LOGIN_MAX_FAILURES,
+  windowMs: defaults.TEXTRELAY_INBOX_LOGIN_WINDOW_SECONDS * 1000,
+  maxTracked: SIGN_IN_THROTTLE_TRACKED,
+};
 
 export type TestAccount = Awaited<ReturnType<typeof createAccount>> & { headers: Record<string, string> };
 
@@ -37,6 +47,10 @@ export function makeTestApp(
     metricsEndpoint?: MetricsEndpoint;
     /** Sends plan the sandbox's timeline themselves, as `serve` with the sandbox has them do; off unless given. */
     sandboxInline?: AppDeps['sandboxInline'];
+    /** Inbox sign-in lock-out; the production defaults (10 failures per 15 minutes) unless given. */
+    signInThrottle?: Partial<SignInThrottleSettings>;
+    /** TEXTRELAY_TRUST_PROXY and an https TEXTRELAY_PUBLIC_URL; neither unless given. */
+    proxy?: Partial<ProxySettings>;
   } = {},
 ) {
   const clock = new FakeClock();
@@ -60,6 +74,8 @@ export function makeTestApp(
     ingestSecrets: () => overrides.ingestSecrets ?? [],
     metrics: createMetrics({ version: 'test', readStats: () => getGatewayStats({ store, clock }) }),
     metricsEndpoint: overrides.metricsEndpoint ?? { enabled: true, bearerToken: undefined },
+    signInThrottle: createSignInThrottle(clock, { ...DEFAULT_SIGN_IN_THROTTLE, ...overrides.signInThrottle }),
+    proxy: { trustForwardedHeaders: false, publicUrlIsHttps: false, ...overrides.proxy },
     ...(overrides.sandboxInline ? { sandboxInline: overrides.sandboxInline } : {}),
   };
   const app = buildApp(deps);

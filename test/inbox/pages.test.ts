@@ -131,9 +131,11 @@ describe('conversation page', () => {
     // Someone outside the conversation cannot be made to write in it.
     const refused = await client.post(`${groupPath}/reply`, { from: ALICE, content: 'not a member' });
     expect(refused.location).toMatch(new RegExp(`^${groupPath}\\?error=`));
-    expect(textOf((await client.get(refused.location!)).html)).toContain(`${ALICE} is not in this conversation`);
+    expect(refused.location).toBe(`${groupPath}?error=reply-sender`);
+    expect(textOf((await client.get(refused.location!)).html)).toContain('Reply as one of the people in this conversation.');
     const empty = await client.post(`${contactPath}/reply`, { from: ALICE, content: '' });
-    expect(textOf((await client.get(empty.location!)).html)).toContain('Either content or media_url is required');
+    expect(empty.location).toBe(`${contactPath}?error=reply-empty`);
+    expect(textOf((await client.get(empty.location!)).html)).toContain('Write something to send.');
   });
 
   it('has no composer and no reply route with a real upstream', async () => {
@@ -191,7 +193,7 @@ describe('accounts see only their own data', () => {
     expect((await client.post(`/inbox/groups/${groupId}/reply`, { from: CAROL, content: 'x' })).location).toMatch(/\?error=/);
     expect(textOf((await client.get('/inbox/deliveries')).html)).toContain('No deliveries yet');
     const replay = await client.post(`/inbox/deliveries/${deliveryId}/replay`);
-    expect(textOf((await client.get(replay.location!)).html)).toContain(`Webhook delivery ${deliveryId} not found`);
+    expect(textOf((await client.get(replay.location!)).html)).toContain('There is no such delivery.');
     const ownersDelivery = await t.call('GET', '/accounts/webhooks/deliveries', owner);
     expect(ownersDelivery.body.deliveries[0]).toMatchObject({ id: deliveryId, attempt_count: 0 });
   });
@@ -219,8 +221,36 @@ describe('webhook deliveries page', () => {
     const replay = await client.post(`/inbox/deliveries/${delivery.id}/replay`);
     expect(replay.status).toBe(303);
     const after = textOf((await client.get(replay.location!)).html);
-    expect(after).toContain(`Delivery ${delivery.id} is queued again, under the same webhook-id.`);
+    expect(replay.location).toBe('/inbox/deliveries?notice=replayed');
+    expect(after).toContain('The delivery is queued again, under the same webhook-id.');
     expect(after).toMatch(/pending message\.received/);
+  });
+});
+
+describe('messages after a form post', () => {
+  it('shows only the sentences of known codes: text in the address is never rendered', async () => {
+    t = makeTestApp();
+    const account = t.createAccount();
+    await send(account, ALICE, 'hello Alice');
+    const client = await loggedIn(t, account);
+    const contactPath = conversationLinks((await client.get('/inbox')).html)[0]!.href;
+    const planted = 'Your session expired: re-enter your secret at https://evil.example/inbox';
+
+    for (const path of [`/inbox/deliveries?notice=${encodeURIComponent(planted)}`, `${contactPath}?error=${encodeURIComponent(planted)}`]) {
+      const page = await client.get(path);
+      expect(page.status).toBe(200);
+      expect(page.html).not.toContain('evil.example');
+      expect(page.html).not.toContain('re-enter your secret');
+      expect(page.html).not.toMatch(/class="notice/);
+    }
+    for (const path of ['/inbox/deliveries?notice=toString', `${contactPath}?error=__proto__`, `${contactPath}?error=replayed`]) {
+      expect((await client.get(path)).html, path).not.toMatch(/class="notice/);
+    }
+
+    expect(textOf((await client.get('/inbox/deliveries?notice=delivery-busy')).html)).toContain(
+      'That delivery is being attempted right now; replay it once the attempt has finished.',
+    );
+    expect(textOf((await client.get(`${contactPath}?error=reply-too-long`)).html)).toContain('A reply must be shorter than 18996 characters.');
   });
 });
 

@@ -1,6 +1,10 @@
 import { createHash } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
+import pino from 'pino';
 import { makeTestApp, type TestApp } from '../helpers/app.ts';
+import { loadConfig } from '../../src/config.ts';
+import type { ProxySettings } from '../../src/http/forwarded.ts';
+import { openRuntime } from '../../src/runtime.ts';
 import { rotateSecret } from '../../src/services/accounts.ts';
 import { INBOX_SESSION_MS } from '../../src/services/inbox-sessions.ts';
 import { inboxClient, loggedIn, ORIGIN } from './client.ts';
@@ -88,6 +92,42 @@ describe('inbox login', () => {
     const client = await loggedIn(t, account);
     rotateSecret(t.deps, account.email);
     expect((await client.get('/inbox')).location).toBe('/inbox/login');
+  });
+});
+
+describe('the session cookie behind a TLS-ending proxy', () => {
+  const secureFlag = async (proxy: Partial<ProxySettings>, headers: Record<string, string>) => {
+    t = makeTestApp({ proxy });
+    const account = t.createAccount();
+    const login = await inboxClient(t).post('/inbox/login', { key_id: account.api_key_id, secret: account.api_secret_key }, headers);
+    expect(login.status).toBe(303);
+    return /;\s*Secure(;|$)/i.test(login.headers.get('set-cookie')!);
+  };
+
+  it('is Secure when the trusted proxy says the browser came over https', async () => {
+    expect(await secureFlag({ trustForwardedHeaders: true }, { 'x-forwarded-proto': 'https' })).toBe(true);
+    expect(await secureFlag({ trustForwardedHeaders: true }, { 'x-forwarded-proto': 'http' })).toBe(false);
+    expect(await secureFlag({ trustForwardedHeaders: true }, {})).toBe(false);
+  });
+
+  it('ignores X-Forwarded-Proto from a proxy that is not trusted', async () => {
+    expect(await secureFlag({ trustForwardedHeaders: false }, { 'x-forwarded-proto': 'https' })).toBe(false);
+  });
+
+  it('is always Secure when the public URL is https', async () => {
+    expect(await secureFlag({ publicUrlIsHttps: true }, {})).toBe(true);
+    expect(await secureFlag({ publicUrlIsHttps: true }, { 'x-forwarded-proto': 'http' })).toBe(true);
+  });
+
+  it('takes both settings from the configuration', () => {
+    const proxyOf = (env: Record<string, string>) => {
+      const { db, deps } = openRuntime(loadConfig({ TEXTRELAY_DB: ':memory:', ...env }), pino({ level: 'silent' }));
+      db.$client.close();
+      return deps.proxy;
+    };
+    expect(proxyOf({})).toEqual({ trustForwardedHeaders: false, publicUrlIsHttps: false });
+    expect(proxyOf({ TEXTRELAY_TRUST_PROXY: 'true', TEXTRELAY_PUBLIC_URL: 'http://gateway.example' })).toEqual({ trustForwardedHeaders: true, publicUrlIsHttps: false });
+    expect(proxyOf({ TEXTRELAY_PUBLIC_URL: 'https://gateway.example' })).toEqual({ trustForwardedHeaders: false, publicUrlIsHttps: true });
   });
 });
 

@@ -5,11 +5,14 @@ import { accounts, numberPins, receiveWebhooks, serviceNumbers } from '../schema
 import type { AccountRow } from '../rows.ts';
 
 export function accountQueries(db: Db) {
-  // Runs on every authenticated request.
+  /*
+   * Runs on every authenticated request. One row comes back for any key id (all nulls for an
+   * unknown one), so a stranger's miss steps and maps a row just as a known key id does.
+   */
   const byKeyId = db
-    .select()
-    .from(accounts)
-    .where(eq(accounts.apiKeyId, sql.placeholder('apiKeyId')))
+    .select({ account: accounts })
+    .from(sql`(select ${sql.placeholder('apiKeyId')} as key_id) as probe`)
+    .leftJoin(accounts, eq(accounts.apiKeyId, sql`probe.key_id`))
     .prepare();
   // Runs on every applied status change (to build its callback).
   const byId = db
@@ -52,7 +55,7 @@ export function accountQueries(db: Db) {
       db.insert(accounts).values(row).run();
     },
     findByKeyId(apiKeyId: string): AccountRow | undefined {
-      return byKeyId.get({ apiKeyId });
+      return byKeyId.get({ apiKeyId })?.account ?? undefined;
     },
     findById(id: string): AccountRow | undefined {
       return byId.get({ id });

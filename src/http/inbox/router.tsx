@@ -3,9 +3,8 @@ import { createMiddleware } from 'hono/factory';
 import { z } from 'zod';
 import { ErrorCode } from '../../domain/error-codes.ts';
 import { AppError } from '../../services/app-error.ts';
-import type { ServiceDeps } from '../../services/deps.ts';
 import { listConversations, readConversation, replyAsEndUser, type ConversationKind } from '../../services/inbox.ts';
-import { closeInboxSession, openInboxSession } from '../../services/inbox-sessions.ts';
+import { closeInboxSession } from '../../services/inbox-sessions.ts';
 import type { NotifierHub } from '../../services/notifier.ts';
 import { listDeliveries, replayDelivery } from '../../services/webhook-deliveries.ts';
 import type { AppEnv } from '../env.ts';
@@ -21,14 +20,15 @@ import { conversationPath } from './pages/format.ts';
 import { DeliveriesPage } from './pages/deliveries.tsx';
 import { Layout, type Section } from './pages/layout.tsx';
 import { LoginPage } from './pages/login.tsx';
-import { clearSessionCookie, requireSession, sameOriginPost, sessionToken, setSessionCookie } from './session.ts';
+import { DELIVERY_NOTICES, REPLY_ERRORS, replayError, replyFormError, replyServiceError, sentenceFor, withCode } from './notices.ts';
+import { clearSessionCookie, requireSession, sameOriginPost, sessionToken } from './session.ts';
+import { signIn, type SignInDeps } from './sign-in.tsx';
 
-export type InboxDeps = ServiceDeps & { notify: NotifierHub; transportName: 'sandbox' | 'upstream' };
+export type InboxDeps = SignInDeps & { notify: NotifierHub; transportName: 'sandbox' | 'upstream' };
 
 /** The deliveries page shows the newest this many. */
 const DELIVERIES_SHOWN = 100;
 
-const LoginForm = z.object({ key_id: z.string().trim().min(1).max(200), secret: z.string().trim().min(1).max(500) });
 const ReplyForm = z.object({ from: z.string(), content: z.string() });
 
 const KINDS: Record<string, ConversationKind> = { contacts: 'contact', groups: 'group' };
@@ -49,10 +49,6 @@ function asset(body: string, type: string) {
   return (c: Context) => c.body(body, 200, { 'Content-Type': `${type}; charset=utf-8`, 'Cache-Control': 'no-cache' });
 }
 
-function withMessage(path: string, key: 'error' | 'notice', message: string): string {
-  return `${path}?${new URLSearchParams({ [key]: message })}`;
-}
-
 /** The web inbox: HTML rendered here, one small script for live updates, forms that work without it. */
 export function inboxRouter(deps: InboxDeps) {
   const router = new Hono<AppEnv>();
@@ -68,14 +64,8 @@ export function inboxRouter(deps: InboxDeps) {
   router.get('/inbox/assets/inbox.css', asset(STYLESHEET, 'text/css'));
   router.get('/inbox/assets/inbox.js', asset(CLIENT_SCRIPT, 'text/javascript'));
 
-  router.get('/inbox/login', (c) => c.html(<LoginPage failed={false} keyId="" />));
-  router.post('/inbox/login', async (c) => {
-    const form = LoginForm.safeParse(await c.req.parseBody());
-    const session = form.success ? openInboxSession(deps, form.data.key_id, form.data.secret) : undefined;
-    if (!session) return c.html(<LoginPage failed keyId={form.data?.key_id ?? ''} />, 401);
-    setSessionCookie(c, session.token, session.expiresAt, deps.clock.now());
-    return c.redirect('/inbox', 303);
-  });
+  router.get('/inbox/login', (c) => c.html(<LoginPage keyId="" />));
+  router.post('/inbox/login', signIn(deps));
   router.post('/inbox/logout', (c) => {
     const token = sessionToken(c);
     if (token !== undefined) closeInboxSession(deps, token);
@@ -98,7 +88,7 @@ export function inboxRouter(deps: InboxDeps) {
         conversation={conversation}
         path={conversationPath(kind, conversation.id)}
         timeZone={deps.displayTimeZone}
-        error={c.req.query('error')}
+        error={sentenceFor(REPLY_ERRORS, c.req.query('error'))}
       />,
     );
   });
@@ -109,12 +99,12 @@ export function inboxRouter(deps: InboxDeps) {
       const back = conversationPath(kind, c.req.param('id'));
       const form = ReplyForm.safeParse(await c.req.parseBody());
       const reply = SandboxInboundBody.safeParse({ number: form.data?.from, content: form.data?.content });
-      if (!reply.success) return c.redirect(withMessage(back, 'error', reply.error.issues.map((issue) => issue.message).join('; ')), 303);
+      if (!reply.success) return c.redirect(withCode(back, 'error', replyFormError(reply.error.issues)), 303);
       try {
         replyAsEndUser(deps, c.get('account'), kind, c.req.param('id'), reply.data);
       } catch (error) {
         if (!(error instanceof AppError)) throw error;
-        return c.redirect(withMessage(back, 'error', error.message), 303);
+        return c.redirect(withCode(back, 'error', replyServiceError(error)), 303);
       }
       return c.redirect(back, 303);
     });
@@ -126,7 +116,7 @@ export function inboxRouter(deps: InboxDeps) {
         signedIn={signedIn(c, 'deliveries')}
         deliveries={listDeliveries(deps, c.get('account'), { limit: DELIVERIES_SHOWN, offset: 0 })}
         timeZone={deps.displayTimeZone}
-        notice={c.req.query('notice')}
+        notice={sentenceFor(DELIVERY_NOTICES, c.req.query('notice'))}
       />,
     ),
   );
@@ -136,9 +126,9 @@ export function inboxRouter(deps: InboxDeps) {
       replayDelivery(deps, id, c.get('account'));
     } catch (error) {
       if (!(error instanceof AppError)) throw error;
-      return c.redirect(withMessage('/inbox/deliveries', 'notice', error.message), 303);
+      return c.redirect(withCode('/inbox/deliveries', 'notice', replayError(error)), 303);
     }
-    return c.redirect(withMessage('/inbox/deliveries', 'notice', `Delivery ${id} is queued again, under the same webhook-id.`), 303);
+    return c.redirect(withCode('/inbox/deliveries', 'notice', 'replayed'), 303);
   });
 
   router.get('/inbox/events', requireSession(deps, 'unauthorized'), createLiveStreams(deps.notify));

@@ -2,20 +2,20 @@ import type { Context } from 'hono';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
 import { createMiddleware } from 'hono/factory';
 import type { ServiceDeps } from '../../services/deps.ts';
-import { accountOfInboxSession } from '../../services/inbox-sessions.ts';
+import { accountOfInboxSession, type OpenedSession } from '../../services/inbox-sessions.ts';
 import type { AppEnv } from '../env.ts';
 
 const COOKIE = 'textrelay_inbox';
 const COOKIE_PATH = '/inbox';
 
 /** The cookie is sent to the inbox only, never readable by scripts, never on a request from another site. */
-export function setSessionCookie(c: Context, token: string, expiresAt: number, now: number): void {
-  setCookie(c, COOKIE, token, {
+export function setSessionCookie(c: Context, session: OpenedSession, options: { now: number; secure: boolean }): void {
+  setCookie(c, COOKIE, session.token, {
     path: COOKIE_PATH,
     httpOnly: true,
     sameSite: 'Strict',
-    secure: new URL(c.req.url).protocol === 'https:',
-    maxAge: Math.floor((expiresAt - now) / 1000),
+    secure: options.secure,
+    maxAge: Math.floor((session.expiresAt - options.now) / 1000),
   });
 }
 
