@@ -4,10 +4,11 @@ import { ConfigError, loadConfig, type Config } from './config.ts';
 import { closeDatabase } from './db/connection.ts';
 import { PLANS } from './domain/limits.ts';
 import { isHttpUrl } from './domain/media-url.ts';
+import { checkPhoneNumber } from './domain/phone.ts';
 import { createLogger } from './logger.ts';
 import { openCheckedDatabase, openRuntime } from './runtime.ts';
 import { StartupError } from './startup-error.ts';
-import { createAccount, listAccounts, rotateSecret } from './services/accounts.ts';
+import { addLines, createAccount, listAccounts, listLines, removeLines, rotateSecret, type AccountLines } from './services/accounts.ts';
 import { AppError } from './services/app-error.ts';
 import { statusCommand } from './cli/status.ts';
 import { commandHelp, commandUsage, isCommand, overview, unexpectedFlags, type CommandName } from './cli/help.ts';
@@ -58,10 +59,35 @@ function configFrom(flags: Flags): Config {
   });
 }
 
+/** Phone numbers, comma-separated and/or as separate words: each in E.164, answered canonical and once each. */
+function parseLineNumbers(flag: string, words: readonly string[], ctx: z.RefinementCtx): string[] {
+  const numbers = words.flatMap((word) => word.split(',')).map((word) => word.trim()).filter((word) => word !== '');
+  if (numbers.length === 0) ctx.addIssue({ code: 'custom', message: `${flag}: give at least one phone number` });
+  const lines = new Set<string>();
+  for (const number of numbers) {
+    const checked = checkPhoneNumber(number);
+    if (checked.ok) lines.add(checked.e164);
+    else ctx.addIssue({ code: 'custom', message: `${flag}: ${number} is not a phone number in E.164 form (+14155550100)` });
+  }
+  return [...lines];
+}
+
+const MAX_GENERATED_NUMBERS = 100;
+
+/** `--numbers 3` generates three sandbox numbers; `--numbers +1…,+1…` gives the account these lines. */
+const NumbersFlag = z.string().transform((value, ctx): number | string[] => {
+  if (!/^\d+$/.test(value)) return parseLineNumbers('--numbers', [value], ctx);
+  const count = Number(value);
+  if (count < 1 || count > MAX_GENERATED_NUMBERS) {
+    ctx.addIssue({ code: 'custom', message: `--numbers must be a count from 1 to ${MAX_GENERATED_NUMBERS}, or E.164 numbers separated by commas` });
+  }
+  return count;
+});
+
 const CreateAccountFlags = z.object({
   email: z.email({ message: '--email must be an email address' }),
   plan: z.enum(PLANS, { message: `--plan must be one of ${PLANS.join(', ')}` }).default('blue'),
-  numbers: z.coerce.number({ message: '--numbers must be a number' }).int().min(1).max(100).optional(),
+  numbers: NumbersFlag.optional(),
   receiveWebhook: z.string().refine(isHttpUrl, { message: '--receive-webhook must be an http(s) URL' }).optional(),
 });
 
@@ -86,7 +112,38 @@ function withRuntime<T>(flags: Flags, work: (deps: ReturnType<typeof openRuntime
   }
 }
 
-function accountsCommand(action: string | undefined, flags: Flags): void {
+const LinesFlags = z.object({
+  email: z.email({ message: '--email must be an email address' }),
+  numbers: z.array(z.string()).transform((words, ctx) => parseLineNumbers('NUMBERS', words, ctx)),
+});
+
+function linesCommand(action: string | undefined, words: string[], flags: Flags): void {
+  const email = () => parseFlags(LinesFlags.pick({ email: true }), { email: flags.email }).email;
+  const edit = (change: typeof addLines) => {
+    const input = parseFlags(LinesFlags, { email: flags.email, numbers: words });
+    return withRuntime(flags, (deps) => change(deps, input.email, input.numbers));
+  };
+  let lines: AccountLines;
+  switch (action) {
+    case 'list':
+      if (words.length > 0) throw new UsageError('textrelay accounts lines list takes no numbers', 'accounts');
+      lines = withRuntime(flags, (deps) => listLines(deps, email()));
+      break;
+    case 'add':
+      lines = edit(addLines);
+      break;
+    case 'remove':
+      lines = edit(removeLines);
+      break;
+    default:
+      throw new UsageError(`Unknown accounts lines command: ${action ?? '(none)'}`, 'accounts');
+  }
+  print(lines, flags.json, () => `Lines of ${lines.email}: ${lines.numbers.join(', ')}`);
+}
+
+function accountsCommand(action: string | undefined, rest: string[], flags: Flags): void {
+  if (action === 'lines') return linesCommand(rest[0], rest.slice(1), flags);
+  if (rest.length > 0) throw new UsageError(`Unexpected argument: ${rest[0]}`, 'accounts');
   switch (action) {
     case 'create': {
       const input = parseFlags(CreateAccountFlags, {
@@ -157,7 +214,7 @@ async function main(argv: string[]): Promise<void> {
       return;
     }
     case 'accounts':
-      return accountsCommand(action, flags);
+      return accountsCommand(action, positionals.slice(2), flags);
     case 'inbound': {
       // Loaded for inbound alone: it validates with the HTTP route's schema, which brings in the HTTP stack.
       const { inboundCommand } = await import('./cli/inbound.ts');

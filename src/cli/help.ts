@@ -68,16 +68,21 @@ export const COMMANDS = {
     env: ['TEXTRELAY_DB', 'TEXTRELAY_INTEGRITY_CHECK_MAX_MB'],
   },
   accounts: {
-    summary: 'Create accounts, list them, rotate their API secret',
+    summary: 'Create accounts, list them, edit their lines, rotate their API secret',
     usage: [
-      'textrelay accounts create --email E [--plan blue|sapphire] [--numbers K] [--receive-webhook URL] [--db FILE] [--json]',
+      'textrelay accounts create --email E [--plan blue|sapphire] [--numbers K|+1…,+1…] [--receive-webhook URL] [--db FILE] [--json]',
       'textrelay accounts list [--db FILE] [--json]',
+      'textrelay accounts lines list --email E [--db FILE] [--json]',
+      'textrelay accounts lines add|remove --email E NUMBER[,NUMBER…] [--db FILE] [--json]',
       'textrelay accounts rotate-secret --email E [--db FILE] [--json]',
     ],
     flags: [
       ['--email E', "the account's email, its name in every command"],
       ['--plan NAME', 'blue (default) or sapphire (group messages)'],
-      ['--numbers K', 'how many service numbers to give it (TEXTRELAY_NUMBERS_PER_ACCOUNT)'],
+      [
+        '--numbers K',
+        "how many sandbox numbers to give it (TEXTRELAY_NUMBERS_PER_ACCOUNT), or its lines as comma-separated E.164 numbers (a relay: the provider's real numbers)",
+      ],
       ['--receive-webhook URL', 'where its inbound messages are posted'],
       DB,
       JSON_FLAG,

@@ -1,6 +1,13 @@
 import { toIso } from '../domain/dates.ts';
 import type { ServiceDeps } from '../services/deps.ts';
-import { FAILING_WINDOW_MS, getGatewayStats, listFailingDestinations, type FailingDestination } from '../services/stats.ts';
+import {
+  FAILING_WINDOW_MS,
+  getGatewayStats,
+  latestUnroutedInbound,
+  listFailingDestinations,
+  type FailingDestination,
+  type UnroutedInbound,
+} from '../services/stats.ts';
 import type { CommandOutput } from './webhooks.ts';
 
 function duration(ms: number): string {
@@ -8,6 +15,13 @@ function duration(ms: number): string {
   if (s < 120) return `${s} s`;
   if (s < 7200) return `${Math.round(s / 60)} min`;
   return `${Math.round(s / 3600)} h`;
+}
+
+/** How many of the latest unrouted inbound messages the status shows. */
+const UNROUTED_SHOWN = 5;
+
+function unroutedLine(message: UnroutedInbound): string {
+  return `  ${toIso(message.receivedAt)}  ${message.fromNumber} -> ${message.toNumber}${message.transportGroupId ? ` in group ${message.transportGroupId}` : ''}  (from ${message.source})`;
 }
 
 function destinationLine(destination: FailingDestination): string {
@@ -22,6 +36,7 @@ function destinationLine(destination: FailingDestination): string {
 export function statusCommand(deps: Pick<ServiceDeps, 'store' | 'clock'>): CommandOutput {
   const stats = getGatewayStats(deps);
   const failing = listFailingDestinations(deps);
+  const unrouted = latestUnroutedInbound(deps, UNROUTED_SHOWN);
   const { outbox } = stats;
   const waiting = outbox.due + outbox.retry_wait + outbox.held;
   const human = [
@@ -36,6 +51,10 @@ export function statusCommand(deps: Pick<ServiceDeps, 'store' | 'clock'>): Comma
     failing.length === 0
       ? `No failing webhook destinations (none retrying, none given up in the last ${duration(FAILING_WINDOW_MS)}).`
       : `Failing webhook destinations (retrying now, or given up in the last ${duration(FAILING_WINDOW_MS)}):\n${failing.map(destinationLine).join('\n')}`,
+    '',
+    stats.unroutedInbound === 0
+      ? 'No unrouted inbound messages.'
+      : `Unrouted inbound messages (no account owns the line; add it with textrelay accounts lines add): ${stats.unroutedInbound}, the latest:\n${unrouted.map(unroutedLine).join('\n')}`,
   ].join('\n');
   const value = {
     messages: stats.messages,
@@ -48,6 +67,18 @@ export function statusCommand(deps: Pick<ServiceDeps, 'store' | 'clock'>): Comma
       last_status_code: destination.lastStatusCode,
       last_error: destination.lastError,
     })),
+    unrouted_inbound: {
+      total: stats.unroutedInbound,
+      latest: unrouted.map((message) => ({
+        received_at: toIso(message.receivedAt),
+        from_number: message.fromNumber,
+        to_number: message.toNumber,
+        group_id: message.transportGroupId,
+        content: message.content,
+        media_url: message.mediaUrl === '' ? null : message.mediaUrl,
+        source: message.source,
+      })),
+    },
   };
   return { value, human };
 }

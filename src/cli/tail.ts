@@ -19,6 +19,10 @@ function preview(text: string): string {
 
 /** One line per event for people: time, kind, account, then what happened. */
 function eventLine(event: EventView): string {
+  if (event.type === 'unrouted') {
+    const group = event.group_id === null ? '' : ` in group ${event.group_id}`;
+    return `${event.at}  unrouted  -  ${event.from_number} -> ${event.to_number}${group}  ${preview(event.content)}  no account owns ${event.to_number} (from ${event.source})`;
+  }
   const head = `${event.at}  ${event.type.padEnd(7)}  ${event.account ?? '-'}  ${event.message_handle}`;
   switch (event.type) {
     case 'status': {

@@ -7,3 +7,5 @@ export type MessageRow = typeof schema.messages.$inferSelect;
 export type NewMessageRow = typeof schema.messages.$inferInsert;
 export type StatusEventRow = typeof schema.statusEvents.$inferSelect;
 export type IdempotencyRow = typeof schema.idempotencyKeys.$inferSelect;
+export type UnroutedInboundRow = typeof schema.unroutedInbound.$inferSelect;
+export type NewUnroutedInboundRow = typeof schema.unroutedInbound.$inferInsert;

@@ -56,8 +56,8 @@ export const numberPins = sqliteTable(
   },
   (t) => [
     primaryKey({ columns: [t.accountId, t.endUserNumber] }),
-    // Inbound messages from a transport that names no account: who last talked to this person.
-    index('number_pins_end_user_idx').on(t.endUserNumber, t.createdAt),
+    // Removing a line is refused while end users are pinned to it.
+    index('number_pins_line_idx').on(t.lineNumber),
   ],
 );
 
@@ -117,7 +117,10 @@ export const groups = sqliteTable(
       .notNull()
       .references(() => serviceNumbers.number),
     displayName: text().notNull().default(''),
-    /** The transport's id for this group (the upstream's group_id), so replies from its members find it. */
+    /**
+     * The transport's id for this group (the upstream's group_id), so replies from its members find it.
+     * Unique per account only: a provider shared by several accounts answers the same id to each of them.
+     */
     transportGroupId: text(),
     createdAt: integer().notNull(),
     updatedAt: integer().notNull(),
@@ -125,8 +128,10 @@ export const groups = sqliteTable(
   (t) => [
     // findGroupByMembers on every group send by numbers; unique so one set maps to one group.
     uniqueIndex('groups_account_members_uq').on(t.accountId, t.memberKey),
-    // Inbound group messages name the transport's group_id.
-    uniqueIndex('groups_transport_group_uq').on(t.transportGroupId).where(sql`transport_group_id is not null`),
+    // Inbound group messages name the transport's group_id; the line they arrived on names the account.
+    uniqueIndex('groups_account_transport_group_uq').on(t.accountId, t.transportGroupId).where(sql`transport_group_id is not null`),
+    // Removing a line is refused while groups live on it.
+    index('groups_line_idx').on(t.lineNumber),
   ],
 );
 
@@ -254,6 +259,31 @@ export const orphanStatusEvents = sqliteTable(
     // Drained by handle when the message's transport handle is stored.
     index('orphan_status_events_handle_idx').on(t.transportHandle, t.id),
     uniqueIndex('orphan_status_events_source_event_uq').on(t.source, t.sourceEventId).where(sql`source_event_id is not null`),
+  ],
+);
+
+/**
+ * Inbound messages addressed to a line no account owns: kept for the operator (status, tail,
+ * metrics), never given to an account by guesswork, and never shown through any account's API.
+ */
+export const unroutedInbound = sqliteTable(
+  'unrouted_inbound',
+  {
+    id: integer().primaryKey({ autoIncrement: true }),
+    /** The transport's id for the message: a redelivery is stored once. */
+    transportHandle: text(),
+    fromNumber: text().notNull(),
+    toNumber: text().notNull(),
+    content: text().notNull().default(''),
+    mediaUrl: text().notNull().default(''),
+    service: text().notNull(),
+    transportGroupId: text(),
+    participants: text({ mode: 'json' }).$type<string[]>(),
+    source: text().notNull(),
+    receivedAt: integer().notNull(),
+  },
+  (t) => [
+    uniqueIndex('unrouted_inbound_transport_handle_uq').on(t.source, t.transportHandle).where(sql`transport_handle is not null`),
   ],
 );
 

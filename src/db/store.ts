@@ -11,6 +11,7 @@ import { outboxQueries } from './queries/outbox.ts';
 import { webhookSettingsQueries } from './queries/webhook-settings.ts';
 import { sandboxQueries } from './queries/sandbox.ts';
 import { statsQueries } from './queries/stats.ts';
+import { unroutedQueries } from './queries/unrouted.ts';
 
 /**
  * Everything the services may ask of the database, by name. All SQL lives behind this object,
@@ -32,6 +33,7 @@ export function createStore(db: Db) {
     webhookSettings: webhookSettingsQueries(db),
     sandbox: sandboxQueries(db),
     stats: statsQueries(db),
+    unrouted: unroutedQueries(db),
     /**
      * Runs `work` in one transaction (a savepoint when nested). better-sqlite3 transactions are
      * synchronous: `work` must not await, or its writes would escape the transaction.

@@ -27,6 +27,17 @@ export type InboundFacts = {
   mediaUrl: string;
 };
 
+/** A message to a line no account owns: kept for the operator, given to no account. */
+export type UnroutedFacts = {
+  at: number;
+  fromNumber: string;
+  toNumber: string;
+  groupId: string | null;
+  content: string;
+  mediaUrl: string;
+  source: string;
+};
+
 /** One attempt at a webhook delivery, with what the delivery became. */
 export type DeliveryAttemptFacts = {
   at: number;
@@ -84,6 +95,20 @@ export function toInboundView(facts: InboundFacts) {
   };
 }
 
+export function toUnroutedView(facts: UnroutedFacts) {
+  return {
+    type: 'unrouted' as const,
+    at: toIso(facts.at),
+    account: null,
+    from_number: facts.fromNumber,
+    to_number: facts.toNumber,
+    group_id: facts.groupId,
+    content: facts.content,
+    media_url: facts.mediaUrl === '' ? null : facts.mediaUrl,
+    source: facts.source,
+  };
+}
+
 export function toDeliveryAttemptView(facts: DeliveryAttemptFacts) {
   return {
     type: 'webhook' as const,
@@ -101,4 +126,8 @@ export function toDeliveryAttemptView(facts: DeliveryAttemptFacts) {
   };
 }
 
-export type EventView = ReturnType<typeof toStatusEventView> | ReturnType<typeof toInboundView> | ReturnType<typeof toDeliveryAttemptView>;
+export type EventView =
+  | ReturnType<typeof toStatusEventView>
+  | ReturnType<typeof toInboundView>
+  | ReturnType<typeof toUnroutedView>
+  | ReturnType<typeof toDeliveryAttemptView>;

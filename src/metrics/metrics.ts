@@ -84,6 +84,12 @@ export function createMetrics(options: { version: string; readStats: () => Gatew
     registers,
   });
 
+  const unrouted = new Gauge({
+    name: 'textrelay_unrouted_inbound_messages',
+    help: 'Inbound messages kept because no account owns the line they arrived on (see textrelay status): a line missing from its account',
+    registers,
+  });
+
   let processMetrics = false;
 
   return {
@@ -126,6 +132,7 @@ export function createMetrics(options: { version: string; readStats: () => Gatew
       for (const [status, count] of Object.entries(stats.messages)) messages.set({ status }, count);
       for (const [state, count] of Object.entries(stats.outbox)) outbox.set({ state }, count);
       oldestDue.set(stats.oldestDueAgeMs / 1000);
+      unrouted.set(stats.unroutedInbound);
       return { contentType: registry.contentType, body: await registry.metrics() };
     },
   };

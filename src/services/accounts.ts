@@ -50,10 +50,24 @@ function allocateLines(deps: ServiceDeps, accountId: string, count: number, now:
   return lines;
 }
 
+/** Gives the account these lines (the provider's real numbers); refuses, writing nothing, a line another account owns. */
+function claimLines(deps: ServiceDeps, accountId: string, numbers: readonly string[], now: number): string[] {
+  for (const number of numbers) {
+    const owner = deps.store.accounts.findByServiceNumber(number);
+    if (owner) {
+      const whose = owner.id === accountId ? 'this account' : `account ${owner.email}`;
+      throw new AppError(ErrorCode.conflict, `${number} is already a line of ${whose}; a line belongs to one account only`);
+    }
+  }
+  for (const number of numbers) deps.store.accounts.insertServiceNumber(accountId, number, now);
+  return [...numbers];
+}
+
 export type CreateAccountInput = {
   email: string;
   plan: Plan;
-  numbers?: number | undefined;
+  /** How many sandbox-style numbers to generate, or the lines themselves (E.164, e.g. the provider's real numbers). */
+  numbers?: number | readonly string[] | undefined;
   receiveWebhook?: string | undefined;
 };
 
@@ -76,7 +90,10 @@ export function createAccount(deps: ServiceDeps, input: CreateAccountInput): Cre
       throw new AppError(ErrorCode.conflict, `An account with email ${input.email} already exists`);
     }
     deps.store.accounts.insertAccount(account);
-    const numbers = allocateLines(deps, account.id, input.numbers ?? deps.defaultNumbersPerAccount, now);
+    const numbers =
+      typeof input.numbers === 'object'
+        ? claimLines(deps, account.id, input.numbers, now)
+        : allocateLines(deps, account.id, input.numbers ?? deps.defaultNumbersPerAccount, now);
     if (input.receiveWebhook) deps.store.accounts.addReceiveWebhook(account.id, input.receiveWebhook, now);
     return {
       email: account.email,
@@ -105,11 +122,55 @@ export function listAccounts(deps: ServiceDeps): AccountSummary[] {
 
 /** Issues a new API secret; the old one stops working at once. */
 export function rotateSecret(deps: ServiceDeps, email: string): { email: string; api_key_id: string; api_secret_key: string } {
-  const account = deps.store.accounts.findByEmail(email);
-  if (!account) throw new AppError(ErrorCode.notFound, `No account with email ${email}`);
+  const account = accountByEmail(deps, email);
   const apiSecret = newSecret();
   deps.store.accounts.updateSecretHash(account.id, hashSecret(apiSecret).toString('hex'));
   return { email, api_key_id: account.apiKeyId, api_secret_key: apiSecret };
+}
+
+function accountByEmail(deps: ServiceDeps, email: string): AccountRow {
+  const account = deps.store.accounts.findByEmail(email);
+  if (!account) throw new AppError(ErrorCode.notFound, `No account with email ${email}`);
+  return account;
+}
+
+export type AccountLines = { email: string; numbers: string[] };
+
+export function listLines(deps: ServiceDeps, email: string): AccountLines {
+  return { email, numbers: deps.store.accounts.listServiceNumbers(accountByEmail(deps, email).id) };
+}
+
+/** Gives the account more lines; all or none, and none another account owns. */
+export function addLines(deps: ServiceDeps, email: string, numbers: readonly string[]): AccountLines {
+  return deps.store.transaction(() => {
+    const account = accountByEmail(deps, email);
+    claimLines(deps, account.id, numbers, deps.clock.now());
+    return listLines(deps, email);
+  });
+}
+
+/**
+ * Takes lines from the account; all or none. A line that end users are pinned to or groups live on
+ * is refused: their conversations would point at a line the account no longer answers on.
+ */
+export function removeLines(deps: ServiceDeps, email: string, numbers: readonly string[]): AccountLines {
+  return deps.store.transaction(() => {
+    const account = accountByEmail(deps, email);
+    const owned = deps.store.accounts.listServiceNumbers(account.id);
+    for (const number of numbers) {
+      if (!owned.includes(number)) throw new AppError(ErrorCode.notFound, `${number} is not a line of ${email}`);
+      const users = deps.store.accounts.lineUsers(number);
+      if (users.pinnedEndUsers > 0 || users.groups > 0) {
+        throw new AppError(
+          ErrorCode.conflict,
+          `${number} still carries conversations (${users.pinnedEndUsers} end users pinned, ${users.groups} groups); it cannot be removed`,
+        );
+      }
+    }
+    if (numbers.length >= owned.length) throw new AppError(ErrorCode.conflict, `${email} would have no line left; add another first`);
+    for (const number of numbers) deps.store.accounts.deleteServiceNumber(account.id, number);
+    return listLines(deps, email);
+  });
 }
 
 export const DEV_ACCOUNT_EMAIL = 'dev@textrelay.local';

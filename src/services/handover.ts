@@ -72,7 +72,9 @@ export function recordHandover(deps: ServiceDeps, handle: string, receipt: Hando
     deps.store.messages.markHandedOver(message.id, receipt.transportHandle, deps.clock.now());
     if (receipt.transportGroupId && message.groupId !== null) {
       const group = deps.store.groups.findById(message.accountId, message.groupId);
-      if (group && group.transportGroupId === null) deps.store.groups.setTransportGroupId(group.id, receipt.transportGroupId);
+      // Another of the account's groups already answering to this id keeps it: replies in it go there.
+      const taken = deps.store.groups.findByTransportGroupId(message.accountId, receipt.transportGroupId);
+      if (group && group.transportGroupId === null && !taken) deps.store.groups.setTransportGroupId(group.id, receipt.transportGroupId);
     }
     return applyOrphanEvents(deps, receipt.transportHandle);
   });

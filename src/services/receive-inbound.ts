@@ -7,7 +7,7 @@ import type { AccountRow, GroupRow, MessageRow } from '../db/rows.ts';
 import { AppError } from './app-error.ts';
 import { ensureContact } from './contacts.ts';
 import type { ServiceDeps } from './deps.ts';
-import { leastLoadedLine, lineForEndUser } from './lines.ts';
+import { lineForEndUser } from './lines.ts';
 import { newWebhookId } from './record-status.ts';
 import { timeOrderedUuid } from './ids.ts';
 
@@ -138,26 +138,13 @@ export type TransportInbound = InboundMessage & {
   participants?: string[] | undefined;
 };
 
-/**
- * The account a transport's inbound message is for: the owner of the group it names, else the
- * owner of the line it was sent to, else the account that most recently talked to the sender.
- */
-function accountForInbound(deps: ServiceDeps, input: TransportInbound, knownGroup: GroupRow | undefined): AccountRow {
-  const account =
-    (knownGroup && deps.store.accounts.findById(knownGroup.accountId)) ||
-    deps.store.accounts.findByServiceNumber(input.toNumber) ||
-    deps.store.accounts.findLatestPinnedAccount(input.from);
-  if (!account) throw new AppError(ErrorCode.notFound, `No account is in touch with ${input.from} or owns ${input.toNumber}`);
-  return account;
-}
-
 /** Our group for a transport's group id seen for the first time: the account's group with the same people, or a new one. */
 function adoptTransportGroup(
   deps: ServiceDeps,
   account: AccountRow,
   input: TransportInbound,
   transportGroupId: string,
-  lineWrittenTo: string | undefined,
+  lineWrittenTo: string,
 ): GroupRow {
   const ownLines = new Set([...deps.store.accounts.listServiceNumbers(account.id), input.toNumber]);
   const people = [...new Set([...(input.participants ?? []), input.from])].filter((number) => !ownLines.has(number));
@@ -172,7 +159,7 @@ function adoptTransportGroup(
     id: randomUUID(),
     accountId: account.id,
     memberKey,
-    lineNumber: lineWrittenTo ?? deps.store.accounts.findPinnedLine(account.id, input.from) ?? leastLoadedLine(deps, account),
+    lineNumber: lineWrittenTo,
     displayName: '',
     transportGroupId,
     createdAt: now,
@@ -183,18 +170,41 @@ function adoptTransportGroup(
   return group;
 }
 
-/** Stores an inbound message delivered by a transport, correlating its group to ours. */
-export function receiveFromTransport(deps: ServiceDeps, input: TransportInbound): ReceiveOutcome {
-  return committed(
-    deps,
-    deps.store.transaction(() => {
-      const { transportGroupId } = input;
-      const knownGroup = transportGroupId ? deps.store.groups.findByTransportGroupId(transportGroupId) : undefined;
-      const account = accountForInbound(deps, input, knownGroup);
-      // The person chose the line they wrote to: the message is stored on it, and a first contact is pinned to it.
-      const lineWrittenTo = deps.store.accounts.listServiceNumbers(account.id).includes(input.toNumber) ? input.toNumber : undefined;
-      const group = knownGroup ?? (transportGroupId ? adoptTransportGroup(deps, account, input, transportGroupId, lineWrittenTo) : null);
-      return receiveInConversation(deps, account, input, group, lineWrittenTo);
-    }),
-  );
+/** What became of a transport's inbound message: stored in its line owner's conversation, or kept as unrouted. */
+export type TransportReceiveOutcome = (ReceiveOutcome & { routed: true }) | { routed: false; created: boolean };
+
+/** Kept for the operator: no account owns the line, and guessing one would hand a person's message to a stranger. */
+function keepUnrouted(deps: ServiceDeps, input: TransportInbound): TransportReceiveOutcome {
+  const created = deps.store.unrouted.insert({
+    transportHandle: input.transportHandle ?? null,
+    fromNumber: input.from,
+    toNumber: input.toNumber,
+    content: input.content,
+    mediaUrl: input.mediaUrl,
+    service: input.service,
+    transportGroupId: input.transportGroupId ?? null,
+    participants: input.participants ?? null,
+    source: input.source,
+    receivedAt: deps.clock.now(),
+  });
+  if (created) deps.log.warn({ to: input.toNumber, source: input.source }, 'inbound message for a line no account owns: kept as unrouted');
+  return { routed: false, created };
+}
+
+/**
+ * Stores an inbound message delivered by a transport. It belongs to the account that owns the
+ * line it arrived on (a line has one owner), and a group message to that account's group with the
+ * transport's group id; a message to a line nobody owns is kept as unrouted.
+ */
+export function receiveFromTransport(deps: ServiceDeps, input: TransportInbound): TransportReceiveOutcome {
+  const outcome = deps.store.transaction((): TransportReceiveOutcome => {
+    const account = deps.store.accounts.findByServiceNumber(input.toNumber);
+    if (!account) return keepUnrouted(deps, input);
+    const { transportGroupId } = input;
+    const knownGroup = transportGroupId ? deps.store.groups.findByTransportGroupId(account.id, transportGroupId) : undefined;
+    const group = knownGroup ?? (transportGroupId ? adoptTransportGroup(deps, account, input, transportGroupId, input.toNumber) : null);
+    return { routed: true, ...receiveInConversation(deps, account, input, group, input.toNumber) };
+  });
+  if (outcome.routed) committed(deps, outcome);
+  return outcome;
 }

@@ -1,4 +1,5 @@
 import type { OutboxDepth } from '../db/queries/stats.ts';
+import type { UnroutedInboundRow } from '../db/rows.ts';
 import { MESSAGE_STATUSES, type MessageStatus } from '../domain/status.ts';
 import type { ServiceDeps } from './deps.ts';
 
@@ -13,6 +14,8 @@ export type GatewayStats = {
   outbox: OutboxDepth;
   /** How long the longest-waiting due delivery has waited past its due time; 0 when none is due. */
   oldestDueAgeMs: number;
+  /** Inbound messages kept because no account owns the line they arrived on. */
+  unroutedInbound: number;
 };
 
 /** A destination host whose callbacks are failing: its URLs' retrying and recently given-up deliveries together. */
@@ -31,7 +34,19 @@ export function getGatewayStats(deps: StatsDeps): GatewayStats {
   const counted = deps.store.stats.messagesByStatus();
   const messages = Object.fromEntries(MESSAGE_STATUSES.map((status) => [status, counted[status] ?? 0])) as Record<MessageStatus, number>;
   const oldestDueAt = deps.store.stats.oldestDueAt(now);
-  return { messages, outbox: deps.store.stats.outboxDepth(now), oldestDueAgeMs: oldestDueAt === null ? 0 : now - oldestDueAt };
+  return {
+    messages,
+    outbox: deps.store.stats.outboxDepth(now),
+    oldestDueAgeMs: oldestDueAt === null ? 0 : now - oldestDueAt,
+    unroutedInbound: deps.store.unrouted.count(),
+  };
+}
+
+export type UnroutedInbound = UnroutedInboundRow;
+
+/** The latest inbound messages no account owns the line of, newest first. */
+export function latestUnroutedInbound(deps: StatsDeps, limit: number): UnroutedInbound[] {
+  return deps.store.unrouted.latest(limit);
 }
 
 function hostOf(url: string): string {

@@ -1,11 +1,11 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { EventCursor, EventTable, Followed } from '../db/queries/events.ts';
-import { toDeliveryAttemptView, toInboundView, toStatusEventView, type EventView } from '../domain/event-views.ts';
+import { toDeliveryAttemptView, toInboundView, toStatusEventView, toUnroutedView, type EventView } from '../domain/event-views.ts';
 import type { ServiceDeps } from './deps.ts';
 
 /**
- * Following what a server writes (status events applied or not, inbound messages, webhook
- * attempts) from the database file alone: the follower may be another process.
+ * Following what a server writes (status events applied or not, inbound messages, unrouted
+ * inbound messages, webhook attempts) from the database file alone: the follower may be another process.
  */
 
 /** Rows read per table per step: a backlog (--since) is printed in steps, never held whole in memory. */
@@ -21,6 +21,7 @@ export function startingCursor(deps: ServiceDeps, since?: number): EventCursor {
     statusEvents: events.lastBefore('statusEvents', since),
     messages: events.lastBefore('messages', since),
     attempts: events.lastBefore('attempts', since),
+    unrouted: events.lastBefore('unrouted', since),
   };
 }
 
@@ -39,10 +40,12 @@ export function readEventsAfter(deps: ServiceDeps, cursor: EventCursor): EventBa
   const statusEvents = events.statusEvents(range('statusEvents'));
   const inbound = events.inbound(range('messages'));
   const attempts = events.attempts(range('attempts'));
+  const unrouted = events.unrouted(range('unrouted'));
   const sources: Source[] = [
     { table: 'statusEvents', rows: statusEvents, views: statusEvents.map(toStatusEventView) },
     { table: 'messages', rows: inbound, views: inbound.map(toInboundView) },
     { table: 'attempts', rows: attempts, views: attempts.map(toDeliveryAttemptView) },
+    { table: 'unrouted', rows: unrouted, views: unrouted.map(toUnroutedView) },
   ];
   const full = sources.filter((source) => source.rows.length === BATCH);
   const horizon = Math.min(...full.map((source) => source.rows.at(-1)!.at));

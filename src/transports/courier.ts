@@ -14,6 +14,9 @@ export type CourierOptions = {
 /** Upstream outages of a few minutes are ridden out; longer ones fail the message so the client hears about it. */
 export const DEFAULT_COURIER_OPTIONS: CourierOptions = { retryDelaysMs: [1_000, 5_000, 15_000, 60_000, 120_000], concurrency: 32 };
 
+/** A message to hand over: `attempt` counts failed posts; once the transport accepted it, `receipt` holds its answer and `recordings` the failed notes of it. */
+type Work = { handle: string; attempt: number; receipt?: HandoverReceipt; recordings?: number };
+
 /** How many waiting messages a resume loads at a time. */
 const RESUME_BATCH = 500;
 
@@ -23,7 +26,7 @@ const RESUME_BATCH = 500;
  * waiting (the database is the queue, this object only paces it).
  */
 export function createCourier(deps: ServiceDeps, transport: Transport, options: CourierOptions = DEFAULT_COURIER_OPTIONS) {
-  const waiting: { handle: string; attempt: number }[] = [];
+  const waiting: Work[] = [];
   const busy = new Set<string>();
   const retryTimers = new Set<NodeJS.Timeout>();
   const inFlight = new Set<Promise<void>>();
@@ -31,15 +34,60 @@ export function createCourier(deps: ServiceDeps, transport: Transport, options: 
   /** Where the next page of a resume starts; null when no resume has pages left. */
   let resumeCursor: number | null = null;
 
-  function retryLater(handle: string, attempt: number, delayMs: number): void {
+  function retryLater(work: Work, delayMs: number): void {
     const timer = setTimeout(() => {
       retryTimers.delete(timer);
-      enqueue(handle, attempt);
+      enqueueWork(work);
     }, delayMs);
     retryTimers.add(timer);
   }
 
-  async function handOver(handle: string, attempt: number): Promise<void> {
+  /**
+   * The transport accepted the message but our note of it failed. The receipt is kept, so a retry
+   * only records it again: the message is never posted twice on our account. A failure that is not
+   * the database's trouble (which waits for the database) is retried with backoff, then ends the
+   * message in ERROR with the reason.
+   */
+  function recordingFailed(work: Work & { receipt: HandoverReceipt }, error: unknown): void {
+    if (stopped) return;
+    if (storageTrouble(error) !== undefined) {
+      deps.log.warn({ handle: work.handle, err: error }, 'could not record the hand-over (storage); will record it again');
+      retryLater(work, options.retryDelaysMs[0] ?? 1_000);
+      return;
+    }
+    const recordings = work.recordings ?? 0;
+    if (recordings >= options.retryDelaysMs.length) {
+      deps.log.error({ handle: work.handle, err: error }, 'could not record the hand-over; the message fails');
+      const reason = error instanceof Error ? error.message : String(error);
+      try {
+        failHandover(deps, work.handle, {
+          errorCode: ErrorCode.sendFailed,
+          errorMessage: `The ${transport.name} transport accepted the message (as ${work.receipt.transportHandle}) but recording it failed: ${reason}`,
+          source: transport.name,
+        });
+      } catch (failure) {
+        // Not even the failure could be written: try again later, still without posting again.
+        deps.log.error({ handle: work.handle, err: failure }, 'could not record the failed hand-over either; will try again');
+        retryLater(work, options.retryDelaysMs.at(-1) ?? 1_000);
+      }
+      return;
+    }
+    deps.log.warn({ handle: work.handle, err: error, recordings }, 'could not record the hand-over; will record it again');
+    retryLater({ ...work, recordings: recordings + 1 }, options.retryDelaysMs[recordings] ?? 1_000);
+  }
+
+  async function record(work: Work & { receipt: HandoverReceipt }): Promise<void> {
+    try {
+      // Batched with the other hand-overs and the requests of this turn: one COMMIT for all of them.
+      await deps.groupCommit.run(() => recordHandover(deps, work.handle, work.receipt));
+    } catch (error) {
+      recordingFailed(work, error);
+    }
+  }
+
+  async function handOver(work: Work): Promise<void> {
+    if (work.receipt) return record({ ...work, receipt: work.receipt });
+    const { handle, attempt } = work;
     const message = messageAwaitingHandover(deps, handle);
     if (!message) return;
     let receipt: HandoverReceipt;
@@ -61,19 +109,11 @@ export function createCourier(deps: ServiceDeps, transport: Transport, options: 
         });
       } else {
         deps.log.info({ handle, attempt, err: error }, 'hand-over failed, will retry');
-        retryLater(handle, attempt + 1, options.retryDelaysMs[attempt] ?? 0);
+        retryLater({ handle, attempt: attempt + 1 }, options.retryDelaysMs[attempt] ?? 0);
       }
       return;
     }
-    try {
-      // Batched with the other hand-overs and the requests of this turn: one COMMIT for all of them.
-      await deps.groupCommit.run(() => recordHandover(deps, handle, receipt));
-    } catch (error) {
-      // The message went out; only our note of it failed (a busy database). Handing it over again is
-      // safe, since transports dedupe by our handle, and it must not count as the transport's failure.
-      deps.log.error({ handle, err: error }, 'could not record the hand-over; will hand over again');
-      if (!stopped) retryLater(handle, attempt, options.retryDelaysMs[0] ?? 1_000);
-    }
+    await record({ handle, attempt, receipt });
   }
 
   function pump(): void {
@@ -82,12 +122,12 @@ export function createCourier(deps: ServiceDeps, transport: Transport, options: 
       if (!next) break;
       if (busy.has(next.handle)) continue;
       busy.add(next.handle);
-      const work: Promise<void> = handOver(next.handle, next.attempt)
+      const work: Promise<void> = handOver(next)
         .catch((error: unknown) => {
           deps.log.error({ err: error, handle: next.handle }, 'hand-over bookkeeping failed');
           // The database could not be read or written (full, read-only, busy): the message waits for
           // it, without spending an attempt, rather than for the next start.
-          if (storageTrouble(error) !== undefined && !stopped) retryLater(next.handle, next.attempt, options.retryDelaysMs[0] ?? 1_000);
+          if (storageTrouble(error) !== undefined && !stopped) retryLater(next, options.retryDelaysMs[0] ?? 1_000);
         })
         .finally(() => {
           busy.delete(next.handle);
@@ -99,9 +139,9 @@ export function createCourier(deps: ServiceDeps, transport: Transport, options: 
     }
   }
 
-  function enqueue(handle: string, attempt = 0): void {
+  function enqueueWork(work: Work): void {
     if (stopped) return;
-    waiting.push({ handle, attempt });
+    waiting.push(work);
     // Deferred: the caller may still be inside the transaction that stored the message.
     setImmediate(pump);
   }
@@ -109,7 +149,7 @@ export function createCourier(deps: ServiceDeps, transport: Transport, options: 
   function resumeNextPage(cursor: number): void {
     const page = messagesAwaitingHandover(deps, RESUME_BATCH, cursor);
     resumeCursor = page.messages.length === RESUME_BATCH ? page.cursor : null;
-    for (const message of page.messages) enqueue(message.handle);
+    for (const message of page.messages) enqueueWork({ handle: message.handle, attempt: 0 });
   }
 
   /** Queues every message that was accepted but never handed over, a batch at a time. */
@@ -118,7 +158,7 @@ export function createCourier(deps: ServiceDeps, transport: Transport, options: 
   }
 
   return {
-    enqueue: (handle: string) => enqueue(handle),
+    enqueue: (handle: string) => enqueueWork({ handle, attempt: 0 }),
     resume,
     /** Resolves once nothing is queued or in flight (retry timers aside). */
     async idle(): Promise<void> {

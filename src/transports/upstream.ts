@@ -64,9 +64,13 @@ function parseJson(text: string): unknown {
   }
 }
 
-/** The upstream request for a message: what our API's sends take, minus what is ours alone (lines, callbacks). */
+/**
+ * The upstream request for a message: what our API's sends take, minus what is ours alone
+ * (callbacks). The line goes as from_number: the provider sends from the account's own line, so
+ * replies come back addressed to it and reach that account only.
+ */
 export function upstreamRequestFor(message: OutboundMessage, statusCallback: string): { path: string; body: Record<string, unknown> } {
-  const common: Record<string, unknown> = { status_callback: statusCallback };
+  const common: Record<string, unknown> = { from_number: message.lineNumber, status_callback: statusCallback };
   if (message.content !== '') common.content = message.content;
   if (message.mediaUrl !== '') common.media_url = message.mediaUrl;
   if (message.sendStyle !== '') common.send_style = message.sendStyle;

@@ -56,8 +56,10 @@ const cases: Case[] = [
   ['orphan events taken by transport handle (delete)', ['orphan_status_events'], (s) => s.orphans.take('not-yet-known-3'), /^delete from "orphan_status_events"/, false],
   ['source event already seen', ['status_events'], (s, { handle }) => s.messages.sourceEventSeen('upstream', `e-${handle}`), /"source_event_id" = \?/, false],
   ['a message’s status history, in arrival order', ['status_events'], (s, { handle }) => s.messages.history(handle), /order by "status_events"\."received_at"/, true],
-  ['latest pinned account of an end user', ['number_pins', 'accounts'], (s) => s.accounts.findLatestPinnedAccount(ALICE), /from "number_pins"/, true],
-  ['group by transport group id', ['groups'], (s) => s.groups.findByTransportGroupId('tg-some-group'), /"transport_group_id" = \?/, false],
+  ['the owner of the line an inbound message arrived on', ['service_numbers'], (s) => s.accounts.findByServiceNumber('+12025550123'), /from "service_numbers"/, false],
+  ['an account’s group by transport group id', ['groups'], (s, { handle }) => s.groups.findByTransportGroupId(s.messages.findByAnyHandle(handle)!.accountId, 'tg-some-group'), /"transport_group_id" = \?/, false],
+  ['end users pinned to a line (removing it)', ['number_pins'], (s) => s.accounts.lineUsers('+12025550123'), /from "number_pins"/, false],
+  ['groups living on a line (removing it)', ['groups'], (s) => s.accounts.lineUsers('+12025550123'), /from "groups"/, false],
   // The outbox: every applied status enqueues, the dispatcher claims and finishes many times a second.
   ['outbox enqueue (is a callback of the same message ahead?)', ['webhook_deliveries'], (s, { handle }) => s.outbox.enqueue(
     { webhookId: 'msg_plan', accountId: s.messages.findByAnyHandle(handle)!.accountId, messageHandle: handle, eventType: 'message.status', url: 'https://example.com/cb', payload: '{}' },
@@ -117,7 +119,6 @@ describe('query plans: delivery core', () => {
     const { t, handles } = seed();
     expect(t.store.messages.findByAnyHandle(`t-${handles[0]}`)?.handle).toBe(handles[0]);
     expect(t.store.messages.sourceEventSeen('upstream', `e-${handles[0]}`)).toBe(true);
-    expect(t.store.accounts.findLatestPinnedAccount(DAVE)).toBeUndefined();
     expect(t.store.messages.awaitingHandover(500).length).toBeGreaterThan(0);
   });
 });

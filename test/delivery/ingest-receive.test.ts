@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { statusCommand } from '../../src/cli/status.ts';
 import { recordHandover } from '../../src/services/handover.ts';
 import { makeTestApp, type TestAccount, type TestApp } from '../helpers/app.ts';
 import { accountRow, send, sendGroup } from '../helpers/delivery.ts';
@@ -76,22 +77,30 @@ describe('POST /webhooks/receive, one-to-one', () => {
     expect((await listMessages(t, account))[0]).toMatchObject({ number: BOB });
   });
 
-  it('finds the account that last wrote to the sender when to_number is the upstream’s line', async () => {
+  it('keeps a message to a line no account owns as unrouted (202): in no account, not even the one that last wrote to the sender', async () => {
     const { t, account } = setup();
     const other = t.createAccount();
     send(t, account, { number: CAROL });
-    await expectOk(t, inbound('up-in-2', CAROL, UPSTREAM_LINE, { content: 'reply' }));
-    expect((await listMessages(t, account)).map((m) => [m.is_outbound, m.number])).toEqual([
-      [false, CAROL],
-      [true, CAROL],
-    ]);
+    const before = rowCounts(t);
+
+    const reply = await receive(t, inbound('up-in-2', CAROL, UPSTREAM_LINE, { content: 'reply' }));
+    expect(reply.status, show(reply.body)).toBe(202);
+    expect(reply.body).toEqual({ status: 'OK' });
+    expect(rowCounts(t), 'only the unrouted table grew').toEqual({ ...before, unrouted_inbound: before.unrouted_inbound! + 1 });
+
+    expect((await listMessages(t, account)).map((m) => [m.is_outbound, m.number])).toEqual([[true, CAROL]]);
     expect(await listMessages(t, other)).toEqual([]);
+    const status = statusCommand(t.deps).value as { unrouted_inbound: unknown };
+    expect(status.unrouted_inbound, show(status)).toMatchObject({ total: 1, latest: [{ from_number: CAROL, to_number: UPSTREAM_LINE, content: 'reply' }] });
+    const metrics = await t.app.request('/metrics');
+    expect(await metrics.text()).toMatch(/^textrelay_unrouted_inbound_messages 1$/m);
   });
 
-  it('answers 404 (4040) and writes nothing when no account owns the line or talks to the sender', async () => {
+  it('keeps a redelivered unrouted message once', async () => {
     const { t } = setup();
+    expect((await receive(t, inbound('up-stranger', ALICE, UPSTREAM_LINE))).status).toBe(202);
     const before = rowCounts(t);
-    expectMessageError(await receive(t, inbound('up-stranger', ALICE, UPSTREAM_LINE)), 404, 4040);
+    expect((await receive(t, inbound('up-stranger', ALICE, UPSTREAM_LINE))).status).toBe(202);
     expect(rowCounts(t)).toEqual(before);
   });
 });
@@ -109,7 +118,7 @@ describe('POST /webhooks/receive, groups', () => {
       [false, 'group'],
       [true, 'group'],
     ]);
-    expect(t.store.groups.findByTransportGroupId('up-group-1')?.id).toBe(sent.group_id);
+    expect(t.store.groups.findByTransportGroupId(accountRow(t, account).id, 'up-group-1')?.id).toBe(sent.group_id);
     const hook = payloadsFor(t, listed[0].message_handle)[0];
     expect(hook, show(hook)).toMatchObject({ group_id: sent.group_id, message_type: 'group', number: ALICE });
     expect([...hook.participants].sort()).toEqual([ALICE, BOB, sent.from_number].sort());
@@ -127,7 +136,7 @@ describe('POST /webhooks/receive, groups', () => {
     expect(byNumbers.group_id, 'a send to the same people is the same group').toBe(groupId);
     const reply = await t.call('POST', '/api/send-group-message', account, { group_id: groupId, content: 'to the group' });
     expect(reply.status, show(reply.body)).toBe(202);
-    await expectOk(t, inbound('up-g-in-3', CAROL, UPSTREAM_LINE, { group_id: 'up-group-2', participants: [ALICE, BOB, CAROL, UPSTREAM_LINE] }));
+    await expectOk(t, inbound('up-g-in-3', CAROL, line, { group_id: 'up-group-2', participants: [ALICE, BOB, CAROL, line] }));
 
     const listed = await listGroup(t, account, groupId);
     // Newest first: CAROL's reply, our two sends, BOB's first message.
@@ -139,7 +148,7 @@ describe('POST /webhooks/receive, groups', () => {
     const sent = sendGroup(t, account, { numbers: [ALICE, BOB] });
     recordHandover(t.deps, sent.message_handle, { transportHandle: 'up-out-g', transportGroupId: 'up-group-3' });
 
-    await expectOk(t, inbound('up-g-in-4', BOB, UPSTREAM_LINE, { group_id: 'up-group-3', participants: [ALICE, BOB, UPSTREAM_LINE] }));
+    await expectOk(t, inbound('up-g-in-4', BOB, sent.from_number, { group_id: 'up-group-3', participants: [ALICE, BOB, sent.from_number] }));
     expect((await listGroup(t, account, sent.group_id)).map((m) => m.is_outbound)).toEqual([false, true]);
   });
 
@@ -148,7 +157,7 @@ describe('POST /webhooks/receive, groups', () => {
     const sent = sendGroup(t, account, { numbers: [ALICE, BOB] });
     recordHandover(t.deps, sent.message_handle, { transportHandle: 'up-out-g2', transportGroupId: 'up-group-4' });
     const before = rowCounts(t);
-    expectMessageError(await receive(t, inbound('up-g-in-5', CAROL, UPSTREAM_LINE, { group_id: 'up-group-4' })), 400, 4000);
+    expectMessageError(await receive(t, inbound('up-g-in-5', CAROL, sent.from_number, { group_id: 'up-group-4' })), 400, 4000);
     expect(rowCounts(t)).toEqual(before);
   });
 });

@@ -6,7 +6,7 @@ import { TransportRefusal } from '../../src/transports/transport.ts';
 import { createUpstreamTransport, type UpstreamOptions, type UpstreamTransport } from '../../src/transports/upstream.ts';
 import { makeTestApp, type TestApp } from '../helpers/app.ts';
 import { serveOnLoopback } from '../helpers/listen.ts';
-import { CALLBACK_URL, send, sendGroup } from '../helpers/delivery.ts';
+import { accountRow, CALLBACK_URL, send, sendGroup } from '../helpers/delivery.ts';
 import { ALICE, BOB, LOOPBACK_ALLOWED, show } from '../helpers/fixtures.ts';
 import { startFakeUpstream, type FakeUpstream, type ScriptedAnswer, type UpstreamRequest } from '../helpers/fake-upstream.ts';
 import { callbackStatuses } from '../helpers/outbox.ts';
@@ -83,7 +83,9 @@ describe('upstream transport: what it sends', () => {
     });
     expect(request!.headers['user-agent']).toMatch(/^textrelay\//);
     // Our client's callback URL stays ours: the upstream calls back the relay, which calls the client.
+    // The message's line goes as from_number: the provider sends from the account's own line, and replies come back to it.
     expect(request!.body).toEqual({
+      from_number: sent.from_number,
       number: ALICE,
       content: 'relay me',
       media_url: 'https://cdn.example.com/a.png',
@@ -113,7 +115,7 @@ describe('upstream transport: what it sends', () => {
       ['/api/send-group-message', undefined, 'up-group-9'],
     ]);
     expect(t.store.messages.findByAnyHandle('up-g-0')?.handle).toBe(first.message_handle);
-    expect(t.store.groups.findByTransportGroupId('up-group-9')?.id).toBe(first.group_id);
+    expect(t.store.groups.findByTransportGroupId(accountRow(t, account).id, 'up-group-9')?.id).toBe(first.group_id);
   });
 
   it('hands the same message to a real textrelay twice and it is sent once (Idempotency-Key)', async () => {
@@ -121,7 +123,8 @@ describe('upstream transport: what it sends', () => {
     const bAccount = b.createAccount();
     const server = await serveOnLoopback(b.app.fetch);
     cleanups.push(server.close);
-    const { t, account } = setup();
+    const t = makeTestApp({ transportName: 'upstream' });
+    const account = t.createAccount({ numbers: bAccount.numbers });
     const transport = transportTo(t, server.url, {
       keyId: bAccount.api_key_id,
       secret: bAccount.api_secret_key,

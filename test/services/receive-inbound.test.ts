@@ -1,7 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import type { AccountRow } from '../../src/db/rows.ts';
 import { AppError } from '../../src/services/app-error.ts';
-import { receiveFromTransport, receiveInbound, type InboundMessage, type TransportInbound } from '../../src/services/receive-inbound.ts';
+import {
+  receiveFromTransport,
+  receiveInbound,
+  type InboundMessage,
+  type ReceiveOutcome,
+  type TransportInbound,
+  type TransportReceiveOutcome,
+} from '../../src/services/receive-inbound.ts';
 import { makeTestApp, type TestAccount, type TestApp } from '../helpers/app.ts';
 import { accountRow, send, sendGroup } from '../helpers/delivery.ts';
 import { ALICE, BOB, CAROL, DAVE, show } from '../helpers/fixtures.ts';
@@ -18,6 +25,12 @@ function inbound(extra: Partial<InboundMessage> & { groupId?: string } = {}): In
 
 function fromTransport(toNumber: string, extra: Partial<TransportInbound> = {}): TransportInbound {
   return { from: ALICE, content: 'over the wire', mediaUrl: '', service: 'iMessage', source: SOURCE, toNumber, ...extra };
+}
+
+/** The message a routed inbound became (fails the test when it was kept as unrouted). */
+function routed(outcome: TransportReceiveOutcome): ReceiveOutcome {
+  expect(outcome.routed, 'routed to an account').toBe(true);
+  return outcome as ReceiveOutcome;
 }
 
 function messagesOf(t: TestApp, account: AccountRow) {
@@ -163,7 +176,7 @@ describe('receiveInbound: groups', () => {
 });
 
 describe('receiveFromTransport: which account', () => {
-  it('goes to the owner of the line written to, else to the account that last started talking to the sender', () => {
+  it('goes to the owner of the line written to, even when another account talked to the sender since', () => {
     const t = makeTestApp();
     const first = t.createAccount();
     const second = t.createAccount();
@@ -171,24 +184,30 @@ describe('receiveFromTransport: which account', () => {
     t.clock.advance(1_000);
     send(t, second, { number: ALICE });
 
-    const toFirstLine = receiveFromTransport(t.deps, fromTransport(first.numbers[1]!)).message;
+    const toFirstLine = routed(receiveFromTransport(t.deps, fromTransport(first.numbers[1]!))).message;
     expect(toFirstLine.accountId).toBe(accountRow(t, first).id);
-    const toUnknownLine = receiveFromTransport(t.deps, fromTransport('+12025550123')).message;
-    expect(toUnknownLine.accountId, 'the most recent pin wins').toBe(accountRow(t, second).id);
+    expect(messagesOf(t, accountRow(t, second)).filter((m) => !m.isOutbound)).toEqual([]);
   });
 
-  it('answers 4040 and writes nothing when no account owns the line or knows the sender', () => {
+  it('keeps a message to a line no account owns as unrouted, in no account, even one in touch with the sender', () => {
     const t = makeTestApp();
     const account = t.createAccount();
-    expectAppError(() => receiveFromTransport(t.deps, fromTransport('+12025550123', { from: DAVE })), 4040);
-    expect(messagesOf(t, accountRow(t, account))).toEqual([]);
+    send(t, account, { number: ALICE });
+    const outcome = receiveFromTransport(t.deps, fromTransport('+12025550123', { transportHandle: 'up-unrouted-1' }));
+    expect(outcome).toEqual({ routed: false, created: true });
+    expect(receiveFromTransport(t.deps, fromTransport('+12025550123', { transportHandle: 'up-unrouted-1' })), 'a redelivery is kept once').toEqual({
+      routed: false,
+      created: false,
+    });
+    expect(messagesOf(t, accountRow(t, account)).filter((m) => !m.isOutbound)).toEqual([]);
+    expect(t.store.unrouted.latest(10).map((m) => [m.fromNumber, m.toNumber, m.content])).toEqual([[ALICE, '+12025550123', 'over the wire']]);
   });
 
   it('stores one message for one transport handle delivered twice', () => {
     const { t, account, row } = setUp();
-    const first = receiveFromTransport(t.deps, fromTransport(account.numbers[0]!, { transportHandle: 'up-msg-1' }));
+    const first = routed(receiveFromTransport(t.deps, fromTransport(account.numbers[0]!, { transportHandle: 'up-msg-1' })));
     t.clock.advance(1_000);
-    const again = receiveFromTransport(t.deps, fromTransport(account.numbers[0]!, { transportHandle: 'up-msg-1' }));
+    const again = routed(receiveFromTransport(t.deps, fromTransport(account.numbers[0]!, { transportHandle: 'up-msg-1' })));
     expect([first.created, again.created]).toEqual([true, false]);
     expect(again.message.handle).toBe(first.message.handle);
     expect(messagesOf(t, row)).toHaveLength(1);
@@ -201,7 +220,7 @@ describe('receiveFromTransport: which account', () => {
     const bobLine = send(t, account, { number: BOB }).from_number;
     const aliceWroteTo = account.numbers.find((line) => line !== bobLine)!;
     send(t, account, { number: CAROL });
-    const { message } = receiveFromTransport(t.deps, fromTransport(aliceWroteTo));
+    const { message } = routed(receiveFromTransport(t.deps, fromTransport(aliceWroteTo)));
     expect(message.lineNumber, `ALICE wrote to ${aliceWroteTo}`).toBe(aliceWroteTo);
     expect(payloadsFor(t, message.handle)[0].to_number).toBe(aliceWroteTo);
   });
@@ -212,14 +231,13 @@ describe('receiveFromTransport: groups', () => {
     const { t, account, row } = setUp();
     const sent = sendGroup(t, account, { numbers: [ALICE, BOB] });
     const line = sent.from_number as string;
-    const first = receiveFromTransport(
-      t.deps,
-      fromTransport(line, { from: ALICE, transportGroupId: 'up-group-7', participants: [ALICE, BOB, line] }),
+    const first = routed(
+      receiveFromTransport(t.deps, fromTransport(line, { from: ALICE, transportGroupId: 'up-group-7', participants: [ALICE, BOB, line] })),
     ).message;
     expect(first.groupId).toBe(sent.group_id);
     expect(t.store.groups.findById(row.id, sent.group_id)!.transportGroupId).toBe('up-group-7');
 
-    const second = receiveFromTransport(t.deps, fromTransport(line, { from: BOB, transportGroupId: 'up-group-7' })).message;
+    const second = routed(receiveFromTransport(t.deps, fromTransport(line, { from: BOB, transportGroupId: 'up-group-7' }))).message;
     expect([second.groupId, second.accountId]).toEqual([sent.group_id, row.id]);
   });
 
@@ -228,9 +246,8 @@ describe('receiveFromTransport: groups', () => {
     // CAROL is pinned to one line; the transport's group chat is on the other.
     const carolLine = send(t, account, { number: CAROL }).from_number;
     const line = account.numbers.find((number) => number !== carolLine)!;
-    const first = receiveFromTransport(
-      t.deps,
-      fromTransport(line, { from: CAROL, transportGroupId: 'up-group-9', participants: [CAROL, DAVE, line] }),
+    const first = routed(
+      receiveFromTransport(t.deps, fromTransport(line, { from: CAROL, transportGroupId: 'up-group-9', participants: [CAROL, DAVE, line] })),
     ).message;
     expect(first.groupId).not.toBeNull();
     const group = t.store.groups.findById(row.id, first.groupId!)!;
@@ -239,7 +256,7 @@ describe('receiveFromTransport: groups', () => {
     expect(group.lineNumber, 'the group lives on the line its members wrote to').toBe(line);
     expect(t.store.contacts.findByPhone(row.id, DAVE), 'members become contacts').toBeDefined();
 
-    const second = receiveFromTransport(t.deps, fromTransport(line, { from: DAVE, transportGroupId: 'up-group-9' })).message;
+    const second = routed(receiveFromTransport(t.deps, fromTransport(line, { from: DAVE, transportGroupId: 'up-group-9' }))).message;
     expect(second.groupId).toBe(group.id);
     const ourSend = sendGroup(t, account, { numbers: [DAVE, CAROL] });
     expect(ourSend.group_id, 'sent and received messages list together under one group_id').toBe(group.id);

@@ -54,7 +54,7 @@ describe('readEventsAfter', () => {
       const [applied, repeated, inbound] = events.slice(3 * i, 3 * i + 3);
       expect(applied).toMatchObject({ type: 'status', status: 'RECEIVED', applied: true });
       expect(repeated).toMatchObject({ type: 'status', status: 'RECEIVED', applied: false, not_applied_reason: expect.any(String) });
-      expect(inbound).toMatchObject({ type: 'inbound', content: `message ${i}`, message_handle: applied!.message_handle });
+      expect(inbound).toMatchObject({ type: 'inbound', content: `message ${i}`, message_handle: (applied as { message_handle: string }).message_handle });
     }
 
     // Caught up: nothing more until something new is written, and then only that.

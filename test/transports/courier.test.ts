@@ -53,6 +53,13 @@ function startCourier(t: TestApp, transport: Transport, options: Partial<Courier
   return courier;
 }
 
+async function until(condition: () => boolean): Promise<void> {
+  for (let waited = 0; !condition(); waited += 5) {
+    if (waited > 5_000) throw new Error('timed out');
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
+
 function messageOf(t: TestApp, handle: string) {
   return t.store.messages.findByAnyHandle(handle)!;
 }
@@ -187,24 +194,48 @@ describe('courier: failures', () => {
     expect([messageOf(t, handle).status, messageOf(t, handle).transportHandle]).toEqual(['QUEUED', `t-${handle}`]);
   });
 
-  it('a database failure while noting an accepted hand-over hands over again instead of failing the message', async () => {
+  it('a busy database while noting an accepted hand-over notes it again, without handing the message over again', async () => {
     const t = makeTestApp();
     const account = t.createAccount();
     const transport = fakeTransport();
     const markHandedOver = t.store.messages.markHandedOver;
-    let failures = 0;
+    let notes = 0;
     t.store.messages.markHandedOver = (...args) => {
-      if (failures++ < 2) throw Object.assign(new Error('database is locked'), { code: 'SQLITE_BUSY' });
+      if (notes++ < 2) throw Object.assign(new Error('database is locked'), { code: 'SQLITE_BUSY' });
       markHandedOver(...args);
     };
     // One retry delay: a transport failure would end in ERROR after the second call; this must not.
     const courier = startCourier(t, transport, { retryDelaysMs: [1] });
     const handle = send(t, account).message_handle;
-    await transport.waitForCalls(3);
+    await until(() => notes >= 3);
     await courier.idle();
     const message = messageOf(t, handle);
     expect([message.status, message.errorCode, message.transportHandle], show(message)).toEqual(['QUEUED', null, `t-${handle}`]);
+    expect(transport.calls.map((call) => call.handle), 'posted once').toEqual([handle]);
     expect(callbackStatuses(t, handle)).toEqual(['QUEUED']);
+  });
+
+  it('a hand-over that cannot be noted is noted again a capped number of times, never posted again, then ends in ERROR with the reason', async () => {
+    const t = makeTestApp();
+    const account = t.createAccount();
+    const transport = fakeTransport();
+    let notes = 0;
+    t.store.messages.markHandedOver = () => {
+      notes += 1;
+      throw new Error('UNIQUE constraint failed: groups.transport_group_id');
+    };
+    const courier = startCourier(t, transport, { retryDelaysMs: [1, 2, 4] });
+    const handle = send(t, account).message_handle;
+    await until(() => messageOf(t, handle).status === 'ERROR');
+    await courier.idle();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+
+    const message = messageOf(t, handle);
+    expect([message.status, message.errorCode], show(message)).toEqual(['ERROR', 10001]);
+    expect(message.errorMessage).toMatch(/accepted the message .*recording it failed: UNIQUE constraint failed/);
+    expect(notes, 'the first note and one per retry delay').toBe(4);
+    expect(transport.calls, 'posted once, never again').toHaveLength(1);
+    expect(callbackStatuses(t, handle)).toEqual(['QUEUED', 'ERROR']);
   });
 });
 

@@ -1,7 +1,7 @@
-import { and, asc, count, desc, eq, sql } from 'drizzle-orm';
+import { and, asc, count, eq, sql } from 'drizzle-orm';
 import type { Db } from '../connection.ts';
 import { placeholdersFor, unplannedParam } from '../placeholders.ts';
-import { accounts, numberPins, receiveWebhooks, serviceNumbers } from '../schema.ts';
+import { accounts, groups, numberPins, receiveWebhooks, serviceNumbers } from '../schema.ts';
 import type { AccountRow } from '../rows.ts';
 
 export function accountQueries(db: Db) {
@@ -19,6 +19,12 @@ export function accountQueries(db: Db) {
     .select()
     .from(accounts)
     .where(eq(accounts.id, sql.placeholder('id')))
+    .prepare();
+  // Two primary-key lookups: joined, the planner may scan a small accounts table after ANALYZE.
+  const ownerOfLine = db
+    .select({ accountId: serviceNumbers.accountId })
+    .from(serviceNumbers)
+    .where(eq(serviceNumbers.number, sql.placeholder('number')))
     .prepare();
   const pinFor = db
     .select({ lineNumber: numberPins.lineNumber })
@@ -60,25 +66,10 @@ export function accountQueries(db: Db) {
     findById(id: string): AccountRow | undefined {
       return byId.get({ id });
     },
-    /** The account that owns this line, if any. */
+    /** The account that owns this line, if any: every inbound message asks. */
     findByServiceNumber(number: string): AccountRow | undefined {
-      return db
-        .select({ account: accounts })
-        .from(serviceNumbers)
-        .innerJoin(accounts, eq(accounts.id, serviceNumbers.accountId))
-        .where(eq(serviceNumbers.number, number))
-        .get()?.account;
-    },
-    /** The account that most recently started talking to this end user. */
-    findLatestPinnedAccount(endUserNumber: string): AccountRow | undefined {
-      return db
-        .select({ account: accounts })
-        .from(numberPins)
-        .innerJoin(accounts, eq(accounts.id, numberPins.accountId))
-        .where(eq(numberPins.endUserNumber, endUserNumber))
-        .orderBy(desc(numberPins.createdAt))
-        .limit(unplannedParam(1))
-        .get()?.account;
+      const line = ownerOfLine.get({ number });
+      return line && byId.get({ id: line.accountId });
     },
     findByEmail(email: string): AccountRow | undefined {
       return db.select().from(accounts).where(eq(accounts.email, email)).get();
@@ -97,6 +88,19 @@ export function accountQueries(db: Db) {
     insertServiceNumber(accountId: string, number: string, createdAt: number): boolean {
       const result = db.insert(serviceNumbers).values({ accountId, number, createdAt }).onConflictDoNothing().run();
       return result.changes === 1;
+    },
+    /** Removes the account's line; false when the account has no such line. */
+    deleteServiceNumber(accountId: string, number: string): boolean {
+      return db
+        .delete(serviceNumbers)
+        .where(and(eq(serviceNumbers.accountId, accountId), eq(serviceNumbers.number, number)))
+        .run().changes === 1;
+    },
+    /** End users pinned to the line and groups living on it: what still depends on it. */
+    lineUsers(number: string): { pinnedEndUsers: number; groups: number } {
+      const pinned = db.select({ total: count() }).from(numberPins).where(eq(numberPins.lineNumber, number)).get()?.total ?? 0;
+      const onLine = db.select({ total: count() }).from(groups).where(eq(groups.lineNumber, number)).get()?.total ?? 0;
+      return { pinnedEndUsers: pinned, groups: onLine };
     },
     listServiceNumbers(accountId: string): string[] {
       return serviceNumbersOf.all({ accountId }).map((row) => row.number);

@@ -1,4 +1,4 @@
-import type { DeliveryAttemptFacts, InboundFacts, StatusEventFacts } from '../../domain/event-views.ts';
+import type { DeliveryAttemptFacts, InboundFacts, StatusEventFacts, UnroutedFacts } from '../../domain/event-views.ts';
 import type { Db } from '../connection.ts';
 
 /**
@@ -6,7 +6,7 @@ import type { Db } from '../connection.ts';
  * writer at a time and hands out rowids above every committed one, so rows appear in rowid order
  * and a reader (WAL lets it run beside the server) that remembers rowids misses none.
  */
-export type EventCursor = { statusEvents: number; messages: number; attempts: number };
+export type EventCursor = { statusEvents: number; messages: number; attempts: number; unrouted: number };
 
 export type EventTable = keyof EventCursor;
 
@@ -23,7 +23,8 @@ export function eventQueries(db: Db) {
   const latest = client.prepare(`
     select coalesce((select max(rowid) from status_events), 0) as statusEvents,
       coalesce((select max(id) from messages), 0) as messages,
-      coalesce((select max(id) from webhook_attempts), 0) as attempts`);
+      coalesce((select max(id) from webhook_attempts), 0) as attempts,
+      coalesce((select max(id) from unrouted_inbound), 0) as unrouted`);
 
   // Newest first, for --since: the walk stops at the first row older than the time asked for.
   const newestFirst = (sql: string) => client.prepare<[], { id: number; at: number }>(sql);
@@ -31,6 +32,7 @@ export function eventQueries(db: Db) {
     statusEvents: newestFirst('select rowid as id, received_at as at from status_events order by rowid desc'),
     messages: newestFirst('select id, date_sent as at from messages order by id desc'),
     attempts: newestFirst('select id, attempted_at as at from webhook_attempts order by id desc'),
+    unrouted: newestFirst('select id, received_at as at from unrouted_inbound order by id desc'),
   };
 
   // Each reads a rowid range of its table (the primary key), and its joins by unique keys.
@@ -63,6 +65,13 @@ export function eventQueries(db: Db) {
     where t.id > @after and t.id <= @upto
     order by t.id limit +@limit`);
 
+  const unrouted = client.prepare(`
+    select id, received_at as at, from_number as fromNumber, to_number as toNumber, transport_group_id as groupId,
+      content, media_url as mediaUrl, source
+    from unrouted_inbound
+    where id > @after and id <= @upto
+    order by id limit +@limit`);
+
   type Range = { after: number; upto: number; limit: number };
 
   return {
@@ -87,6 +96,11 @@ export function eventQueries(db: Db) {
     /** Messages from end users among the messages in (after, upto], oldest first. */
     inbound(range: Range): Followed<InboundFacts>[] {
       return inbound.all(range) as Followed<InboundFacts>[];
+    },
+
+    /** Inbound messages for lines no account owns in (after, upto], oldest first. */
+    unrouted(range: Range): Followed<UnroutedFacts>[] {
+      return unrouted.all(range) as Followed<UnroutedFacts>[];
     },
 
     /** Webhook attempts in (after, upto], oldest first, with their delivery. */

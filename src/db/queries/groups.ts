@@ -28,9 +28,13 @@ export function groupQueries(db: Db) {
     findById(accountId: string, id: string): GroupRow | undefined {
       return byId.get({ accountId, id });
     },
-    /** Any account's group by the transport's group id (inbound group messages carry no account). */
-    findByTransportGroupId(transportGroupId: string): GroupRow | undefined {
-      return db.select().from(groups).where(eq(groups.transportGroupId, transportGroupId)).get();
+    /** The account's group the transport knows by this id. */
+    findByTransportGroupId(accountId: string, transportGroupId: string): GroupRow | undefined {
+      return db
+        .select()
+        .from(groups)
+        .where(and(eq(groups.accountId, accountId), eq(groups.transportGroupId, transportGroupId)))
+        .get();
     },
     setTransportGroupId(groupId: string, transportGroupId: string): void {
       db.update(groups).set({ transportGroupId }).where(eq(groups.id, groupId)).run();

@@ -141,14 +141,18 @@ export function ingestRouter(deps: IngestDeps) {
       request: { body: { content: { 'application/json': { schema: ReceiveWebhookBody } }, required: true } },
       responses: {
         200: { description: 'Stored (a redelivered message is recognised by its handle and stored once)', content: { 'application/json': { schema: Ok } } },
-        ...apiErrors('message', { 400: INVALID_PAYLOAD, 404: 'No account owns to_number or is in touch with the sender (4040)' }),
+        202: {
+          description: 'No account owns to_number: kept as unrouted for the operator (textrelay status, tail, /metrics), given to no account',
+          content: { 'application/json': { schema: Ok } },
+        },
+        ...apiErrors('message', { 400: INVALID_PAYLOAD }),
       },
     }),
     async (c) => {
       const inbound = { ...c.req.valid('json'), source: deps.transportName };
-      const { created } = await deps.groupCommit.run(() => receiveFromTransport(deps, inbound));
-      if (!created) deps.metrics.ingestDuplicate('receive');
-      return c.json(OK_BODY, 200);
+      const outcome = await deps.groupCommit.run(() => receiveFromTransport(deps, inbound));
+      if (!outcome.created) deps.metrics.ingestDuplicate('receive');
+      return c.json(OK_BODY, outcome.routed ? 200 : 202);
     },
   );
 
