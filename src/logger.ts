@@ -4,8 +4,8 @@ import pretty from 'pino-pretty';
 /**
  * Defence in depth: nothing logs request bodies, headers or rows, but should a secret or message
  * text reach a log call under one of these names, the line carries "[redacted]" instead. Exact
- * paths only: a leading wildcard (`*.content`) makes pino walk every line's fields, which cost
- * about six times the line itself when measured.
+ * paths only: a leading wildcard (`*.content`) makes pino walk every line's fields, which costs
+ * more than writing the line.
  */
 const SECRET_FIELDS = ['api_secret_key', 'apiSecretHash', 'secret', 'webhookSecret', 'previousWebhookSecret', 'content', 'payload'];
 const HOLDERS = ['account', 'message', 'body', 'delivery', 'row'];

@@ -33,13 +33,12 @@ export function openDatabase(file: string): Db {
   sqlite.pragma('cache_size = -16384');
   // The default checkpoint every 1,000 WAL pages (4 MB) copies the hot index pages back into the
   // file, with an fsync, every few dozen sends on a large database. Every 10,000 pages (40 MB) a
-  // page rewritten by many commits is copied once: sends at 1M messages went from about 340 to 460
-  // a second in interleaved runs. The cost: a WAL file of up to 40 MB beside the database, read
-  // back after a crash.
+  // page rewritten by many commits is copied once. The cost: a WAL file of up to 40 MB beside the
+  // database, read back after a crash.
   sqlite.pragma('wal_autocheckpoint = 10000');
   // Group commit runs each request in a savepoint, and SQLite keeps the original of every page a
   // savepoint changes in a sub-journal that spills to a temporary file past 64 KiB: a pwrite per
-  // page, a tenth of the server's CPU under ingest. In memory it is a copy.
+  // page. In memory it is a copy.
   sqlite.pragma('temp_store = MEMORY');
   return drizzle({ client: sqlite, schema, casing: 'snake_case' }) as Db;
 }

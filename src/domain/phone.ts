@@ -13,8 +13,8 @@ export type PhoneCheck =
 const SHORT_CODE = /^\+?\d{3,6}$/;
 
 /**
- * libphonenumber-js compiles its metadata's patterns into fresh RegExps on every parse (about a
- * thirtieth of a send's CPU), while a gateway sees the same numbers over and over: answers are
+ * libphonenumber-js compiles its metadata's patterns into fresh RegExps on every parse, while a
+ * gateway sees the same numbers over and over: answers are
  * remembered. Only for inputs short enough to be a formatted number, so the memory held stays
  * under a few megabytes whatever comes in.
  */

@@ -26,7 +26,7 @@ function newRequestId(): string {
  * line and counts the request under its route pattern.
  *
  * The id travels in the context, not in an AsyncLocalStorage: while one exists, Node runs a hook
- * on every promise of the process, and that cost a fifth of a send's CPU.
+ * on every promise of the process.
  */
 export function requestContext(deps: { log: Logger; metrics: Pick<Metrics, 'requestServed'> }) {
   return createMiddleware<AppEnv>(async (c, next) => {

@@ -27,7 +27,7 @@ const countStreamedBody = bodyLimit({ maxSize: MAX_BODY_BYTES, onError: tooLarge
  * Caps request bodies at MAX_BODY_BYTES. hono's bodyLimit starts by reading `c.req.raw.body`, which
  * makes @hono/node-server build a full web Request (headers, AbortController, body stream) for
  * every request, GETs included, and then serves the body through that stream rather than its fast
- * path: 7% of a listing's CPU. No handler reads a GET's body, and a declared length needs no
+ * path. No handler reads a GET's body, and a declared length needs no
  * reading (node's parser never delivers more than Content-Length bytes): only a body of unknown
  * length is counted as it streams.
  */

@@ -1,6 +1,6 @@
 import { randomFillSync } from 'node:crypto';
 
-/** Random bytes drawn 4 KiB at a time, as node's own randomUUID does: a draw per id was 2% of an ingested event's CPU. */
+/** Random bytes drawn 4 KiB at a time, as node's own randomUUID does: one draw per id is a system call per id. */
 const ENTROPY_POOL_BYTES = 4096;
 const entropy = Buffer.allocUnsafe(ENTROPY_POOL_BYTES);
 let entropyUsed = ENTROPY_POOL_BYTES;

@@ -19,8 +19,8 @@ function serviceOf(number: string): InboundService {
 }
 
 /**
- * One literal with every column, not a spread of the shared ones plus the rest: V8 gave each
- * object built that way a new hidden class, a map allocation per step, 4% of a send's CPU.
+ * One literal with every column, not a spread of the shared ones plus the rest: V8 gives each
+ * object built that way a new hidden class, a map allocation per step.
  */
 function toRow(message: OutboundMessage, step: PlannedStep, stepIndex: number, dueAt: number): NewSandboxStep {
   const status = step.kind === 'status' ? step : undefined;

@@ -26,7 +26,7 @@ function describe(error: unknown): string {
 /**
  * One POST through the pooled keep-alive agent, as a handler on `agent.dispatch()`: undici's
  * `request()` wraps each answer in a Readable stream and an async resource, and its abort signal
- * adds a listener per request, together 60 µs of CPU a callback, 40% of the bare exchange.
+ * adds a listener per request, a large share of the exchange's own cost.
  * Redirects are not followed, so a 3xx is an answer like any other non-2xx. Never rejects: every
  * way an attempt can go wrong is a result to record.
  */

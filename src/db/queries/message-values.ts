@@ -5,8 +5,8 @@ import { messages } from '../schema.ts';
 
 /**
  * Listing pages read 50 full message rows per request. Rows as objects cost better-sqlite3 (or
- * drizzle's generic mapper) about as much as SQLite takes to find them: 0.36 ms a page. Read as
- * arrays and mapped by this one function, they cost a tenth of that.
+ * drizzle's generic mapper) about as much as SQLite takes to find them; read as arrays and mapped
+ * by this one function, they cost far less (bench/results/README.md).
  */
 
 /** Drizzle selects a table's columns in declaration order; these are their positions. */
