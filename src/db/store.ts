@@ -1,6 +1,7 @@
 import type { Db } from './connection.ts';
 import { accountQueries } from './queries/accounts.ts';
 import { contactQueries } from './queries/contacts.ts';
+import { conversationQueries } from './queries/conversations.ts';
 import { eventQueries } from './queries/events.ts';
 import { groupQueries } from './queries/groups.ts';
 import { idempotencyQueries } from './queries/idempotency.ts';
@@ -23,6 +24,7 @@ export function createStore(db: Db) {
   return {
     accounts: accountQueries(db),
     contacts: contactQueries(db),
+    conversations: conversationQueries(db),
     events: eventQueries(db),
     groups: groupQueries(db),
     idempotency: idempotencyQueries(db),

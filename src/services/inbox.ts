@@ -1,7 +1,7 @@
 import { ErrorCode } from '../domain/error-codes.ts';
 import { formatDisplayPhone } from '../domain/phone.ts';
 import { previewOf } from '../domain/views.ts';
-import type { ConversationKind } from '../db/queries/inbox.ts';
+import type { ConversationKind } from '../db/queries/conversations.ts';
 import type { AccountRow, MessageRow, StatusEventRow } from '../db/rows.ts';
 import { AppError } from './app-error.ts';
 import type { ServiceDeps } from './deps.ts';
@@ -42,7 +42,7 @@ function titleOf(names: { firstName: string; lastName: string; displayName: stri
 
 /** The account's recent conversations, one-to-one and groups, unread ones first, then the most recent. */
 export function listConversations(deps: ServiceDeps, account: AccountRow): ConversationSummary[] {
-  return deps.store.inbox.conversations(account.id, INBOX_CONVERSATIONS).map((row) => ({
+  return deps.store.conversations.list(account.id, INBOX_CONVERSATIONS).map((row) => ({
     kind: row.kind,
     id: row.id,
     title: titleOf(row, row.numbers.split(',')),
@@ -83,7 +83,7 @@ export function readConversation(deps: ServiceDeps, account: AccountRow, kind: C
   const { title, members, lineNumber, filter } = findConversation(deps, account, kind, id);
   const newestFirst = deps.store.messages.list(account.id, filter, INBOX_MESSAGES, 0);
   const newest = newestFirst[0];
-  if (newest) deps.store.inbox.markRead(account.id, kind, id, { at: newest.dateSent, messageId: newest.id });
+  if (newest) deps.store.conversations.markRead(account.id, kind, id, { at: newest.dateSent, messageId: newest.id });
   const messages = withHistories(deps, newestFirst.reverse());
   return { kind, id, title, members, lineNumber, messages };
 }

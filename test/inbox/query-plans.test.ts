@@ -28,8 +28,8 @@ describe('inbox query plans', () => {
     const account = await seeded();
     const statements = await captureStatements(t.db, () => {
       const store = createStore(t.db);
-      store.inbox.markRead(account.id, 'contact', 'any', { at: 1, messageId: 1 });
-      expect(store.inbox.conversations(account.id, 100).length).toBe(3);
+      store.conversations.markRead(account.id, 'contact', 'any', { at: 1, messageId: 1 });
+      expect(store.conversations.list(account.id, 100).length).toBe(3);
     });
     const list = statements.find((statement) => statement.ran && statement.sql.includes('union all'))!;
     const plan = explain(t.db, list);

@@ -16,6 +16,7 @@ export type Followed<T> = T & { id: number };
 /** A row as SQLite answers it: booleans as 0 or 1. */
 type Raw<T, Flags extends keyof T> = Omit<T, Flags> & { [K in Flags]: number } & { id: number };
 
+/** Raw SQL: rowid ranges joined across tables, which drizzle's builder has no column for. */
 export function eventQueries(db: Db) {
   const client = db.$client;
 

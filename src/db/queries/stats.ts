@@ -38,13 +38,16 @@ function failingUrl(kind: FailingUrl['kind']) {
   });
 }
 
-/** Counts for `/metrics` and `textrelay status`: read at the moment they are asked for, never kept in memory. */
+/**
+ * Counts for `/metrics` and `textrelay status`: read at the moment they are asked for, never kept in memory.
+ * Raw SQL: aggregates pinned to an index with INDEXED BY, which drizzle's builder cannot say.
+ */
 export function statsQueries(db: Db) {
   const client = db.$client;
 
   /*
    * Counted per account first: that walks messages_account_status_date_idx in order, with no
-   * temporary B-tree per row (about 0.18 s per million messages, against 0.8 s for a plain GROUP BY status).
+   * temporary B-tree per row, several times cheaper than a plain GROUP BY status.
    */
   const messagesByStatus = client.prepare(`
     select status, sum(total) as total
