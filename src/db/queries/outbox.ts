@@ -1,6 +1,6 @@
 import { and, asc, count, desc, eq, gte, inArray, lte, sql, type SQL } from 'drizzle-orm';
 import type { Db } from '../connection.ts';
-import { HELD_BEHIND_PREDECESSOR } from '../../domain/delivery-views.ts';
+import { WAITS_FOR_EARLIER_CALLBACK } from '../../domain/delivery-views.ts';
 import { DELIVERY_STATES, webhookAttempts, webhookDeliveries } from '../schema.ts';
 
 export type WebhookDeliveryRow = typeof webhookDeliveries.$inferSelect;
@@ -116,7 +116,7 @@ export function outboxQueries(db: Db) {
     values (@webhookId, @accountId, @messageHandle, @eventType, @url, @payload, 'pending',
       case when exists (select 1 from webhook_deliveries
         where message_handle = @messageHandle and url = @url and +state in ('pending', 'delivering'))
-      then ${HELD_BEHIND_PREDECESSOR} else @now end,
+      then ${WAITS_FOR_EARLIER_CALLBACK} else @now end,
       @now, @now)`);
 
   // Rows whose claimant died or stalled go back to the queue (webhook_deliveries_due_idx on state).
@@ -172,7 +172,7 @@ export function outboxQueries(db: Db) {
     where f.seq = (select seq from webhook_deliveries
         where message_handle = @messageHandle and url = @url and seq > @seq and +state in ('pending', 'delivering')
         order by seq limit 1)
-      and f.state = 'pending' and f.next_attempt_at = ${HELD_BEHIND_PREDECESSOR}
+      and f.state = 'pending' and f.next_attempt_at = ${WAITS_FOR_EARLIER_CALLBACK}
       and not exists (select 1 from webhook_deliveries e
         where e.message_handle = @messageHandle and e.url = @url and e.seq < @seq and +e.state in ('pending', 'delivering'))`);
   const releaseHeld = client.prepare(`update webhook_deliveries set next_attempt_at = @now where seq = @seq`);
