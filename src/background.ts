@@ -6,7 +6,8 @@ import { createCourier } from './transports/courier.ts';
 import { createSandboxTransport } from './transports/sandbox.ts';
 import type { Transport } from './transports/transport.ts';
 import { createUpstreamTransport, upstreamOptionsFromConfig } from './transports/upstream.ts';
-import { createDispatcher, dispatcherOptionsFromConfig } from './webhooks/dispatcher.ts';
+import { createDispatcher } from './webhooks/dispatcher.ts';
+import { dispatcherOptionsFromConfig } from './webhooks/dispatcher-options.ts';
 import { createDeliveryLogRetention, retentionOptionsFromConfig } from './webhooks/retention.ts';
 
 /**
