@@ -20,13 +20,14 @@ import { parseArgs } from 'node:util';
 import { Agent } from 'undici';
 import { closeDatabase, type Db } from '../src/db/connection.ts';
 import type { AccountRow } from '../src/db/rows.ts';
-import { DEFAULT_RETRY_SCHEDULE_MS } from '../src/domain/retry-policy.ts';
+import { loadConfig } from '../src/config.ts';
 import { createAccount } from '../src/services/accounts.ts';
 import type { ServiceDeps } from '../src/services/deps.ts';
 import { openBenchDeps } from './deps.ts';
 import { recordStatus } from '../src/services/record-status.ts';
 import { sendMessage } from '../src/services/send-message.ts';
-import { createDispatcher, DISPATCHER_DEFAULTS, type Dispatcher } from '../src/webhooks/dispatcher.ts';
+import { createDispatcher, type Dispatcher } from '../src/webhooks/dispatcher.ts';
+import { DISPATCHER_DEFAULTS, dispatcherOptionsFromConfig } from '../src/webhooks/dispatcher-options.ts';
 import { createMetrics } from '../src/metrics/metrics.ts';
 import { getGatewayStats } from '../src/services/stats.ts';
 import { REPO_ROOT, spawnPinned, stopChild, waitForLine } from './processes.ts';
@@ -162,7 +163,7 @@ export async function measureDispatch(messageCount: number, options: { receiverC
     const bare = await bareUndici(receiver.url, messageCount * 4);
     const account = benchAccount(deps);
     const metrics = createMetrics({ version: 'bench', readStats: () => getGatewayStats(deps) });
-    const newDispatcher = () => createDispatcher({ ...deps, metrics }, { retryScheduleMs: DEFAULT_RETRY_SCHEDULE_MS, outboundPolicy: { allowPrivate: true, allowLinkLocal: false } });
+    const newDispatcher = () => createDispatcher({ ...deps, metrics }, { ...dispatcherOptionsFromConfig(loadConfig({})), outboundPolicy: { allowPrivate: true, allowLinkLocal: false } });
     // As for the bare client: a first pass compiles the dispatcher's code, the timed one measures it warm.
     const warmUpMessages = Math.ceil(messageCount / 5);
     seed(deps, account, receiver.url, warmUpMessages);

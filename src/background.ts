@@ -7,7 +7,8 @@ import { createCourier } from './transports/courier.ts';
 import { createSandboxTransport } from './transports/sandbox.ts';
 import type { Transport } from './transports/transport.ts';
 import { createUpstreamTransport, upstreamOptionsFromConfig } from './transports/upstream.ts';
-import { createDispatcher, dispatcherOptionsFromConfig } from './webhooks/dispatcher.ts';
+import { createDispatcher } from './webhooks/dispatcher.ts';
+import { dispatcherOptionsFromConfig } from './webhooks/dispatcher-options.ts';
 
 /**
  * The serve process's work outside requests: the transport, the courier that hands messages to it,

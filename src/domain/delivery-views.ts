@@ -5,7 +5,7 @@ import { toIso } from './dates.ts';
  * `next_attempt_at` of a delivery waiting behind an earlier unfinished one of the same message and
  * URL (the latest time a Date can hold): it has no time of its own until that one finishes.
  */
-export const HELD_BEHIND_PREDECESSOR = 8_640_000_000_000_000;
+export const WAITS_FOR_EARLIER_CALLBACK = 8_640_000_000_000_000;
 
 export type DeliveryFacts = {
   webhookId: string;
@@ -41,7 +41,7 @@ export function toAttemptView(attempt: AttemptFacts) {
 }
 
 export function toDeliveryView(delivery: DeliveryFacts, attempts: readonly AttemptFacts[]) {
-  const waiting = delivery.state === 'pending' && delivery.nextAttemptAt !== HELD_BEHIND_PREDECESSOR;
+  const scheduled = delivery.state === 'pending' && delivery.nextAttemptAt !== WAITS_FOR_EARLIER_CALLBACK;
   return {
     id: delivery.webhookId,
     event_type: delivery.eventType,
@@ -49,8 +49,8 @@ export function toDeliveryView(delivery: DeliveryFacts, attempts: readonly Attem
     message_handle: delivery.messageHandle,
     state: delivery.state,
     attempt_count: delivery.attemptCount,
-    // Only a waiting delivery has a next attempt (one held behind an earlier callback has none yet).
-    next_attempt_at: waiting ? toIso(delivery.nextAttemptAt) : null,
+    // Only a scheduled delivery has a next attempt (one waiting for an earlier callback has none yet).
+    next_attempt_at: scheduled ? toIso(delivery.nextAttemptAt) : null,
     last_status_code: delivery.lastStatusCode,
     last_error: delivery.lastError,
     created_at: toIso(delivery.createdAt),

@@ -1,9 +1,9 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
-import type { DeliveryOutcome } from '../db/queries/outbox.ts';
+import type { AttemptOutcome } from '../domain/callback-claims.ts';
 import { PRUNED_TABLES, type PrunedTable } from '../services/pruning.ts';
 import type { GatewayStats } from '../services/stats.ts';
 
-export type DeliveryOutcomeKind = DeliveryOutcome['kind'];
+export type DeliveryOutcomeKind = AttemptOutcome['kind'];
 export type IngestEndpoint = 'status' | 'receive';
 
 const DELIVERY_OUTCOMES: readonly DeliveryOutcomeKind[] = ['delivered', 'retry', 'failed'];

@@ -1,15 +1,9 @@
-import type { AttemptRecord, Claim, ClaimedDelivery, ClaimFilter, DeliveryOutcome, FinishedDelivery } from '../db/queries/outbox.ts';
+import type { AttemptOutcome, Claim } from '../domain/callback-claims.ts';
+import type { AttemptRecord, ClaimedDelivery, FinishedDelivery } from '../db/queries/delivery-claims.ts';
 import type { ServiceDeps } from './deps.ts';
 import { getOrCreateWebhookSecret } from './webhook-settings.ts';
 
-/** The outbox as the dispatcher works it: claim due rows, record what each attempt did, give back what it could not finish. */
-
-export function claimDueDeliveries(
-  deps: ServiceDeps,
-  options: { leaseMs: number; limit: number; accept?: ClaimFilter },
-): ClaimedDelivery[] {
-  return deps.store.outbox.claimDue(deps.clock.now(), options.leaseMs, options.limit, options.accept);
-}
+/** The outbox as the dispatcher works it: record what attempts did, claim what goes next, give back what it could not finish. */
 
 /** The secret to sign a claimed row with: an account that never asked for its secret gets one now. */
 export function signingSecretOf(deps: ServiceDeps, row: ClaimedDelivery): string {
@@ -17,12 +11,39 @@ export function signingSecretOf(deps: ServiceDeps, row: ClaimedDelivery): string
 }
 
 /** A claimed row's attempt as the outbox records it: the row, its lease, what the attempt got, and what follows. */
-export function finishedDelivery(row: ClaimedDelivery, attempt: AttemptRecord, outcome: DeliveryOutcome): FinishedDelivery {
+export function finishedDelivery(row: ClaimedDelivery, attempt: AttemptRecord, outcome: AttemptOutcome): FinishedDelivery {
   return { seq: row.seq, accountId: row.accountId, messageHandle: row.messageHandle, url: row.url, leaseExpiresAt: row.leaseExpiresAt, attempt, outcome };
 }
 
-export function finishDeliveries(deps: ServiceDeps, finished: readonly FinishedDelivery[]): void {
-  deps.store.outbox.finish(finished, deps.clock.now());
+/**
+ * In one transaction: records the finished attempts, then leases until now + `leaseMs` what
+ * `claim` chooses: first the next callbacks the finished ones let go (those it does not start
+ * become due), then due callbacks. Returns the leased rows, next callbacks first.
+ */
+export function recordAndClaim(deps: ServiceDeps, finished: readonly FinishedDelivery[], claim: Claim, leaseMs: number): ClaimedDelivery[] {
+  const { outbox } = deps.store;
+  const now = deps.clock.now();
+  const lease = now + leaseMs;
+  const claimed = outbox.writeTransaction(() => {
+    const { startNow, makeDue } = claim.splitNext(outbox.recordAttempts(finished, now));
+    outbox.makeDue(makeDue, now);
+    outbox.startNext(startNow, lease, now);
+    const start = claim.readStart();
+    if (start === 'none') return outbox.claimed(startNow, lease);
+    outbox.expireLeases(now);
+    const due = claim.chooseDue(outbox.dueCallbacks(now, start, claim.readLimit));
+    outbox.lease(due, lease, now);
+    return outbox.claimed(startNow.length === 0 ? due : [...startNow, ...due], lease);
+  });
+  tellAccounts(deps, finished);
+  return claimed;
+}
+
+/** Records finished attempts without claiming (shutdown): the next callbacks they let go become due. */
+export function recordAttempts(deps: ServiceDeps, finished: readonly FinishedDelivery[]): void {
+  if (finished.length === 0) return;
+  const now = deps.clock.now();
+  deps.store.outbox.writeTransaction(() => deps.store.outbox.makeDue(deps.store.outbox.recordAttempts(finished, now), now));
   tellAccounts(deps, finished);
 }
 
@@ -30,13 +51,6 @@ export function finishDeliveries(deps: ServiceDeps, finished: readonly FinishedD
 function tellAccounts(deps: ServiceDeps, finished: readonly FinishedDelivery[]): void {
   if (!deps.notify.accountActivity) return;
   for (const accountId of new Set(finished.map((delivery) => delivery.accountId))) deps.notify.accountActivity(accountId);
-}
-
-/** Records finished attempts and claims what may go next, in one transaction (the dispatcher's tick). */
-export function finishAndClaimDeliveries(deps: ServiceDeps, finished: readonly FinishedDelivery[], claim: Claim): ClaimedDelivery[] {
-  const claimed = deps.store.outbox.finishAndClaim(finished, deps.clock.now(), claim);
-  tellAccounts(deps, finished);
-  return claimed;
 }
 
 export function releaseDeliveries(deps: ServiceDeps, rows: readonly Pick<ClaimedDelivery, 'seq' | 'leaseExpiresAt'>[]): void {

@@ -6,7 +6,8 @@ import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { closeDatabase } from '../../src/db/connection.ts';
 import { makeTestApp, type TestApp } from '../helpers/app.ts';
 import { childEnv, killAll, REPO_ROOT, runCli } from '../helpers/process.ts';
-import { finishedAs } from '../helpers/outbox.ts';
+import { claimDue, finishedAs } from '../helpers/outbox.ts';
+import { recordAttempts } from '../../src/services/webhook-dispatch.ts';
 
 // `textrelay webhooks replay --failed-since` over more deliveries than one batch, as a child process:
 // a summary on stderr always, and a progress line only when stderr is a terminal.
@@ -24,11 +25,8 @@ afterAll(() => {
 /** Gives up, at `at`, every delivery due then, as the dispatcher does after a 410. */
 function giveUpAll(t: TestApp, at: number): void {
   const answer = { attemptedAt: at, durationMs: 3, statusCode: 410 };
-  const claimed = t.store.outbox.claimDue(at, 60_000, GIVEN_UP * 2);
-  t.store.outbox.finish(
-    claimed.map((row) => finishedAs(row, { kind: 'failed' }, answer)),
-    at,
-  );
+  const deps = { ...t.deps, clock: { now: () => at } };
+  recordAttempts(deps, claimDue(deps, GIVEN_UP * 2).map((row) => finishedAs(row, { kind: 'failed' }, answer)));
 }
 
 /** A database file holding GIVEN_UP given-up deliveries, each of its own message. */

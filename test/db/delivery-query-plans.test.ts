@@ -7,7 +7,9 @@ import { makeTestApp, type TestApp } from '../helpers/app.ts';
 import { send, sendGroup } from '../helpers/delivery.ts';
 import { ALICE, BOB, CAROL, DAVE, distinctNumbers, show } from '../helpers/fixtures.ts';
 import { captureStatements, explain, expectIndexed } from '../helpers/query-plans.ts';
-import { finishedAs } from '../helpers/outbox.ts';
+import { claimDue, finishedAs } from '../helpers/outbox.ts';
+import type { ServiceDeps } from '../../src/services/deps.ts';
+import { recordAttempts } from '../../src/services/webhook-dispatch.ts';
 
 /**
  * The delivery core's hot lookups (every status event, every inbound message, every start) must
@@ -46,7 +48,7 @@ function seed() {
   return { t, handles };
 }
 
-type Case = [name: string, table: string[], run: (store: Store, ids: { handle: string }) => unknown, matches: RegExp, noTempSort: boolean];
+type Case = [name: string, table: string[], run: (store: Store, ids: { handle: string; deps: ServiceDeps }) => unknown, matches: RegExp, noTempSort: boolean];
 
 const cases: Case[] = [
   ['find a message by our handle', ['messages'], (s, { handle }) => s.messages.findByAnyHandle(handle), /from "messages" where "messages"\."handle" = \?/, false],
@@ -65,14 +67,14 @@ const cases: Case[] = [
     { webhookId: 'msg_plan', accountId: s.messages.findByAnyHandle(handle)!.accountId, messageHandle: handle, eventType: 'message.status', url: 'https://example.com/cb', payload: '{}' },
     1,
   ), /^\s*insert into webhook_deliveries/, false],
-  ['outbox claim of due rows, in message order (aliases d, e: the row and the ones ahead of it)', ['d', 'e'], (s) => s.outbox.claimDue(Date.now(), 60_000, 10), /from webhook_deliveries d\s/, true],
-  ['outbox hand-over: the held row a finished one lets go (aliases f, e: the follower and the rows ahead)', ['f', 'e', 'webhook_deliveries'], (s, { handle }) => {
+  ['outbox claim of due rows, in message order (aliases d, e: the row and the ones ahead of it)', ['d', 'e'], (_s, { deps }) => claimDue(deps, 10), /from webhook_deliveries d\s/, true],
+  ['outbox: the waiting callback a finished one lets go (aliases f, e: the next callback and the rows ahead)', ['f', 'e', 'webhook_deliveries'], (s, { handle, deps }) => {
     const accountId = s.messages.findByAnyHandle(handle)!.accountId;
-    for (const webhookId of ['msg_plan_first', 'msg_plan_held']) {
+    for (const webhookId of ['msg_plan_first', 'msg_plan_next']) {
       s.outbox.enqueue({ webhookId, accountId, messageHandle: handle, eventType: 'message.status', url: 'https://example.com/cb', payload: '{}' }, 1);
     }
-    const [row] = s.outbox.claimDue(Date.now(), 60_000, 10, (url) => (url.startsWith('https://example.com/') ? 'take' : 'skip'));
-    if (row) s.outbox.finish([finishedAs(row, { kind: 'delivered' }, { attemptedAt: 1, statusCode: 200 })], Date.now());
+    const row = claimDue(deps, 10).find((claimed) => claimed.url.startsWith('https://example.com/'));
+    if (row) recordAttempts(deps, [finishedAs(row, { kind: 'delivered' }, { attemptedAt: 1, statusCode: 200 })]);
     return handle;
   }, /from webhook_deliveries f\s/, false],
   ['given-up deliveries since a time', ['webhook_deliveries'], (s) => s.outbox.failedSince(0), /from "webhook_deliveries"/, false],
@@ -106,7 +108,7 @@ describe('query plans: delivery core', () => {
       it(`${name} searches an index (${analyzed ? 'after ANALYZE' : 'no statistics'})`, async () => {
         const { t, handles } = seed();
         if (analyzed) t.db.$client.exec('ANALYZE');
-        const statement = await capturedStatement(t, (store) => run(store, { handle: handles[0]! }), pattern);
+        const statement = await capturedStatement(t, (store) => run(store, { handle: handles[0]!, deps: { ...t.deps, store } }), pattern);
         const plan = explain(t.db, statement);
         if (process.env.SHOW_PLANS) console.log(name, analyzed, statement.sql, plan.map((row) => row.detail));
         const context = `${name}\nSQL: ${statement.sql}\nparams: ${show(statement.params)}`;

@@ -1,8 +1,10 @@
 /** Reads the webhook outbox of the test database, as the dispatcher would find it. */
 import { asc, eq } from 'drizzle-orm';
-import type { ClaimedDelivery, DeliveryOutcome, FinishedDelivery } from '../../src/db/queries/outbox.ts';
+import type { ClaimedDelivery, FinishedDelivery } from '../../src/db/queries/delivery-claims.ts';
 import { webhookDeliveries } from '../../src/db/schema.ts';
-import { finishedDelivery } from '../../src/services/webhook-dispatch.ts';
+import { createCallbackClaims, type AttemptOutcome } from '../../src/domain/callback-claims.ts';
+import type { ServiceDeps } from '../../src/services/deps.ts';
+import { finishedDelivery, recordAndClaim } from '../../src/services/webhook-dispatch.ts';
 import type { TestApp } from './app.ts';
 
 export type OutboxRow = typeof webhookDeliveries.$inferSelect;
@@ -25,9 +27,17 @@ export function callbackStatuses(t: TestApp, handle: string): string[] {
 /** A claimed row's attempt, as the dispatcher reports it back: answered `statusCode` (and `excerpt`), ending in `outcome`. */
 export function finishedAs(
   row: ClaimedDelivery,
-  outcome: DeliveryOutcome,
+  outcome: AttemptOutcome,
   answer: { statusCode: number; attemptedAt?: number; durationMs?: number; excerpt?: string },
 ): FinishedDelivery {
   const attempt = { attemptedAt: answer.attemptedAt ?? 0, durationMs: answer.durationMs ?? 1, statusCode: answer.statusCode, responseExcerpt: answer.excerpt ?? '', error: null };
   return finishedDelivery(row, attempt, outcome);
+}
+
+/**
+ * What a dispatcher's step leases when it has `slots` free slots and nothing in flight: the due
+ * callbacks (and, given `finished`, the next callbacks those let go), leased for `leaseMs`.
+ */
+export function claimDue(deps: ServiceDeps, slots: number, { leaseMs = 60_000, finished = [] as readonly FinishedDelivery[] } = {}): ClaimedDelivery[] {
+  return recordAndClaim(deps, finished, createCallbackClaims({ concurrency: slots, perHostLimit: slots }).claim(), leaseMs);
 }

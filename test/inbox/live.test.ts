@@ -1,10 +1,10 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { makeTestApp, type TestApp } from '../helpers/app.ts';
 import { ALICE } from '../helpers/fixtures.ts';
-import { finishedAs } from '../helpers/outbox.ts';
+import { claimDue, finishedAs } from '../helpers/outbox.ts';
 import { createNotifierHub } from '../../src/services/notifier.ts';
 import { recordStatus } from '../../src/services/record-status.ts';
-import { claimDueDeliveries, finishDeliveries } from '../../src/services/webhook-dispatch.ts';
+import { recordAttempts } from '../../src/services/webhook-dispatch.ts';
 import { loggedIn, ORIGIN } from './client.ts';
 
 let t: TestApp;
@@ -71,9 +71,9 @@ describe('live updates over server-sent events', () => {
     await t.call('POST', '/api/send-message', account, { number: ALICE, content: 'hi', status_callback: 'https://hooks.example.com/status' });
     expect(await events.next()).toBe('activity');
 
-    const [claimed] = claimDueDeliveries(t.deps, { leaseMs: 30_000, limit: 10 });
+    const [claimed] = claimDue(t.deps, 10, { leaseMs: 30_000 });
     const answer = { attemptedAt: t.clock.now(), durationMs: 5, statusCode: 503, excerpt: 'busy' };
-    finishDeliveries(t.deps, [finishedAs(claimed!, { kind: 'retry', nextAttemptAt: t.clock.now() + 5_000 }, answer)]);
+    recordAttempts(t.deps, [finishedAs(claimed!, { kind: 'retry', nextAttemptAt: t.clock.now() + 5_000 }, answer)]);
     expect(await events.next()).toBe('activity');
   });
 

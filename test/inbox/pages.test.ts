@@ -1,7 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { makeTestApp, type TestAccount, type TestApp } from '../helpers/app.ts';
 import { ALICE, BOB, CAROL } from '../helpers/fixtures.ts';
-import { finishedAs } from '../helpers/outbox.ts';
+import { claimDue, finishedAs } from '../helpers/outbox.ts';
+import { recordAttempts } from '../../src/services/webhook-dispatch.ts';
 import { recordStatus } from '../../src/services/record-status.ts';
 import { inboxClient, loggedIn, textOf } from './client.ts';
 
@@ -206,10 +207,10 @@ describe('webhook deliveries page', () => {
     await t.call('POST', '/accounts/webhooks', account, { webhooks: ['http://127.0.0.1:9/receive'], type: 'receive' });
     await inbound(account, BOB, 'hi');
     const [delivery] = (await t.call('GET', '/accounts/webhooks/deliveries', account)).body.deliveries;
-    const claimed = t.store.outbox.claimDue(t.clock.now(), 30_000, 10);
-    t.store.outbox.finish(
+    const claimed = claimDue(t.deps, 10);
+    recordAttempts(
+      t.deps,
       claimed.map((row) => finishedAs(row, { kind: 'failed' }, { attemptedAt: t.clock.now(), durationMs: 12, statusCode: 500, excerpt: 'receiver broke' })),
-      t.clock.now(),
     );
 
     const client = await loggedIn(t, account);

@@ -1,8 +1,8 @@
 import { Webhook } from 'standardwebhooks';
 import { describe, expect, it } from 'vitest';
 import { VERSION } from '../../src/version.ts';
-import { claimDueDeliveries } from '../../src/services/webhook-dispatch.ts';
 import { ALICE, BOB, show } from '../helpers/fixtures.ts';
+import { claimDue } from '../helpers/outbox.ts';
 import { answerOk } from './receiver.ts';
 import { appWithAccount, dispatcherFor, receiver, report, sendWithCallback } from './setup.ts';
 import type { TestAccount, TestApp } from '../helpers/app.ts';
@@ -316,7 +316,7 @@ describe('webhook dispatcher: ordering, leases, shutdown', () => {
     const { t, account } = appWithAccount();
     const hook = await receiver();
     await sendWithCallback(t, account, hook.url());
-    const crashed = claimDueDeliveries(t.deps, { leaseMs: 60_000, limit: 10 });
+    const crashed = claimDue(t.deps, 10);
     expect(crashed).toHaveLength(1);
 
     const dispatcher = dispatcherFor(t);

@@ -1,9 +1,9 @@
 import { describe, expect, it, vi } from 'vitest';
-import { claimDueDeliveries, finishDeliveries } from '../../src/services/webhook-dispatch.ts';
+import { recordAttempts } from '../../src/services/webhook-dispatch.ts';
 import { createRetention } from '../../src/retention.ts';
 import type { TestAccount, TestApp } from '../helpers/app.ts';
 import { BOB, CAROL, show } from '../helpers/fixtures.ts';
-import { finishedAs } from '../helpers/outbox.ts';
+import { claimDue, finishedAs } from '../helpers/outbox.ts';
 import { appWithAccount, dispatcherFor, receiver, report, sendWithCallback } from './setup.ts';
 
 const DAY_MS = 86_400_000;
@@ -84,8 +84,8 @@ describe('delivery log retention', () => {
         t.clock.now(),
       );
     }
-    const claimed = claimDueDeliveries(t.deps, { leaseMs: 60_000, limit: total });
-    finishDeliveries(t.deps, claimed.map((row) => finishedAs(row, { kind: 'delivered' }, { statusCode: 204 })));
+    const claimed = claimDue(t.deps, total);
+    recordAttempts(t.deps, claimed.map((row) => finishedAs(row, { kind: 'delivered' }, { statusCode: 204 })));
     t.clock.advance(30 * DAY_MS + 1);
     t.store.outbox.enqueue(
       { webhookId: 'msg_new', accountId, messageHandle: 'm-new', eventType: 'message.status', url: 'http://127.0.0.1:9/hook', payload: '{}' },

@@ -1,5 +1,5 @@
 import type { Db } from '../connection.ts';
-import { HELD_BEHIND_PREDECESSOR } from '../../domain/delivery-views.ts';
+import { WAITS_FOR_EARLIER_CALLBACK } from '../../domain/delivery-views.ts';
 import type { MessageStatus } from '../../domain/status.ts';
 
 /** Where the outbox's unfinished and given-up rows stand; delivered rows are history, not depth. */
@@ -56,7 +56,7 @@ export function statsQueries(db: Db) {
 
   // Each reads only its state's range of webhook_deliveries_due_idx: delivered rows, the bulk, are never walked.
   const pendingByKind = client.prepare(`
-    select case when next_attempt_at = ${HELD_BEHIND_PREDECESSOR} then 'held'
+    select case when next_attempt_at = ${WAITS_FOR_EARLIER_CALLBACK} then 'held'
                 when next_attempt_at <= @now then 'due' else 'retry_wait' end as kind,
            count(*) as total
     from webhook_deliveries where state = 'pending' group by kind`);

@@ -1,19 +1,22 @@
 import { describe, expect, it } from 'vitest';
-import type { ClaimedDelivery, ClaimFilter } from '../../src/db/queries/outbox.ts';
-import { claimDueDeliveries, finishAndClaimDeliveries, finishDeliveries } from '../../src/services/webhook-dispatch.ts';
+import type { ClaimedDelivery, FinishedDelivery } from '../../src/db/queries/delivery-claims.ts';
+import { createCallbackClaims } from '../../src/domain/callback-claims.ts';
+import { recordAndClaim, recordAttempts } from '../../src/services/webhook-dispatch.ts';
 import type { TestAccount, TestApp } from '../helpers/app.ts';
 import { show } from '../helpers/fixtures.ts';
-import { finishedAs } from '../helpers/outbox.ts';
+import { claimDue, finishedAs } from '../helpers/outbox.ts';
 import { appWithAccount, dispatcherFor, receiver, report, sendWithCallback } from './setup.ts';
 
 /**
- * A callback enqueued behind an unfinished one of the same message and URL is held; finishing
+ * A callback enqueued behind an unfinished one of the same message and URL waits; finishing
  * that one (delivered or given up) lets it go in the same transaction: leased at once in the slot
- * its predecessor left when the dispatcher is claiming, made due otherwise.
+ * the one before it left when the dispatcher is claiming, made due otherwise.
  */
 
-const takeAll: ClaimFilter = () => 'take';
-const CLAIM = { leaseMs: 60_000, limit: 10, accept: takeAll };
+/** A dispatcher's step with 10 free slots: records `finished`, then claims. */
+function recordAndClaimTen(t: TestApp, finished: FinishedDelivery[], perHostLimit = 10): ClaimedDelivery[] {
+  return recordAndClaim(t.deps, finished, createCallbackClaims({ concurrency: 10, perHostLimit }).claim(), 60_000);
+}
 
 function statusOf(row: ClaimedDelivery): string {
   return JSON.parse(row.payload).status;
@@ -25,7 +28,7 @@ async function deliveries(t: TestApp, account: TestAccount): Promise<any[]> {
   return reply.body.deliveries;
 }
 
-/** A message whose QUEUED, SENT and DELIVERED callbacks are in the outbox, the last two held. */
+/** A message whose QUEUED, SENT and DELIVERED callbacks are in the outbox, the last two waiting. */
 async function messageWithThreeCallbacks() {
   const { t, account } = appWithAccount();
   const handle = await sendWithCallback(t, account, 'http://127.0.0.1:9/hook');
@@ -34,19 +37,19 @@ async function messageWithThreeCallbacks() {
   return { t, account };
 }
 
-describe('held callbacks: let go when the one before them finishes', () => {
-  it('a delivered callback hands its slot to the next one of its message, leased in the same transaction', async () => {
+describe('waiting callbacks: let go when the one before them finishes', () => {
+  it('a delivered callback leaves its slot to the next one of its message, leased in the same transaction', async () => {
     const { t, account } = await messageWithThreeCallbacks();
     const { secret } = (await t.call('GET', '/accounts/webhooks', account)).body;
-    const [queued] = claimDueDeliveries(t.deps, { leaseMs: 60_000, limit: 10 });
+    const [queued] = claimDue(t.deps, 10);
     expect(queued && statusOf(queued), 'only the first callback is claimable').toBe('QUEUED');
 
-    const next = finishAndClaimDeliveries(t.deps, [finishedAs(queued!, { kind: 'delivered' }, { statusCode: 200 })], CLAIM);
+    const next = recordAndClaimTen(t, [finishedAs(queued!, { kind: 'delivered' }, { statusCode: 200 })]);
 
     expect(next.map(statusOf)).toEqual(['SENT']);
     expect(next[0]!.webhookSecret, 'signed like any claimed row').toBe(secret);
     const states = (await deliveries(t, account)).map((d) => [d.payload.status, d.state, d.next_attempt_at]);
-    expect(states, 'DELIVERED still held: no next attempt').toEqual([
+    expect(states, 'DELIVERED still waiting: no next attempt').toEqual([
       ['DELIVERED', 'pending', null],
       ['SENT', 'delivering', null],
       ['QUEUED', 'delivered', null],
@@ -55,34 +58,34 @@ describe('held callbacks: let go when the one before them finishes', () => {
 
   it('a given-up callback lets the next one go too', async () => {
     const { t } = await messageWithThreeCallbacks();
-    const [queued] = claimDueDeliveries(t.deps, { leaseMs: 60_000, limit: 10 });
-    const next = finishAndClaimDeliveries(t.deps, [finishedAs(queued!, { kind: 'failed' }, { statusCode: 410 })], CLAIM);
+    const [queued] = claimDue(t.deps, 10);
+    const next = recordAndClaimTen(t, [finishedAs(queued!, { kind: 'failed' }, { statusCode: 410 })]);
     expect(next.map(statusOf)).toEqual(['SENT']);
   });
 
-  it('a retried callback keeps the next one held', async () => {
+  it('a retried callback keeps the next one waiting', async () => {
     const { t, account } = await messageWithThreeCallbacks();
-    const [queued] = claimDueDeliveries(t.deps, { leaseMs: 60_000, limit: 10 });
-    const next = finishAndClaimDeliveries(t.deps, [finishedAs(queued!, { kind: 'retry', nextAttemptAt: t.clock.now() + 5_000 }, { statusCode: 500 })], CLAIM);
+    const [queued] = claimDue(t.deps, 10);
+    const next = recordAndClaimTen(t, [finishedAs(queued!, { kind: 'retry', nextAttemptAt: t.clock.now() + 5_000 }, { statusCode: 500 })]);
     expect(next).toEqual([]);
-    const held = (await deliveries(t, account)).filter((d) => d.payload.status !== 'QUEUED');
-    expect(held.map((d) => [d.state, d.next_attempt_at])).toEqual([
+    const waiting = (await deliveries(t, account)).filter((d) => d.payload.status !== 'QUEUED');
+    expect(waiting.map((d) => [d.state, d.next_attempt_at])).toEqual([
       ['pending', null],
       ['pending', null],
     ]);
   });
 
-  it('a follower the claim filter does not take (its host is full, or the dispatcher is stopping) becomes due now instead', async () => {
+  it('a next callback the claim does not start (its host is full, or the dispatcher is stopping) becomes due now instead', async () => {
     const { t, account } = await messageWithThreeCallbacks();
-    const [queued] = claimDueDeliveries(t.deps, { leaseMs: 60_000, limit: 10 });
-    const next = finishAndClaimDeliveries(t.deps, [finishedAs(queued!, { kind: 'delivered' }, { statusCode: 200 })], { ...CLAIM, accept: () => 'skip' });
+    const [queued] = claimDue(t.deps, 10);
+    const next = recordAndClaimTen(t, [finishedAs(queued!, { kind: 'delivered' }, { statusCode: 200 })], 0);
     expect(next).toEqual([]);
     const sent = (await deliveries(t, account)).find((d) => d.payload.status === 'SENT');
     expect(sent).toMatchObject({ state: 'pending', next_attempt_at: new Date(t.clock.now()).toISOString() });
 
-    const [claimed] = claimDueDeliveries(t.deps, { leaseMs: 60_000, limit: 10 });
+    const [claimed] = claimDue(t.deps, 10);
     expect(claimed && statusOf(claimed)).toBe('SENT');
-    finishDeliveries(t.deps, [finishedAs(claimed!, { kind: 'delivered' }, { statusCode: 200 })]);
+    recordAttempts(t.deps, [finishedAs(claimed!, { kind: 'delivered' }, { statusCode: 200 })]);
     const delivered = (await deliveries(t, account)).find((d) => d.payload.status === 'DELIVERED');
     expect(delivered, 'finishing without claiming (shutdown) only makes it due').toMatchObject({
       state: 'pending',
@@ -90,7 +93,7 @@ describe('held callbacks: let go when the one before them finishes', () => {
     });
   });
 
-  it('a replayed earlier callback goes before a later one held behind it, and a callback in flight still holds the next', async () => {
+  it('a replayed earlier callback goes before a later one waiting behind it, and the next waits while a callback is in flight', async () => {
     const { t, account } = appWithAccount();
     const hook = await receiver();
     const handle = await sendWithCallback(t, account, hook.url());
@@ -101,23 +104,23 @@ describe('held callbacks: let go when the one before them finishes', () => {
     const queuedId = hook.received[0]!.headers['webhook-id'];
     const replayed = await t.call('POST', `/accounts/webhooks/deliveries/${queuedId}/replay`, account);
     expect(replayed.status, show(replayed.body)).toBe(200);
-    report(t, handle, 'DELIVERED'); // enqueued behind the replayed QUEUED callback: held
+    report(t, handle, 'DELIVERED'); // enqueued behind the replayed QUEUED callback: waits
 
-    const [again] = claimDueDeliveries(t.deps, { leaseMs: 60_000, limit: 10 });
-    expect(again && statusOf(again), 'the held DELIVERED callback is not claimable').toBe('QUEUED');
-    const next = finishAndClaimDeliveries(t.deps, [finishedAs(again!, { kind: 'delivered' }, { statusCode: 200 })], CLAIM);
+    const [again] = claimDue(t.deps, 10);
+    expect(again && statusOf(again), 'the waiting DELIVERED callback is not claimable').toBe('QUEUED');
+    const next = recordAndClaimTen(t, [finishedAs(again!, { kind: 'delivered' }, { statusCode: 200 })]);
     expect(next.map(statusOf)).toEqual(['DELIVERED']);
 
     // The whole loop, with a replay while a later callback is in flight: nothing overtakes.
     report(t, handle, 'READ');
     const sentId = hook.received[1]!.headers['webhook-id'];
-    finishDeliveries(t.deps, [finishedAs(next[0]!, { kind: 'delivered' }, { statusCode: 200 })]);
+    recordAttempts(t.deps, [finishedAs(next[0]!, { kind: 'delivered' }, { statusCode: 200 })]);
     expect((await t.call('POST', `/accounts/webhooks/deliveries/${sentId}/replay`, account)).status).toBe(200);
-    const [sentAgain] = claimDueDeliveries(t.deps, { leaseMs: 60_000, limit: 10 });
+    const [sentAgain] = claimDue(t.deps, 10);
     expect(sentAgain && statusOf(sentAgain), 'READ was let go when DELIVERED finished; the replayed SENT comes first').toBe('SENT');
-    const [read] = claimDueDeliveries(t.deps, { leaseMs: 60_000, limit: 10 });
+    const [read] = claimDue(t.deps, 10);
     expect(read, 'READ waits while the replayed SENT is in flight').toBeUndefined();
-    const afterSent = finishAndClaimDeliveries(t.deps, [finishedAs(sentAgain!, { kind: 'delivered' }, { statusCode: 200 })], CLAIM);
+    const afterSent = recordAndClaimTen(t, [finishedAs(sentAgain!, { kind: 'delivered' }, { statusCode: 200 })]);
     expect(afterSent.map(statusOf)).toEqual(['READ']);
   });
 
@@ -125,18 +128,18 @@ describe('held callbacks: let go when the one before them finishes', () => {
     const { t, account } = appWithAccount();
     const handle = await sendWithCallback(t, account, 'http://127.0.0.1:9/hook');
     report(t, handle, 'SENT');
-    const [queued] = claimDueDeliveries(t.deps, { leaseMs: 60_000, limit: 10 });
-    const [sent] = finishAndClaimDeliveries(t.deps, [finishedAs(queued!, { kind: 'delivered' }, { statusCode: 200 })], CLAIM);
-    report(t, handle, 'DELIVERED'); // held behind SENT, in flight
+    const [queued] = claimDue(t.deps, 10);
+    const [sent] = recordAndClaimTen(t, [finishedAs(queued!, { kind: 'delivered' }, { statusCode: 200 })]);
+    report(t, handle, 'DELIVERED'); // waits behind SENT, in flight
     expect((await t.call('POST', `/accounts/webhooks/deliveries/${queued!.webhookId}/replay`, account)).status).toBe(200);
 
-    const afterSent = finishAndClaimDeliveries(t.deps, [finishedAs(sent!, { kind: 'delivered' }, { statusCode: 200 })], CLAIM);
-    expect(afterSent.map(statusOf), 'the replayed QUEUED goes; DELIVERED stays held').toEqual(['QUEUED']);
-    const afterReplay = finishAndClaimDeliveries(t.deps, [finishedAs(afterSent[0]!, { kind: 'delivered' }, { statusCode: 200 })], CLAIM);
+    const afterSent = recordAndClaimTen(t, [finishedAs(sent!, { kind: 'delivered' }, { statusCode: 200 })]);
+    expect(afterSent.map(statusOf), 'the replayed QUEUED goes; DELIVERED keeps waiting').toEqual(['QUEUED']);
+    const afterReplay = recordAndClaimTen(t, [finishedAs(afterSent[0]!, { kind: 'delivered' }, { statusCode: 200 })]);
     expect(afterReplay.map(statusOf)).toEqual(['DELIVERED']);
   });
 
-  it('the dispatcher delivers a message’s callbacks in order through hand-overs', async () => {
+  it('the dispatcher delivers a message’s callbacks in order, each starting when the one before it is delivered', async () => {
     const { t, account } = appWithAccount();
     const hook = await receiver();
     const handle = await sendWithCallback(t, account, hook.url());

@@ -1,0 +1,185 @@
+import { describe, expect, it } from 'vitest';
+import { createCallbackClaims, outcomeOf, type CallbackClaims } from '../../src/domain/callback-claims.ts';
+
+const NOW = 1_000_000;
+const schedule = [5_000, 30_000, 120_000];
+
+describe('what an attempt’s answer does', () => {
+  const retryAt = (delay: number) => ({ kind: 'retry', nextAttemptAt: NOW + delay });
+
+  it('a 2xx delivers, whatever the attempt', () => {
+    expect(outcomeOf({ statusCode: 200 }, 1, schedule, () => 0.5, NOW)).toEqual({ kind: 'delivered' });
+    expect(outcomeOf({ statusCode: 204 }, 4, schedule, () => 0.5, NOW)).toEqual({ kind: 'delivered' });
+  });
+
+  it('a failure is retried after the schedule’s pause, with ±20% jitter', () => {
+    expect(outcomeOf({ statusCode: 500 }, 1, schedule, () => 0, NOW)).toEqual(retryAt(4_000));
+    expect(outcomeOf({ statusCode: 500 }, 1, schedule, () => 0.5, NOW)).toEqual(retryAt(5_000));
+    expect(outcomeOf({ statusCode: null }, 2, schedule, () => 0.999999, NOW), 'no answer at all').toEqual(retryAt(36_000));
+    expect(outcomeOf({ statusCode: 302 }, 3, schedule, () => 0.5, NOW), 'a redirect is not followed').toEqual(retryAt(120_000));
+  });
+
+  it('gives up once the schedule is spent, or at once on 410', () => {
+    expect(outcomeOf({ statusCode: 500 }, 4, schedule, () => 0.5, NOW)).toEqual({ kind: 'failed' });
+    expect(outcomeOf({ statusCode: 410 }, 1, schedule, () => 0.5, NOW)).toEqual({ kind: 'failed' });
+  });
+
+  it('honours Retry-After without jitter, capped at the longest pause, never past the schedule', () => {
+    expect(outcomeOf({ statusCode: 503, retryAfterMs: 60_000 }, 1, schedule, () => 0, NOW)).toEqual(retryAt(60_000));
+    expect(outcomeOf({ statusCode: 429, retryAfterMs: 10 ** 9 }, 1, schedule, () => 0, NOW)).toEqual(retryAt(120_000));
+    expect(outcomeOf({ statusCode: 503, retryAfterMs: 1_000 }, 4, schedule, () => 0, NOW)).toEqual({ kind: 'failed' });
+  });
+});
+
+/** A due callback to `host`, at place `seq` of the due order. */
+const due = (host: string, seq: number) => ({ url: `https://${host}/hook`, dueAt: 1_000, seq });
+const many = (host: string, from: number, count: number) => Array.from({ length: count }, (_, i) => due(host, from + i));
+const seqs = (rows: readonly { seq: number }[]) => rows.map((row) => row.seq);
+
+/** `count` posts in flight to `host`. */
+function posting(claims: CallbackClaims, host: string, count: number): void {
+  for (let i = 0; i < count; i++) claims.postStarted(`https://${host}/hook`);
+}
+
+/** Offers `rows` as the database would: only after the claim's read start, counting what it read. */
+function offer<T extends { seq: number }>(rows: readonly T[], start: 'first' | { seq: number }, limit: number) {
+  const after = start === 'first' ? 0 : start.seq;
+  let read = 0;
+  const offered = rows.filter((row) => row.seq > after).slice(0, limit);
+  function* reading() {
+    for (const row of offered) {
+      read += 1;
+      yield row;
+    }
+  }
+  return { rows: reading(), read: () => read };
+}
+
+describe('which callbacks a claim takes', () => {
+  it('due callbacks, oldest first, while there are free slots overall and on their host', () => {
+    const claims = createCallbackClaims({ concurrency: 4, perHostLimit: 2 });
+    const claim = claims.claim();
+    expect(claim.readStart()).toBe('first');
+    const chosen = claim.chooseDue([due('a', 1), due('a', 2), due('a', 3), due('b', 4), due('c', 5), due('c', 6)]);
+    expect(seqs(chosen), 'a.example’s third waits: two to a host').toEqual([1, 2, 4, 5]);
+    expect(claim.committed()).toBe(false);
+  });
+
+  it('counts posts in flight against the limits until they end', () => {
+    const claims = createCallbackClaims({ concurrency: 3, perHostLimit: 2 });
+    posting(claims, 'a', 2);
+    expect(claims.freeSlots()).toBe(1);
+    let claim = claims.claim();
+    claim.readStart();
+    expect(seqs(claim.chooseDue([due('a', 1), due('b', 2), due('b', 3)]))).toEqual([2]);
+    claims.postEnded('https://a/hook');
+    claims.postStarted('https://b/hook');
+    claim = claims.claim();
+    claim.readStart();
+    expect(seqs(claim.chooseDue([due('a', 1), due('b', 3)]))).toEqual([1]);
+  });
+
+  it('starts the next callback of a finished one first, in the slot it left; one without room becomes due', () => {
+    const claims = createCallbackClaims({ concurrency: 2, perHostLimit: 1 });
+    const claim = claims.claim();
+    const { startNow, makeDue } = claim.splitNext([due('a', 7), due('a', 9), due('b', 8)]);
+    expect(seqs(startNow)).toEqual([7, 8]);
+    expect(seqs(makeDue), 'a.example has its one slot taken').toEqual([9]);
+    claim.readStart();
+    expect(claim.chooseDue([due('c', 1)]), 'no slot left for due callbacks').toEqual([]);
+  });
+
+  it('a next callback made due restarts a read that paused on full hosts', () => {
+    const claims = createCallbackClaims({ concurrency: 10, perHostLimit: 1 });
+    posting(claims, 'a', 1);
+    const first = claims.claim();
+    first.readStart();
+    first.chooseDue([due('a', 1)]);
+    first.committed();
+    expect(claims.claim().readStart(), 'only a full host has due callbacks').toBe('none');
+
+    const next = claims.claim();
+    expect(seqs(next.splitNext([due('a', 5)]).makeDue)).toEqual([5]);
+    expect(next.readStart()).toBe('first');
+  });
+});
+
+describe('reading a full host’s backlog in turns', () => {
+  const LIMITS = { concurrency: 256, perHostLimit: 2 };
+  const backlog = [...many('slow', 1, 200), due('fast', 201)];
+
+  it('passes over at most 64 of a full host’s callbacks per claim, and the next claim resumes after them', () => {
+    const claims = createCallbackClaims(LIMITS);
+    posting(claims, 'slow', 2);
+    const first = claims.claim();
+    const firstRead = offer(backlog, first.readStart() as 'first', first.readLimit);
+    expect(first.chooseDue(firstRead.rows)).toEqual([]);
+    expect(firstRead.read(), 'stops at the 65th').toBe(65);
+    expect(first.committed(), 'cut short with slots free: claim again at once').toBe(true);
+
+    const second = claims.claim();
+    expect(second.readStart()).toEqual({ dueAt: 1_000, seq: 64 });
+    let start = second.readStart();
+    const chosen: number[] = [];
+    for (let claim = second; ; claim = claims.claim(), start = claim.readStart()) {
+      chosen.push(...seqs(claim.chooseDue(offer(backlog, start as 'first', claim.readLimit).rows)));
+      if (!claim.committed()) break;
+    }
+    expect(chosen, 'reached behind the backlog').toEqual([201]);
+    expect(claims.claim().readStart(), 'every due callback left is slow.example’s, and it is full').toBe('none');
+  });
+
+  it('a claim whose transaction failed does not move the read on', () => {
+    const claims = createCallbackClaims(LIMITS);
+    posting(claims, 'slow', 2);
+    const failed = claims.claim();
+    failed.chooseDue(offer(backlog, failed.readStart() as 'first', failed.readLimit).rows);
+    expect(claims.claim().readStart(), 'never committed').toBe('first');
+  });
+
+  it('keeps its place when the slots ran out, and starts over when restarted', () => {
+    const claims = createCallbackClaims({ concurrency: 2, perHostLimit: 2 });
+    const claim = claims.claim();
+    claim.readStart();
+    expect(seqs(claim.chooseDue([due('a', 1), due('b', 2), due('c', 3)]))).toEqual([1, 2]);
+    expect(claim.committed(), 'the next answer frees a slot and claims anyway').toBe(false);
+    expect(claims.claim().readStart()).toEqual({ dueAt: 1_000, seq: 2 });
+    claims.restart();
+    expect(claims.claim().readStart()).toBe('first');
+  });
+
+  it('after a read to the end, stops as soon as every host it found is full again', () => {
+    const claims = createCallbackClaims(LIMITS);
+    posting(claims, 'a', 2);
+    posting(claims, 'b', 2);
+    const rows = [...many('a', 1, 10), ...many('b', 11, 10)];
+    const first = claims.claim();
+    first.chooseDue(offer(rows, first.readStart() as 'first', first.readLimit).rows);
+    expect(first.committed()).toBe(false);
+    expect(claims.claim().readStart(), 'a and b are full').toBe('none');
+
+    claims.postEnded('https://a/hook');
+    const second = claims.claim();
+    expect(second.readStart(), 'a freed a slot').toBe('first');
+    const read = offer(rows, 'first', second.readLimit);
+    expect(seqs(second.chooseDue(read.rows))).toEqual([1]);
+    expect(read.read(), 'stopped at the first callback it could not take: only full hosts have any').toBe(2);
+    expect(second.committed()).toBe(false);
+    claims.postStarted('https://a/hook');
+    expect(claims.claim().readStart()).toBe('none');
+  });
+
+  it('written or newly due callbacks end a pause, and a read under way no longer stops early', () => {
+    const claims = createCallbackClaims(LIMITS);
+    posting(claims, 'a', 2);
+    const first = claims.claim();
+    first.chooseDue(offer(many('a', 1, 5), first.readStart() as 'first', first.readLimit).rows);
+    first.committed();
+    expect(claims.claim().readStart()).toBe('none');
+    claims.callbacksChanged();
+    const second = claims.claim();
+    expect(second.readStart()).toBe('first');
+    const rows = [...many('a', 1, 5), due('c', 6)];
+    expect(seqs(second.chooseDue(offer(rows, 'first', second.readLimit).rows)), 'c.example’s new callback is reached').toEqual([6]);
+  });
+});
