@@ -8,7 +8,7 @@ import { makeTestApp } from '../helpers/app.ts';
 import { send } from '../helpers/delivery.ts';
 import { show } from '../helpers/fixtures.ts';
 import { api, createAccount, eventually, startServerOnFreePort, type Credentials } from '../helpers/live.ts';
-import { killAll, startServer, type RunningServer } from '../helpers/process.ts';
+import { killAll, runCli, startServer, type RunningServer } from '../helpers/process.ts';
 import { startReceiver, type Receiver } from '../webhooks/receiver.ts';
 
 /**
@@ -44,7 +44,13 @@ describe('relay: textrelay A (upstream transport) through textrelay B (sandbox)'
 
   beforeAll(async () => {
     client = await startReceiver();
-    [accountA, accountB] = await Promise.all([createAccount(dbA, 'client@a.example.com'), createAccount(dbB, 'relay@b.example.com')]);
+    accountB = await createAccount(dbB, 'relay@b.example.com');
+    // A's account owns B's real lines: replies come back addressed to them.
+    const created = await runCli(['accounts', 'create', '--email', 'client@a.example.com', '--plan', 'sapphire', '--numbers', accountB.numbers.join(','), '--json', '--db', dbA], {
+      LOG_LEVEL: 'silent',
+    });
+    expect(created.code, created.stderr).toBe(0);
+    accountA = JSON.parse(created.stdout) as Credentials;
     b = await startServer([], envB(0), SLOW);
     portB = b.port;
     a = await startServerOnFreePort((portA) => ({
@@ -54,6 +60,7 @@ describe('relay: textrelay A (upstream transport) through textrelay B (sandbox)'
       TEXTRELAY_UPSTREAM_KEY_ID: accountB.api_key_id,
       TEXTRELAY_UPSTREAM_SECRET: accountB.api_secret_key,
       TEXTRELAY_PUBLIC_URL: `http://127.0.0.1:${portA}`,
+      TEXTRELAY_ALLOW_PRIVATE_CALLBACKS: 'true',
       LOG_LEVEL: 'info',
     }), SLOW);
     await a.waitForLine(/receive webhook registered upstream/, SLOW);
