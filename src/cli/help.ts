@@ -132,7 +132,7 @@ export const COMMANDS = {
     env: ['TEXTRELAY_DB'],
   },
   status: {
-    summary: 'Messages by status, outbox depth and failing webhook destinations',
+    summary: 'Messages by status, outbox depth, failing webhook destinations and unrouted inbound messages',
     usage: ['textrelay status [--db FILE] [--json]'],
     flags: [DB, JSON_FLAG],
     env: ['TEXTRELAY_DB'],

@@ -163,7 +163,7 @@ export function removeLines(deps: ServiceDeps, email: string, numbers: readonly 
       if (users.pinnedEndUsers > 0 || users.groups > 0) {
         throw new AppError(
           ErrorCode.conflict,
-          `${number} still carries conversations (${users.pinnedEndUsers} end users pinned, ${users.groups} groups); it cannot be removed`,
+          `${number} still carries conversations (pinned end users: ${users.pinnedEndUsers}, groups: ${users.groups}); it cannot be removed`,
         );
       }
     }

@@ -57,12 +57,12 @@ export function createCourier(deps: ServiceDeps, transport: Transport, options: 
     }
     const recordings = work.recordings ?? 0;
     if (recordings >= options.retryDelaysMs.length) {
-      deps.log.error({ handle: work.handle, err: error }, 'could not record the hand-over; the message fails');
-      const reason = error instanceof Error ? error.message : String(error);
+      // The database's own words (SQL, other accounts' ids) go to the log only, as for internal errors.
+      deps.log.error({ handle: work.handle, transportHandle: work.receipt.transportHandle, err: error }, 'could not record the hand-over; the message fails');
       try {
         failHandover(deps, work.handle, {
           errorCode: ErrorCode.sendFailed,
-          errorMessage: `The ${transport.name} transport accepted the message (as ${work.receipt.transportHandle}) but recording it failed: ${reason}`,
+          errorMessage: `The ${transport.name} transport accepted the message, but recording its answer failed ${recordings + 1} times; it was not sent again`,
           source: transport.name,
         });
       } catch (failure) {

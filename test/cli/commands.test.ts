@@ -250,6 +250,51 @@ describe('accounts list and rotate-secret', () => {
   }, SLOW);
 });
 
+describe('accounts with given lines', () => {
+  sequentialFixture();
+
+  const [LINE_1, LINE_2, LINE_3] = ['+12025550141', '+12025550142', '+12025550143'];
+  const run = (args: string[]) => runCli(args, env);
+  const linesOf = async (email: string) => singleJson(await run(['accounts', 'lines', 'list', '--email', email, '--json'])).numbers;
+
+  it('gives an account real lines, edits them, and never lets two accounts own one line', async () => {
+    const v = await createAccount('v@example.com', ['--numbers', `${LINE_1}, ${LINE_2}`]);
+    expect(v.numbers).toEqual([LINE_1, LINE_2]);
+
+    const taken = await run(['accounts', 'create', '--email', 'a@example.com', '--numbers', `${LINE_3},${LINE_2}`]);
+    expect(taken.code, describeRun(taken)).toBe(1);
+    expect(taken.stderr).toContain(`${LINE_2} is already a line of account v@example.com`);
+    const listed = singleJson(await run(['accounts', 'list', '--json']));
+    expect(listed.map((account: CreatedAccount) => account.email), 'the refused account was not created').toEqual(['v@example.com']);
+
+    for (const malformed of ['+1202', 'abc', '0', '101']) {
+      const refused = await run(['accounts', 'create', '--email', 'a@example.com', '--numbers', malformed]);
+      expect(refused.code, describeRun(refused)).toBe(2);
+      expect(refused.stderr).toMatch(/--numbers/);
+    }
+
+    const a = await createAccount('a@example.com', ['--numbers', LINE_3]);
+    expect(a.numbers).toEqual([LINE_3]);
+    const stolen = await run(['accounts', 'lines', 'add', '--email', 'a@example.com', LINE_1]);
+    expect(stolen.code, describeRun(stolen)).toBe(1);
+    expect(await linesOf('v@example.com')).toEqual([LINE_1, LINE_2]);
+
+    // An end user writes to V (sandbox): pinned to a line, which then cannot be taken away.
+    const inbound = await run(['inbound', '--email', 'v@example.com', '--from', '+14155550123', '--content', 'hi', '--json']);
+    expect(inbound.code, describeRun(inbound)).toBe(0);
+    const pinned = JSON.parse(inbound.stdout).to_number as string;
+    const refusedRemoval = await run(['accounts', 'lines', 'remove', '--email', 'v@example.com', pinned]);
+    expect(refusedRemoval.code, describeRun(refusedRemoval)).toBe(1);
+    expect(refusedRemoval.stderr).toContain('pinned end users: 1');
+
+    const free = pinned === LINE_1 ? LINE_2 : LINE_1;
+    singleJson(await run(['accounts', 'lines', 'remove', '--email', 'v@example.com', free, '--json']));
+    singleJson(await run(['accounts', 'lines', 'add', '--email', 'a@example.com', free, '--json']));
+    expect(await linesOf('v@example.com')).toEqual([pinned]);
+    expect(await linesOf('a@example.com')).toEqual([LINE_3, free]);
+  }, SLOW);
+});
+
 describe('migrate', () => {
   sequentialFixture();
 

@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { receiveFromTransport } from '../../src/services/receive-inbound.ts';
 import { recordStatus } from '../../src/services/record-status.ts';
 import { makeTestApp } from '../helpers/app.ts';
 import { ALICE, BOB, CAROL, DAVE, show } from '../helpers/fixtures.ts';
@@ -43,6 +44,7 @@ describe('textrelay status', () => {
     await sendWithCallback(t, account, gone.url(), CAROL);
     recordStatus(t.deps, { handle: delivered, status: 'DELIVERED', source: 'sandbox' });
     expect((await t.call('POST', '/sandbox/inbound', account, { number: DAVE, content: 'hi' })).status).toBe(200);
+    receiveFromTransport(t.deps, { from: DAVE, toNumber: '+12025550150', content: 'to nobody', mediaUrl: '', service: 'SMS', source: 'upstream' });
     // ALICE's QUEUED, SENT (implied) and DELIVERED callbacks, in order; BOB's fails and will retry; CAROL's receiver is gone for good.
     // BOB's retry is an hour away: still waiting when the CLI, on the real clock, reads the file.
     expect(await dispatcherFor(t, { retryScheduleMs: [3_600_000] }).runOnce()).toBe(5);
@@ -70,6 +72,12 @@ describe('textrelay status', () => {
           last_error: null,
         },
       ].sort((a, b) => a.host.localeCompare(b.host)),
+      unrouted_inbound: {
+        total: 1,
+        latest: [
+          { received_at: expect.any(String), from_number: DAVE, to_number: '+12025550150', group_id: null, content: 'to nobody', media_url: null, source: 'upstream' },
+        ],
+      },
     });
 
     const human = await status(db, false);
@@ -79,6 +87,8 @@ describe('textrelay status', () => {
     expect(human).toMatch(new RegExp(`^  127\\.0\\.0\\.1:${down.port}\\t1 retrying, 0 given up\\tlast failure .*: HTTP 503$`, 'm'));
     expect(human).toMatch(new RegExp(`^  127\\.0\\.0\\.1:${gone.port}\\t0 retrying, 1 given up\\tlast failure .*: HTTP 410$`, 'm'));
     expect(human).not.toContain(`127.0.0.1:${ok.port}`);
+    expect(human).toContain('Unrouted inbound messages (no account owns the line; add it with textrelay accounts lines add): 1, the latest:');
+    expect(human).toMatch(new RegExp(`^  \\S+  \\${DAVE} -> \\+12025550150  \\(from upstream\\)$`, 'm'));
   });
 
   it('on an empty database: every count at zero and no failing destination', async () => {
@@ -88,7 +98,10 @@ describe('textrelay status', () => {
       messages: { QUEUED: 0, SENT: 0, DELIVERED: 0, READ: 0, ERROR: 0, RECEIVED: 0 },
       outbox: { due: 0, retry_wait: 0, held: 0, delivering: 0, failed: 0, oldest_due_age_seconds: 0 },
       failing_destinations: [],
+      unrouted_inbound: { total: 0, latest: [] },
     });
-    expect(await status(db, false)).toContain('No failing webhook destinations');
+    const human = await status(db, false);
+    expect(human).toContain('No failing webhook destinations');
+    expect(human).toContain('No unrouted inbound messages.');
   });
 });

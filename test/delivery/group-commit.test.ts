@@ -5,8 +5,8 @@ import { recordHandover } from '../../src/services/handover.ts';
 import { createCourier } from '../../src/transports/courier.ts';
 import { createSandboxTransport } from '../../src/transports/sandbox.ts';
 import { makeTestApp } from '../helpers/app.ts';
-import { accountRow, send } from '../helpers/delivery.ts';
-import { ALICE, show } from '../helpers/fixtures.ts';
+import { accountRow, send, sendGroup } from '../helpers/delivery.ts';
+import { ALICE, BOB, CAROL, show } from '../helpers/fixtures.ts';
 import { INGEST_SECRET, postIngest, statusCallback } from '../helpers/ingest.ts';
 
 /**
@@ -56,17 +56,23 @@ describe('group commit', () => {
       recordHandover(t.deps, handle, { transportHandle: `up-burst-${i}` });
       return handle;
     });
+    const group = sendGroup(t, account, { numbers: [ALICE, BOB] });
+    recordHandover(t.deps, group.message_handle, { transportHandle: 'up-burst-group', transportGroupId: 'up-group-burst' });
     const headers = { 'svc-signing-secret': INGEST_SECRET };
 
     const replies = await Promise.all([
       ...handles.map((_, i) => postIngest(t, '/webhooks/status', statusCallback(`up-burst-${i}`, 'DELIVERED'), headers)),
       postIngest(t, '/webhooks/status', statusCallback('up-burst-unknown', 'SENT'), headers),
       postIngest(t, '/webhooks/receive', { message_handle: 'up-in-stranger', number: ALICE, to_number: '+12025550150', content: 'who?' }, headers),
+      // Not a member of the group it writes in: refused, and rolled back alone.
+      postIngest(t, '/webhooks/receive', { message_handle: 'up-in-intruder', number: CAROL, to_number: group.from_number, group_id: 'up-group-burst', content: 'let me in' }, headers),
     ]);
 
-    expect(replies.map((reply) => reply.status), show(replies.map((reply) => reply.body))).toEqual([...handles.map(() => 200), 202, 404]);
+    expect(replies.map((reply) => reply.status), show(replies.map((reply) => reply.body))).toEqual([...handles.map(() => 200), 202, 202, 400]);
     for (const handle of handles) expect(t.store.messages.findByAnyHandle(handle)?.status).toBe('DELIVERED');
     expect(t.db.$client.prepare('select count(*) c from orphan_status_events').get()).toEqual({ c: 1 });
+    expect(t.db.$client.prepare('select count(*) c from unrouted_inbound').get()).toEqual({ c: 1 });
+    expect(t.store.messages.findByAnyHandle('up-in-intruder')).toBeUndefined();
   });
 
   it('shares commits between a burst of sends and their hand-overs to the sandbox, instead of one commit per message', async () => {

@@ -8,7 +8,7 @@ import { makeTestApp } from '../helpers/app.ts';
 import { send } from '../helpers/delivery.ts';
 import { LOOPBACK_ALLOWED, show } from '../helpers/fixtures.ts';
 import { api, createAccount, eventually, startServerOnFreePort, type Credentials } from '../helpers/live.ts';
-import { killAll, startServer, type RunningServer } from '../helpers/process.ts';
+import { killAll, runCli, startServer, type RunningServer } from '../helpers/process.ts';
 import { startReceiver, type Receiver } from '../webhooks/receiver.ts';
 
 /**
@@ -44,7 +44,13 @@ describe('relay: textrelay A (upstream transport) through textrelay B (sandbox)'
 
   beforeAll(async () => {
     client = await startReceiver();
-    [accountA, accountB] = await Promise.all([createAccount(dbA, 'client@a.example.com'), createAccount(dbB, 'relay@b.example.com')]);
+    accountB = await createAccount(dbB, 'relay@b.example.com');
+    // A's account owns B's real lines: replies come back addressed to them.
+    const created = await runCli(['accounts', 'create', '--email', 'client@a.example.com', '--plan', 'sapphire', '--numbers', accountB.numbers.join(','), '--json', '--db', dbA], {
+      LOG_LEVEL: 'silent',
+    });
+    expect(created.code, created.stderr).toBe(0);
+    accountA = JSON.parse(created.stdout) as Credentials;
     b = await startServer([], envB(0), SLOW);
     portB = b.port;
     a = await startServerOnFreePort((portA) => ({

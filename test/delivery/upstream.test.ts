@@ -118,6 +118,34 @@ describe('upstream transport: what it sends', () => {
     expect(t.store.groups.findByTransportGroupId(accountRow(t, account).id, 'up-group-9')?.id).toBe(first.group_id);
   });
 
+  it('posts two accounts’ group sends to the same people once each, though the provider answers both with one group id', async () => {
+    const { t, account } = setup();
+    const other = t.createAccount();
+    const upstream = await upstreamAnswering((_, index) => accepted(`up-shared-${index}`, 'up-group-shared'));
+    const courier = courierFor(t, transportTo(t, upstream.url));
+
+    const first = sendGroup(t, account, { numbers: [ALICE, BOB], content: 'from the first account' });
+    courier.enqueue(first.message_handle);
+    await upstream.received(1);
+    await courier.idle();
+    const second = sendGroup(t, other, { numbers: [ALICE, BOB], content: 'from the other account' });
+    courier.enqueue(second.message_handle);
+    await upstream.received(2);
+    await courier.idle();
+    // Retries (1 ms apart) would have posted again by now.
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    await courier.idle();
+
+    expect(upstream.requests.map((request) => [request.body.content, request.body.from_number]), show(upstream.requests)).toEqual([
+      ['from the first account', first.from_number],
+      ['from the other account', second.from_number],
+    ]);
+    for (const [sent, owner] of [[first, account], [second, other]] as const) {
+      expect(t.store.messages.findByAnyHandle(sent.message_handle), show(sent)).toMatchObject({ status: 'QUEUED', handedOverAt: expect.any(Number) });
+      expect(t.store.groups.findByTransportGroupId(accountRow(t, owner).id, 'up-group-shared')?.id).toBe(sent.group_id);
+    }
+  });
+
   it('hands the same message to a real textrelay twice and it is sent once (Idempotency-Key)', async () => {
     const b = makeTestApp();
     const bAccount = b.createAccount();

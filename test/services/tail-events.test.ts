@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { EventView } from '../../src/domain/event-views.ts';
+import { receiveFromTransport } from '../../src/services/receive-inbound.ts';
 import { recordStatus } from '../../src/services/record-status.ts';
 import { receiveSandboxInbound, requireAccountByEmail } from '../../src/services/sandbox.ts';
 import { readEventsAfter, startingCursor } from '../../src/services/tail-events.ts';
@@ -74,5 +75,26 @@ describe('readEventsAfter', () => {
       'message 9',
     ]);
     expect(readAll(t, startingCursor(t.deps)).events).toEqual([]);
+  });
+
+  it('shows an inbound message for a line no account owns as an unrouted event, with no account', () => {
+    const { t } = appWithInbound(1);
+    const cursor = startingCursor(t.deps);
+    t.clock.set(START + 5_000);
+    receiveFromTransport(t.deps, { from: '+12124567000', toNumber: '+12025550150', content: 'to nobody', mediaUrl: '', service: 'SMS', source: 'upstream' });
+    expect(readEventsAfter(t.deps, cursor).events).toEqual([
+      {
+        type: 'unrouted',
+        at: new Date(START + 5_000).toISOString(),
+        account: null,
+        from_number: '+12124567000',
+        to_number: '+12025550150',
+        group_id: null,
+        content: 'to nobody',
+        media_url: null,
+        source: 'upstream',
+      },
+    ]);
+    expect(startingCursor(t.deps, START + 4_000).unrouted, '--since reads it again').toBe(0);
   });
 });
