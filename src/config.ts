@@ -36,6 +36,8 @@ export const ConfigSchema = z.object({
   TEXTRELAY_DELIVERY_RETENTION_DAYS: z.coerce.number().int().min(0).default(30),
   /** Days a status event for a handle no message has waits for that message's hand-over before it is dropped; 0 keeps it forever. */
   TEXTRELAY_ORPHAN_EVENT_RETENTION_DAYS: z.coerce.number().int().min(0).default(7),
+  /** Days an inbound message for a line no account owns stays visible to the operator; 0 keeps it forever. */
+  TEXTRELAY_UNROUTED_RETENTION_DAYS: z.coerce.number().int().min(0).default(30),
   /** Unset: allowed with the sandbox (receivers on a developer's machine), refused with upstream (a server). */
   TEXTRELAY_ALLOW_PRIVATE_CALLBACKS: Flag.optional(),
   /** Link-local and cloud-metadata addresses hold credentials: refused in every mode unless this says otherwise. */

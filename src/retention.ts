@@ -7,6 +7,7 @@ import { pruneExpiredInboxSessions } from './services/inbox-sessions.ts';
 import { pruneOrphanEvents } from './services/orphan-events.ts';
 import { PRUNED_TABLES, type PrunedTable } from './services/pruning.ts';
 import { storageTrouble } from './services/storage-errors.ts';
+import { pruneUnroutedInbound } from './services/unrouted-inbound.ts';
 import { pruneDeliveries } from './services/webhook-deliveries.ts';
 
 const DAY_MS = 86_400_000;
@@ -16,6 +17,8 @@ export type RetentionOptions = {
   deliveryRetentionMs: number;
   /** How long a status event for a handle no message has waits for its message; 0 keeps it forever. */
   orphanEventRetentionMs: number;
+  /** How long an inbound message for a line no account owns stays for the operator to see; 0 keeps it forever. */
+  unroutedRetentionMs: number;
   /** Time between two passes. */
   intervalMs?: number;
   /** The first pass comes this long after start, once the server is serving. */
@@ -29,10 +32,12 @@ const RETENTION_DEFAULTS = { intervalMs: 3_600_000, firstPassAfterMs: 60_000, ba
 export function retentionOptionsFromConfig(config: {
   TEXTRELAY_DELIVERY_RETENTION_DAYS: number;
   TEXTRELAY_ORPHAN_EVENT_RETENTION_DAYS: number;
+  TEXTRELAY_UNROUTED_RETENTION_DAYS: number;
 }): RetentionOptions {
   return {
     deliveryRetentionMs: config.TEXTRELAY_DELIVERY_RETENTION_DAYS * DAY_MS,
     orphanEventRetentionMs: config.TEXTRELAY_ORPHAN_EVENT_RETENTION_DAYS * DAY_MS,
+    unroutedRetentionMs: config.TEXTRELAY_UNROUTED_RETENTION_DAYS * DAY_MS,
   };
 }
 
@@ -45,7 +50,8 @@ type TablePass = { table: PrunedTable; message: string; before: number; batches:
 /**
  * Removes, once an hour, the rows of the tables that would otherwise only grow: delivered or
  * given-up deliveries past their retention (with their attempts), idempotency keys past the replay
- * window, expired inbox sessions, and status events whose message never became known.
+ * window, expired inbox sessions, status events whose message never became known, and old unrouted
+ * inbound messages.
  */
 export function createRetention(deps: ServiceDeps & { metrics: Pick<Metrics, 'rowsPruned'> }, options: RetentionOptions) {
   const settings = { ...RETENTION_DEFAULTS, ...options };
@@ -56,6 +62,7 @@ export function createRetention(deps: ServiceDeps & { metrics: Pick<Metrics, 'ro
   function tablePasses(now: number): TablePass[] {
     const deliveriesBefore = now - settings.deliveryRetentionMs;
     const orphansBefore = now - settings.orphanEventRetentionMs;
+    const unroutedBefore = now - settings.unroutedRetentionMs;
     return [
       ...(settings.deliveryRetentionMs > 0
         ? [{ table: 'webhook_deliveries', message: 'forgot old webhook deliveries', before: deliveriesBefore, batches: pruneDeliveries(deps, deliveriesBefore) } as const]
@@ -64,6 +71,9 @@ export function createRetention(deps: ServiceDeps & { metrics: Pick<Metrics, 'ro
       { table: 'inbox_sessions', message: 'forgot expired inbox sessions', before: now, batches: pruneExpiredInboxSessions(deps, now) },
       ...(settings.orphanEventRetentionMs > 0
         ? [{ table: 'orphan_status_events', message: 'dropped status events whose message never became known', before: orphansBefore, batches: pruneOrphanEvents(deps, orphansBefore) } as const]
+        : []),
+      ...(settings.unroutedRetentionMs > 0
+        ? [{ table: 'unrouted_inbound', message: 'forgot old unrouted inbound messages', before: unroutedBefore, batches: pruneUnroutedInbound(deps, unroutedBefore) } as const]
         : []),
     ];
   }

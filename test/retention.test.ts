@@ -9,12 +9,13 @@ import { send } from './helpers/delivery.ts';
 import { ALICE, BOB, show } from './helpers/fixtures.ts';
 import { rowCounts } from './helpers/row-counts.ts';
 import { scrape, valueOf } from './metrics/scrape.ts';
+import { receiveFromTransport } from '../src/services/receive-inbound.ts';
 import { recordStatus } from '../src/services/record-status.ts';
 import { loggedIn } from './inbox/client.ts';
 
 const HOUR_MS = 3_600_000;
 const DAY_MS = 24 * HOUR_MS;
-const RETENTION = { deliveryRetentionMs: 30 * DAY_MS, orphanEventRetentionMs: 7 * DAY_MS, batchPauseMs: 0 };
+const RETENTION = { deliveryRetentionMs: 30 * DAY_MS, orphanEventRetentionMs: 7 * DAY_MS, unroutedRetentionMs: 30 * DAY_MS, batchPauseMs: 0 };
 
 let t: TestApp;
 afterEach(() => t.db.$client.close());
@@ -134,6 +135,35 @@ describe('retention of orphan status events', () => {
   });
 });
 
+describe('retention of unrouted inbound messages', () => {
+  const toNoLine = (handle: string) =>
+    receiveFromTransport(t.deps, { from: ALICE, toNumber: '+12025550123', content: 'hi', mediaUrl: '', service: 'iMessage', source: 'upstream', transportHandle: handle });
+  const unroutedHandles = () =>
+    (t.db.$client.prepare('select transport_handle from unrouted_inbound order by id').all() as { transport_handle: string }[]).map((row) => row.transport_handle);
+
+  it('forgets those older than the retention and keeps the rest', async () => {
+    const lines = loggedApp();
+    toNoLine('up-old');
+    t.clock.advance(29 * DAY_MS);
+    toNoLine('up-recent');
+    t.clock.advance(DAY_MS);
+
+    const pass = await createRetention(t.deps, RETENTION).prunePass();
+
+    expect(pass.unrouted_inbound).toBe(1);
+    expect(unroutedHandles()).toEqual(['up-recent']);
+    expect(lines).toContainEqual(expect.objectContaining({ msg: 'forgot old unrouted inbound messages', table: 'unrouted_inbound', pruned: 1 }));
+  });
+
+  it('keeps them all with a retention of 0', async () => {
+    t = makeTestApp();
+    toNoLine('up-old');
+    t.clock.advance(365 * DAY_MS);
+    expect((await createRetention(t.deps, { ...RETENTION, unroutedRetentionMs: 0 }).prunePass()).unrouted_inbound).toBe(0);
+    expect(unroutedHandles()).toEqual(['up-old']);
+  });
+});
+
 describe('retention passes over many rows', () => {
   it('removes more rows than one batch from each table, and stops at the first row inside its retention', async () => {
     t = makeTestApp();
@@ -154,7 +184,7 @@ describe('retention passes over many rows', () => {
 
     const pass = await createRetention(t.deps, RETENTION).prunePass();
 
-    expect(pass).toEqual({ webhook_deliveries: 0, idempotency_keys: total, inbox_sessions: total, orphan_status_events: total });
+    expect(pass).toEqual({ webhook_deliveries: 0, idempotency_keys: total, inbox_sessions: total, orphan_status_events: total, unrouted_inbound: 0 });
     const counts = rowCounts(t);
     expect([counts.idempotency_keys, counts.inbox_sessions, counts.orphan_status_events]).toEqual([total, total, total]);
     expect(orphanHandles()[0]).toBe('t-unknown-new0');

@@ -7,7 +7,7 @@ import { claimDue, finishedAs } from '../helpers/outbox.ts';
 import { appWithAccount, dispatcherFor, receiver, report, sendWithCallback } from './setup.ts';
 
 const DAY_MS = 86_400_000;
-const RETENTION = { deliveryRetentionMs: 30 * DAY_MS, orphanEventRetentionMs: 0 };
+const RETENTION = { deliveryRetentionMs: 30 * DAY_MS, orphanEventRetentionMs: 0, unroutedRetentionMs: 0 };
 
 async function deliveries(t: TestApp, account: TestAccount): Promise<any[]> {
   const reply = await t.call('GET', '/accounts/webhooks/deliveries?limit=200', account);

@@ -1,10 +1,12 @@
 import { count, desc } from 'drizzle-orm';
 import type { Db } from '../connection.ts';
+import { oldestRowsPruner, type PruneBatch } from '../oldest-rows.ts';
 import type { NewUnroutedInboundRow, UnroutedInboundRow } from '../rows.ts';
 import { unroutedInbound } from '../schema.ts';
 
 /** Inbound messages for lines no account owns: the operator's to look at, no account's. */
 export function unroutedQueries(db: Db) {
+  const pruneReceivedBy = oldestRowsPruner(db, 'unrouted_inbound', 'received_at');
   return {
     /** False when the transport already delivered this very message. */
     insert(row: NewUnroutedInboundRow): boolean {
@@ -12,6 +14,10 @@ export function unroutedQueries(db: Db) {
     },
     count(): number {
       return db.select({ total: count() }).from(unroutedInbound).get()?.total ?? 0;
+    },
+    /** One batch of removing those received at or before `until`, oldest first. */
+    pruneReceivedBy(until: number, afterRowid: number, limit: number): PruneBatch {
+      return pruneReceivedBy(until, afterRowid, limit);
     },
     /** The most recent ones, newest first. */
     latest(limit: number): UnroutedInboundRow[] {
