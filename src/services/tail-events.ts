@@ -5,7 +5,7 @@ import type { ServiceDeps } from './deps.ts';
 
 /**
  * Following what a server writes (status events applied or not, inbound messages, unrouted
- * inbound messages, webhook attempts) from the database file alone: the follower may be another process.
+ * inbound messages, webhook attempts) from the database file alone: the reader may be another process.
  */
 
 /** Rows read per table per step: a backlog (--since) is printed in steps, never held whole in memory. */

@@ -2,7 +2,7 @@ import type { DeliveryAttemptFacts, InboundFacts, StatusEventFacts, UnroutedFact
 import type { Db } from '../connection.ts';
 
 /**
- * Where a follower of the event tables stands: the last rowid it read of each. SQLite has one
+ * Where a reader of the event tables stands: the last rowid it read of each. SQLite has one
  * writer at a time and hands out rowids above every committed one, so rows appear in rowid order
  * and a reader (WAL lets it run beside the server) that remembers rowids misses none.
  */
