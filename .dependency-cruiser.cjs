@@ -14,7 +14,7 @@ module.exports = {
       comment: 'domain/ holds pure rules: it imports only domain/ and pure libraries, never I/O or a framework.',
       from: { path: '^src/domain/' },
       to: {
-        pathNot: ['^src/domain/', '^node_modules/(libphonenumber-js|ipaddr\.js|zod)/'],
+        pathNot: ['^src/domain/', '^node_modules/(libphonenumber-js|ipaddr[.]js|zod)/'],
       },
     },
     {

@@ -142,7 +142,10 @@ function linesCommand(action: string | undefined, words: string[], flags: Flags)
 }
 
 function accountsCommand(action: string | undefined, rest: string[], flags: Flags): void {
-  if (action === 'lines') return linesCommand(rest[0], rest.slice(1), flags);
+  if (action === 'lines') {
+    linesCommand(rest[0], rest.slice(1), flags);
+    return;
+  }
   if (rest.length > 0) throw new UsageError(`Unexpected argument: ${rest[0]}`, 'accounts');
   switch (action) {
     case 'create': {

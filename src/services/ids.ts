@@ -18,7 +18,8 @@ export function timeOrderedUuid(now: number = Date.now()): string {
     entropyUsed = 0;
   }
   // Each 16 bytes of the pool are used once: stamping them in place is safe.
-  const bytes = entropy.subarray(entropyUsed, (entropyUsed += 16));
+  const bytes = entropy.subarray(entropyUsed, entropyUsed + 16);
+  entropyUsed += 16;
   bytes.writeUIntBE(now, 0, 6);
   bytes[6] = 0x70 | (bytes[6]! & 0x0f); // version 7
   bytes[8] = 0x80 | (bytes[8]! & 0x3f); // variant 10

@@ -193,7 +193,7 @@ export function messageQueries(db: Db) {
       if (filter.isOutbound !== undefined) params.isOutbound = Number(filter.isOutbound);
       if (filter.number === undefined) return listingStatement(filter, 0).all(params);
       const groupIds = groupsOfNumber.all({ accountId, number: filter.number }).map((row) => row.groupId);
-      groupIds.forEach((groupId, i) => (params[`group${i}`] = groupId));
+      for (const [i, groupId] of groupIds.entries()) params[`group${i}`] = groupId;
       return listingStatement(filter, groupIds.length).all(params);
     },
 

@@ -67,10 +67,10 @@ const Message: FC<{ message: InboxMessage; inGroup: boolean; timeZone: string }>
 
 const Composer: FC<{ conversation: Conversation; action: string }> = ({ conversation, action }) => (
   <form class="composer" method="post" action={action}>
-    <label class="as">
+    <div class="as">
       Reply as
       {conversation.kind === 'group' ? (
-        <select name="from">
+        <select name="from" aria-label="Reply as">
           {conversation.members.map((member) => (
             <option value={member}>{phone(member)}</option>
           ))}
@@ -83,7 +83,7 @@ const Composer: FC<{ conversation: Conversation; action: string }> = ({ conversa
         </>
       )}
       <span class="muted"> (sandbox end user)</span>
-    </label>
+    </div>
     <div class="compose-row">
       <textarea name="content" required rows={2} maxlength={CONTENT_LENGTH_LIMIT - 1} placeholder="Write as the end user…" aria-label="Message"></textarea>
       <button type="submit">Send</button>

@@ -16,6 +16,7 @@ const Avatar: FC<{ conversation: ConversationSummary }> = ({ conversation }) => 
   if (conversation.kind === 'contact' && initials) return <>{initials}</>;
   return conversation.kind === 'group' ? (
     <svg viewBox="0 0 24 24" width="22" height="22" fill="currentColor">
+      <title>Group</title>
       <circle cx="8.5" cy="8" r="3.2" />
       <circle cx="16" cy="9" r="2.7" opacity=".65" />
       <path d="M2.5 19c0-3.3 2.7-5.3 6-5.3s6 2 6 5.3z" />
@@ -23,6 +24,7 @@ const Avatar: FC<{ conversation: ConversationSummary }> = ({ conversation }) => 
     </svg>
   ) : (
     <svg viewBox="0 0 24 24" width="20" height="20" fill="currentColor">
+      <title>Contact</title>
       <circle cx="12" cy="8" r="4" />
       <path d="M4 20.5c0-4.2 3.6-6.5 8-6.5s8 2.3 8 6.5z" />
     </svg>
@@ -53,7 +55,7 @@ export const ConversationsPage: FC<Props> = ({ signedIn, conversations, timeZone
             <span class="meta">
               <time datetime={new Date(conversation.lastAt).toISOString()}>{formatTime(conversation.lastAt, timeZone)}</time>
               {conversation.unread > 0 && (
-                <span class="count" aria-label={`${conversation.unread} unread`}>
+                <span class="count" title={`${conversation.unread} unread`}>
                   {conversation.unread}
                 </span>
               )}
