@@ -15,7 +15,7 @@ const BAR_WIDTH = 260;
 const PANEL_WIDTH = LABEL_WIDTH + BAR_WIDTH + 100;
 const TOP = 64;
 
-function escape(text: string): string {
+function escapeXml(text: string): string {
   return text.replaceAll('&', '&amp;').replaceAll('<', '&lt;').replaceAll('>', '&gt;');
 }
 
@@ -25,12 +25,12 @@ function panel(title: string, bars: Bar[], x: number, color: string): string {
     const y = TOP + i * ROW;
     const width = Math.max(1, Math.round((bar.value / max) * BAR_WIDTH));
     return [
-      `<text x="${x + LABEL_WIDTH - 8}" y="${y + 15}" text-anchor="end">${escape(bar.label)}</text>`,
+      `<text x="${x + LABEL_WIDTH - 8}" y="${y + 15}" text-anchor="end">${escapeXml(bar.label)}</text>`,
       `<rect x="${x + LABEL_WIDTH}" y="${y + 3}" width="${width}" height="${ROW - 8}" fill="${color}"/>`,
-      `<text x="${x + LABEL_WIDTH + width + 6}" y="${y + 15}">${escape(bar.text)}</text>`,
+      `<text x="${x + LABEL_WIDTH + width + 6}" y="${y + 15}">${escapeXml(bar.text)}</text>`,
     ].join('');
   });
-  return `<text x="${x + 10}" y="${TOP - 16}" font-weight="bold">${escape(title)}</text>${rows.join('\n')}`;
+  return `<text x="${x + 10}" y="${TOP - 16}" font-weight="bold">${escapeXml(title)}</text>${rows.join('\n')}`;
 }
 
 export function renderChart(report: BenchReport): string {
@@ -48,7 +48,7 @@ export function renderChart(report: BenchReport): string {
     `<text x="10" y="20" font-size="14" font-weight="bold">textrelay benchmark</text>`,
     panel('Throughput (requests/s; dispatch: deliveries/s)', throughput, 0, '#3b7dd8'),
     panel('p99 latency (ms)', latency, PANEL_WIDTH, '#d8793b'),
-    `<text x="10" y="${height - 12}" fill="#555">${escape(caption)}</text>`,
+    `<text x="10" y="${height - 12}" fill="#555">${escapeXml(caption)}</text>`,
     '</svg>',
     '',
   ].join('\n');

@@ -8,7 +8,7 @@ import { makeTestApp, type TestAccount, type TestApp } from './helpers/app.ts';
 import { send } from './helpers/delivery.ts';
 import { ALICE, BOB, show } from './helpers/fixtures.ts';
 import { rowCounts } from './helpers/row-counts.ts';
-import { scrape, valueOf } from './metrics/scrape.ts';
+import { scrape, sampleValue } from './metrics/scrape.ts';
 import { receiveFromTransport } from '../src/services/receive-inbound.ts';
 import { recordStatus } from '../src/services/record-status.ts';
 import { loggedIn } from './inbox/client.ts';
@@ -119,8 +119,8 @@ describe('retention of orphan status events', () => {
       expect.objectContaining({ msg: 'dropped status events whose message never became known', table: 'orphan_status_events', pruned: 1 }),
     );
     const { samples } = await scrape((path, init) => t.app.request(path, init));
-    expect(valueOf(samples, 'textrelay_retention_pruned_rows_total', { table: 'orphan_status_events' })).toBe(1);
-    expect(valueOf(samples, 'textrelay_retention_pruned_rows_total', { table: 'inbox_sessions' })).toBe(0);
+    expect(sampleValue(samples, 'textrelay_retention_pruned_rows_total', { table: 'orphan_status_events' })).toBe(1);
+    expect(sampleValue(samples, 'textrelay_retention_pruned_rows_total', { table: 'inbox_sessions' })).toBe(0);
 
     recordHandover(t.deps, message.message_handle, { transportHandle: `t-${message.message_handle}` });
     expect(t.store.messages.findByAnyHandle(message.message_handle)!.status).toBe('SENT');

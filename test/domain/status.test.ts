@@ -180,7 +180,7 @@ describe('decideStatus: properties', () => {
             // Only the reported status is "real"; everything before it in this decision is implied.
             const last = decision.steps[decision.steps.length - 1];
             expect(last).toEqual({ status: incoming, implied: false });
-            decision.steps.slice(0, -1).forEach((step) => expect(step.implied).toBe(true));
+            for (const step of decision.steps.slice(0, -1)) expect(step.implied).toBe(true);
             for (const step of decision.steps) timeline.push(step.status);
             current = incoming;
           } else {

@@ -74,7 +74,7 @@ describe('request ids', () => {
     const replies = await Promise.all(
       Array.from({ length: 20 }, (_, i) => t.call('GET', `/accounts/contacts/contact-${i}`, account, undefined, { 'x-request-id': `parallel-${i}` })),
     );
-    replies.forEach((reply, i) => expect(reply.headers.get('x-request-id')).toBe(`parallel-${i}`));
+    for (const [i, reply] of replies.entries()) expect(reply.headers.get('x-request-id')).toBe(`parallel-${i}`);
     const access = accessLines(lines);
     expect(access).toHaveLength(20);
     for (const line of access) expect(line.path).toBe(`/accounts/contacts/contact-${String(line.requestId).slice('parallel-'.length)}`);

@@ -1,3 +1,4 @@
+import { stripVTControlCharacters } from 'node:util';
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -7,7 +8,7 @@ import { ALICE, BOB } from '../helpers/fixtures.ts';
 import { jsonRequest, readReply } from '../helpers/http.ts';
 import { createAccount, type Credentials } from '../helpers/live.ts';
 import { childEnv, killAll, REPO_ROOT, startServer, type RunningServer } from '../helpers/process.ts';
-import { scrape, valueOf } from '../metrics/scrape.ts';
+import { scrape, sampleValue } from '../metrics/scrape.ts';
 
 // One real `textrelay serve` process, its stdout piped (not a terminal): JSON lines, as in production.
 
@@ -43,11 +44,11 @@ afterAll(async () => {
 describe('a serve process', () => {
   it('serves /metrics with its own counts and the process metrics of Node.js', async () => {
     const { text, samples } = await scrape((path) => fetch(`${server.url}${path}`));
-    expect(valueOf(samples, 'textrelay_http_requests_total', { method: 'POST', route: '/api/send-message', status: '202' }), text).toBe(2);
+    expect(sampleValue(samples, 'textrelay_http_requests_total', { method: 'POST', route: '/api/send-message', status: '202' }), text).toBe(2);
     const messages = samples.filter((sample) => sample.name === 'textrelay_messages').reduce((sum, sample) => sum + sample.value, 0);
     expect(messages).toBe(2);
     for (const name of ['process_cpu_user_seconds_total', 'process_resident_memory_bytes', 'nodejs_heap_size_used_bytes', 'nodejs_eventloop_lag_seconds']) {
-      expect(valueOf(samples, name), name).toBeGreaterThanOrEqual(0);
+      expect(sampleValue(samples, name), name).toBeGreaterThanOrEqual(0);
     }
   });
 
@@ -78,7 +79,7 @@ describe('a serve process attached to a terminal', () => {
         const timer = setTimeout(() => reject(new Error(`no complete listening entry within 30 s:\n${out}`)), 30_000);
         child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
           out += chunk;
-          const text = out.replace(/\u001b\[[0-9;]*m/g, '');
+          const text = stripVTControlCharacters(out);
           // Pretty lines reach the pseudo-terminal in pieces: wait for the last field of the entry.
           if (/\] INFO: listening\r?\n[\s\S]*transport: .*\r?\n/.test(text)) {
             clearTimeout(timer);

@@ -4,12 +4,12 @@ import { ALICE, BOB, CAROL, show } from '../helpers/fixtures.ts';
 import { INGEST_SECRET, postIngest, statusCallback } from '../helpers/ingest.ts';
 import { recordStatus } from '../../src/services/record-status.ts';
 import { appWithAccount, dispatcherFor, receiver, sendWithCallback } from '../webhooks/setup.ts';
-import { scrape, valueOf, type Sample } from './scrape.ts';
+import { scrape, sampleValue, type Sample } from './scrape.ts';
 
 const request = (t: TestApp) => (path: string, init?: RequestInit) => t.app.request(path, init);
 
 function requests(samples: Sample[], method: string, route: string, status: number): number | undefined {
-  return valueOf(samples, 'textrelay_http_requests_total', { method, route, status: String(status) });
+  return sampleValue(samples, 'textrelay_http_requests_total', { method, route, status: String(status) });
 }
 
 describe('/metrics: HTTP requests', () => {
@@ -39,9 +39,9 @@ describe('/metrics: HTTP requests', () => {
     for (const raw of [...cids, 'page-4711']) expect(text).not.toContain(raw);
 
     const latency = { method: 'POST', route: '/api/send-message' };
-    expect(valueOf(samples, 'textrelay_http_request_duration_seconds_count', latency)).toBe(4);
-    expect(valueOf(samples, 'textrelay_http_request_duration_seconds_bucket', { ...latency, le: '+Inf' })).toBe(4);
-    expect(valueOf(samples, 'textrelay_http_request_duration_seconds_sum', latency)).toBeGreaterThan(0);
+    expect(sampleValue(samples, 'textrelay_http_request_duration_seconds_count', latency)).toBe(4);
+    expect(sampleValue(samples, 'textrelay_http_request_duration_seconds_bucket', { ...latency, le: '+Inf' })).toBe(4);
+    expect(sampleValue(samples, 'textrelay_http_request_duration_seconds_sum', latency)).toBeGreaterThan(0);
 
     // A scrape is counted once answered, so the next scrape shows the first.
     const again = await scrape(request(t));
@@ -71,20 +71,20 @@ describe('/metrics: messages and outbox, read from the database at each scrape',
     t.clock.advance(90_000);
 
     const { text, samples } = await scrape(request(t));
-    const messages = (status: string) => valueOf(samples, 'textrelay_messages', { status });
+    const messages = (status: string) => sampleValue(samples, 'textrelay_messages', { status });
     expect([messages('QUEUED'), messages('SENT'), messages('RECEIVED'), messages('DELIVERED'), messages('READ'), messages('ERROR')], text).toEqual([
       2, 1, 1, 0, 0, 0,
     ]);
-    const outbox = (state: string) => valueOf(samples, 'textrelay_outbox_deliveries', { state });
+    const outbox = (state: string) => sampleValue(samples, 'textrelay_outbox_deliveries', { state });
     expect(['due', 'held', 'retry_wait', 'delivering', 'failed'].map(outbox)).toEqual([2, 1, 0, 0, 0]);
-    expect(valueOf(samples, 'textrelay_outbox_oldest_due_age_seconds')).toBe(90);
+    expect(sampleValue(samples, 'textrelay_outbox_oldest_due_age_seconds')).toBe(90);
 
     // The next scrape reads again: nothing is cached from the first.
     recordStatus(t.deps, { handle: first.body.message_handle as string, status: 'DELIVERED', source: 'sandbox' });
     const after = (await scrape(request(t))).samples;
-    expect(valueOf(after, 'textrelay_messages', { status: 'SENT' })).toBe(0);
-    expect(valueOf(after, 'textrelay_messages', { status: 'DELIVERED' })).toBe(1);
-    expect(valueOf(after, 'textrelay_outbox_deliveries', { state: 'held' })).toBe(2);
+    expect(sampleValue(after, 'textrelay_messages', { status: 'SENT' })).toBe(0);
+    expect(sampleValue(after, 'textrelay_messages', { status: 'DELIVERED' })).toBe(1);
+    expect(sampleValue(after, 'textrelay_outbox_deliveries', { state: 'held' })).toBe(2);
   });
 });
 
@@ -101,14 +101,14 @@ describe('/metrics: webhook delivery attempts', () => {
 
     expect(await dispatcher.runOnce()).toBe(3);
     let samples = (await scrape(request(t))).samples;
-    const attempts = (outcome: string) => valueOf(samples, 'textrelay_webhook_delivery_attempts_total', { outcome });
+    const attempts = (outcome: string) => sampleValue(samples, 'textrelay_webhook_delivery_attempts_total', { outcome });
     expect([attempts('delivered'), attempts('retry'), attempts('failed')]).toEqual([1, 1, 1]);
-    const outbox = (state: string) => valueOf(samples, 'textrelay_outbox_deliveries', { state });
+    const outbox = (state: string) => sampleValue(samples, 'textrelay_outbox_deliveries', { state });
     expect(['due', 'retry_wait', 'failed'].map(outbox)).toEqual([0, 1, 1]);
 
     // The first retry is due 5 s later (the test schedule, no jitter); it fails again.
     t.clock.advance(5_000);
-    expect(valueOf((await scrape(request(t))).samples, 'textrelay_outbox_deliveries', { state: 'due' })).toBe(1);
+    expect(sampleValue((await scrape(request(t))).samples, 'textrelay_outbox_deliveries', { state: 'due' })).toBe(1);
     expect(await dispatcher.runOnce()).toBe(1);
     samples = (await scrape(request(t))).samples;
     expect([attempts('delivered'), attempts('retry'), attempts('failed')]).toEqual([1, 2, 1]);
@@ -130,9 +130,9 @@ describe('/metrics: ingest duplicates', () => {
     for (let i = 0; i < 3; i += 1) expect((await postIngest(t, '/webhooks/receive', inbound, secret)).status).toBe(200);
 
     const { samples } = await scrape(request(t));
-    expect(valueOf(samples, 'textrelay_ingest_duplicates_total', { endpoint: 'status' })).toBe(1);
-    expect(valueOf(samples, 'textrelay_ingest_duplicates_total', { endpoint: 'receive' })).toBe(2);
-    expect(valueOf(samples, 'textrelay_messages', { status: 'RECEIVED' })).toBe(1);
+    expect(sampleValue(samples, 'textrelay_ingest_duplicates_total', { endpoint: 'status' })).toBe(1);
+    expect(sampleValue(samples, 'textrelay_ingest_duplicates_total', { endpoint: 'receive' })).toBe(2);
+    expect(sampleValue(samples, 'textrelay_messages', { status: 'RECEIVED' })).toBe(1);
   });
 });
 

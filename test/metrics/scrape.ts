@@ -20,7 +20,7 @@ export function parseMetrics(text: string): Sample[] {
 }
 
 /** The value of the one sample named `name` whose labels are exactly `labels`; undefined when there is none. */
-export function valueOf(samples: readonly Sample[], name: string, labels: Record<string, string> = {}): number | undefined {
+export function sampleValue(samples: readonly Sample[], name: string, labels: Record<string, string> = {}): number | undefined {
   const wanted = JSON.stringify(Object.entries(labels).sort());
   const found = samples.filter((sample) => sample.name === name && JSON.stringify(Object.entries(sample.labels).sort()) === wanted);
   expect(found.length, `${name}${wanted} appears ${found.length} times`).toBeLessThanOrEqual(1);

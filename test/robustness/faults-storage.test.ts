@@ -138,7 +138,10 @@ describe('storage fault: the courier', () => {
     // The sandbox plans a message's timeline in the database: a read-only file refuses it.
     const sandbox = createSandboxTransport(t.deps, { stepMs: 1 });
     let attempts = 0;
-    const transport: Transport = { ...sandbox, send: (message) => ((attempts += 1), sandbox.send(message)) };
+    const transport: Transport = { ...sandbox, send: (message) => {
+      attempts += 1;
+      return sandbox.send(message);
+    } };
     const readOnly = STORAGE_FAULTS.find((fault) => fault.refusesEveryWrite)!;
     readOnly.break(t.db);
     const courier = createCourier(t.deps, transport, { retryDelaysMs: [1, 1], concurrency: 1 });
