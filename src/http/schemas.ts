@@ -5,7 +5,7 @@ import { checkMediaUrl, isHttpUrl, type MediaUrlProblem } from '../domain/media-
 import { CONTENT_LENGTH_LIMIT, DEFAULT_PAGE_SIZE, MAX_GROUP_MEMBERS, MAX_PAGE_SIZE, SEND_STYLES } from '../domain/limits.ts';
 import { checkPhoneNumber } from '../domain/phone.ts';
 import { MESSAGE_STATUSES } from '../domain/status.ts';
-import { CONTACT_ORDER_FIELDS } from '../db/queries/contacts.ts';
+import { CONTACT_ORDER_FIELDS } from '../domain/contact-order.ts';
 import { MODIFY_TYPES } from '../services/groups.ts';
 
 /**

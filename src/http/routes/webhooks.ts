@@ -1,7 +1,7 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import type { AppDeps } from '../../app.ts';
 import { isHttpUrl } from '../../domain/media-url.ts';
-import { DELIVERY_STATES, WEBHOOK_EVENT_TYPES } from '../../db/schema.ts';
+import { DELIVERY_STATES, WEBHOOK_EVENT_TYPES } from '../../domain/delivery-views.ts';
 import { listDeliveries, replayDelivery } from '../../services/webhook-deliveries.ts';
 import {
   addReceiveWebhooks,
@@ -175,7 +175,7 @@ export function webhooksRouter(deps: AppDeps) {
     }),
     (c) => {
       const deliveries = listDeliveries(deps, c.get('account'), c.req.valid('query'));
-      return c.json({ status: 'OK' as const, deliveries: deliveries as z.infer<typeof Delivery>[] }, 200);
+      return c.json({ status: 'OK' as const, deliveries }, 200);
     },
   );
 
@@ -203,7 +203,7 @@ export function webhooksRouter(deps: AppDeps) {
     }),
     (c) => {
       const delivery = replayDelivery(deps, c.req.valid('param').id, c.get('account'));
-      return c.json({ status: 'OK' as const, delivery: delivery as z.infer<typeof Delivery> }, 200);
+      return c.json({ status: 'OK' as const, delivery }, 200);
     },
   );
 
