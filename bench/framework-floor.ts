@@ -7,7 +7,7 @@
  */
 import { serve } from '@hono/node-server';
 import { createRoute, OpenAPIHono } from '@hono/zod-openapi';
-import { StatusCallbackBody } from '../src/http/routes/ingest.ts';
+import { StatusCallbackBody } from '../src/http/routes/ingest/schemas.ts';
 
 const app = new OpenAPIHono();
 app.openapi(

@@ -1,9 +1,9 @@
 import type { AppDeps } from '../app.ts';
 import { ErrorCode } from '../domain/error-codes.ts';
-import { validationError } from '../http/errors.ts';
-import { SandboxInboundBody } from '../http/routes/sandbox.ts';
 import { AppError } from '../services/app-error.ts';
+import { SandboxInbound } from '../services/message-input.ts';
 import { receiveSandboxInbound, requireAccountByEmail } from '../services/sandbox.ts';
+import { parseInput } from '../services/validation.ts';
 
 export type InboundFlags = {
   email?: string | undefined;
@@ -23,12 +23,11 @@ export function inboundCommand(deps: AppDeps, flags: InboundFlags) {
   }
   if (!flags.email) throw new AppError(ErrorCode.validation, '--email is required');
   if (!flags.from) throw new AppError(ErrorCode.validation, '--from is required');
-  const parsed = SandboxInboundBody.safeParse({
+  const input = parseInput(SandboxInbound, {
     number: flags.from,
     content: flags.content,
     media_url: flags['media-url'],
     group_id: flags['group-id'],
   });
-  if (!parsed.success) throw validationError(parsed.error);
-  return receiveSandboxInbound(deps, requireAccountByEmail(deps, flags.email), parsed.data);
+  return receiveSandboxInbound(deps, requireAccountByEmail(deps, flags.email), input);
 }

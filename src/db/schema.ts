@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
+import { DELIVERY_STATES, WEBHOOK_EVENT_TYPES } from '../domain/delivery-views.ts';
 import { PLANS } from '../domain/limits.ts';
 import { MESSAGE_STATUSES } from '../domain/status.ts';
 
@@ -286,9 +287,6 @@ export const unroutedInbound = sqliteTable(
     uniqueIndex('unrouted_inbound_transport_handle_uq').on(t.source, t.transportHandle).where(sql`transport_handle is not null`),
   ],
 );
-
-export const DELIVERY_STATES = ['pending', 'delivering', 'delivered', 'failed'] as const;
-export const WEBHOOK_EVENT_TYPES = ['message.status', 'message.received'] as const;
 
 /**
  * The outbox: one row per (event, destination), written in the transaction that records the event,

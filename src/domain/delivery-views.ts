@@ -1,5 +1,12 @@
 /** How the delivery log reads over the API and the CLI: webhook-id as the id, times in ISO 8601. */
 import { toIso } from './dates.ts';
+import type { ReceivePayload, StatusCallbackPayload } from './webhook-payloads.ts';
+
+export const DELIVERY_STATES = ['pending', 'delivering', 'delivered', 'failed'] as const;
+export type DeliveryState = (typeof DELIVERY_STATES)[number];
+
+export const WEBHOOK_EVENT_TYPES = ['message.status', 'message.received'] as const;
+export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 
 /**
  * `next_attempt_at` of a delivery waiting behind an earlier unfinished one of the same message and
@@ -9,11 +16,11 @@ export const WAITS_FOR_EARLIER_CALLBACK = 8_640_000_000_000_000;
 
 export type DeliveryFacts = {
   webhookId: string;
-  eventType: string;
+  eventType: WebhookEventType;
   url: string;
   messageHandle: string;
   payload: string;
-  state: string;
+  state: DeliveryState;
   attemptCount: number;
   nextAttemptAt: number;
   lastStatusCode: number | null;
@@ -55,7 +62,7 @@ export function toDeliveryView(delivery: DeliveryFacts, attempts: readonly Attem
     last_error: delivery.lastError,
     created_at: toIso(delivery.createdAt),
     completed_at: delivery.completedAt === null ? null : toIso(delivery.completedAt),
-    payload: JSON.parse(delivery.payload) as Record<string, unknown>,
+    payload: JSON.parse(delivery.payload) as StatusCallbackPayload | ReceivePayload,
     attempts: attempts.map(toAttemptView),
   };
 }

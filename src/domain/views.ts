@@ -84,6 +84,8 @@ export function toMessageObject(message: MessageFacts, account: AccountFacts, pa
   return Array.isArray(number) ? { ...base, numbers: number, to_numbers: number } : base;
 }
 
+export type MessageView = ReturnType<typeof toMessageObject>;
+
 /** A record of GET /accounts/messages, carrying both spellings of the aliased fields. */
 export function toListRecord(message: MessageFacts, account: AccountFacts) {
   const { from_number, number, to_number } = addressing(message);

@@ -2,7 +2,6 @@ import type { Context, ErrorHandler } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import type { Logger } from 'pino';
-import type { z } from 'zod';
 import { ErrorCode } from '../domain/error-codes.ts';
 import { AppError } from '../services/app-error.ts';
 import { storageTrouble, type StorageTrouble } from '../services/storage-errors.ts';
@@ -20,18 +19,6 @@ const HTTP_STATUS: Record<number, ContentfulStatusCode> = {
   [ErrorCode.overloaded]: 503,
 };
 
-/** A zod failure as one AppError: every message in one sentence, the most specific code wins. */
-export function validationError(error: z.ZodError): AppError {
-  const messages = error.issues.map((issue) =>
-    // Our own checks write whole sentences; zod's built-in ones need the field named.
-    issue.code === 'custom' || issue.path.length === 0 ? issue.message : `${issue.path.join('.')}: ${issue.message}`,
-  );
-  const blacklisted = error.issues.some(
-    (issue) => issue.code === 'custom' && issue.params?.errorCode === ErrorCode.blacklisted,
-  );
-  return new AppError(blacklisted ? ErrorCode.blacklisted : ErrorCode.validation, [...new Set(messages)].join('; '));
-}
-
 /** Hono's own exceptions (malformed JSON, wrong media type, oversized body) in API terms. */
 function fromHttpException(error: HTTPException): { status: ContentfulStatusCode; appError: AppError } {
   if (error.status === 413) {
@@ -44,7 +31,7 @@ function fromHttpException(error: HTTPException): { status: ContentfulStatusCode
     };
   }
   const message = error.message || 'Bad request';
-  return { status: error.status < 500 ? (error.status as ContentfulStatusCode) : 500, appError: new AppError(ErrorCode.validation, message) };
+  return { status: error.status < 500 ? error.status : 500, appError: new AppError(ErrorCode.validation, message) };
 }
 
 export function respondWithError(c: Context<AppEnv>, status: ContentfulStatusCode, error: AppError): Response {

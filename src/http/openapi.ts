@@ -1,12 +1,12 @@
-import type { OpenAPIHono } from '@hono/zod-openapi';
+import { z, type OpenAPIHono } from '@hono/zod-openapi';
 import { MAX_BODY_BYTES } from '../domain/limits.ts';
 import type { AppEnv } from './env.ts';
-import { registerWebhookPayloads } from './openapi-webhooks.ts';
-import { ContactError, MessageError } from './responses.ts';
+import { registerWebhookPayloads } from './routes/webhooks/callbacks.ts';
 
 /**
  * The frame of `/openapi.json`: metadata, tags, credential schemes and the error answers every
- * route shares. The operations themselves are declared beside their handlers (`routes/*.ts`).
+ * route shares. The operations themselves are declared beside their handlers
+ * (`routes/<resource>/routes.ts`), their bodies in `routes/<resource>/schemas.ts`.
  */
 
 type Registry = OpenAPIHono<AppEnv>['openAPIRegistry'];
@@ -25,6 +25,24 @@ const TAGS = [
 ];
 
 const RETRY_AFTER = { schema: { type: 'integer' as const }, description: 'Seconds to wait before trying again' };
+
+const MessageError = z
+  .object({
+    status: z.literal('ERROR'),
+    error_code: z.number().int().openapi({
+      description:
+        '4000 validation, 4001 rate limited, 4002 blacklisted number, 4010 credentials, 4030 plan, 4040 not found, 4090 conflict, 5000 internal, 5003 overloaded',
+      example: 4000,
+    }),
+    error_message: z.string(),
+    message: z.string().openapi({ description: 'Same as error_message, for older clients' }),
+    error_detail: z.string().nullable(),
+  })
+  .openapi('MessageError');
+
+const ContactError = z
+  .object({ status: z.enum(['ERROR', 'error']).openapi({ description: 'Lower-case "error" for a contact not found (404)' }), message: z.string() })
+  .openapi('ContactError');
 
 type ErrorShape = 'message' | 'contact';
 const SHAPES = {

@@ -4,9 +4,9 @@ import { createMiddleware } from 'hono/factory';
 import { HTTPException } from 'hono/http-exception';
 import { MAX_BODY_BYTES } from '../domain/limits.ts';
 import type { ServiceDeps } from '../services/deps.ts';
+import { validationError } from '../services/validation.ts';
 import { requireAccount } from './auth.ts';
 import type { AppEnv } from './env.ts';
-import { validationError } from './errors.ts';
 
 /** Every router shares one validation hook, so every 400 has the same shape. */
 export function createRouter() {

@@ -6,6 +6,9 @@ import type { AccountRow } from '../db/rows.ts';
 import { AppError } from './app-error.ts';
 import type { ServiceDeps } from './deps.ts';
 
+/** An account as the services take it: the callers above them never see the database row type. */
+export type Account = AccountRow;
+
 export type CreatedAccount = {
   email: string;
   plan: Plan;

@@ -1,5 +1,5 @@
 import type { SendStyle } from '../domain/limits.ts';
-import { previewOf, toMessageObject } from '../domain/views.ts';
+import { previewOf, toMessageObject, type MessageView } from '../domain/views.ts';
 import type { AccountRow, MessageRow } from '../db/rows.ts';
 import { ensureContact } from './contacts.ts';
 import type { ServiceDeps } from './deps.ts';
@@ -22,8 +22,6 @@ type MessageBody = {
 
 export type SendMessageInput = MessageBody & { number: string };
 export type SendGroupMessageInput = MessageBody & { numbers?: string[] | undefined; groupId?: string | undefined };
-
-export type MessageObject = ReturnType<typeof toMessageObject>;
 
 /** Accepted, not yet delivered: the contract answers sends with 202. */
 const ACCEPTED = 202;
@@ -62,7 +60,7 @@ function insertQueuedMessage(
  * After the send committed: the courier takes it to the transport from here, or the sandbox, which
  * planned it already, may need to re-arm its timer (a replayed idempotent answer is a no-op for both).
  */
-function handOver(deps: ServiceDeps, account: AccountRow, response: StoredResponse<MessageObject>): StoredResponse<MessageObject> {
+function handOver(deps: ServiceDeps, account: AccountRow, response: StoredResponse<MessageView>): StoredResponse<MessageView> {
   if (deps.sandboxInline) deps.notify.sandboxPlanned?.();
   else deps.notify.messageQueued(response.body.message_handle);
   deps.notify.outboxWritten();
@@ -71,7 +69,7 @@ function handOver(deps: ServiceDeps, account: AccountRow, response: StoredRespon
 }
 
 /** A send's writes, in a transaction of their own (a savepoint when the caller holds one); nothing is told yet. */
-function storeMessage(deps: ServiceDeps, account: AccountRow, input: SendMessageInput, idempotencyKey?: string): StoredResponse<MessageObject> {
+function storeMessage(deps: ServiceDeps, account: AccountRow, input: SendMessageInput, idempotencyKey?: string): StoredResponse<MessageView> {
   return withIdempotency(deps, account, idempotencyKey, { operation: 'send-message', input }, () => {
     deps.sendRateLimiter.consume(account.id);
     return deps.store.transaction(() => {
@@ -96,7 +94,7 @@ function storeGroupMessage(
   account: AccountRow,
   input: SendGroupMessageInput,
   idempotencyKey?: string,
-): StoredResponse<MessageObject> {
+): StoredResponse<MessageView> {
   requireGroupPlan(account);
   return withIdempotency(deps, account, idempotencyKey, { operation: 'send-group-message', input }, () => {
     deps.sendRateLimiter.consume(account.id);
@@ -119,7 +117,7 @@ function storeGroupMessage(
 }
 
 /** Sends at once, committing alone: for scripts and tests that send outside a request. */
-export function sendMessage(deps: ServiceDeps, account: AccountRow, input: SendMessageInput, idempotencyKey?: string): StoredResponse<MessageObject> {
+export function sendMessage(deps: ServiceDeps, account: AccountRow, input: SendMessageInput, idempotencyKey?: string): StoredResponse<MessageView> {
   return handOver(deps, account, storeMessage(deps, account, input, idempotencyKey));
 }
 
@@ -128,7 +126,7 @@ export function sendGroupMessage(
   account: AccountRow,
   input: SendGroupMessageInput,
   idempotencyKey?: string,
-): StoredResponse<MessageObject> {
+): StoredResponse<MessageView> {
   return handOver(deps, account, storeGroupMessage(deps, account, input, idempotencyKey));
 }
 
@@ -141,7 +139,7 @@ export async function sendMessageInBatch(
   account: AccountRow,
   input: SendMessageInput,
   idempotencyKey?: string,
-): Promise<StoredResponse<MessageObject>> {
+): Promise<StoredResponse<MessageView>> {
   return handOver(deps, account, await deps.groupCommit.run(() => storeMessage(deps, account, input, idempotencyKey)));
 }
 
@@ -150,6 +148,6 @@ export async function sendGroupMessageInBatch(
   account: AccountRow,
   input: SendGroupMessageInput,
   idempotencyKey?: string,
-): Promise<StoredResponse<MessageObject>> {
+): Promise<StoredResponse<MessageView>> {
   return handOver(deps, account, await deps.groupCommit.run(() => storeGroupMessage(deps, account, input, idempotencyKey)));
 }

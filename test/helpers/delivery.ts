@@ -1,9 +1,9 @@
 /** Sends through the real services (not HTTP) for the tests of the delivery core. */
 import type { AccountRow } from '../../src/db/rows.ts';
+import type { MessageView } from '../../src/domain/views.ts';
 import {
   sendGroupMessage,
   sendMessage,
-  type MessageObject,
   type SendGroupMessageInput,
   type SendMessageInput,
 } from '../../src/services/send-message.ts';
@@ -21,11 +21,11 @@ export function accountRow(t: TestApp, account: TestAccount): AccountRow {
 }
 
 /** A one-to-one send to ALICE with a status callback, unless `input` says otherwise. */
-export function send(t: TestApp, account: TestAccount, input: Partial<SendMessageInput> = {}, idempotencyKey?: string): MessageObject {
+export function send(t: TestApp, account: TestAccount, input: Partial<SendMessageInput> = {}, idempotencyKey?: string): MessageView {
   return sendMessage(t.deps, accountRow(t, account), { number: ALICE, content: 'hello', statusCallback: CALLBACK_URL, ...input }, idempotencyKey).body;
 }
 
 /** A group send to ALICE and BOB, unless `input` says otherwise. */
-export function sendGroup(t: TestApp, account: TestAccount, input: Partial<SendGroupMessageInput> = {}): MessageObject {
+export function sendGroup(t: TestApp, account: TestAccount, input: Partial<SendGroupMessageInput> = {}): MessageView {
   return sendGroupMessage(t.deps, accountRow(t, account), { numbers: [ALICE, BOB], content: 'hello all', ...input }).body;
 }

@@ -3,9 +3,7 @@ import type { Db } from '../connection.ts';
 import { placeholdersFor } from '../placeholders.ts';
 import { contacts } from '../schema.ts';
 import type { ContactRow } from '../rows.ts';
-
-export const CONTACT_ORDER_FIELDS = ['last_date', 'firstName', 'lastName', 'created_at'] as const;
-export type ContactOrderField = (typeof CONTACT_ORDER_FIELDS)[number];
+import type { ContactOrderField } from '../../domain/contact-order.ts';
 
 export type ContactListQuery = {
   orderBy: ContactOrderField;

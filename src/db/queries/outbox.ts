@@ -1,13 +1,12 @@
 import { and, asc, count, desc, eq, gte, inArray, lte, sql, type SQL } from 'drizzle-orm';
 import type { Db } from '../connection.ts';
 import type { PruneBatch } from '../oldest-rows.ts';
-import { WAITS_FOR_EARLIER_CALLBACK } from '../../domain/delivery-views.ts';
+import { WAITS_FOR_EARLIER_CALLBACK, type DeliveryState } from '../../domain/delivery-views.ts';
 import { deliveryClaimQueries } from './delivery-claims.ts';
-import { DELIVERY_STATES, webhookAttempts, webhookDeliveries } from '../schema.ts';
+import { webhookAttempts, webhookDeliveries } from '../schema.ts';
 
 export type WebhookDeliveryRow = typeof webhookDeliveries.$inferSelect;
 export type WebhookAttemptRow = typeof webhookAttempts.$inferSelect;
-export type DeliveryState = (typeof DELIVERY_STATES)[number];
 
 /** A callback to send: the rest of the row (state, attempts, timestamps) starts the same for all. */
 export type OutboxEntry = Pick<WebhookDeliveryRow, 'webhookId' | 'accountId' | 'messageHandle' | 'eventType' | 'url' | 'payload'>;

@@ -10,7 +10,7 @@ import { listDeliveries, replayDelivery } from '../../services/webhook-deliverie
 import type { AppEnv } from '../env.ts';
 import { createErrorHandler } from '../errors.ts';
 import { limitBody } from '../router.ts';
-import { SandboxInboundBody } from '../routes/sandbox.ts';
+import { SandboxInbound } from '../../services/message-input.ts';
 import { CLIENT_SCRIPT } from './assets/client.ts';
 import { STYLESHEET } from './assets/style.ts';
 import { createLiveStreams } from './live.ts';
@@ -98,7 +98,7 @@ export function inboxRouter(deps: InboxDeps) {
       const kind = KINDS[c.req.param('kind')]!;
       const back = conversationPath(kind, c.req.param('id'));
       const form = ReplyForm.safeParse(await c.req.parseBody());
-      const reply = SandboxInboundBody.safeParse({ number: form.data?.from, content: form.data?.content });
+      const reply = SandboxInbound.safeParse({ number: form.data?.from, content: form.data?.content });
       if (!reply.success) return c.redirect(withCode(back, 'error', replyFormError(reply.error.issues)), 303);
       try {
         replyAsEndUser(deps, c.get('account'), kind, c.req.param('id'), reply.data);

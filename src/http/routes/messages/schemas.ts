@@ -1,13 +1,15 @@
 import { z } from '@hono/zod-openapi';
-import { MESSAGE_STATUSES } from '../domain/status.ts';
+import { parseListingDate } from '../../../domain/dates.ts';
+import { MESSAGE_STATUSES } from '../../../domain/status.ts';
+import { BooleanFlag, Limit, Offset, QueryPhoneNumber } from '../fields.ts';
 
-/** Response schemas, for the OpenAPI document and for type-checking what handlers answer. */
+/** The Message object (answered by sends, the status look-up and the sandbox) and the message listing. */
 
 const Numbers = z
   .union([z.string(), z.array(z.string())])
   .openapi({ description: "The end user's E.164 number; for an outbound group send, the recipients as an array" });
 
-export const MessageObject = z
+export const Message = z
   .object({
     accountEmail: z.string(),
     content: z.string(),
@@ -46,7 +48,7 @@ export const StatusEvent = z.object({
   received_at: z.string(),
 });
 
-export const MessageWithHistory = MessageObject.extend({ history: z.array(StatusEvent).optional() }).openapi(
+export const MessageWithHistory = Message.extend({ history: z.array(StatusEvent).optional() }).openapi(
   'MessageWithHistory',
 );
 
@@ -87,49 +89,27 @@ export const MessageListRecord = z
 
 export const MessageList = z.object({ messages: z.array(MessageListRecord) }).openapi('MessageList');
 
-export const ContactData = z
-  .object({
-    account_email: z.string(),
-    firstName: z.string(),
-    lastName: z.string(),
-    phone: z.string(),
-    displayPhone: z.string(),
-    companyName: z.string(),
-  })
-  .openapi('ContactData');
+export const ListMessagesQuery = z.object({
+  cid: z.string().min(1).optional().openapi({ description: 'Only the conversation with this contact (its cid)' }),
+  number: QueryPhoneNumber.optional().openapi({ description: 'Only the conversation with this number (encode + as %2B)' }),
+  group_id: z.string().min(1).optional().openapi({ description: 'Only the messages of this group' }),
+  status: z.enum(MESSAGE_STATUSES).optional(),
+  is_outbound: BooleanFlag.optional().openapi({ description: 'true: only sent messages; false: only received ones' }),
+  from_date: z
+    .string()
+    .transform((raw, ctx) => {
+      const epochMs = parseListingDate(raw);
+      if (epochMs !== null) return epochMs;
+      ctx.addIssue({ code: 'custom', message: 'from_date must be a UTC date and time as YYYY-MM-DD HH:MM:SS' });
+      return z.NEVER;
+    })
+    .optional()
+    .openapi({ type: 'string', example: '2026-11-23 09:30:00', description: 'Only messages sent at or after this UTC time' }),
+  limit: Limit,
+  offset: Offset,
+});
 
-export const Contact = ContactData.extend({
-  cid: z.string(),
-  is_unread: z.boolean(),
-  previewText: z.string(),
-  last_date: z.string().openapi({ description: 'ISO 8601 time of the latest message; "" when none' }),
-  displayDate: z.string().openapi({ description: 'M/D/YY h:mm AM/PM; "" when no message' }),
-}).openapi('Contact');
-
-export const CreateContactResponse = z
-  .object({ status: z.literal('OK'), contact: z.string(), contactData: ContactData })
-  .openapi('CreateContactResponse');
-
-export const GetContactResponse = z.object({ status: z.literal('OK'), contact: Contact }).openapi('GetContactResponse');
-
-export const ModifyGroupResponse = z
-  .object({ status: z.literal('OK'), group_id: z.string(), modify_type: z.string(), number: z.string() })
-  .openapi('ModifyGroupResponse');
-
-export const MessageError = z
-  .object({
-    status: z.literal('ERROR'),
-    error_code: z.number().int().openapi({
-      description:
-        '4000 validation, 4001 rate limited, 4002 blacklisted number, 4010 credentials, 4030 plan, 4040 not found, 4090 conflict, 5000 internal, 5003 overloaded',
-      example: 4000,
-    }),
-    error_message: z.string(),
-    message: z.string().openapi({ description: 'Same as error_message, for older clients' }),
-    error_detail: z.string().nullable(),
-  })
-  .openapi('MessageError');
-
-export const ContactError = z
-  .object({ status: z.enum(['ERROR', 'error']).openapi({ description: 'Lower-case "error" for a contact not found (404)' }), message: z.string() })
-  .openapi('ContactError');
+export const StatusQuery = z.object({
+  handle: z.string().min(1).openapi({ description: 'The message_handle a send answered' }),
+  history: BooleanFlag.optional().openapi({ description: 'Add every status event received, applied or not, and why not' }),
+});

@@ -1,40 +1,8 @@
 import { z, type OpenAPIHono } from '@hono/zod-openapi';
-import type { AppEnv } from './env.ts';
-import { MessageObject } from './responses.ts';
+import type { AppEnv } from '../../env.ts';
+import { ReceiveWebhookPayload, StatusCallbackPayload } from './schemas.ts';
 
-/**
- * The callbacks textrelay POSTs to its clients (OpenAPI 3.1 `webhooks`). The payload schemas are
- * cut from the Message object, as the payloads themselves are (domain/webhook-payloads.ts);
- * test/http/openapi.test.ts checks real payloads against them, field for field.
- */
-
-export const StatusCallbackPayload = MessageObject.pick({
-  accountEmail: true,
-  content: true,
-  is_outbound: true,
-  media_url: true,
-  status: true,
-  error_code: true,
-  error_message: true,
-  message_handle: true,
-  date_sent: true,
-  date_updated: true,
-  from_number: true,
-  number: true,
-  to_number: true,
-  plan: true,
-  message_type: true,
-  group_id: true,
-})
-  .extend({ was_downgraded: z.boolean().openapi({ description: 'false while not known yet (QUEUED)' }) })
-  .openapi('StatusCallbackPayload');
-
-export const ReceiveWebhookPayload = StatusCallbackPayload.extend({
-  participants: MessageObject.shape.participants.openapi({ description: "Every member's number, the account's line included; [] for one-to-one" }),
-  service: z.enum(['iMessage', 'SMS']),
-  group_display_name: z.string().openapi({ description: '"" unless the group has a name' }),
-  send_style: MessageObject.shape.send_style,
-}).openapi('ReceiveWebhookPayload');
+/** The callbacks textrelay POSTs to its clients, as OpenAPI 3.1 `webhooks`. */
 
 const CallbackHeaders = z.object({
   'webhook-id': z.string().openapi({ description: 'One id per event, the same on every retry: deduplicate on it' }),

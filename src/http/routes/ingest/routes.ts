@@ -1,0 +1,89 @@
+import { createRoute, type z } from '@hono/zod-openapi';
+import type { Transport } from '../../../transports/transport.ts';
+import type { ServiceDeps } from '../../../services/deps.ts';
+import { receiveFromTransport } from '../../../services/receive-inbound.ts';
+import { recordStatus } from '../../../services/record-status.ts';
+import type { Metrics } from '../../../metrics/metrics.ts';
+import { requireIngestCaller } from '../../ingest-auth.ts';
+import { apiErrors, INGEST_SECURITY } from '../../openapi.ts';
+import { createRouter, limitBody } from '../../router.ts';
+import { EventIdHeader, IngestAnswer, ReceiveWebhookBody, StatusCallbackBody } from './schemas.ts';
+
+export type IngestDeps = ServiceDeps & {
+  /** Recorded as the source of ingested events, so a webhook-id is unique per transport. */
+  transportName: Transport['name'];
+  ingestSecrets: () => string[];
+  metrics: Pick<Metrics, 'ingestDuplicate'>;
+};
+
+const OK_BODY: z.output<typeof IngestAnswer> = { status: 'OK' };
+
+const INVALID_PAYLOAD = 'Invalid payload or malformed JSON (4000); nothing was written';
+
+/** Writes go through the group commit: callbacks come in bursts (every message's every status), and a burst shares one commit. */
+export function ingestRouter(deps: IngestDeps) {
+  const middleware = [limitBody, requireIngestCaller(deps.ingestSecrets)];
+  const router = createRouter();
+
+  router.openapi(
+    createRoute({
+      method: 'post',
+      path: '/webhooks/status',
+      tags: ['Transport callbacks'],
+      operationId: 'ingestStatusCallback',
+      summary: "A transport's status callback for a message it carries",
+      security: INGEST_SECURITY,
+      middleware,
+      request: { headers: EventIdHeader, body: { content: { 'application/json': { schema: StatusCallbackBody } }, required: true } },
+      responses: {
+        200: { description: 'Recorded (or a duplicate or stale event: kept in the history, nothing changed)', content: { 'application/json': { schema: IngestAnswer } } },
+        202: { description: 'Unknown handle: kept and applied once the message is known by it', content: { 'application/json': { schema: IngestAnswer } } },
+        ...apiErrors('message', { 400: INVALID_PAYLOAD }),
+      },
+    }),
+    async (c) => {
+      const body = c.req.valid('json');
+      const report = {
+        handle: body.message_handle,
+        status: body.status,
+        errorCode: body.error_code,
+        errorMessage: body.error_message,
+        wasDowngraded: body.was_downgraded,
+        source: deps.transportName,
+        sourceEventId: c.req.valid('header')['webhook-id'] || undefined,
+      };
+      const outcome = await deps.groupCommit.run(() => recordStatus(deps, report));
+      if (outcome === 'duplicate_event') deps.metrics.ingestDuplicate('status');
+      return outcome === 'unknown_handle' ? c.json(OK_BODY, 202) : c.json(OK_BODY, 200);
+    },
+  );
+
+  router.openapi(
+    createRoute({
+      method: 'post',
+      path: '/webhooks/receive',
+      tags: ['Transport callbacks'],
+      operationId: 'ingestReceivedMessage',
+      summary: 'An end user texted one of our lines, directly or in a group',
+      security: INGEST_SECURITY,
+      middleware,
+      request: { body: { content: { 'application/json': { schema: ReceiveWebhookBody } }, required: true } },
+      responses: {
+        200: { description: 'Stored (a redelivered message is recognised by its handle and stored once)', content: { 'application/json': { schema: IngestAnswer } } },
+        202: {
+          description: 'No account owns to_number: kept as unrouted for the operator (textrelay status, tail, /metrics), given to no account',
+          content: { 'application/json': { schema: IngestAnswer } },
+        },
+        ...apiErrors('message', { 400: INVALID_PAYLOAD }),
+      },
+    }),
+    async (c) => {
+      const inbound = { ...c.req.valid('json'), source: deps.transportName };
+      const outcome = await deps.groupCommit.run(() => receiveFromTransport(deps, inbound));
+      if (!outcome.created) deps.metrics.ingestDuplicate('receive');
+      return c.json(OK_BODY, outcome.routed ? 200 : 202);
+    },
+  );
+
+  return router;
+}

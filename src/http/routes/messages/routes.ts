@@ -1,0 +1,64 @@
+import { createRoute } from '@hono/zod-openapi';
+import type { ServiceDeps } from '../../../services/deps.ts';
+import { getMessageStatus, listMessages } from '../../../services/messages.ts';
+import { API_SECURITY, apiErrors } from '../../openapi.ts';
+import { apiRoute, createRouter } from '../../router.ts';
+import { ListMessagesQuery, MessageList, MessageWithHistory, StatusQuery } from './schemas.ts';
+
+const listMessagesRoute = createRoute({
+  method: 'get',
+  path: '/accounts/messages',
+  tags: ['Messages'],
+  operationId: 'listMessages',
+  summary: "List the account's messages, newest first",
+  security: API_SECURITY,
+  request: { query: ListMessagesQuery },
+  responses: {
+    200: { description: 'A page of messages', content: { 'application/json': { schema: MessageList } } },
+    ...apiErrors('message', { 400: 'Invalid filter, date or paging parameter (4000)' }, { body: false }),
+  },
+});
+
+const getMessageStatusRoute = createRoute({
+  method: 'get',
+  path: '/api/status',
+  tags: ['Messages'],
+  operationId: 'getMessageStatus',
+  summary: 'Look up a message by its handle',
+  description: 'With history=true, every status event received for it, applied or not, and why not.',
+  security: API_SECURITY,
+  request: { query: StatusQuery },
+  responses: {
+    200: { description: 'The message', content: { 'application/json': { schema: MessageWithHistory } } },
+    ...apiErrors('message', { 400: 'Missing handle (4000)', 404: 'No message with this handle in the account (4040)' }, { body: false }),
+  },
+});
+
+export function messagesRouter(deps: ServiceDeps) {
+  const middleware = apiRoute(deps, 'message');
+  const router = createRouter();
+
+  router.openapi({ ...listMessagesRoute, middleware }, (c) => {
+    const query = c.req.valid('query');
+    const page = listMessages(deps, c.get('account'), {
+      filter: {
+        contactId: query.cid,
+        number: query.number,
+        groupId: query.group_id,
+        status: query.status,
+        isOutbound: query.is_outbound,
+        sentSince: query.from_date,
+      },
+      limit: query.limit,
+      offset: query.offset,
+    });
+    return c.json(page, 200);
+  });
+
+  router.openapi({ ...getMessageStatusRoute, middleware }, (c) => {
+    const { handle, history } = c.req.valid('query');
+    return c.json(getMessageStatus(deps, c.get('account'), handle, history ?? false), 200);
+  });
+
+  return router;
+}

@@ -1,0 +1,76 @@
+import { z } from '@hono/zod-openapi';
+import { MAX_GROUP_MEMBERS, SEND_STYLES } from '../../../domain/limits.ts';
+import { MODIFY_TYPES } from '../../../services/groups.ts';
+import { messageContent, requireContentOrMedia } from '../../../services/message-input.ts';
+import { CallbackUrl, LineNumber, MediaUrl, RecipientNumber } from '../fields.ts';
+
+const MAX_NUMBERS_LISTED = 100;
+
+const messageFields = {
+  content: messageContent.optional(),
+  media_url: MediaUrl.optional(),
+  send_style: z.enum([...SEND_STYLES, '']).optional(),
+  status_callback: CallbackUrl.optional(),
+  statusCallback: CallbackUrl.optional().openapi({ description: 'Older spelling of status_callback' }),
+  from_number: LineNumber.optional().openapi({ type: 'string', description: "One of the account's numbers" }),
+};
+
+type MessageFields = z.output<z.ZodObject<typeof messageFields>>;
+
+function toMessageBody(body: MessageFields) {
+  return {
+    content: body.content || undefined,
+    mediaUrl: body.media_url || undefined,
+    sendStyle: body.send_style || undefined,
+    statusCallback: body.status_callback || body.statusCallback || undefined,
+    fromNumber: body.from_number,
+  };
+}
+
+export const SendMessageBody = z
+  .object({ number: RecipientNumber, ...messageFields })
+  .superRefine(requireContentOrMedia)
+  .transform((body) => ({ number: body.number, ...toMessageBody(body) }))
+  .openapi('SendMessageRequest');
+
+export const SendGroupMessageBody = z
+  .object({
+    // The 25-person limit counts distinct end users, known only after duplicates and the account's
+    // own lines are removed (services/groups.ts); this bound only caps the parsing work of a request.
+    numbers: z
+      .array(RecipientNumber)
+      .max(MAX_NUMBERS_LISTED, { message: `numbers lists at most ${MAX_NUMBERS_LISTED} entries` })
+      .optional()
+      .openapi({ description: `E.164 numbers of the group's people, at most ${MAX_GROUP_MEMBERS} distinct` }),
+    group_id: z.string().min(1).optional(),
+    ...messageFields,
+  })
+  .superRefine((body, ctx) => {
+    requireContentOrMedia(body, ctx);
+    if (body.numbers === undefined && body.group_id === undefined) {
+      ctx.addIssue({ code: 'custom', message: 'Either numbers or group_id is required' });
+    }
+  })
+  .transform((body) => ({ numbers: body.numbers, groupId: body.group_id, ...toMessageBody(body) }))
+  .openapi('SendGroupMessageRequest');
+
+export const IdempotencyHeaders = z.object({
+  'idempotency-key': z
+    .string()
+    .min(1)
+    .max(255)
+    .optional()
+    .openapi({ description: 'Same key and body within 24 h returns the first response; no second send' }),
+});
+
+export const ModifyGroupBody = z
+  .object({
+    group_id: z.string().min(1),
+    modify_type: z.enum(MODIFY_TYPES),
+    number: RecipientNumber.optional(),
+  })
+  .openapi('ModifyGroupRequest');
+
+export const ModifyGroupResponse = z
+  .object({ status: z.literal('OK'), group_id: z.string(), modify_type: z.string(), number: z.string() })
+  .openapi('ModifyGroupResponse');
