@@ -11,3 +11,23 @@ export function isDamage(error: unknown): boolean {
   const family = sqliteFamily(error);
   return family === 'SQLITE_CORRUPT' || family === 'SQLITE_NOTADB';
 }
+
+/**
+ * Result codes with which SQLite refuses work because of the storage, not the request: the disk is
+ * full, the file became read-only, an I/O error, damaged pages, or another writer held the lock
+ * past the busy timeout.
+ */
+const BUSY = new Set(['SQLITE_BUSY', 'SQLITE_LOCKED']);
+const UNWRITABLE = new Set(['SQLITE_FULL', 'SQLITE_READONLY', 'SQLITE_IOERR', 'SQLITE_CANTOPEN']);
+
+/** busy and unwritable pass on their own; damaged (corrupt pages) lasts until the file is restored. */
+export type StorageTrouble = 'busy' | 'unwritable' | 'damaged';
+
+/** What kind of storage trouble `error` is, or undefined when it is not one (a bug, a constraint, ...). */
+export function storageTrouble(error: unknown): StorageTrouble | undefined {
+  const family = sqliteFamily(error);
+  if (family === undefined) return undefined;
+  if (BUSY.has(family)) return 'busy';
+  if (UNWRITABLE.has(family)) return 'unwritable';
+  return isDamage(error) ? 'damaged' : undefined;
+}
