@@ -1,4 +1,4 @@
-import type { AppDeps } from './app.ts';
+import type { AppDeps } from './http/app-deps.ts';
 import type { Config } from './config.ts';
 import type { IngestSecrets } from './http/ingest-auth.ts';
 import { createRetention, retentionOptionsFromConfig } from './retention.ts';

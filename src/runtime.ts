@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { AppDeps } from './app.ts';
+import type { AppDeps } from './http/app-deps.ts';
 import { outboundPolicyOf, type Config } from './config.ts';
 import { createIngestSecrets, type IngestSecrets } from './http/ingest-auth.ts';
 import { closeDatabase, isWritable, migrateDatabase, openDatabase, type Db } from './db/connection.ts';

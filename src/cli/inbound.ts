@@ -1,8 +1,9 @@
-import type { AppDeps } from '../app.ts';
+import type { Config } from '../config.ts';
 import { ErrorCode } from '../domain/error-codes.ts';
 import { validationError } from '../http/errors.ts';
 import { SandboxInboundBody } from '../http/routes/sandbox.ts';
 import { AppError } from '../services/app-error.ts';
+import type { ServiceDeps } from '../services/deps.ts';
 import { receiveSandboxInbound, requireAccountByEmail } from '../services/sandbox.ts';
 
 export type InboundFlags = {
@@ -17,7 +18,7 @@ export type InboundFlags = {
  * `textrelay inbound`: an end user texts the account, through the validation and the service of
  * `POST /sandbox/inbound`. Answers the stored message (RECEIVED).
  */
-export function inboundCommand(deps: AppDeps, flags: InboundFlags) {
+export function inboundCommand(deps: ServiceDeps & { transportName: Config['TEXTRELAY_TRANSPORT'] }, flags: InboundFlags) {
   if (deps.transportName !== 'sandbox') {
     throw new AppError(ErrorCode.validation, 'textrelay inbound simulates the sandbox network; TEXTRELAY_TRANSPORT is upstream');
   }

@@ -1,5 +1,6 @@
 import pino from 'pino';
-import { buildApp, type AppDeps } from '../../src/app.ts';
+import { buildApp } from '../../src/app.ts';
+import type { AppDeps } from '../../src/http/app-deps.ts';
 import { migrateDatabase, openDatabase, type Db } from '../../src/db/connection.ts';
 import { createStore } from '../../src/db/store.ts';
 import { loadConfig } from '../../src/config.ts';

@@ -2,7 +2,7 @@ import { createRoute, z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import { ErrorCode } from '../../domain/error-codes.ts';
 import { AppError } from '../../services/app-error.ts';
-import type { AppDeps } from '../../app.ts';
+import type { AppDeps } from '../app-deps.ts';
 import { modifyGroup } from '../../services/groups.ts';
 import { sendGroupMessageInBatch, sendMessageInBatch } from '../../services/send-message.ts';
 import type { AppEnv } from '../env.ts';

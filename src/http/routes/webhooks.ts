@@ -1,5 +1,5 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import type { AppDeps } from '../../app.ts';
+import type { AppDeps } from '../app-deps.ts';
 import { isHttpUrl } from '../../domain/media-url.ts';
 import { DELIVERY_STATES, WEBHOOK_EVENT_TYPES } from '../../db/schema.ts';
 import { listDeliveries, replayDelivery } from '../../services/webhook-deliveries.ts';
