@@ -2,7 +2,7 @@ import pino from 'pino';
 import { migrateDatabase, openDatabase } from '../src/db/connection.ts';
 import { createStore } from '../src/db/store.ts';
 import { systemClock } from '../src/services/clock.ts';
-import { silentNotifier, type ServiceDeps } from '../src/services/deps.ts';
+import { leaveToCourier, silentNotifier, type ServiceDeps } from '../src/services/deps.ts';
 import { createGroupCommit } from '../src/services/group-commit.ts';
 import { createRateLimiter } from '../src/services/rate-limiter.ts';
 
@@ -24,6 +24,7 @@ export function openBenchDeps(file: string, logLevel: 'silent' | 'warn' = 'silen
     notify: silentNotifier,
     displayTimeZone: 'UTC',
     defaultNumbersPerAccount: 4,
+    transportAtSend: leaveToCourier,
   };
   return { db, deps };
 }

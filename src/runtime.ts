@@ -11,11 +11,13 @@ import { isDamage } from './db/sqlite-codes.ts';
 import { createStore } from './db/store.ts';
 import { createMetrics } from './metrics/metrics.ts';
 import { systemClock, type Clock } from './services/clock.ts';
+import { leaveToCourier } from './services/deps.ts';
 import { createGroupCommit } from './services/group-commit.ts';
 import { createNotifierHub, type NotifierHub } from './services/notifier.ts';
 import { createRateLimiter } from './services/rate-limiter.ts';
 import { createSignInThrottle, SIGN_IN_THROTTLE_TRACKED } from './services/sign-in-throttle.ts';
 import { getGatewayStats } from './services/stats.ts';
+import { createSandboxAtSend, type SandboxAtSend } from './transports/sandbox.ts';
 import { VERSION } from './version.ts';
 import { createCallbackUrlCheck } from './webhooks/ssrf.ts';
 
@@ -50,12 +52,13 @@ export function openRuntime(
   config: Config,
   log: Logger,
   { checkIntegrity: checkIntegrityFirst = false, clock = systemClock }: OpenOptions = {},
-): { db: Db; deps: AppDeps; notifier: NotifierHub; ingestSecrets: IngestSecrets } {
+): { db: Db; deps: AppDeps; notifier: NotifierHub; ingestSecrets: IngestSecrets; sandboxAtSend: SandboxAtSend | undefined } {
   const { db, integrity } = openCheckedDatabase(config, checkIntegrityFirst);
   if (integrity === 'skipped') {
     log.warn({ db: config.TEXTRELAY_DB, limitMb: config.TEXTRELAY_INTEGRITY_CHECK_MAX_MB }, 'integrity check skipped: the database is larger than TEXTRELAY_INTEGRITY_CHECK_MAX_MB');
   }
   const notifier = createNotifierHub();
+  const sandboxAtSend = config.TEXTRELAY_TRANSPORT === 'sandbox' ? createSandboxAtSend({ stepMs: config.TEXTRELAY_SANDBOX_STEP_MS }) : undefined;
   const ingestSecrets = createIngestSecrets(config.TEXTRELAY_INGEST_SECRET);
   const watched = watchStore(createStore(db), config.TEXTRELAY_DB);
   const store = watched.store;
@@ -68,7 +71,7 @@ export function openRuntime(
     notify: notifier,
     displayTimeZone: config.TEXTRELAY_DISPLAY_TZ,
     defaultNumbersPerAccount: config.TEXTRELAY_NUMBERS_PER_ACCOUNT,
-    ...(config.TEXTRELAY_TRANSPORT === 'sandbox' ? { sandboxInline: { stepMs: config.TEXTRELAY_SANDBOX_STEP_MS } } : {}),
+    transportAtSend: sandboxAtSend ?? leaveToCourier,
     isReady: () => !watched.damaged() && isWritable(db),
     version: VERSION,
     checkCallbackUrl: createCallbackUrlCheck(outboundPolicyOf(config)),
@@ -86,5 +89,7 @@ export function openRuntime(
       publicUrlIsHttps: config.TEXTRELAY_PUBLIC_URL !== undefined && new URL(config.TEXTRELAY_PUBLIC_URL).protocol === 'https:',
     },
   };
-  return { db, deps, notifier, ingestSecrets };
+  return { db, deps, notifier, ingestSecrets, sandboxAtSend };
 }
+
+export type Runtime = ReturnType<typeof openRuntime>;

@@ -8,6 +8,7 @@ import type { ProxySettings } from '../../src/http/forwarded.ts';
 import type { MetricsEndpoint } from '../../src/http/metrics.ts';
 import { createMetrics } from '../../src/metrics/metrics.ts';
 import { createAccount, type CreateAccountInput } from '../../src/services/accounts.ts';
+import { leaveToCourier } from '../../src/services/deps.ts';
 import { createGroupCommit } from '../../src/services/group-commit.ts';
 import { createNotifierHub } from '../../src/services/notifier.ts';
 import { createRateLimiter } from '../../src/services/rate-limiter.ts';
@@ -46,8 +47,8 @@ export function makeTestApp(
     log?: AppDeps['log'];
     /** /metrics served openly unless told otherwise. */
     metricsEndpoint?: MetricsEndpoint;
-    /** Sends plan the sandbox's timeline themselves, as `serve` with the sandbox has them do; off unless given. */
-    sandboxInline?: AppDeps['sandboxInline'];
+    /** What the transport does at each send (the sandbox's `createSandboxAtSend`, as `serve` has it); `leaveToCourier` unless given. */
+    transportAtSend?: AppDeps['transportAtSend'];
     /** Inbox sign-in lock-out; the production defaults (10 failures per 15 minutes) unless given. */
     signInThrottle?: Partial<SignInThrottleSettings>;
     /** TEXTRELAY_TRUST_PROXY and an https TEXTRELAY_PUBLIC_URL; neither unless given. */
@@ -77,7 +78,7 @@ export function makeTestApp(
     metricsEndpoint: overrides.metricsEndpoint ?? { enabled: true, bearerToken: undefined },
     signInThrottle: createSignInThrottle(clock, { ...DEFAULT_SIGN_IN_THROTTLE, ...overrides.signInThrottle }),
     proxy: { trustForwardedHeaders: false, publicUrlIsHttps: false, ...overrides.proxy },
-    ...(overrides.sandboxInline ? { sandboxInline: overrides.sandboxInline } : {}),
+    transportAtSend: overrides.transportAtSend ?? leaveToCourier,
   };
   const app = buildApp(deps);
 
