@@ -21,8 +21,6 @@ export interface Notifier {
   accountActivity?(accountId: string): void;
 }
 
-export const silentNotifier: Notifier = { messageQueued: () => {}, outboxWritten: () => {} };
-
 /**
  * The running transport's part in every send, so that the send path reads the same whichever
  * transport runs: asked inside the transaction that stores the message, told once it committed.
