@@ -1,29 +1,17 @@
-import pino from 'pino';
+import { loadConfig } from '../src/config.ts';
 import { migrateDatabase, openDatabase } from '../src/db/connection.ts';
 import { createStore } from '../src/db/store.ts';
-import { systemClock } from '../src/services/clock.ts';
-import { silentNotifier, type ServiceDeps } from '../src/services/deps.ts';
-import { createGroupCommit } from '../src/services/group-commit.ts';
-import { createRateLimiter } from '../src/services/rate-limiter.ts';
+import { createDeps } from '../src/deps.ts';
 
 /**
- * Service deps on a migrated database file, for the scripts that seed or drive the services
- * directly: no rate limit (the benchmark measures the machine, not an account's quota), nobody
- * listening to the notifier.
+ * The deps `serve` builds, on a migrated database file, for the scripts that seed or drive the
+ * services directly: no rate limit (the benchmark measures the machine, not an account's quota),
+ * nobody listening to the notifier.
  */
 export function openBenchDeps(file: string, logLevel: 'silent' | 'warn' = 'silent') {
   const db = openDatabase(file);
   migrateDatabase(db);
-  const store = createStore(db);
-  const deps: ServiceDeps = {
-    store,
-    groupCommit: createGroupCommit(store),
-    clock: systemClock,
-    log: pino({ level: logLevel }),
-    sendRateLimiter: createRateLimiter(systemClock, 0),
-    notify: silentNotifier,
-    displayTimeZone: 'UTC',
-    defaultNumbersPerAccount: 4,
-  };
+  const config = loadConfig({ TEXTRELAY_DB: file, LOG_LEVEL: logLevel, TEXTRELAY_RATE_LIMIT_PER_MINUTE: '0', TEXTRELAY_NUMBERS_PER_ACCOUNT: '4' });
+  const deps = createDeps(config, { store: createStore(db), isReady: () => true });
   return { db, deps };
 }

@@ -17,7 +17,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { createCourier } from '../src/transports/courier.ts';
-import { createSandboxTransport } from '../src/transports/sandbox.ts';
+import { createSandboxAtSend, createSandboxTransport } from '../src/transports/sandbox.ts';
 import { makeTestApp } from '../test/helpers/app.ts';
 
 const { values } = parseArgs({
@@ -28,10 +28,12 @@ const IN_FLIGHT = Number(values['in-flight']);
 
 const dir = mkdtempSync(join(tmpdir(), 'send-cost-'));
 const STEP_MS = 60_000;
-const testApp = makeTestApp({ database: values.database ?? join(dir, 'bench.db'), sandboxInline: { stepMs: STEP_MS } });
+const sandboxAtSend = createSandboxAtSend({ stepMs: STEP_MS });
+const testApp = makeTestApp({ database: values.database ?? join(dir, 'bench.db'), transportAtSend: sandboxAtSend });
 const transport = createSandboxTransport(testApp.deps, { stepMs: STEP_MS });
 const courier = createCourier(testApp.deps, transport);
-testApp.notifier.subscribe({ messageQueued: courier.enqueue, sandboxPlanned: transport.planned });
+sandboxAtSend.onPlanned(transport.planned);
+testApp.notifier.subscribe({ messageQueued: courier.enqueue });
 transport.start();
 const account = testApp.createAccount({ plan: 'sapphire' });
 

@@ -1,28 +1,35 @@
-import type { AppDeps } from './app.ts';
+import type { AppDeps } from './http/app-deps.ts';
 import type { Config } from './config.ts';
 import type { IngestSecrets } from './http/ingest-auth.ts';
 import { createRetention, retentionOptionsFromConfig } from './retention.ts';
-import type { NotifierHub } from './services/notifier.ts';
+import type { Runtime } from './runtime.ts';
 import { createCourier } from './transports/courier.ts';
-import { createSandboxTransport } from './transports/sandbox.ts';
+import { createSandboxTransport, type SandboxAtSend } from './transports/sandbox.ts';
 import type { Transport } from './transports/transport.ts';
 import { createUpstreamTransport, upstreamOptionsFromConfig } from './transports/upstream.ts';
 import { createDispatcher } from './webhooks/dispatcher.ts';
 import { dispatcherOptionsFromConfig } from './webhooks/dispatcher-options.ts';
+
+/** The configured transport; the sandbox's timer listens to the sends that plan its steps. */
+function transportFor(config: Config, deps: AppDeps, ingestSecrets: IngestSecrets, sandboxAtSend: SandboxAtSend | undefined): Transport {
+  if (!sandboxAtSend) return createUpstreamTransport(deps, upstreamOptionsFromConfig(config, ingestSecrets.learn));
+  const sandbox = createSandboxTransport(deps, { stepMs: config.TEXTRELAY_SANDBOX_STEP_MS });
+  sandboxAtSend.onPlanned(sandbox.planned);
+  return sandbox;
+}
 
 /**
  * The serve process's work outside requests: the transport, the courier that hands messages to it,
  * and the webhook dispatcher, each woken by the services' notifier and each resuming from the
  * database what a previous process left unfinished; and, once an hour, removing rows past their retention.
  */
-export function startBackgroundWork(config: Config, deps: AppDeps, notifier: NotifierHub, ingestSecrets: IngestSecrets) {
-  const sandbox = config.TEXTRELAY_TRANSPORT === 'sandbox' ? createSandboxTransport(deps, { stepMs: config.TEXTRELAY_SANDBOX_STEP_MS }) : undefined;
-  const transport: Transport = sandbox ?? createUpstreamTransport(deps, upstreamOptionsFromConfig(config, ingestSecrets.learn));
+export function startBackgroundWork(config: Config, { deps, ingestSecrets, sandboxAtSend }: Pick<Runtime, 'deps' | 'ingestSecrets' | 'sandboxAtSend'>) {
+  const transport = transportFor(config, deps, ingestSecrets, sandboxAtSend);
   // Still there with the sandbox: messages stored QUEUED by an earlier version are resumed through it.
   const courier = createCourier(deps, transport);
   const dispatcher = createDispatcher(deps, dispatcherOptionsFromConfig(config));
   const retention = createRetention(deps, retentionOptionsFromConfig(config));
-  notifier.subscribe({ messageQueued: courier.enqueue, outboxWritten: dispatcher.wake, ...(sandbox ? { sandboxPlanned: sandbox.planned } : {}) });
+  deps.notify.subscribe({ messageQueued: courier.enqueue, outboxWritten: dispatcher.wake });
   transport.start();
   courier.resume();
   dispatcher.start();

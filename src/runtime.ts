@@ -1,23 +1,17 @@
 import type { Logger } from 'pino';
-import type { AppDeps } from './app.ts';
-import { outboundPolicyOf, type Config } from './config.ts';
+import type { AppDeps } from './http/app-deps.ts';
+import type { Config } from './config.ts';
 import { createIngestSecrets, type IngestSecrets } from './http/ingest-auth.ts';
 import { closeDatabase, isWritable, migrateDatabase, openDatabase, type Db } from './db/connection.ts';
 import { watchStore } from './db/damage-watch.ts';
+import { createDeps } from './deps.ts';
 import { checkIntegrity, damagedFile, type IntegrityCheck } from './db/integrity.ts';
 import { refuseMissingColumns } from './db/schema-shape.ts';
 import { refuseUnknownMigrations } from './db/schema-version.ts';
 import { isDamage } from './db/sqlite-codes.ts';
 import { createStore } from './db/store.ts';
-import { createMetrics } from './metrics/metrics.ts';
 import { systemClock, type Clock } from './services/clock.ts';
-import { createGroupCommit } from './services/group-commit.ts';
-import { createNotifierHub, type NotifierHub } from './services/notifier.ts';
-import { createRateLimiter } from './services/rate-limiter.ts';
-import { createSignInThrottle, SIGN_IN_THROTTLE_TRACKED } from './services/sign-in-throttle.ts';
-import { getGatewayStats } from './services/stats.ts';
-import { VERSION } from './version.ts';
-import { createCallbackUrlCheck } from './webhooks/ssrf.ts';
+import { createSandboxAtSend, type SandboxAtSend } from './transports/sandbox.ts';
 
 export type OpenOptions = {
   /** Run SQLite's quick_check first (serve and migrate): the other commands start without reading the whole file. */
@@ -50,41 +44,23 @@ export function openRuntime(
   config: Config,
   log: Logger,
   { checkIntegrity: checkIntegrityFirst = false, clock = systemClock }: OpenOptions = {},
-): { db: Db; deps: AppDeps; notifier: NotifierHub; ingestSecrets: IngestSecrets } {
+): { db: Db; deps: AppDeps; ingestSecrets: IngestSecrets; sandboxAtSend: SandboxAtSend | undefined } {
   const { db, integrity } = openCheckedDatabase(config, checkIntegrityFirst);
   if (integrity === 'skipped') {
     log.warn({ db: config.TEXTRELAY_DB, limitMb: config.TEXTRELAY_INTEGRITY_CHECK_MAX_MB }, 'integrity check skipped: the database is larger than TEXTRELAY_INTEGRITY_CHECK_MAX_MB');
   }
-  const notifier = createNotifierHub();
   const ingestSecrets = createIngestSecrets(config.TEXTRELAY_INGEST_SECRET);
   const watched = watchStore(createStore(db), config.TEXTRELAY_DB);
-  const store = watched.store;
-  const deps: AppDeps = {
-    store,
-    groupCommit: createGroupCommit(store),
+  const sandboxAtSend = config.TEXTRELAY_TRANSPORT === 'sandbox' ? createSandboxAtSend({ stepMs: config.TEXTRELAY_SANDBOX_STEP_MS }) : undefined;
+  const deps = createDeps(config, {
+    store: watched.store,
+    isReady: () => !watched.damaged() && isWritable(db),
     clock,
     log,
-    sendRateLimiter: createRateLimiter(clock, config.TEXTRELAY_RATE_LIMIT_PER_MINUTE),
-    notify: notifier,
-    displayTimeZone: config.TEXTRELAY_DISPLAY_TZ,
-    defaultNumbersPerAccount: config.TEXTRELAY_NUMBERS_PER_ACCOUNT,
-    ...(config.TEXTRELAY_TRANSPORT === 'sandbox' ? { sandboxInline: { stepMs: config.TEXTRELAY_SANDBOX_STEP_MS } } : {}),
-    isReady: () => !watched.damaged() && isWritable(db),
-    version: VERSION,
-    checkCallbackUrl: createCallbackUrlCheck(outboundPolicyOf(config)),
-    transportName: config.TEXTRELAY_TRANSPORT,
     ingestSecrets: ingestSecrets.list,
-    metrics: createMetrics({ version: VERSION, readStats: () => getGatewayStats({ store, clock }) }),
-    metricsEndpoint: { enabled: config.TEXTRELAY_METRICS, bearerToken: config.TEXTRELAY_METRICS_TOKEN },
-    signInThrottle: createSignInThrottle(clock, {
-      maxFailures: config.TEXTRELAY_INBOX_LOGIN_MAX_FAILURES,
-      windowMs: config.TEXTRELAY_INBOX_LOGIN_WINDOW_SECONDS * 1000,
-      maxTracked: SIGN_IN_THROTTLE_TRACKED,
-    }),
-    proxy: {
-      trustForwardedHeaders: config.TEXTRELAY_TRUST_PROXY,
-      publicUrlIsHttps: config.TEXTRELAY_PUBLIC_URL !== undefined && new URL(config.TEXTRELAY_PUBLIC_URL).protocol === 'https:',
-    },
-  };
-  return { db, deps, notifier, ingestSecrets };
+    transportAtSend: sandboxAtSend,
+  });
+  return { db, deps, ingestSecrets, sandboxAtSend };
 }
+
+export type Runtime = ReturnType<typeof openRuntime>;

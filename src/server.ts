@@ -6,7 +6,7 @@ import type { Config } from './config.ts';
 import { closeDatabase } from './db/connection.ts';
 import { createHttpServer, DEFAULT_HTTP_LIMITS, listen } from './http-server.ts';
 import { createLogger } from './logger.ts';
-import { openRuntime } from './runtime.ts';
+import { openRuntime, type Runtime } from './runtime.ts';
 import { createDevAccountIfEmpty } from './services/accounts.ts';
 
 /** How long shutdown waits for in-flight requests before closing their connections. */
@@ -36,14 +36,14 @@ export async function runServer(config: Config): Promise<void> {
   });
   // The address first: a taken port must stop the start before the database file is created or a secret printed.
   await listen(server, config.PORT, config.HOST);
-  let runtime: ReturnType<typeof openRuntime>;
+  let runtime: Runtime;
   try {
     runtime = openRuntime(config, log, { checkIntegrity: true });
   } catch (error) {
     server.close();
     throw error;
   }
-  const { db, deps, notifier, ingestSecrets } = runtime;
+  const { db, deps } = runtime;
   const devAccount = createDevAccountIfEmpty(deps);
   if (devAccount) printDevAccount(devAccount);
 
@@ -51,7 +51,7 @@ export async function runServer(config: Config): Promise<void> {
   const app = buildApp(deps);
   // Connections accepted meanwhile wait in the socket's queue: the opening above is synchronous.
   server.on('request', getRequestListener(app.fetch));
-  const background = startBackgroundWork(config, deps, notifier, ingestSecrets);
+  const background = startBackgroundWork(config, runtime);
   const { port } = server.address() as AddressInfo;
   // Tests and scripts read this line to find the port when PORT=0.
   process.stdout.write(`textrelay listening on http://${config.HOST}:${port}\n`);
@@ -68,7 +68,7 @@ export async function runServer(config: Config): Promise<void> {
     }, SHUTDOWN_GRACE_MS);
     force.unref();
     // Open inbox event streams would hold their connections until the grace period ran out.
-    notifier.endWatchers();
+    deps.notify.endWatchers();
     server.close(() => {
       void background
         .stop()

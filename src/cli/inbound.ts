@@ -1,7 +1,8 @@
-import type { AppDeps } from '../app.ts';
+import type { Config } from '../config.ts';
 import { ErrorCode } from '../domain/error-codes.ts';
 import { AppError } from '../services/app-error.ts';
 import { SandboxInbound } from '../services/message-input.ts';
+import type { ServiceDeps } from '../services/deps.ts';
 import { receiveSandboxInbound, requireAccountByEmail } from '../services/sandbox.ts';
 import { parseInput } from '../services/validation.ts';
 
@@ -17,7 +18,7 @@ export type InboundFlags = {
  * `textrelay inbound`: an end user texts the account, through the validation and the service of
  * `POST /sandbox/inbound`. Answers the stored message (RECEIVED).
  */
-export function inboundCommand(deps: AppDeps, flags: InboundFlags) {
+export function inboundCommand(deps: ServiceDeps & { transportName: Config['TEXTRELAY_TRANSPORT'] }, flags: InboundFlags) {
   if (deps.transportName !== 'sandbox') {
     throw new AppError(ErrorCode.validation, 'textrelay inbound simulates the sandbox network; TEXTRELAY_TRANSPORT is upstream');
   }

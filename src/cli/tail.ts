@@ -1,7 +1,7 @@
-import type { AppDeps } from '../app.ts';
 import { closeDatabase, type Db } from '../db/connection.ts';
 import { toIso } from '../domain/dates.ts';
 import type { EventView } from '../domain/event-views.ts';
+import type { ServiceDeps } from '../services/deps.ts';
 import { followEvents, startingCursor } from '../services/tail-events.ts';
 import { parseTimeFlag } from './time-flag.ts';
 
@@ -47,7 +47,7 @@ function eventLine(event: EventView): string {
  * (or SIGTERM, or the reader of stdout going away). The ready line goes to stderr, so stdout
  * carries events only.
  */
-export async function tailCommand({ db, deps }: { db: Db; deps: AppDeps }, flags: TailFlags): Promise<void> {
+export async function tailCommand({ db, deps }: { db: Db; deps: ServiceDeps }, flags: TailFlags): Promise<void> {
   const stop = new AbortController();
   const onSignal = () => stop.abort();
   // `textrelay tail | head`: a closed pipe ends the tail instead of crashing it.

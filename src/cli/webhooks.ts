@@ -1,8 +1,8 @@
-import type { AppDeps } from '../app.ts';
 import { toIso } from '../domain/dates.ts';
 import type { DeliveryView } from '../domain/delivery-views.ts';
 import { ErrorCode } from '../domain/error-codes.ts';
 import { AppError } from '../services/app-error.ts';
+import type { ServiceDeps } from '../services/deps.ts';
 import { listAllDeliveries, pruneDeliveries, replayDelivery, replayFailedSince } from '../services/webhook-deliveries.ts';
 import { progressLine, type ProgressStream } from './progress.ts';
 import { parseTimeFlag } from './time-flag.ts';
@@ -24,7 +24,7 @@ function deliveryLine(delivery: DeliveryView): string {
 }
 
 /** Replays every delivery given up since the flag's time, with progress and a summary on `progress`. */
-function replaySince(deps: AppDeps, raw: string, progress: ProgressStream): string[] {
+function replaySince(deps: ServiceDeps, raw: string, progress: ProgressStream): string[] {
   const since = parseTimeFlag('--failed-since', raw, deps.clock.now());
   const line = progressLine(progress, 'Replaying failed deliveries:');
   const replayed = replayFailedSince(deps, since, undefined, line.update);
@@ -33,7 +33,7 @@ function replaySince(deps: AppDeps, raw: string, progress: ProgressStream): stri
 }
 
 /** Forgets the deliveries finished before the flag's time, in batches a running server's writes wait for one at a time. */
-function pruneBefore(deps: AppDeps, raw: string | undefined): CommandOutput {
+function pruneBefore(deps: ServiceDeps, raw: string | undefined): CommandOutput {
   if (raw === undefined) throw new AppError(ErrorCode.validation, 'webhooks prune needs --before TIME (e.g. 30d)');
   const before = parseTimeFlag('--before', raw, deps.clock.now());
   let pruned = 0;
@@ -46,7 +46,7 @@ function pruneBefore(deps: AppDeps, raw: string | undefined): CommandOutput {
  * `textrelay webhooks list|replay|prune`: the operator's view of every account's deliveries. A replay
  * of many reports its progress on `progress` (stderr), so stdout keeps only the answer.
  */
-export function webhooksCommand(deps: AppDeps, action: string | undefined, flags: WebhooksFlags, progress: ProgressStream): CommandOutput {
+export function webhooksCommand(deps: ServiceDeps, action: string | undefined, flags: WebhooksFlags, progress: ProgressStream): CommandOutput {
   switch (action) {
     case 'list': {
       const limit = flags.limit === undefined ? 100 : Number(flags.limit);

@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import type { Clock } from './clock.ts';
+import type { MessageRow } from '../db/rows.ts';
 import type { Store } from '../db/store.ts';
 import type { GroupCommit } from './group-commit.ts';
 import type { RateLimiter } from './rate-limiter.ts';
@@ -13,8 +14,6 @@ export interface Notifier {
   messageQueued(handle: string): void;
   /** New rows are due in the webhook outbox. */
   outboxWritten(): void;
-  /** Sends planned steps of the sandbox network in their own transaction (`sandboxInline`): its timer may need to fire sooner. */
-  sandboxPlanned?(): void;
   /**
    * Something in this account's conversations changed (a message, a status event): live views
    * refresh. May come from inside a transaction that later rolls back, which costs a needless refresh.
@@ -22,7 +21,29 @@ export interface Notifier {
   accountActivity?(accountId: string): void;
 }
 
-export const silentNotifier: Notifier = { messageQueued: () => {}, outboxWritten: () => {} };
+/**
+ * The running transport's part in every send, so that the send path reads the same whichever
+ * transport runs: asked inside the transaction that stores the message, told once it committed.
+ */
+export interface TransportAtSend {
+  /**
+   * Before the message is written: the transport's handle when it takes the message in this very
+   * transaction (it is stored handed over, with no second write), or undefined to leave it QUEUED
+   * for the courier.
+   */
+  handleAtSend(handle: string): string | undefined;
+  /** Once the message is written, in the same transaction. */
+  stored(deps: ServiceDeps, message: MessageRow): void;
+  /** After the commit; also after an idempotent replay of the answer, where it must change nothing. */
+  committed(deps: ServiceDeps, handle: string): void;
+}
+
+/** The null implementation: nothing happens in the transaction, and the courier hands the message over after the commit. */
+export const leaveToCourier: TransportAtSend = {
+  handleAtSend: () => undefined,
+  stored: () => {},
+  committed: (deps, handle) => deps.notify.messageQueued(handle),
+};
 
 /** What every use case may reach. Built once by the entry point (or a test) and passed down. */
 export type ServiceDeps = {
@@ -40,11 +61,6 @@ export type ServiceDeps = {
   displayTimeZone: string;
   /** Service numbers given to an account created without an explicit count. */
   defaultNumbersPerAccount: number;
-  /**
-   * Set when the transport is the sandbox: its network lives in this database, so a send plans its
-   * simulated timeline in the transaction that stores it and is handed over from the start. The
-   * courier's round (a read, a second write of the message, two more batch items) cost about a tenth
-   * of a send's server CPU. Unset, sends wait QUEUED for the courier, as they do for the upstream.
-   */
-  sandboxInline?: { stepMs: number };
+  /** What the transport does at each send: `leaveToCourier` unless the transport takes messages as they are stored. */
+  transportAtSend: TransportAtSend;
 };

@@ -26,9 +26,6 @@ export function createNotifierHub() {
     outboxWritten() {
       for (const listener of listeners) listener.outboxWritten?.();
     },
-    sandboxPlanned() {
-      for (const listener of listeners) listener.sandboxPlanned?.();
-    },
     accountActivity(accountId) {
       const watching = watchers.get(accountId);
       if (watching) for (const watcher of watching) watcher.activity();

@@ -6,9 +6,7 @@ import type { ServiceDeps } from './deps.ts';
 import { requireGroupPlan, resolveGroupForSend } from './groups.ts';
 import { withIdempotency, type StoredResponse } from './idempotency.ts';
 import { lineForEndUser, requireOwnLine } from './lines.ts';
-import { outboundOf } from './handover.ts';
 import { recordQueued } from './record-status.ts';
-import { planNewTimeline } from './sandbox.ts';
 import { timeOrderedUuid } from './ids.ts';
 
 /** What every send carries, already validated and normalized by the HTTP layer. */
@@ -34,7 +32,7 @@ function insertQueuedMessage(
   now: number,
 ): MessageRow {
   const handle = timeOrderedUuid();
-  const sandbox = deps.sandboxInline;
+  const transportHandle = deps.transportAtSend.handleAtSend(handle);
   const message = deps.store.messages.insert({
     handle,
     accountId: account.id,
@@ -46,23 +44,18 @@ function insertQueuedMessage(
     statusCallback: body.statusCallback ?? null,
     dateSent: now,
     dateUpdated: now,
-    // The sandbox knows messages by our handle, as its send() would have answered.
-    ...(sandbox ? { transportHandle: handle, handedOverAt: now } : {}),
+    transportHandle: transportHandle ?? null,
+    handedOverAt: transportHandle === undefined ? null : now,
     ...addressing,
   });
   recordQueued(deps, message, account, now);
-  // The sandbox keeps no group ids of its own: replies are tied to ours.
-  if (sandbox) planNewTimeline(deps, outboundOf(message, null), sandbox.stepMs);
+  deps.transportAtSend.stored(deps, message);
   return message;
 }
 
-/**
- * After the send committed: the courier takes it to the transport from here, or the sandbox, which
- * planned it already, may need to re-arm its timer (a replayed idempotent answer is a no-op for both).
- */
+/** After the send committed: the transport hears of it (a replayed idempotent answer changes nothing for it). */
 function handOver(deps: ServiceDeps, account: AccountRow, response: StoredResponse<MessageView>): StoredResponse<MessageView> {
-  if (deps.sandboxInline) deps.notify.sandboxPlanned?.();
-  else deps.notify.messageQueued(response.body.message_handle);
+  deps.transportAtSend.committed(deps, response.body.message_handle);
   deps.notify.outboxWritten();
   deps.notify.accountActivity?.(account.id);
   return response;

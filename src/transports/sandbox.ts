@@ -1,6 +1,6 @@
-import type { ServiceDeps } from '../services/deps.ts';
-import type { HandoverReceipt, OutboundMessage } from '../services/handover.ts';
-import { nextSandboxStepAt, planSandboxTimeline, runDueSandboxSteps } from '../services/sandbox.ts';
+import type { ServiceDeps, TransportAtSend } from '../services/deps.ts';
+import { outboundOf, type HandoverReceipt, type OutboundMessage } from '../services/handover.ts';
+import { nextSandboxStepAt, planNewTimeline, planSandboxTimeline, runDueSandboxSteps } from '../services/sandbox.ts';
 import type { Transport } from './transport.ts';
 
 export type SandboxOptions = {
@@ -9,11 +9,39 @@ export type SandboxOptions = {
 };
 
 export type SandboxTransport = Transport & {
-  /** Sends planned steps themselves (ServiceDeps.sandboxInline): re-arms the timer if one of them falls due sooner. */
+  /** Sends planned steps themselves (`createSandboxAtSend`): re-arms the timer if one of them falls due sooner. */
   planned(): void;
   /** Applies every step due by `deps.clock` now; returns how many ran. Tests call it after advancing a fake clock. */
   runDue(): number;
 };
+
+export type SandboxAtSend = TransportAtSend & {
+  /** `listener` (the sandbox transport's `planned`) is told after each committed send that planned steps. */
+  onPlanned(listener: () => void): void;
+};
+
+/**
+ * The sandbox's part in each send: its network lives in this database, so the send plans the
+ * simulated timeline in the transaction that stores it and is stored handed over (the courier's
+ * round, a read and a second write of the message, would cost more than the planning itself).
+ */
+export function createSandboxAtSend(options: SandboxOptions): SandboxAtSend {
+  const listeners: (() => void)[] = [];
+  return {
+    // The sandbox knows messages by our handle, as its send() answers.
+    handleAtSend: (handle) => handle,
+    stored(deps, message) {
+      // The sandbox keeps no group ids of its own: replies are tied to ours.
+      planNewTimeline(deps, outboundOf(message, null), options.stepMs);
+    },
+    committed() {
+      for (const listener of listeners) listener();
+    },
+    onPlanned(listener) {
+      listeners.push(listener);
+    },
+  };
+}
 
 /** setTimeout fires at once for delays beyond a signed 32-bit int. */
 const MAX_TIMER_MS = 2 ** 31 - 1;

@@ -15,11 +15,12 @@ import { jsonRequest, readReply, type Reply } from './http.ts';
  */
 export function startInProcessService(env: Record<string, string>) {
   const config = loadConfig({ LOG_LEVEL: 'silent', TEXTRELAY_RATE_LIMIT_PER_MINUTE: '0', ...env });
-  const { db, deps, notifier, ingestSecrets } = openRuntime(config, pino({ level: config.LOG_LEVEL }));
+  const runtime = openRuntime(config, pino({ level: config.LOG_LEVEL }));
+  const { db, deps } = runtime;
   const app = buildApp(deps);
   const account = createAccount(deps, { email: 'faults@example.com', plan: 'sapphire' });
   const credentials = { 'svc-api-key-id': account.api_key_id, 'svc-api-secret-key': account.api_secret_key };
-  const background = startBackgroundWork(config, deps, notifier, ingestSecrets);
+  const background = startBackgroundWork(config, runtime);
   let stopped = false;
 
   return {

@@ -3,7 +3,7 @@ import { count } from 'drizzle-orm';
 import { expect } from 'vitest';
 import { sandboxSteps } from '../../src/db/schema.ts';
 import { createCourier } from '../../src/transports/courier.ts';
-import { createSandboxTransport } from '../../src/transports/sandbox.ts';
+import { createSandboxAtSend, createSandboxTransport } from '../../src/transports/sandbox.ts';
 import { makeTestApp, type TestAccount, type TestApp } from '../helpers/app.ts';
 import { expectAccepted } from '../helpers/expect.ts';
 import { show } from '../helpers/fixtures.ts';
@@ -19,10 +19,12 @@ export const STEP_MS = 1_000;
  */
 export function makeSandboxApp(options: Parameters<typeof makeTestApp>[0] & { stepMs?: number; inline?: boolean } = {}) {
   const { stepMs = STEP_MS, inline = true, ...overrides } = options;
-  const t = makeTestApp({ ...overrides, ...(inline ? { sandboxInline: { stepMs } } : {}) });
+  const sandboxAtSend = createSandboxAtSend({ stepMs });
+  const t = makeTestApp({ ...overrides, ...(inline ? { transportAtSend: sandboxAtSend } : {}) });
   const transport = createSandboxTransport(t.deps, { stepMs });
   const courier = createCourier(t.deps, transport, { retryDelaysMs: [], concurrency: 4 });
-  t.notifier.subscribe({ messageQueued: courier.enqueue, sandboxPlanned: transport.planned });
+  sandboxAtSend.onPlanned(transport.planned);
+  t.notifier.subscribe({ messageQueued: courier.enqueue });
 
   /** POSTs a send and waits until it is handed to the network; answers the 202 body. */
   async function sendVia(path: '/api/send-message' | '/api/send-group-message', account: TestAccount, body: unknown) {

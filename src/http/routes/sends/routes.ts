@@ -1,6 +1,6 @@
 import { createRoute, type z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
-import type { AppDeps } from '../../../app.ts';
+import type { AppDeps } from '../../app-deps.ts';
 import { ErrorCode } from '../../../domain/error-codes.ts';
 import { AppError } from '../../../services/app-error.ts';
 import { modifyGroup } from '../../../services/groups.ts';

@@ -1,5 +1,5 @@
 import { createRoute, type z } from '@hono/zod-openapi';
-import type { AppDeps } from '../../../app.ts';
+import type { AppDeps } from '../../app-deps.ts';
 import { listDeliveries, replayDelivery } from '../../../services/webhook-deliveries.ts';
 import {
   addReceiveWebhooks,

@@ -1,0 +1,66 @@
+import type { Logger } from 'pino';
+import { outboundPolicyOf, type Config } from './config.ts';
+import type { Store } from './db/store.ts';
+import type { AppDeps } from './http/app-deps.ts';
+import { createIngestSecrets } from './http/ingest-auth.ts';
+import { createLogger } from './logger.ts';
+import { createMetrics } from './metrics/metrics.ts';
+import { systemClock, type Clock } from './services/clock.ts';
+import { leaveToCourier, type TransportAtSend } from './services/deps.ts';
+import { createGroupCommit } from './services/group-commit.ts';
+import { createNotifierHub } from './services/notifier.ts';
+import { createRateLimiter } from './services/rate-limiter.ts';
+import { createSignInThrottle, SIGN_IN_THROTTLE_TRACKED } from './services/sign-in-throttle.ts';
+import { getGatewayStats } from './services/stats.ts';
+import { VERSION } from './version.ts';
+import { createCallbackUrlCheck } from './webhooks/ssrf.ts';
+
+/** What the configuration cannot give: the opened database, and what a caller may replace. */
+export type DepsParts = {
+  store: Store;
+  /** Readiness probe: true while the database accepts writes. */
+  isReady: () => boolean;
+  /** The system clock unless given (tests give a fake one). */
+  clock?: Clock;
+  /** A logger at LOG_LEVEL unless given. */
+  log?: Logger;
+  /** The secrets /webhooks/* accept: TEXTRELAY_INGEST_SECRET alone unless given (the runtime's also learns the upstream's). */
+  ingestSecrets?: () => string[];
+  /** `leaveToCourier` unless given (the runtime gives the sandbox's when it is the transport). */
+  transportAtSend?: TransportAtSend;
+};
+
+/**
+ * The dependencies of the services and the HTTP app, wired from the configuration: the one place
+ * the server, the CLI, the tests' app and the benchmark build theirs. No I/O happens here.
+ */
+export function createDeps(config: Config, parts: DepsParts): AppDeps {
+  const { store, isReady, clock = systemClock } = parts;
+  return {
+    store,
+    groupCommit: createGroupCommit(store),
+    clock,
+    log: parts.log ?? createLogger(config.LOG_LEVEL),
+    sendRateLimiter: createRateLimiter(clock, config.TEXTRELAY_RATE_LIMIT_PER_MINUTE),
+    notify: createNotifierHub(),
+    displayTimeZone: config.TEXTRELAY_DISPLAY_TZ,
+    defaultNumbersPerAccount: config.TEXTRELAY_NUMBERS_PER_ACCOUNT,
+    transportAtSend: parts.transportAtSend ?? leaveToCourier,
+    isReady,
+    version: VERSION,
+    checkCallbackUrl: createCallbackUrlCheck(outboundPolicyOf(config)),
+    transportName: config.TEXTRELAY_TRANSPORT,
+    ingestSecrets: parts.ingestSecrets ?? createIngestSecrets(config.TEXTRELAY_INGEST_SECRET).list,
+    metrics: createMetrics({ version: VERSION, readStats: () => getGatewayStats({ store, clock }) }),
+    metricsEndpoint: { enabled: config.TEXTRELAY_METRICS, bearerToken: config.TEXTRELAY_METRICS_TOKEN },
+    signInThrottle: createSignInThrottle(clock, {
+      maxFailures: config.TEXTRELAY_INBOX_LOGIN_MAX_FAILURES,
+      windowMs: config.TEXTRELAY_INBOX_LOGIN_WINDOW_SECONDS * 1000,
+      maxTracked: SIGN_IN_THROTTLE_TRACKED,
+    }),
+    proxy: {
+      trustForwardedHeaders: config.TEXTRELAY_TRUST_PROXY,
+      publicUrlIsHttps: config.TEXTRELAY_PUBLIC_URL !== undefined && new URL(config.TEXTRELAY_PUBLIC_URL).protocol === 'https:',
+    },
+  };
+}
