@@ -29,7 +29,7 @@ module.exports = {
       severity: 'error',
       comment: 'Services are used by http, the CLI, transports and the dispatcher: they must not know HTTP.',
       from: { path: '^src/services/' },
-      to: { path: '^src/(http|cli|transports|webhooks)/|^src/(app|cli|server|runtime)\\.ts$' },
+      to: { path: '^src/(http|cli|transports|callbacks)/|^src/(app|cli|server|runtime)\\.ts$' },
     },
     {
       name: 'db-is-the-only-sql',

@@ -15,7 +15,7 @@ import { sandboxRouter } from './http/routes/sandbox/routes.ts';
 import { sendsRouter } from './http/routes/sends/routes.ts';
 import { metricsRouter } from './http/metrics.ts';
 import { requestContext } from './http/request-context.ts';
-import { webhooksRouter } from './http/routes/webhooks/routes.ts';
+import { accountWebhooksRouter } from './http/routes/account-webhooks/routes.ts';
 
 /** Builds the HTTP app from its dependencies; no I/O happens here. */
 export function buildApp(deps: AppDeps) {
@@ -27,7 +27,7 @@ export function buildApp(deps: AppDeps) {
   app.route('/', contactsRouter(deps));
   app.route('/', messagesRouter(deps));
   app.route('/', sendsRouter(deps));
-  app.route('/', webhooksRouter(deps));
+  app.route('/', accountWebhooksRouter(deps));
   if (deps.transportName === 'sandbox') app.route('/', sandboxRouter(deps));
   app.route('/', ingestRouter(deps));
   app.route('/', inboxRouter(deps));

@@ -7,8 +7,8 @@ import { createCourier } from './transports/courier.ts';
 import { createSandboxTransport, type SandboxAtSend } from './transports/sandbox.ts';
 import type { Transport } from './transports/transport.ts';
 import { createUpstreamTransport, upstreamOptionsFromConfig } from './transports/upstream.ts';
-import { createDispatcher } from './webhooks/dispatcher.ts';
-import { dispatcherOptionsFromConfig } from './webhooks/dispatcher-options.ts';
+import { createDispatcher } from './callbacks/dispatcher.ts';
+import { dispatcherOptionsFromConfig } from './callbacks/dispatcher-options.ts';
 
 /** The configured transport; the sandbox's timer listens to the sends that plan its steps. */
 function transportFor(config: Config, deps: AppDeps, ingestSecrets: IngestSecrets, sandboxAtSend: SandboxAtSend | undefined): Transport {

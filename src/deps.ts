@@ -13,7 +13,7 @@ import { createRateLimiter } from './services/rate-limiter.ts';
 import { createSignInThrottle, SIGN_IN_THROTTLE_TRACKED } from './services/sign-in-throttle.ts';
 import { getGatewayStats } from './services/stats.ts';
 import { VERSION } from './version.ts';
-import { createCallbackUrlCheck } from './webhooks/ssrf.ts';
+import { createCallbackUrlCheck } from './outbound/callback-url-check.ts';
 
 /** What the configuration cannot give: the opened database, and what a caller may replace. */
 export type DepsParts = {

@@ -8,7 +8,7 @@ import { pruneOrphanEvents } from './services/orphan-events.ts';
 import { PRUNED_TABLES, type PrunedTable } from './services/pruning.ts';
 import { storageTrouble } from './services/storage-errors.ts';
 import { pruneUnroutedInbound } from './services/unrouted-inbound.ts';
-import { pruneDeliveries } from './services/webhook-deliveries.ts';
+import { pruneDeliveries } from './services/callback-deliveries.ts';
 
 const DAY_MS = 86_400_000;
 

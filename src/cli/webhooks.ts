@@ -3,7 +3,7 @@ import type { DeliveryView } from '../domain/delivery-views.ts';
 import { ErrorCode } from '../domain/error-codes.ts';
 import { AppError } from '../services/app-error.ts';
 import type { ServiceDeps } from '../services/deps.ts';
-import { listAllDeliveries, pruneDeliveries, replayDelivery, replayFailedSince } from '../services/webhook-deliveries.ts';
+import { listAllDeliveries, pruneDeliveries, replayDelivery, replayFailedSince } from '../services/callback-deliveries.ts';
 import { progressLine, type ProgressStream } from './progress.ts';
 import { parseTimeFlag } from './time-flag.ts';
 

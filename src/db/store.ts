@@ -9,7 +9,7 @@ import { inboxQueries } from './queries/inbox.ts';
 import { messageQueries } from './queries/messages.ts';
 import { orphanQueries } from './queries/orphans.ts';
 import { outboxQueries } from './queries/outbox.ts';
-import { webhookSettingsQueries } from './queries/webhook-settings.ts';
+import { accountWebhookQueries } from './queries/account-webhooks.ts';
 import { sandboxQueries } from './queries/sandbox.ts';
 import { statsQueries } from './queries/stats.ts';
 import { unroutedQueries } from './queries/unrouted.ts';
@@ -32,7 +32,7 @@ export function createStore(db: Db) {
     messages: messageQueries(db),
     orphans: orphanQueries(db),
     outbox: outboxQueries(db),
-    webhookSettings: webhookSettingsQueries(db),
+    accountWebhooks: accountWebhookQueries(db),
     sandbox: sandboxQueries(db),
     stats: statsQueries(db),
     unrouted: unroutedQueries(db),

@@ -2,7 +2,7 @@ import type { Metrics } from '../metrics/metrics.ts';
 import type { ServiceDeps } from '../services/deps.ts';
 import type { NotifierHub } from '../services/notifier.ts';
 import type { SignInThrottle } from '../services/sign-in-throttle.ts';
-import type { CallbackUrlCheck } from '../webhooks/ssrf.ts';
+import type { CallbackUrlCheck } from '../outbound/callback-url-check.ts';
 import type { ProxySettings } from './forwarded.ts';
 import type { MetricsEndpoint } from './metrics.ts';
 import type { IngestDeps } from './routes/ingest/routes.ts';

@@ -1,7 +1,7 @@
 import { z, type OpenAPIHono } from '@hono/zod-openapi';
 import { MAX_BODY_BYTES } from '../domain/limits.ts';
 import type { AppEnv } from './env.ts';
-import { registerWebhookPayloads } from './routes/webhooks/callbacks.ts';
+import { registerWebhookPayloads } from './routes/account-webhooks/callbacks.ts';
 
 /**
  * The frame of `/openapi.json`: metadata, tags, credential schemes and the error answers every

@@ -10,7 +10,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api, eventually, type Credentials } from '../helpers/live.ts';
 import { killAll, REPO_ROOT, startServer, type RunningServer } from '../helpers/process.ts';
-import { startReceiver, type Receiver } from '../webhooks/receiver.ts';
+import { startReceiver, type Receiver } from '../callbacks/receiver.ts';
 import { chromiumAvailable, launchChromium } from './chromium.ts';
 
 const ARTIFACTS = join(REPO_ROOT, 'test/artifacts');

@@ -7,7 +7,7 @@ import { closeDatabase } from '../../src/db/connection.ts';
 import { makeTestApp, type TestApp } from '../helpers/app.ts';
 import { childEnv, killAll, REPO_ROOT, runCli } from '../helpers/process.ts';
 import { claimDue, finishedAs } from '../helpers/outbox.ts';
-import { recordAttempts } from '../../src/services/webhook-dispatch.ts';
+import { recordAttempts } from '../../src/services/callback-dispatch.ts';
 
 // `textrelay webhooks replay --failed-since` over more deliveries than one batch, as a child process:
 // a summary on stderr always, and a progress line only when stderr is a terminal.

@@ -7,7 +7,7 @@ import { recordStatus } from '../../src/services/record-status.ts';
 import { makeTestApp } from '../helpers/app.ts';
 import { ALICE, BOB, CAROL, DAVE, show } from '../helpers/fixtures.ts';
 import { killAll, runCli } from '../helpers/process.ts';
-import { dispatcherFor, receiver, sendWithCallback } from '../webhooks/setup.ts';
+import { dispatcherFor, receiver, sendWithCallback } from '../callbacks/setup.ts';
 
 // `textrelay status` is a real child process reading a database file that the test fills through the app.
 

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { jsonRequest, readReply } from '../helpers/http.ts';
 import { killAll, runCli, spawnCli, startServer, type Spawned } from '../helpers/process.ts';
-import { startReceiver, type Receiver } from '../webhooks/receiver.ts';
+import { startReceiver, type Receiver } from '../callbacks/receiver.ts';
 
 // `textrelay tail` as a real child process following a real `serve` through the database file.
 

@@ -9,7 +9,7 @@ import { ALICE, BOB, CAROL, DAVE, distinctNumbers, show } from '../helpers/fixtu
 import { captureStatements, explain, expectIndexed } from '../helpers/query-plans.ts';
 import { claimDue, finishedAs } from '../helpers/outbox.ts';
 import type { ServiceDeps } from '../../src/services/deps.ts';
-import { recordAttempts } from '../../src/services/webhook-dispatch.ts';
+import { recordAttempts } from '../../src/services/callback-dispatch.ts';
 
 /**
  * The delivery core's hot lookups (every status event, every inbound message, every start) must

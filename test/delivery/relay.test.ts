@@ -9,7 +9,7 @@ import { send } from '../helpers/delivery.ts';
 import { LOOPBACK_ALLOWED, show } from '../helpers/fixtures.ts';
 import { api, createAccount, eventually, startServerOnFreePort, type Credentials } from '../helpers/live.ts';
 import { killAll, runCli, startServer, type RunningServer } from '../helpers/process.ts';
-import { startReceiver, type Receiver } from '../webhooks/receiver.ts';
+import { startReceiver, type Receiver } from '../callbacks/receiver.ts';
 
 /**
  * Two textrelay processes over loopback HTTP: A relays through its upstream transport to B, which

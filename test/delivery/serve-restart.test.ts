@@ -5,7 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { show } from '../helpers/fixtures.ts';
 import { api, createAccount, eventually } from '../helpers/live.ts';
 import { killAll, startServer } from '../helpers/process.ts';
-import { answerOk, startReceiver, type Answer } from '../webhooks/receiver.ts';
+import { answerOk, startReceiver, type Answer } from '../callbacks/receiver.ts';
 
 /**
  * The whole pipeline in a real `textrelay serve` process, killed with SIGKILL while its client's

@@ -1,5 +1,5 @@
 import { expect } from 'vitest';
-import type { Receiver } from '../webhooks/receiver.ts';
+import type { Receiver } from '../callbacks/receiver.ts';
 
 /**
  * Each message's callbacks reached the receiver in `statuses` order, each status under one

@@ -4,7 +4,7 @@ import type { ClaimedDelivery, FinishedDelivery } from '../../src/db/queries/del
 import { webhookDeliveries } from '../../src/db/schema.ts';
 import { createCallbackClaims, type AttemptOutcome } from '../../src/domain/callback-claims.ts';
 import type { ServiceDeps } from '../../src/services/deps.ts';
-import { finishedDelivery, recordAndClaim } from '../../src/services/webhook-dispatch.ts';
+import { finishedDelivery, recordAndClaim } from '../../src/services/callback-dispatch.ts';
 import type { TestApp } from './app.ts';
 
 export type OutboxRow = typeof webhookDeliveries.$inferSelect;

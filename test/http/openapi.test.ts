@@ -1,6 +1,6 @@
 import SwaggerParser from '@apidevtools/swagger-parser';
 import { describe, expect, it } from 'vitest';
-import { ReceiveWebhookPayload, StatusCallbackPayload } from '../../src/http/routes/webhooks/schemas.ts';
+import { ReceiveWebhookPayload, StatusCallbackPayload } from '../../src/http/routes/account-webhooks/schemas.ts';
 import { makeTestApp, type TestApp } from '../helpers/app.ts';
 import { ALICE, BOB, CAROL, show } from '../helpers/fixtures.ts';
 

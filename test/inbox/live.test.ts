@@ -4,7 +4,7 @@ import { ALICE } from '../helpers/fixtures.ts';
 import { claimDue, finishedAs } from '../helpers/outbox.ts';
 import { createNotifierHub } from '../../src/services/notifier.ts';
 import { recordStatus } from '../../src/services/record-status.ts';
-import { recordAttempts } from '../../src/services/webhook-dispatch.ts';
+import { recordAttempts } from '../../src/services/callback-dispatch.ts';
 import { loggedIn, ORIGIN } from './client.ts';
 
 let t: TestApp;

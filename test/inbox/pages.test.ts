@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { makeTestApp, type TestAccount, type TestApp } from '../helpers/app.ts';
 import { ALICE, BOB, CAROL } from '../helpers/fixtures.ts';
 import { claimDue, finishedAs } from '../helpers/outbox.ts';
-import { recordAttempts } from '../../src/services/webhook-dispatch.ts';
+import { recordAttempts } from '../../src/services/callback-dispatch.ts';
 import { recordStatus } from '../../src/services/record-status.ts';
 import { inboxClient, loggedIn, textOf } from './client.ts';
 

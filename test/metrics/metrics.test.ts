@@ -3,7 +3,7 @@ import { makeTestApp, type TestApp } from '../helpers/app.ts';
 import { ALICE, BOB, CAROL, show } from '../helpers/fixtures.ts';
 import { INGEST_SECRET, postIngest, statusCallback } from '../helpers/ingest.ts';
 import { recordStatus } from '../../src/services/record-status.ts';
-import { appWithAccount, dispatcherFor, receiver, sendWithCallback } from '../webhooks/setup.ts';
+import { appWithAccount, dispatcherFor, receiver, sendWithCallback } from '../callbacks/setup.ts';
 import { scrape, sampleValue, type Sample } from './scrape.ts';
 
 const request = (t: TestApp) => (path: string, init?: RequestInit) => t.app.request(path, init);

@@ -6,7 +6,7 @@ import { jsonRequest, readReply, type Reply } from '../helpers/http.ts';
 import { createAccount, eventually, type Credentials } from '../helpers/live.ts';
 import { killAll, startServer, type RunningServer } from '../helpers/process.ts';
 import { seededRandom, seedFrom } from '../helpers/seeded-random.ts';
-import { startReceiver, type Received } from '../webhooks/receiver.ts';
+import { startReceiver, type Received } from '../callbacks/receiver.ts';
 import { expectCallbacksOnce } from '../helpers/callbacks.ts';
 
 /**

@@ -7,7 +7,7 @@ import { expectMessageError } from '../helpers/expect.ts';
 import { show } from '../helpers/fixtures.ts';
 import { api, createAccount, eventually } from '../helpers/live.ts';
 import { killAll, startServer } from '../helpers/process.ts';
-import { startReceiver } from '../webhooks/receiver.ts';
+import { startReceiver } from '../callbacks/receiver.ts';
 import { expectCallbacksOnce } from '../helpers/callbacks.ts';
 
 /**

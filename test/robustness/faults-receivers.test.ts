@@ -7,15 +7,15 @@ import type { TestAccount, TestApp } from '../helpers/app.ts';
 import { show } from '../helpers/fixtures.ts';
 import { startInProcessService } from '../helpers/in-process-service.ts';
 import { eventually } from '../helpers/live.ts';
-import { answerOk, type Answer } from '../webhooks/receiver.ts';
-import { appWithAccount, dispatcherFor, onCleanup, receiver, sendWithCallback } from '../webhooks/setup.ts';
+import { answerOk, type Answer } from '../callbacks/receiver.ts';
+import { appWithAccount, dispatcherFor, onCleanup, receiver, sendWithCallback } from '../callbacks/setup.ts';
 import { expectCallbacksOnce } from '../helpers/callbacks.ts';
 
 /**
  * Callback receivers that misbehave the ways real ones do: hang, drop the connection, fail then
  * recover, answer forever. The dispatcher records each attempt, retries under the same
  * webhook-id, and keeps delivering to everyone else meanwhile. (Single refusals, 3xx, 410,
- * Retry-After and the 2 KiB excerpt of a short answer are in test/webhooks/dispatcher.test.ts.)
+ * Retry-After and the 2 KiB excerpt of a short answer are in test/callbacks/dispatcher.test.ts.)
  */
 
 async function deliveries(t: TestApp, account: TestAccount): Promise<any[]> {

@@ -10,7 +10,7 @@ import { expectAccepted, expectMessageError } from '../helpers/expect.ts';
 import { ALICE } from '../helpers/fixtures.ts';
 import { eventually } from '../helpers/live.ts';
 import { startInProcessService, type InProcessService } from '../helpers/in-process-service.ts';
-import { startReceiver, type Receiver } from '../webhooks/receiver.ts';
+import { startReceiver, type Receiver } from '../callbacks/receiver.ts';
 import { expectCallbacksOnce } from '../helpers/callbacks.ts';
 import { STORAGE_FAULTS, type StorageFault } from './storage-faults.ts';
 

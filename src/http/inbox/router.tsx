@@ -6,7 +6,7 @@ import { AppError } from '../../services/app-error.ts';
 import { listConversations, readConversation, replyAsEndUser, type ConversationKind } from '../../services/inbox.ts';
 import { closeInboxSession } from '../../services/inbox-sessions.ts';
 import type { NotifierHub } from '../../services/notifier.ts';
-import { listDeliveries, replayDelivery } from '../../services/webhook-deliveries.ts';
+import { listDeliveries, replayDelivery } from '../../services/callback-deliveries.ts';
 import type { AppEnv } from '../env.ts';
 import { createErrorHandler } from '../errors.ts';
 import { limitBody } from '../router.ts';

@@ -1,7 +1,7 @@
 import type { AttemptOutcome, Claim } from '../domain/callback-claims.ts';
 import type { AttemptRecord, ClaimedDelivery, FinishedDelivery } from '../db/queries/delivery-claims.ts';
 import type { ServiceDeps } from './deps.ts';
-import { getOrCreateWebhookSecret } from './webhook-settings.ts';
+import { getOrCreateWebhookSecret } from './account-webhooks.ts';
 
 /** The outbox as the dispatcher works it: record what attempts did, claim what goes next, give back what it could not finish. */
 

@@ -16,7 +16,7 @@ function newWebhookSecret(): string {
 }
 
 function requireSecrets(deps: ServiceDeps, accountId: string) {
-  const secrets = deps.store.webhookSettings.secretsOf(accountId);
+  const secrets = deps.store.accountWebhooks.secretsOf(accountId);
   if (!secrets) throw new AppError(ErrorCode.notFound, `Account ${accountId} not found`);
   return secrets;
 }
@@ -27,7 +27,7 @@ export function getOrCreateWebhookSecret(deps: ServiceDeps, accountId: string): 
     const existing = requireSecrets(deps, accountId).webhookSecret;
     if (existing !== null) return existing;
     const secret = newWebhookSecret();
-    deps.store.webhookSettings.setFirstSecret(accountId, secret);
+    deps.store.accountWebhooks.setFirstSecret(accountId, secret);
     return secret;
   });
 }
@@ -37,7 +37,7 @@ export function rotateWebhookSecret(deps: ServiceDeps, account: AccountRow): str
   return deps.store.transaction(() => {
     const current = requireSecrets(deps, account.id).webhookSecret;
     const secret = newWebhookSecret();
-    deps.store.webhookSettings.setSecrets(account.id, {
+    deps.store.accountWebhooks.setSecrets(account.id, {
       webhookSecret: secret,
       previousWebhookSecret: current,
       previousWebhookSecretExpiresAt: current === null ? null : deps.clock.now() + PREVIOUS_SECRET_GRACE_MS,
@@ -73,7 +73,7 @@ export function addReceiveWebhooks(deps: ServiceDeps, account: AccountRow, urls:
 /** Removes receive URLs; URLs that were not registered are ignored, so a repeated DELETE answers the same. */
 export function removeReceiveWebhooks(deps: ServiceDeps, account: AccountRow, urls: readonly string[]): WebhookSettings {
   return deps.store.transaction(() => {
-    for (const url of urls) deps.store.webhookSettings.removeReceiveWebhook(account.id, url);
+    for (const url of urls) deps.store.accountWebhooks.removeReceiveWebhook(account.id, url);
     return settingsOf(deps, account);
   });
 }

@@ -1,6 +1,6 @@
 import { Agent } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
-import { EXCERPT_BYTES, postWebhook } from '../../src/webhooks/post.ts';
+import { EXCERPT_BYTES, postWebhook } from '../../src/callbacks/post.ts';
 import { startReceiver, type Receiver } from './receiver.ts';
 
 describe('one webhook POST', () => {

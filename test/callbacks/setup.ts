@@ -4,8 +4,8 @@ import { ALICE, LOOPBACK_ALLOWED } from '../helpers/fixtures.ts';
 import { expectAccepted } from '../helpers/expect.ts';
 import { recordStatus } from '../../src/services/record-status.ts';
 import type { MessageStatus } from '../../src/domain/status.ts';
-import { createDispatcher } from '../../src/webhooks/dispatcher.ts';
-import type { DispatcherOptions } from '../../src/webhooks/dispatcher-options.ts';
+import { createDispatcher } from '../../src/callbacks/dispatcher.ts';
+import type { DispatcherOptions } from '../../src/callbacks/dispatcher-options.ts';
 import { startReceiver, type Answer, type Receiver } from './receiver.ts';
 
 /** Short pauses so the schedule is easy to step through with the fake clock. */

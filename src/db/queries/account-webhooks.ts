@@ -9,7 +9,7 @@ export type WebhookSecrets = {
 };
 
 /** The account's webhook signing secrets and receive URLs. */
-export function webhookSettingsQueries(db: Db) {
+export function accountWebhookQueries(db: Db) {
   return {
     secretsOf(accountId: string): WebhookSecrets | undefined {
       return db

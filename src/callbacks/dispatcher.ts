@@ -3,7 +3,7 @@ import type { ClaimedDelivery, FinishedDelivery } from '../db/queries/delivery-c
 import type { Metrics } from '../metrics/metrics.ts';
 import type { ServiceDeps } from '../services/deps.ts';
 import { storageTrouble } from '../services/storage-errors.ts';
-import { recordAndClaim, recordAttempts, releaseDeliveries } from '../services/webhook-dispatch.ts';
+import { recordAndClaim, recordAttempts, releaseDeliveries } from '../services/callback-dispatch.ts';
 import { createPoster } from './attempt.ts';
 import { dispatcherSettings, type DispatcherOptions } from './dispatcher-options.ts';
 

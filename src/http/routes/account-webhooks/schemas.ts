@@ -1,7 +1,7 @@
 import { z } from '@hono/zod-openapi';
 import { DELIVERY_STATES, WEBHOOK_EVENT_TYPES } from '../../../domain/delivery-views.ts';
 import { isHttpUrl } from '../../../domain/media-url.ts';
-import { MAX_RECEIVE_WEBHOOKS } from '../../../services/webhook-settings.ts';
+import { MAX_RECEIVE_WEBHOOKS } from '../../../services/account-webhooks.ts';
 import { Message } from '../messages/schemas.ts';
 
 /**

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ClaimedDelivery, FinishedDelivery } from '../../src/db/queries/delivery-claims.ts';
 import { createCallbackClaims } from '../../src/domain/callback-claims.ts';
-import { recordAndClaim, recordAttempts } from '../../src/services/webhook-dispatch.ts';
+import { recordAndClaim, recordAttempts } from '../../src/services/callback-dispatch.ts';
 import type { TestAccount, TestApp } from '../helpers/app.ts';
 import { show } from '../helpers/fixtures.ts';
 import { claimDue, finishedAs } from '../helpers/outbox.ts';

@@ -1,13 +1,13 @@
 import { createRoute, type z } from '@hono/zod-openapi';
 import type { AppDeps } from '../../app-deps.ts';
-import { listDeliveries, replayDelivery } from '../../../services/webhook-deliveries.ts';
+import { listDeliveries, replayDelivery } from '../../../services/callback-deliveries.ts';
 import {
   addReceiveWebhooks,
   getWebhookSettings,
   removeReceiveWebhooks,
   rotateWebhookSecret,
   type WebhookSettings,
-} from '../../../services/webhook-settings.ts';
+} from '../../../services/account-webhooks.ts';
 import { API_SECURITY, apiErrors } from '../../openapi.ts';
 import { apiRoute, createRouter } from '../../router.ts';
 import {
@@ -106,7 +106,7 @@ function settingsBody(settings: WebhookSettings): z.output<typeof WebhookSetting
   return { status: 'OK', webhooks: { receive: settings.receive }, secret: settings.secret };
 }
 
-export function webhooksRouter(deps: AppDeps) {
+export function accountWebhooksRouter(deps: AppDeps) {
   const middleware = apiRoute(deps, 'message');
   const router = createRouter();
 

@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
-import { recordAttempts } from '../../src/services/webhook-dispatch.ts';
+import { recordAttempts } from '../../src/services/callback-dispatch.ts';
 import { createRetention } from '../../src/retention.ts';
 import type { TestAccount, TestApp } from '../helpers/app.ts';
 import { BOB, CAROL, show } from '../helpers/fixtures.ts';

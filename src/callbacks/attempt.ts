@@ -2,7 +2,7 @@ import { outcomeOf } from '../domain/callback-claims.ts';
 import type { ClaimedDelivery, FinishedDelivery } from '../db/queries/delivery-claims.ts';
 import type { Metrics } from '../metrics/metrics.ts';
 import type { ServiceDeps } from '../services/deps.ts';
-import { finishedDelivery, signingSecretOf } from '../services/webhook-dispatch.ts';
+import { finishedDelivery, signingSecretOf } from '../services/callback-dispatch.ts';
 import { createGuardedAgent } from '../outbound/guarded-client.ts';
 import { VERSION } from '../version.ts';
 import type { DispatcherSettings } from './dispatcher-options.ts';
