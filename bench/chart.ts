@@ -35,8 +35,16 @@ function panel(title: string, bars: Bar[], x: number, color: string): string {
 
 export function renderChart(report: BenchReport): string {
   const throughput: Bar[] = [
-    ...report.scenarios.map((s) => ({ label: s.name, value: s.requestsPerSecond, text: `${s.requestsPerSecond.toLocaleString('en-US')}/s` })),
-    { label: 'webhook dispatch', value: report.dispatch.deliveriesPerSecond, text: `${report.dispatch.deliveriesPerSecond.toLocaleString('en-US')}/s` },
+    ...report.scenarios.map((s) => ({
+      label: s.name,
+      value: s.requestsPerSecond,
+      text: `${s.requestsPerSecond.toLocaleString('en-US')}/s`,
+    })),
+    {
+      label: 'webhook dispatch',
+      value: report.dispatch.deliveriesPerSecond,
+      text: `${report.dispatch.deliveriesPerSecond.toLocaleString('en-US')}/s`,
+    },
   ];
   const latency: Bar[] = report.scenarios.map((s) => ({ label: s.name, value: s.latencyMs.p99, text: `${s.latencyMs.p99} ms` }));
   const height = TOP + throughput.length * ROW + 36;

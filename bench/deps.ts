@@ -11,7 +11,12 @@ import { createDeps } from '../src/deps.ts';
 export function openBenchDeps(file: string, logLevel: 'silent' | 'warn' = 'silent') {
   const db = openDatabase(file);
   migrateDatabase(db);
-  const config = loadConfig({ TEXTRELAY_DB: file, LOG_LEVEL: logLevel, TEXTRELAY_RATE_LIMIT_PER_MINUTE: '0', TEXTRELAY_NUMBERS_PER_ACCOUNT: '4' });
+  const config = loadConfig({
+    TEXTRELAY_DB: file,
+    LOG_LEVEL: logLevel,
+    TEXTRELAY_RATE_LIMIT_PER_MINUTE: '0',
+    TEXTRELAY_NUMBERS_PER_ACCOUNT: '4',
+  });
   const deps = createDeps(config, { store: createStore(db), isReady: () => true });
   return { db, deps };
 }

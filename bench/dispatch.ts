@@ -18,18 +18,18 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { Agent } from 'undici';
+import { createDispatcher, type Dispatcher } from '../src/callbacks/dispatcher.ts';
+import { DISPATCHER_DEFAULTS, dispatcherOptionsFromConfig } from '../src/callbacks/dispatcher-options.ts';
+import { loadConfig } from '../src/config.ts';
 import { closeDatabase, type Db } from '../src/db/connection.ts';
 import type { AccountRow } from '../src/db/rows.ts';
-import { loadConfig } from '../src/config.ts';
+import { createMetrics } from '../src/metrics/metrics.ts';
 import { createAccount } from '../src/services/accounts.ts';
 import type { ServiceDeps } from '../src/services/deps.ts';
-import { openBenchDeps } from './deps.ts';
 import { recordStatus } from '../src/services/record-status.ts';
 import { sendMessage } from '../src/services/send-message.ts';
-import { createDispatcher, type Dispatcher } from '../src/webhooks/dispatcher.ts';
-import { DISPATCHER_DEFAULTS, dispatcherOptionsFromConfig } from '../src/webhooks/dispatcher-options.ts';
-import { createMetrics } from '../src/metrics/metrics.ts';
 import { getGatewayStats } from '../src/services/stats.ts';
+import { openBenchDeps } from './deps.ts';
 import { REPO_ROOT, spawnPinned, stopChild, waitForLine } from './processes.ts';
 import { recordResult } from './record-result.ts';
 
@@ -83,7 +83,9 @@ function seed(deps: ServiceDeps, account: AccountRow, callbackUrl: string, messa
 /** Runs a dispatcher until nothing is pending; resolves with the time of the last completion. */
 async function drain(dispatcher: Dispatcher, db: Db): Promise<number> {
   // Asked through the due index, not by counting every row: the poll must not take CPU from the dispatcher it measures.
-  const unfinished = db.$client.prepare(`select exists (select 1 from webhook_deliveries where state in ('pending', 'delivering')) as left`);
+  const unfinished = db.$client.prepare(
+    `select exists (select 1 from webhook_deliveries where state in ('pending', 'delivering')) as left`,
+  );
   dispatcher.start();
   // Timed by the last completion rather than by the poll.
   while ((unfinished.get() as { left: number }).left === 1) {
@@ -146,7 +148,9 @@ export type DispatchMeasure = {
 
 /** Pages of the webhook tables and their indexes (SQLite's dbstat), over the deliveries they hold. */
 function deliveryLogBytesPerCallback(db: Db): number {
-  const { bytes } = db.$client.prepare(`select sum(pgsize) as bytes from dbstat where name like 'webhook\\_%' escape '\\'`).get() as { bytes: number };
+  const { bytes } = db.$client.prepare(`select sum(pgsize) as bytes from dbstat where name like 'webhook\\_%' escape '\\'`).get() as {
+    bytes: number;
+  };
   const { rows } = db.$client.prepare('select count(*) as rows from webhook_deliveries').get() as { rows: number };
   return Math.round(bytes / rows);
 }
@@ -163,7 +167,11 @@ export async function measureDispatch(messageCount: number, options: { receiverC
     const bare = await bareUndici(receiver.url, messageCount * 4);
     const account = benchAccount(deps);
     const metrics = createMetrics({ version: 'bench', readStats: () => getGatewayStats(deps) });
-    const newDispatcher = () => createDispatcher({ ...deps, metrics }, { ...dispatcherOptionsFromConfig(loadConfig({})), outboundPolicy: { allowPrivate: true, allowLinkLocal: false } });
+    const newDispatcher = () =>
+      createDispatcher(
+        { ...deps, metrics },
+        { ...dispatcherOptionsFromConfig(loadConfig({})), outboundPolicy: { allowPrivate: true, allowLinkLocal: false } },
+      );
     // As for the bare client: a first pass compiles the dispatcher's code, the timed one measures it warm.
     const warmUpMessages = Math.ceil(messageCount / 5);
     seed(deps, account, receiver.url, warmUpMessages);

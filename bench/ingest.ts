@@ -21,8 +21,8 @@ import { Pool } from 'undici';
 import { closeDatabase } from '../src/db/connection.ts';
 import { createAccount } from '../src/services/accounts.ts';
 import { recordHandover } from '../src/services/handover.ts';
-import { openBenchDeps } from './deps.ts';
 import { sendMessage } from '../src/services/send-message.ts';
+import { openBenchDeps } from './deps.ts';
 import { REPO_ROOT, startServer, startSink } from './processes.ts';
 import { recordResult } from './record-result.ts';
 
@@ -75,7 +75,13 @@ async function drive(pool: Pool, events: { handle: string; status: string; id: s
           method: 'POST',
           path: '/webhooks/status',
           headers: { 'content-type': 'application/json', 'svc-signing-secret': SECRET, 'webhook-id': event.id },
-          body: JSON.stringify({ message_handle: event.handle, status: event.status, error_code: null, error_message: null, was_downgraded: false }),
+          body: JSON.stringify({
+            message_handle: event.handle,
+            status: event.status,
+            error_code: null,
+            error_message: null,
+            was_downgraded: false,
+          }),
         });
         await answer.body.text();
         if (answer.statusCode !== 200) failures += 1;

@@ -2,7 +2,7 @@
  * The processes a benchmark starts: a real `textrelay serve`, callback sinks and receivers, each
  * optionally pinned to one core so the server and the load generator do not share a CPU.
  */
-import { spawn, spawnSync, type ChildProcess, type SpawnOptions } from 'node:child_process';
+import { type ChildProcess, type SpawnOptions, spawn, spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -71,7 +71,12 @@ function startScriptNodeFlags(root: string): string[] {
 }
 
 /** A real `textrelay serve` on a free port, from this checkout or from `root` (another checkout). */
-export async function startServer(options: { env: Record<string, string>; cpu?: number; root?: string; nodeArgs?: string[] }): Promise<ServerProcess> {
+export async function startServer(options: {
+  env: Record<string, string>;
+  cpu?: number;
+  root?: string;
+  nodeArgs?: string[];
+}): Promise<ServerProcess> {
   const root = options.root ?? REPO_ROOT;
   const args = [...startScriptNodeFlags(root), ...(options.nodeArgs ?? []), 'bin/textrelay.js', 'serve'];
   const child = spawnPinned(options.cpu, process.execPath, args, {

@@ -36,8 +36,20 @@ export const FRAMEWORK_FLOOR = 'framework floor (hono + zod, no database)';
 
 /** Issue 6's targets for this 2-core machine, as ratios to the bare handler of the same run where they can be. */
 export const TARGETS: { check: (report: BenchReport) => TargetCheck }[] = [
-  { check: (r) => ({ target: 'status ingest ≥ 0.30 of bare', measured: scenarioNamed(r, 'status ingest').ratioToBare.toFixed(2), met: scenarioNamed(r, 'status ingest').ratioToBare >= 0.3 }) },
-  { check: (r) => ({ target: 'send-message ≥ 0.40 of bare', measured: scenarioNamed(r, 'send-message').ratioToBare.toFixed(2), met: scenarioNamed(r, 'send-message').ratioToBare >= 0.4 }) },
+  {
+    check: (r) => ({
+      target: 'status ingest ≥ 0.30 of bare',
+      measured: scenarioNamed(r, 'status ingest').ratioToBare.toFixed(2),
+      met: scenarioNamed(r, 'status ingest').ratioToBare >= 0.3,
+    }),
+  },
+  {
+    check: (r) => ({
+      target: 'send-message ≥ 0.40 of bare',
+      measured: scenarioNamed(r, 'send-message').ratioToBare.toFixed(2),
+      met: scenarioNamed(r, 'send-message').ratioToBare >= 0.4,
+    }),
+  },
   {
     check: (r) => ({
       target: `listing p99 ≤ 20 ms at ${r.seededMessages.toLocaleString('en-US')} messages (${LISTING_LATENCY_CONNECTIONS} connections)`,
@@ -45,7 +57,13 @@ export const TARGETS: { check: (report: BenchReport) => TargetCheck }[] = [
       met: scenarioNamed(r, LISTING_LATENCY).latencyMs.p99 <= 20,
     }),
   },
-  { check: (r) => ({ target: 'dispatch ≥ 5,000 deliveries/s', measured: `${r.dispatch.deliveriesPerSecond}/s`, met: r.dispatch.deliveriesPerSecond >= 5000 }) },
+  {
+    check: (r) => ({
+      target: 'dispatch ≥ 5,000 deliveries/s',
+      measured: `${r.dispatch.deliveriesPerSecond}/s`,
+      met: r.dispatch.deliveriesPerSecond >= 5000,
+    }),
+  },
   { check: (r) => ({ target: 'server peak RSS ≤ 250 MB', measured: `${r.serverPeakRssMb} MB`, met: r.serverPeakRssMb <= 250 }) },
 ];
 

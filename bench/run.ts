@@ -21,10 +21,31 @@ import { parseArgs } from 'node:util';
 import Database from 'better-sqlite3';
 import { renderChart } from './chart.ts';
 import { measureDispatch } from './dispatch.ts';
-import { CAN_PIN, cpuSeconds, peakRssMb, pinProcess, REPO_ROOT, spawnPinned, startServer, startSink, stopChild, waitForLine, type ServerProcess } from './processes.ts';
-import { FRAMEWORK_FLOOR, LISTING_ALONE, LISTING_LATENCY, LISTING_LATENCY_CONNECTIONS, renderTable, TARGETS, type BenchReport, type ScenarioResult } from './report.ts';
-import { seedDatabase, type SeededAccount } from './seed.ts';
-import { ensureWrk, runWrk, type LoadResult } from './wrk.ts';
+import {
+  CAN_PIN,
+  cpuSeconds,
+  peakRssMb,
+  pinProcess,
+  REPO_ROOT,
+  type ServerProcess,
+  spawnPinned,
+  startServer,
+  startSink,
+  stopChild,
+  waitForLine,
+} from './processes.ts';
+import {
+  type BenchReport,
+  FRAMEWORK_FLOOR,
+  LISTING_ALONE,
+  LISTING_LATENCY,
+  LISTING_LATENCY_CONNECTIONS,
+  renderTable,
+  type ScenarioResult,
+  TARGETS,
+} from './report.ts';
+import { type SeededAccount, seedDatabase } from './seed.ts';
+import { ensureWrk, type LoadResult, runWrk } from './wrk.ts';
 
 const { values: args } = parseArgs({
   options: {
@@ -56,7 +77,10 @@ function log(line: string): void {
 
 /** wrk against a one-file server of bench/ (no database): a point of comparison measured in the same run. */
 async function calibrate(server: 'bare-server' | 'framework-floor', script: 'bare' | 'ingest'): Promise<LoadResult> {
-  const child = spawnPinned(SERVER_CPU, process.execPath, ['--import', 'tsx', `bench/${server}.ts`], { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawnPinned(SERVER_CPU, process.execPath, ['--import', 'tsx', `bench/${server}.ts`], {
+    cwd: REPO_ROOT,
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   try {
     const [, url] = await waitForLine(child, /listening on (http:\/\/\S+)/);
     const env = { BENCH_INGEST_SECRET: INGEST_SECRET, BENCH_STRIDE: '0', BENCH_RUN: 'floor', BENCH_INGEST_FIRST: '0' };
@@ -80,7 +104,10 @@ function addIngestTargets(file: string, count: number, callbackUrl: string): voi
     with recursive n(i) as (select 0 union all select i + 1 from n where i < cast(? as integer) - 1)
     insert into messages (handle, account_id, is_outbound, message_type, status, line_number, number, contact_id, status_callback, transport_handle, handed_over_at, date_sent, date_updated)
     select 'ingest-' || i, t.account_id, 1, 'message', 'QUEUED', t.line_number, t.number, t.contact_id, ?, 'ingest-' || i, t.first - 1 - i, t.first - 1 - i, t.first - 1 - i
-    from n, (select *, (select min(date_sent) from messages) as first from messages where message_type = 'message' and is_outbound = 1 order by id desc limit 1) t`).run(count, callbackUrl);
+    from n, (select *, (select min(date_sent) from messages) as first from messages where message_type = 'message' and is_outbound = 1 order by id desc limit 1) t`).run(
+    count,
+    callbackUrl,
+  );
   db.close();
 }
 
@@ -112,7 +139,12 @@ async function measure(
 ): Promise<LoadResult & { serverCpu: number }> {
   const load = { script, url: server.url, connections, threads: THREADS, cpu: GENERATOR_CPU } as const;
   const sendsEvents = script === 'ingest' || script === 'mixed';
-  const runEnv = (run: string) => ({ ...env, BENCH_STRIDE: String(INGEST_PER_RUN), BENCH_RUN: run, BENCH_INGEST_FIRST: String(sendsEvents ? ingestFirst() : 0) });
+  const runEnv = (run: string) => ({
+    ...env,
+    BENCH_STRIDE: String(INGEST_PER_RUN),
+    BENCH_RUN: run,
+    BENCH_INGEST_FIRST: String(sendsEvents ? ingestFirst() : 0),
+  });
   await runWrk({ ...load, seconds: WARMUP_SECONDS, env: runEnv(`${script}-warmup`) });
   const cpuBefore = cpuSeconds(server.pid);
   const result = await runWrk({ ...load, seconds: SECONDS, env: runEnv(`${script}-run`) });
@@ -216,7 +248,7 @@ async function main(): Promise<void> {
       },
       settings: { seconds: SECONDS, warmupSeconds: WARMUP_SECONDS, connections: CONNECTIONS, wrkThreads: THREADS },
       seededMessages: server.seeded.messages,
-      databaseMbPerMillionMessages: Math.round((server.seeded.bytes / server.seeded.messages) * 1e6 / 1e6),
+      databaseMbPerMillionMessages: Math.round(((server.seeded.bytes / server.seeded.messages) * 1e6) / 1e6),
       serverPeakRssMb: server.peakRssMb,
       scenarios: [
         scenario('bare node:http', bare),

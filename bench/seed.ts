@@ -14,10 +14,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { closeDatabase } from '../src/db/connection.ts';
 import { createAccount } from '../src/services/accounts.ts';
-import { recordHandover } from '../src/services/handover.ts';
 import type { ServiceDeps } from '../src/services/deps.ts';
-import { openBenchDeps } from './deps.ts';
+import { recordHandover } from '../src/services/handover.ts';
 import { sendGroupMessage, sendMessage } from '../src/services/send-message.ts';
+import { openBenchDeps } from './deps.ts';
 import { REPO_ROOT } from './processes.ts';
 
 export type SeedPlan = { messages: number; endUsers: number; groups: number };
@@ -123,7 +123,10 @@ function bulkInsert(client: import('better-sqlite3').Database, count: number, fi
 function cacheKey(plan: SeedPlan): string {
   const hash = createHash('sha256');
   const migrations = join(REPO_ROOT, 'migrations');
-  for (const name of readdirSync(migrations).filter((file) => file.endsWith('.sql')).sort()) hash.update(readFileSync(join(migrations, name)));
+  for (const name of readdirSync(migrations)
+    .filter((file) => file.endsWith('.sql'))
+    .sort())
+    hash.update(readFileSync(join(migrations, name)));
   hash.update(readFileSync(new URL(import.meta.url)));
   hash.update(JSON.stringify(plan));
   return hash.digest('hex').slice(0, 16);
@@ -147,7 +150,9 @@ export function seedDatabase(file: string, plan: SeedPlan, options: { fresh?: bo
     const skeleton = (client.prepare('select count(*) as n from messages').get() as { n: number }).n;
     bulkInsert(client, plan.messages - skeleton, lastDateSent - (plan.messages - skeleton) * SPACING_MS);
     client.pragma('wal_checkpoint(TRUNCATE)');
-    const { bytes } = client.prepare('select (page_count - freelist_count) * page_size as bytes from pragma_page_count, pragma_freelist_count, pragma_page_size').get() as { bytes: number };
+    const { bytes } = client
+      .prepare('select (page_count - freelist_count) * page_size as bytes from pragma_page_count, pragma_freelist_count, pragma_page_size')
+      .get() as { bytes: number };
     const contactIds = (client.prepare('select id from contacts order by phone').all() as { id: string }[]).map((row) => row.id);
     closeDatabase(db);
     renameSync(building, cached);

@@ -29,9 +29,11 @@ export type LoadResult = {
 /** Installs wrk with apt-get when it is missing (as root, or through sudo without a password). */
 export function ensureWrk(): void {
   if (spawnSync('wrk', ['--version']).error === undefined) return;
-  console.log('wrk is missing: installing Debian\'s package');
+  console.log("wrk is missing: installing Debian's package");
   const asRoot = process.getuid?.() === 0;
-  const install = asRoot ? spawnSync('apt-get', ['install', '-y', 'wrk'], { stdio: 'inherit' }) : spawnSync('sudo', ['-n', 'apt-get', 'install', '-y', 'wrk'], { stdio: 'inherit' });
+  const install = asRoot
+    ? spawnSync('apt-get', ['install', '-y', 'wrk'], { stdio: 'inherit' })
+    : spawnSync('sudo', ['-n', 'apt-get', 'install', '-y', 'wrk'], { stdio: 'inherit' });
   if (install.status !== 0 || spawnSync('wrk', ['--version']).error !== undefined) {
     throw new Error('wrk is required: install it with `apt-get install wrk` (Debian/Ubuntu) and run again');
   }
@@ -47,8 +49,14 @@ export async function runWrk(options: {
   env: Record<string, string>;
 }): Promise<LoadResult> {
   const args = [
-    `-t${options.threads}`, `-c${options.connections}`, `-d${options.seconds}s`, '--timeout', '10s',
-    '-s', `${SCRIPTS}${options.script}.lua`, options.url,
+    `-t${options.threads}`,
+    `-c${options.connections}`,
+    `-d${options.seconds}s`,
+    '--timeout',
+    '10s',
+    '-s',
+    `${SCRIPTS}${options.script}.lua`,
+    options.url,
   ];
   // `times` prints the CPU time of the shell's children: wrk's own, once it has exited.
   const child = spawnPinned(options.cpu, 'bash', ['-c', 'wrk "$@"; code=$?; times >&2; exit $code', 'bash', ...args], {
@@ -77,7 +85,12 @@ export async function runWrk(options: {
     seconds: Number(seconds.toFixed(2)),
     requestsPerSecond: Math.round(summary.requests / seconds),
     errors: Object.values(summary.errors).reduce((sum, count) => sum + count, 0),
-    latencyMs: { p50: ms(summary.latencyUs.p50), p90: ms(summary.latencyUs.p90), p99: ms(summary.latencyUs.p99), max: ms(summary.latencyUs.max) },
+    latencyMs: {
+      p50: ms(summary.latencyUs.p50),
+      p90: ms(summary.latencyUs.p90),
+      p99: ms(summary.latencyUs.p99),
+      max: ms(summary.latencyUs.max),
+    },
     generatorCpu: Number((childCpuSeconds(stderr) / seconds).toFixed(2)),
     ...(stolenBefore === undefined || stolenAfter === undefined
       ? {}
@@ -91,7 +104,9 @@ const USER_HZ = 100;
 /** Steal ticks of all CPUs so far (the eighth figure of /proc/stat's `cpu` line), or undefined off Linux. */
 function stolenTicks(): number | undefined {
   try {
-    const steal = readFileSync('/proc/stat', 'utf8').match(/^cpu\s+(.*)$/m)?.[1]?.split(/\s+/)[7];
+    const steal = readFileSync('/proc/stat', 'utf8')
+      .match(/^cpu\s+(.*)$/m)?.[1]
+      ?.split(/\s+/)[7];
     return steal === undefined ? undefined : Number(steal);
   } catch {
     return undefined;

@@ -92,7 +92,15 @@ export async function buildBinary(outDir = join(ROOT, 'dist')): Promise<string> 
   if (macOS) execFileSync('codesign', ['--remove-signature', executable]);
   execFileSync(
     process.execPath,
-    [require.resolve('postject/dist/cli.js'), executable, 'NODE_SEA_BLOB', blob, '--sentinel-fuse', SEA_FUSE, ...(macOS ? ['--macho-segment-name', 'NODE_SEA'] : [])],
+    [
+      require.resolve('postject/dist/cli.js'),
+      executable,
+      'NODE_SEA_BLOB',
+      blob,
+      '--sentinel-fuse',
+      SEA_FUSE,
+      ...(macOS ? ['--macho-segment-name', 'NODE_SEA'] : []),
+    ],
     // postject's chatter (and LIEF's warnings about Node's note sections) would bury the result.
     { stdio: ['ignore', 'ignore', 'pipe'] },
   );

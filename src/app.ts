@@ -1,21 +1,21 @@
 import { OpenAPIHono } from '@hono/zod-openapi';
+import { ErrorCode } from './domain/error-codes.ts';
 import type { AppDeps } from './http/app-deps.ts';
 import type { AppEnv } from './http/env.ts';
 import { createErrorHandler, respondWithError } from './http/errors.ts';
-import { ErrorCode } from './domain/error-codes.ts';
-import { AppError } from './services/app-error.ts';
+import { inboxRouter } from './http/inbox/router.tsx';
+import { metricsRouter } from './http/metrics.ts';
 import { serveOpenApiDocument } from './http/openapi.ts';
+import { requestContext } from './http/request-context.ts';
+import { accountWebhooksRouter } from './http/routes/account-webhooks/routes.ts';
 import { contactsRouter } from './http/routes/contacts/routes.ts';
 import { docsRouter } from './http/routes/docs.ts';
 import { healthRouter } from './http/routes/health.ts';
-import { inboxRouter } from './http/inbox/router.tsx';
 import { ingestRouter } from './http/routes/ingest/routes.ts';
 import { messagesRouter } from './http/routes/messages/routes.ts';
 import { sandboxRouter } from './http/routes/sandbox/routes.ts';
 import { sendsRouter } from './http/routes/sends/routes.ts';
-import { metricsRouter } from './http/metrics.ts';
-import { requestContext } from './http/request-context.ts';
-import { accountWebhooksRouter } from './http/routes/account-webhooks/routes.ts';
+import { AppError } from './services/app-error.ts';
 
 /** Builds the HTTP app from its dependencies; no I/O happens here. */
 export function buildApp(deps: AppDeps) {

@@ -1,5 +1,7 @@
-import type { AppDeps } from './http/app-deps.ts';
+import { createDispatcher } from './callbacks/dispatcher.ts';
+import { dispatcherOptionsFromConfig } from './callbacks/dispatcher-options.ts';
 import type { Config } from './config.ts';
+import type { AppDeps } from './http/app-deps.ts';
 import type { IngestSecrets } from './http/ingest-auth.ts';
 import { createRetention, retentionOptionsFromConfig } from './retention.ts';
 import type { Runtime } from './runtime.ts';
@@ -7,8 +9,6 @@ import { createCourier } from './transports/courier.ts';
 import { createSandboxTransport, type SandboxAtSend } from './transports/sandbox.ts';
 import type { Transport } from './transports/transport.ts';
 import { createUpstreamTransport, upstreamOptionsFromConfig } from './transports/upstream.ts';
-import { createDispatcher } from './callbacks/dispatcher.ts';
-import { dispatcherOptionsFromConfig } from './callbacks/dispatcher-options.ts';
 
 /** The configured transport; the sandbox's timer listens to the sends that plan its steps. */
 function transportFor(config: Config, deps: AppDeps, ingestSecrets: IngestSecrets, sandboxAtSend: SandboxAtSend | undefined): Transport {
@@ -23,7 +23,10 @@ function transportFor(config: Config, deps: AppDeps, ingestSecrets: IngestSecret
  * and the webhook dispatcher, each woken by the services' notifier and each resuming from the
  * database what a previous process left unfinished; and, once an hour, removing rows past their retention.
  */
-export function startBackgroundWork(config: Config, { deps, ingestSecrets, sandboxAtSend }: Pick<Runtime, 'deps' | 'ingestSecrets' | 'sandboxAtSend'>) {
+export function startBackgroundWork(
+  config: Config,
+  { deps, ingestSecrets, sandboxAtSend }: Pick<Runtime, 'deps' | 'ingestSecrets' | 'sandboxAtSend'>,
+) {
   const transport = transportFor(config, deps, ingestSecrets, sandboxAtSend);
   // Still there with the sandbox: messages stored QUEUED by an earlier version are resumed through it.
   const courier = createCourier(deps, transport);

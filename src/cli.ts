@@ -1,19 +1,19 @@
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
-import { ConfigError, loadConfig, type Config } from './config.ts';
+import { type CommandName, commandHelp, commandUsage, isCommand, overview, unexpectedFlags } from './cli/help.ts';
+import { statusCommand } from './cli/status.ts';
+import { tailCommand } from './cli/tail.ts';
+import { webhooksCommand } from './cli/webhooks.ts';
+import { type Config, ConfigError, loadConfig } from './config.ts';
 import { closeDatabase } from './db/connection.ts';
 import { PLANS } from './domain/limits.ts';
 import { isHttpUrl } from './domain/media-url.ts';
 import { checkPhoneNumber } from './domain/phone.ts';
 import { createLogger } from './logger.ts';
 import { openCheckedDatabase, openRuntime } from './runtime.ts';
-import { StartupError } from './startup-error.ts';
-import { addLines, createAccount, listAccounts, listLines, removeLines, rotateSecret, type AccountLines } from './services/accounts.ts';
+import { type AccountLines, addLines, createAccount, listAccounts, listLines, removeLines, rotateSecret } from './services/accounts.ts';
 import { AppError } from './services/app-error.ts';
-import { statusCommand } from './cli/status.ts';
-import { commandHelp, commandUsage, isCommand, overview, unexpectedFlags, type CommandName } from './cli/help.ts';
-import { tailCommand } from './cli/tail.ts';
-import { webhooksCommand } from './cli/webhooks.ts';
+import { StartupError } from './startup-error.ts';
 
 /** A command line that cannot run: printed with the usage of `command` (or the overview), exit code 2. */
 class UsageError extends Error {
@@ -61,7 +61,10 @@ function configFrom(flags: Flags): Config {
 
 /** Phone numbers, comma-separated and/or as separate words: each in E.164, answered canonical and once each. */
 function parseLineNumbers(flag: string, words: readonly string[], ctx: z.RefinementCtx): string[] {
-  const numbers = words.flatMap((word) => word.split(',')).map((word) => word.trim()).filter((word) => word !== '');
+  const numbers = words
+    .flatMap((word) => word.split(','))
+    .map((word) => word.trim())
+    .filter((word) => word !== '');
   if (numbers.length === 0) ctx.addIssue({ code: 'custom', message: `${flag}: give at least one phone number` });
   const lines = new Set<string>();
   for (const number of numbers) {
@@ -79,7 +82,10 @@ const NumbersFlag = z.string().transform((value, ctx): number | string[] => {
   if (!/^\d+$/.test(value)) return parseLineNumbers('--numbers', [value], ctx);
   const count = Number(value);
   if (count < 1 || count > MAX_GENERATED_NUMBERS) {
-    ctx.addIssue({ code: 'custom', message: `--numbers must be a count from 1 to ${MAX_GENERATED_NUMBERS}, or E.164 numbers separated by commas` });
+    ctx.addIssue({
+      code: 'custom',
+      message: `--numbers must be a count from 1 to ${MAX_GENERATED_NUMBERS}, or E.164 numbers separated by commas`,
+    });
   }
   return count;
 });
@@ -178,7 +184,11 @@ function accountsCommand(action: string | undefined, rest: string[], flags: Flag
     case 'rotate-secret': {
       const { email } = parseFlags(CreateAccountFlags.pick({ email: true }), { email: flags.email });
       const rotated = withRuntime(flags, (deps) => rotateSecret(deps, email));
-      print(rotated, flags.json, () => `New secret for ${rotated.email} (shown only now):\n  svc-api-secret-key: ${rotated.api_secret_key}`);
+      print(
+        rotated,
+        flags.json,
+        () => `New secret for ${rotated.email} (shown only now):\n  svc-api-secret-key: ${rotated.api_secret_key}`,
+      );
       return;
     }
     default:
@@ -197,12 +207,20 @@ function printHelpIfAsked(command: string | undefined, action: string | undefine
 }
 
 async function main(argv: string[]): Promise<void> {
-  const { values: flags, positionals, tokens } = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true, tokens: true });
+  const {
+    values: flags,
+    positionals,
+    tokens,
+  } = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true, tokens: true });
   const [command, action] = positionals;
   if (printHelpIfAsked(command, action, flags.help)) return;
   if (!isCommand(command)) throw new UsageError(`Unknown command: ${command}`);
-  const unexpected = unexpectedFlags(command, tokens.flatMap((token) => (token.kind === 'option' ? [token.name] : [])));
-  if (unexpected.length > 0) throw new UsageError(`textrelay ${command} does not take ${unexpected.map((name) => `--${name}`).join(', ')}`, command);
+  const unexpected = unexpectedFlags(
+    command,
+    tokens.flatMap((token) => (token.kind === 'option' ? [token.name] : [])),
+  );
+  if (unexpected.length > 0)
+    throw new UsageError(`textrelay ${command} does not take ${unexpected.map((name) => `--${name}`).join(', ')}`, command);
   switch (command) {
     case 'serve': {
       const config = configFrom(flags);

@@ -1,11 +1,12 @@
 import type { Logger } from 'pino';
-import { outboundPolicyOf, type Config } from './config.ts';
+import { type Config, outboundPolicyOf } from './config.ts';
 import type { Store } from './db/store.ts';
 import type { AppDeps } from './http/app-deps.ts';
 import { createIngestSecrets } from './http/ingest-auth.ts';
 import { createLogger } from './logger.ts';
 import { createMetrics } from './metrics/metrics.ts';
-import { systemClock, type Clock } from './services/clock.ts';
+import { createCallbackUrlCheck } from './outbound/callback-url-check.ts';
+import { type Clock, systemClock } from './services/clock.ts';
 import { leaveToCourier, type TransportAtSend } from './services/deps.ts';
 import { createGroupCommit } from './services/group-commit.ts';
 import { createNotifierHub } from './services/notifier.ts';
@@ -13,7 +14,6 @@ import { createRateLimiter } from './services/rate-limiter.ts';
 import { createSignInThrottle, SIGN_IN_THROTTLE_TRACKED } from './services/sign-in-throttle.ts';
 import { getGatewayStats } from './services/stats.ts';
 import { VERSION } from './version.ts';
-import { createCallbackUrlCheck } from './outbound/callback-url-check.ts';
 
 /** What the configuration cannot give: the opened database, and what a caller may replace. */
 export type DepsParts = {

@@ -9,7 +9,16 @@ import pretty from 'pino-pretty';
  */
 const SECRET_FIELDS = ['api_secret_key', 'apiSecretHash', 'secret', 'webhookSecret', 'previousWebhookSecret', 'content', 'payload'];
 const HOLDERS = ['account', 'message', 'body', 'delivery', 'row'];
-const SECRET_HEADERS = ['svc-api-secret-key', 'sb-api-secret-key', 'svc-signing-secret', 'sb-signing-secret', 'webhook-signature', 'authorization', 'cookie', 'set-cookie'];
+const SECRET_HEADERS = [
+  'svc-api-secret-key',
+  'sb-api-secret-key',
+  'svc-signing-secret',
+  'sb-signing-secret',
+  'webhook-signature',
+  'authorization',
+  'cookie',
+  'set-cookie',
+];
 const REDACTED = [
   ...SECRET_FIELDS,
   ...HOLDERS.flatMap((holder) => SECRET_FIELDS.map((field) => `${holder}.${field}`)),
@@ -25,6 +34,7 @@ export function createLogger(level: string, destination?: DestinationStream): Lo
     level,
     redact: { paths: REDACTED, censor: '[redacted]' },
   };
-  const stream = destination ?? (process.stdout.isTTY ? pretty({ colorize: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname' }) : undefined);
+  const stream =
+    destination ?? (process.stdout.isTTY ? pretty({ colorize: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname' }) : undefined);
   return stream === undefined ? pino(options) : pino(options, stream);
 }

@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { IDEMPOTENCY_WINDOW_MS } from './domain/limits.ts';
 import type { Metrics } from './metrics/metrics.ts';
+import { pruneDeliveries } from './services/callback-deliveries.ts';
 import type { ServiceDeps } from './services/deps.ts';
 import { pruneExpiredIdempotencyKeys } from './services/idempotency.ts';
 import { pruneExpiredInboxSessions } from './services/inbox-sessions.ts';
@@ -8,7 +9,6 @@ import { pruneOrphanEvents } from './services/orphan-events.ts';
 import { PRUNED_TABLES, type PrunedTable } from './services/pruning.ts';
 import { storageTrouble } from './services/storage-errors.ts';
 import { pruneUnroutedInbound } from './services/unrouted-inbound.ts';
-import { pruneDeliveries } from './services/callback-deliveries.ts';
 
 const DAY_MS = 86_400_000;
 
@@ -65,15 +65,41 @@ export function createRetention(deps: ServiceDeps & { metrics: Pick<Metrics, 'ro
     const unroutedBefore = now - settings.unroutedRetentionMs;
     return [
       ...(settings.deliveryRetentionMs > 0
-        ? [{ table: 'webhook_deliveries', message: 'forgot old webhook deliveries', before: deliveriesBefore, batches: pruneDeliveries(deps, deliveriesBefore) } as const]
+        ? [
+            {
+              table: 'webhook_deliveries',
+              message: 'forgot old webhook deliveries',
+              before: deliveriesBefore,
+              batches: pruneDeliveries(deps, deliveriesBefore),
+            } as const,
+          ]
         : []),
-      { table: 'idempotency_keys', message: 'forgot idempotency keys past the replay window', before: now - IDEMPOTENCY_WINDOW_MS, batches: pruneExpiredIdempotencyKeys(deps, now) },
+      {
+        table: 'idempotency_keys',
+        message: 'forgot idempotency keys past the replay window',
+        before: now - IDEMPOTENCY_WINDOW_MS,
+        batches: pruneExpiredIdempotencyKeys(deps, now),
+      },
       { table: 'inbox_sessions', message: 'forgot expired inbox sessions', before: now, batches: pruneExpiredInboxSessions(deps, now) },
       ...(settings.orphanEventRetentionMs > 0
-        ? [{ table: 'orphan_status_events', message: 'dropped status events whose message never became known', before: orphansBefore, batches: pruneOrphanEvents(deps, orphansBefore) } as const]
+        ? [
+            {
+              table: 'orphan_status_events',
+              message: 'dropped status events whose message never became known',
+              before: orphansBefore,
+              batches: pruneOrphanEvents(deps, orphansBefore),
+            } as const,
+          ]
         : []),
       ...(settings.unroutedRetentionMs > 0
-        ? [{ table: 'unrouted_inbound', message: 'forgot old unrouted inbound messages', before: unroutedBefore, batches: pruneUnroutedInbound(deps, unroutedBefore) } as const]
+        ? [
+            {
+              table: 'unrouted_inbound',
+              message: 'forgot old unrouted inbound messages',
+              before: unroutedBefore,
+              batches: pruneUnroutedInbound(deps, unroutedBefore),
+            } as const,
+          ]
         : []),
     ];
   }

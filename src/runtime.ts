@@ -1,16 +1,16 @@
 import type { Logger } from 'pino';
-import type { AppDeps } from './http/app-deps.ts';
 import type { Config } from './config.ts';
-import { createIngestSecrets, type IngestSecrets } from './http/ingest-auth.ts';
-import { closeDatabase, isWritable, migrateDatabase, openDatabase, type Db } from './db/connection.ts';
+import { closeDatabase, type Db, isWritable, migrateDatabase, openDatabase } from './db/connection.ts';
 import { watchStore } from './db/damage-watch.ts';
-import { createDeps } from './deps.ts';
 import { checkIntegrity, damagedFile, type IntegrityCheck } from './db/integrity.ts';
 import { refuseMissingColumns } from './db/schema-shape.ts';
 import { refuseUnknownMigrations } from './db/schema-version.ts';
 import { isDamage } from './db/sqlite-codes.ts';
 import { createStore } from './db/store.ts';
-import { systemClock, type Clock } from './services/clock.ts';
+import { createDeps } from './deps.ts';
+import type { AppDeps } from './http/app-deps.ts';
+import { createIngestSecrets, type IngestSecrets } from './http/ingest-auth.ts';
+import { type Clock, systemClock } from './services/clock.ts';
 import { createSandboxAtSend, type SandboxAtSend } from './transports/sandbox.ts';
 
 export type OpenOptions = {
@@ -47,11 +47,15 @@ export function openRuntime(
 ): { db: Db; deps: AppDeps; ingestSecrets: IngestSecrets; sandboxAtSend: SandboxAtSend | undefined } {
   const { db, integrity } = openCheckedDatabase(config, checkIntegrityFirst);
   if (integrity === 'skipped') {
-    log.warn({ db: config.TEXTRELAY_DB, limitMb: config.TEXTRELAY_INTEGRITY_CHECK_MAX_MB }, 'integrity check skipped: the database is larger than TEXTRELAY_INTEGRITY_CHECK_MAX_MB');
+    log.warn(
+      { db: config.TEXTRELAY_DB, limitMb: config.TEXTRELAY_INTEGRITY_CHECK_MAX_MB },
+      'integrity check skipped: the database is larger than TEXTRELAY_INTEGRITY_CHECK_MAX_MB',
+    );
   }
   const ingestSecrets = createIngestSecrets(config.TEXTRELAY_INGEST_SECRET);
   const watched = watchStore(createStore(db), config.TEXTRELAY_DB);
-  const sandboxAtSend = config.TEXTRELAY_TRANSPORT === 'sandbox' ? createSandboxAtSend({ stepMs: config.TEXTRELAY_SANDBOX_STEP_MS }) : undefined;
+  const sandboxAtSend =
+    config.TEXTRELAY_TRANSPORT === 'sandbox' ? createSandboxAtSend({ stepMs: config.TEXTRELAY_SANDBOX_STEP_MS }) : undefined;
   const deps = createDeps(config, {
     store: watched.store,
     isReady: () => !watched.damaged() && isWritable(db),

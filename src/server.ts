@@ -1,5 +1,5 @@
-import { getRequestListener } from '@hono/node-server';
 import type { AddressInfo } from 'node:net';
+import { getRequestListener } from '@hono/node-server';
 import { buildApp } from './app.ts';
 import { startBackgroundWork } from './background.ts';
 import type { Config } from './config.ts';

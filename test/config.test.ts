@@ -45,7 +45,8 @@ describe('loadConfig defaults', () => {
 
   it('accepts the real process environment of this test run', () => {
     const env = { ...process.env };
-    for (const key of Object.keys(env)) if (key === 'PORT' || key === 'HOST' || key === 'LOG_LEVEL' || key.startsWith('TEXTRELAY_')) delete env[key];
+    for (const key of Object.keys(env))
+      if (key === 'PORT' || key === 'HOST' || key === 'LOG_LEVEL' || key.startsWith('TEXTRELAY_')) delete env[key];
     expect(() => loadConfig(env)).not.toThrow();
   });
 });
@@ -125,7 +126,14 @@ describe('loadConfig overrides (command-line flags)', () => {
 
   it('an undefined override (flag not given) keeps the environment value', () => {
     const config = loadConfig(
-      { PORT: '8080', HOST: '0.0.0.0', TEXTRELAY_DB: '/env.db', TEXTRELAY_TRANSPORT: 'upstream', TEXTRELAY_PUBLIC_URL: 'https://abc123.ngrok.app', ...UPSTREAM_CREDENTIALS },
+      {
+        PORT: '8080',
+        HOST: '0.0.0.0',
+        TEXTRELAY_DB: '/env.db',
+        TEXTRELAY_TRANSPORT: 'upstream',
+        TEXTRELAY_PUBLIC_URL: 'https://abc123.ngrok.app',
+        ...UPSTREAM_CREDENTIALS,
+      },
       { PORT: undefined, HOST: undefined, TEXTRELAY_DB: undefined, TEXTRELAY_TRANSPORT: undefined },
     );
     expect(config).toMatchObject({ PORT: 8080, HOST: '0.0.0.0', TEXTRELAY_DB: '/env.db', TEXTRELAY_TRANSPORT: 'upstream' });
@@ -147,19 +155,27 @@ describe('outbound address policy settings', () => {
   it('private and loopback addresses are allowed by default with the sandbox, refused with upstream', () => {
     expect(loadConfig({}).TEXTRELAY_ALLOW_PRIVATE_CALLBACKS).toBe(true);
     expect(loadConfig(upstream).TEXTRELAY_ALLOW_PRIVATE_CALLBACKS).toBe(false);
-    expect(loadConfig({ ...upstream, TEXTRELAY_ALLOW_PRIVATE_CALLBACKS: '' }).TEXTRELAY_ALLOW_PRIVATE_CALLBACKS, 'empty is unset').toBe(false);
+    expect(loadConfig({ ...upstream, TEXTRELAY_ALLOW_PRIVATE_CALLBACKS: '' }).TEXTRELAY_ALLOW_PRIVATE_CALLBACKS, 'empty is unset').toBe(
+      false,
+    );
   });
 
   it('TEXTRELAY_ALLOW_PRIVATE_CALLBACKS, when set, wins over the mode', () => {
     expect(loadConfig({ ...upstream, TEXTRELAY_ALLOW_PRIVATE_CALLBACKS: 'true' }).TEXTRELAY_ALLOW_PRIVATE_CALLBACKS).toBe(true);
     expect(loadConfig({ TEXTRELAY_ALLOW_PRIVATE_CALLBACKS: 'false' }).TEXTRELAY_ALLOW_PRIVATE_CALLBACKS).toBe(false);
-    expect(loadConfig({ TEXTRELAY_PUBLIC_URL: upstream.TEXTRELAY_PUBLIC_URL, ...UPSTREAM_CREDENTIALS }, { TEXTRELAY_TRANSPORT: 'upstream' }).TEXTRELAY_ALLOW_PRIVATE_CALLBACKS, 'the mode from a flag counts too').toBe(false);
+    expect(
+      loadConfig({ TEXTRELAY_PUBLIC_URL: upstream.TEXTRELAY_PUBLIC_URL, ...UPSTREAM_CREDENTIALS }, { TEXTRELAY_TRANSPORT: 'upstream' })
+        .TEXTRELAY_ALLOW_PRIVATE_CALLBACKS,
+      'the mode from a flag counts too',
+    ).toBe(false);
   });
 
   it('link-local and metadata addresses are refused in every mode unless TEXTRELAY_ALLOW_LINK_LOCAL_CALLBACKS says otherwise', () => {
     expect(loadConfig({}).TEXTRELAY_ALLOW_LINK_LOCAL_CALLBACKS).toBe(false);
     expect(loadConfig(upstream).TEXTRELAY_ALLOW_LINK_LOCAL_CALLBACKS).toBe(false);
-    expect(loadConfig({ TEXTRELAY_ALLOW_PRIVATE_CALLBACKS: 'true' }).TEXTRELAY_ALLOW_LINK_LOCAL_CALLBACKS, 'not implied by private').toBe(false);
+    expect(loadConfig({ TEXTRELAY_ALLOW_PRIVATE_CALLBACKS: 'true' }).TEXTRELAY_ALLOW_LINK_LOCAL_CALLBACKS, 'not implied by private').toBe(
+      false,
+    );
     expect(loadConfig({ TEXTRELAY_ALLOW_LINK_LOCAL_CALLBACKS: '1' }).TEXTRELAY_ALLOW_LINK_LOCAL_CALLBACKS).toBe(true);
     const error = configError({ TEXTRELAY_ALLOW_LINK_LOCAL_CALLBACKS: 'maybe' });
     expect(namesVariable(error.message, 'TEXTRELAY_ALLOW_LINK_LOCAL_CALLBACKS'), error.message).toBe(true);
@@ -167,10 +183,19 @@ describe('outbound address policy settings', () => {
 
   it('an upstream on an address the policy refuses stops the start, naming the setting that allows it', () => {
     const loopback = configError({ ...upstream, TEXTRELAY_UPSTREAM_URL: 'http://127.0.0.1:8080' });
-    expect(loopback.message).toMatch(/TEXTRELAY_UPSTREAM_URL: is 127\.0\.0\.1, a private, loopback or reserved address: set TEXTRELAY_ALLOW_PRIVATE_CALLBACKS=true/);
-    const metadata = configError({ ...upstream, TEXTRELAY_UPSTREAM_URL: 'http://169.254.169.254', TEXTRELAY_ALLOW_PRIVATE_CALLBACKS: 'true' });
+    expect(loopback.message).toMatch(
+      /TEXTRELAY_UPSTREAM_URL: is 127\.0\.0\.1, a private, loopback or reserved address: set TEXTRELAY_ALLOW_PRIVATE_CALLBACKS=true/,
+    );
+    const metadata = configError({
+      ...upstream,
+      TEXTRELAY_UPSTREAM_URL: 'http://169.254.169.254',
+      TEXTRELAY_ALLOW_PRIVATE_CALLBACKS: 'true',
+    });
     expect(metadata.message).toMatch(/TEXTRELAY_UPSTREAM_URL: .* set TEXTRELAY_ALLOW_LINK_LOCAL_CALLBACKS=true/);
-    expect(loadConfig({ ...upstream, TEXTRELAY_UPSTREAM_URL: 'http://127.0.0.1:8080', TEXTRELAY_ALLOW_PRIVATE_CALLBACKS: 'true' }).TEXTRELAY_UPSTREAM_URL).toBe('http://127.0.0.1:8080');
+    expect(
+      loadConfig({ ...upstream, TEXTRELAY_UPSTREAM_URL: 'http://127.0.0.1:8080', TEXTRELAY_ALLOW_PRIVATE_CALLBACKS: 'true' })
+        .TEXTRELAY_UPSTREAM_URL,
+    ).toBe('http://127.0.0.1:8080');
   });
 });
 

@@ -1,5 +1,5 @@
-import { describe, expect, it } from 'vitest';
 import pino from 'pino';
+import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config.ts';
 import { migrateDatabase, openDatabase } from '../src/db/connection.ts';
 import { createStore } from '../src/db/store.ts';
@@ -11,7 +11,11 @@ import { leaveToCourier } from '../src/services/deps.ts';
 function depsFor(env: Record<string, string>) {
   const db = openDatabase(':memory:');
   migrateDatabase(db);
-  return createDeps(loadConfig({ TEXTRELAY_DB: ':memory:', ...env }), { store: createStore(db), isReady: () => true, log: pino({ level: 'silent' }) });
+  return createDeps(loadConfig({ TEXTRELAY_DB: ':memory:', ...env }), {
+    store: createStore(db),
+    isReady: () => true,
+    log: pino({ level: 'silent' }),
+  });
 }
 
 describe('createDeps', () => {

@@ -1,7 +1,7 @@
-import { connect, type Socket } from 'node:net';
 import type { Server } from 'node:http';
+import { connect, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createHttpServer, DEFAULT_HTTP_LIMITS, listen, type HttpLimits } from '../src/http-server.ts';
+import { createHttpServer, DEFAULT_HTTP_LIMITS, type HttpLimits, listen } from '../src/http-server.ts';
 
 /**
  * Slow clients on real sockets against the server `textrelay serve` builds: connections that send
@@ -76,7 +76,10 @@ describe('the HTTP server under slow clients', () => {
     const started = performance.now();
     const extra = slowClient(port);
     expect((await extra.closed) - started).toBeLessThan(2_000);
-    const stillOpen = await Promise.race([Promise.any(held.map((client) => client.closed)).then(() => false), new Promise((resolve) => setTimeout(() => resolve(true), 300))]);
+    const stillOpen = await Promise.race([
+      Promise.any(held.map((client) => client.closed)).then(() => false),
+      new Promise((resolve) => setTimeout(() => resolve(true), 300)),
+    ]);
     expect(stillOpen).toBe(true);
   }, 30_000);
 

@@ -4,18 +4,23 @@ import { createLogger } from '../src/logger.ts';
 import { createRetention } from '../src/retention.ts';
 import { recordHandover } from '../src/services/handover.ts';
 import { INBOX_SESSION_MS } from '../src/services/inbox-sessions.ts';
+import { receiveFromTransport } from '../src/services/receive-inbound.ts';
+import { recordStatus } from '../src/services/record-status.ts';
 import { makeTestApp, type TestAccount, type TestApp } from './helpers/app.ts';
 import { send } from './helpers/delivery.ts';
 import { ALICE, BOB, show } from './helpers/fixtures.ts';
 import { rowCounts } from './helpers/row-counts.ts';
-import { scrape, sampleValue } from './metrics/scrape.ts';
-import { receiveFromTransport } from '../src/services/receive-inbound.ts';
-import { recordStatus } from '../src/services/record-status.ts';
 import { loggedIn } from './inbox/client.ts';
+import { sampleValue, scrape } from './metrics/scrape.ts';
 
 const HOUR_MS = 3_600_000;
 const DAY_MS = 24 * HOUR_MS;
-const RETENTION = { deliveryRetentionMs: 30 * DAY_MS, orphanEventRetentionMs: 7 * DAY_MS, unroutedRetentionMs: 30 * DAY_MS, batchPauseMs: 0 };
+const RETENTION = {
+  deliveryRetentionMs: 30 * DAY_MS,
+  orphanEventRetentionMs: 7 * DAY_MS,
+  unroutedRetentionMs: 30 * DAY_MS,
+  batchPauseMs: 0,
+};
 
 let t: TestApp;
 afterEach(() => t.db.$client.close());
@@ -40,9 +45,9 @@ function keysStored(): string[] {
 }
 
 function orphanHandles(): string[] {
-  return (t.db.$client.prepare('select transport_handle from orphan_status_events order by id').all() as { transport_handle: string }[]).map(
-    (row) => row.transport_handle,
-  );
+  return (
+    t.db.$client.prepare('select transport_handle from orphan_status_events order by id').all() as { transport_handle: string }[]
+  ).map((row) => row.transport_handle);
 }
 
 describe('retention of idempotency keys', () => {
@@ -58,7 +63,9 @@ describe('retention of idempotency keys', () => {
 
     expect(pass.idempotency_keys).toBe(1);
     expect(keysStored()).toEqual(['key-recent']);
-    expect(lines).toContainEqual(expect.objectContaining({ msg: 'forgot idempotency keys past the replay window', table: 'idempotency_keys', pruned: 1 }));
+    expect(lines).toContainEqual(
+      expect.objectContaining({ msg: 'forgot idempotency keys past the replay window', table: 'idempotency_keys', pruned: 1 }),
+    );
     const messagesBefore = rowCounts(t).messages;
     expect((await sendWithKey(account, 'key-recent')).message_handle, 'replayed: the same message').toBe(recent.message_handle);
     expect(rowCounts(t).messages).toBe(messagesBefore);
@@ -137,9 +144,19 @@ describe('retention of orphan status events', () => {
 
 describe('retention of unrouted inbound messages', () => {
   const toNoLine = (handle: string) =>
-    receiveFromTransport(t.deps, { from: ALICE, toNumber: '+12025550123', content: 'hi', mediaUrl: '', service: 'iMessage', source: 'upstream', transportHandle: handle });
+    receiveFromTransport(t.deps, {
+      from: ALICE,
+      toNumber: '+12025550123',
+      content: 'hi',
+      mediaUrl: '',
+      service: 'iMessage',
+      source: 'upstream',
+      transportHandle: handle,
+    });
   const unroutedHandles = () =>
-    (t.db.$client.prepare('select transport_handle from unrouted_inbound order by id').all() as { transport_handle: string }[]).map((row) => row.transport_handle);
+    (t.db.$client.prepare('select transport_handle from unrouted_inbound order by id').all() as { transport_handle: string }[]).map(
+      (row) => row.transport_handle,
+    );
 
   it('forgets those older than the retention and keeps the rest', async () => {
     const lines = loggedApp();
@@ -152,7 +169,9 @@ describe('retention of unrouted inbound messages', () => {
 
     expect(pass.unrouted_inbound).toBe(1);
     expect(unroutedHandles()).toEqual(['up-recent']);
-    expect(lines).toContainEqual(expect.objectContaining({ msg: 'forgot old unrouted inbound messages', table: 'unrouted_inbound', pruned: 1 }));
+    expect(lines).toContainEqual(
+      expect.objectContaining({ msg: 'forgot old unrouted inbound messages', table: 'unrouted_inbound', pruned: 1 }),
+    );
   });
 
   it('keeps them all with a retention of 0', async () => {
@@ -172,8 +191,21 @@ describe('retention passes over many rows', () => {
     const rowsAt = (suffix: string) => {
       for (let i = 0; i < total; i += 1) {
         const now = t.clock.now();
-        t.store.idempotency.save({ accountId, key: `k${suffix}${i}`, requestHash: 'h', responseStatus: 202, responseBody: '{}', createdAt: now });
-        t.store.inbox.insertSession({ tokenHash: `s${suffix}${i}`, accountId, apiSecretHash: 'x', createdAt: now, expiresAt: now + INBOX_SESSION_MS });
+        t.store.idempotency.save({
+          accountId,
+          key: `k${suffix}${i}`,
+          requestHash: 'h',
+          responseStatus: 202,
+          responseBody: '{}',
+          createdAt: now,
+        });
+        t.store.inbox.insertSession({
+          tokenHash: `s${suffix}${i}`,
+          accountId,
+          apiSecretHash: 'x',
+          createdAt: now,
+          expiresAt: now + INBOX_SESSION_MS,
+        });
         recordStatus(t.deps, { handle: `t-unknown-${suffix}${i}`, status: 'SENT', source: 'upstream' });
       }
     };
@@ -184,7 +216,13 @@ describe('retention passes over many rows', () => {
 
     const pass = await createRetention(t.deps, RETENTION).prunePass();
 
-    expect(pass).toEqual({ webhook_deliveries: 0, idempotency_keys: total, inbox_sessions: total, orphan_status_events: total, unrouted_inbound: 0 });
+    expect(pass).toEqual({
+      webhook_deliveries: 0,
+      idempotency_keys: total,
+      inbox_sessions: total,
+      orphan_status_events: total,
+      unrouted_inbound: 0,
+    });
     const counts = rowCounts(t);
     expect([counts.idempotency_keys, counts.inbox_sessions, counts.orphan_status_events]).toEqual([total, total, total]);
     expect(orphanHandles()[0]).toBe('t-unknown-new0');

@@ -1,12 +1,12 @@
-import { outcomeOf } from '../domain/callback-claims.ts';
 import type { ClaimedDelivery, FinishedDelivery } from '../db/queries/delivery-claims.ts';
+import { outcomeOf } from '../domain/callback-claims.ts';
 import type { Metrics } from '../metrics/metrics.ts';
-import type { ServiceDeps } from '../services/deps.ts';
-import { finishedDelivery, signingSecretOf } from '../services/callback-dispatch.ts';
 import { createGuardedAgent } from '../outbound/guarded-client.ts';
+import { finishedDelivery, signingSecretOf } from '../services/callback-dispatch.ts';
+import type { ServiceDeps } from '../services/deps.ts';
 import { VERSION } from '../version.ts';
 import type { DispatcherSettings } from './dispatcher-options.ts';
-import { postWebhook, type PostResult } from './post.ts';
+import { type PostResult, postWebhook } from './post.ts';
 import { signatureHeaders } from './signing.ts';
 
 /** One attempt at a claimed callback: signs it, posts it and says what follows, through a keep-alive pool. */
@@ -17,7 +17,13 @@ export function createPoster(deps: ServiceDeps & { metrics: Pick<Metrics, 'deliv
   function finished(row: ClaimedDelivery, post: PostResult, attemptedAt: number): FinishedDelivery {
     const outcome = outcomeOf(post, row.attemptCount + 1, settings.retryScheduleMs, settings.random, deps.clock.now());
     deps.metrics.deliveryAttempt(outcome.kind);
-    const attempt = { attemptedAt, durationMs: post.durationMs, statusCode: post.statusCode, responseExcerpt: post.excerpt, error: post.error };
+    const attempt = {
+      attemptedAt,
+      durationMs: post.durationMs,
+      statusCode: post.statusCode,
+      responseExcerpt: post.excerpt,
+      error: post.error,
+    };
     return finishedDelivery(row, attempt, outcome);
   }
 

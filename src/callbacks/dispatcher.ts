@@ -1,11 +1,11 @@
-import { createCallbackClaims } from '../domain/callback-claims.ts';
 import type { ClaimedDelivery, FinishedDelivery } from '../db/queries/delivery-claims.ts';
+import { createCallbackClaims } from '../domain/callback-claims.ts';
 import type { Metrics } from '../metrics/metrics.ts';
+import { recordAndClaim, recordAttempts, releaseDeliveries } from '../services/callback-dispatch.ts';
 import type { ServiceDeps } from '../services/deps.ts';
 import { storageTrouble } from '../services/storage-errors.ts';
-import { recordAndClaim, recordAttempts, releaseDeliveries } from '../services/callback-dispatch.ts';
 import { createPoster } from './attempt.ts';
-import { dispatcherSettings, type DispatcherOptions } from './dispatcher-options.ts';
+import { type DispatcherOptions, dispatcherSettings } from './dispatcher-options.ts';
 
 /**
  * While posts are in flight, recording and claiming wait this long to gather the answers that

@@ -1,4 +1,4 @@
-import { loadConfig, type Config } from '../config.ts';
+import { type Config, loadConfig } from '../config.ts';
 import { VERSION } from '../version.ts';
 
 /**
@@ -36,7 +36,8 @@ const SETTINGS: Record<keyof Config, string> = {
   TEXTRELAY_DELIVERY_RETENTION_DAYS: 'days finished webhook deliveries stay in the log, 0 for ever',
   TEXTRELAY_UNROUTED_RETENTION_DAYS: 'days an inbound message for a line no account owns is kept, 0 for ever',
   TEXTRELAY_ORPHAN_EVENT_RETENTION_DAYS: 'days a status event for an unknown handle waits for its message, 0 for ever',
-  TEXTRELAY_ALLOW_PRIVATE_CALLBACKS: 'allow outbound requests to private and loopback addresses (default: true with sandbox, false with upstream)',
+  TEXTRELAY_ALLOW_PRIVATE_CALLBACKS:
+    'allow outbound requests to private and loopback addresses (default: true with sandbox, false with upstream)',
   TEXTRELAY_ALLOW_LINK_LOCAL_CALLBACKS: 'allow outbound requests to link-local and cloud-metadata addresses',
   TEXTRELAY_DISPLAY_TZ: "time zone of contacts' display dates",
   TEXTRELAY_RATE_LIMIT_PER_MINUTE: 'sends per account per minute, 0 for no limit',
@@ -115,7 +116,10 @@ export const COMMANDS = {
       ['--failed', 'list only the deliveries given up'],
       ['--limit N', 'list at most N, newest first (default 100)'],
       ['--id WEBHOOK_ID', 'replay this delivery (same webhook-id, fresh retry schedule)'],
-      ['--failed-since TIME', 'replay every delivery given up since TIME (2026-11-23T09:00:00Z, "2026-11-23 09:00:00" UTC, or 30m, 2h, 1d ago)'],
+      [
+        '--failed-since TIME',
+        'replay every delivery given up since TIME (2026-11-23T09:00:00Z, "2026-11-23 09:00:00" UTC, or 30m, 2h, 1d ago)',
+      ],
       ['--before TIME', 'delete the deliveries delivered or given up before TIME, with their attempts (a time, or 30d ago)'],
       DB,
       JSON_FLAG,
@@ -177,7 +181,6 @@ export function overview(): string {
   ].join('\n');
 }
 
-
 function describeSetting(defaults: Config, name: keyof Config): string {
   const value = defaults[name];
   const fallback = value === undefined ? '' : ` (default ${String(value)})`;
@@ -186,7 +189,13 @@ function describeSetting(defaults: Config, name: keyof Config): string {
 
 /** What a usage error prints under its message: the command's usage lines, and where the rest is. */
 export function commandUsage(command: CommandName): string {
-  return ['Usage:', ...COMMANDS[command].usage.map((line) => `  ${line}`), '', `Run \`textrelay help ${command}\` for its flags and settings.`, ''].join('\n');
+  return [
+    'Usage:',
+    ...COMMANDS[command].usage.map((line) => `  ${line}`),
+    '',
+    `Run \`textrelay help ${command}\` for its flags and settings.`,
+    '',
+  ].join('\n');
 }
 
 export function commandHelp(command: CommandName): string {

@@ -1,8 +1,8 @@
 import type { Config } from '../config.ts';
 import { ErrorCode } from '../domain/error-codes.ts';
 import { AppError } from '../services/app-error.ts';
-import { SandboxInbound } from '../services/message-input.ts';
 import type { ServiceDeps } from '../services/deps.ts';
+import { SandboxInbound } from '../services/message-input.ts';
 import { receiveSandboxInbound, requireAccountByEmail } from '../services/sandbox.ts';
 import { parseInput } from '../services/validation.ts';
 

@@ -2,10 +2,10 @@ import { toIso } from '../domain/dates.ts';
 import type { ServiceDeps } from '../services/deps.ts';
 import {
   FAILING_WINDOW_MS,
+  type FailingDestination,
   getGatewayStats,
   latestUnroutedInbound,
   listFailingDestinations,
-  type FailingDestination,
   type UnroutedInbound,
 } from '../services/stats.ts';
 import type { CommandOutput } from './webhooks.ts';

@@ -2,9 +2,9 @@ import { toIso } from '../domain/dates.ts';
 import type { DeliveryView } from '../domain/delivery-views.ts';
 import { ErrorCode } from '../domain/error-codes.ts';
 import { AppError } from '../services/app-error.ts';
-import type { ServiceDeps } from '../services/deps.ts';
 import { listAllDeliveries, pruneDeliveries, replayDelivery, replayFailedSince } from '../services/callback-deliveries.ts';
-import { progressLine, type ProgressStream } from './progress.ts';
+import type { ServiceDeps } from '../services/deps.ts';
+import { type ProgressStream, progressLine } from './progress.ts';
 import { parseTimeFlag } from './time-flag.ts';
 
 export type WebhooksFlags = {
@@ -46,13 +46,19 @@ function pruneBefore(deps: ServiceDeps, raw: string | undefined): CommandOutput 
  * `textrelay webhooks list|replay|prune`: the operator's view of every account's deliveries. A replay
  * of many reports its progress on `progress` (stderr), so stdout keeps only the answer.
  */
-export function webhooksCommand(deps: ServiceDeps, action: string | undefined, flags: WebhooksFlags, progress: ProgressStream): CommandOutput {
+export function webhooksCommand(
+  deps: ServiceDeps,
+  action: string | undefined,
+  flags: WebhooksFlags,
+  progress: ProgressStream,
+): CommandOutput {
   switch (action) {
     case 'list': {
       const limit = flags.limit === undefined ? 100 : Number(flags.limit);
       if (!Number.isInteger(limit) || limit < 1) throw new AppError(ErrorCode.validation, '--limit must be a positive integer');
       const deliveries = listAllDeliveries(deps, { state: flags.failed ? 'failed' : undefined, limit, offset: 0 });
-      const human = deliveries.length === 0 ? (flags.failed ? 'No failed deliveries.' : 'No deliveries.') : deliveries.map(deliveryLine).join('\n');
+      const human =
+        deliveries.length === 0 ? (flags.failed ? 'No failed deliveries.' : 'No deliveries.') : deliveries.map(deliveryLine).join('\n');
       return { value: deliveries, human };
     }
     case 'replay': {
@@ -61,7 +67,10 @@ export function webhooksCommand(deps: ServiceDeps, action: string | undefined, f
         throw new AppError(ErrorCode.validation, 'webhooks replay takes exactly one of --id WEBHOOK_ID or --failed-since TIME');
       }
       const replayed = flags.id !== undefined ? [replayDelivery(deps, flags.id).id] : replaySince(deps, since!, progress);
-      const human = replayed.length === 0 ? 'Nothing to replay.' : `Queued again (the running server sends them within a second):\n${replayed.join('\n')}`;
+      const human =
+        replayed.length === 0
+          ? 'Nothing to replay.'
+          : `Queued again (the running server sends them within a second):\n${replayed.join('\n')}`;
       return { value: { replayed }, human };
     }
     case 'prune':

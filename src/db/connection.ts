@@ -1,11 +1,11 @@
-import Database from 'better-sqlite3';
-import { drizzle, type BetterSQLite3Database } from 'drizzle-orm/better-sqlite3';
-import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
+import Database from 'better-sqlite3';
+import { type BetterSQLite3Database, drizzle } from 'drizzle-orm/better-sqlite3';
+import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
+import { StartupError } from '../startup-error.ts';
 import { databaseFiles } from './database-files.ts';
 import * as schema from './schema.ts';
-import { StartupError } from '../startup-error.ts';
 
 export type Db = BetterSQLite3Database<typeof schema> & { $client: Database.Database };
 
@@ -46,7 +46,8 @@ export function openDatabase(file: string): Db {
 /** Why `file` could not be opened, for a person: the errors of mkdir and SQLite name neither the file nor the cause. */
 function cannotOpen(file: string, error: unknown): string {
   const code = (error as { code?: unknown }).code;
-  if (code === 'SQLITE_NOTADB') return `${file} is not a database file (or its header is damaged); restore it from a backup or use another file`;
+  if (code === 'SQLITE_NOTADB')
+    return `${file} is not a database file (or its header is damaged); restore it from a backup or use another file`;
   if (code === 'SQLITE_CORRUPT') return `${file} is damaged; restore it from a backup or use another file`;
   const reason =
     code === 'ENOTDIR' || code === 'EEXIST'

@@ -27,9 +27,14 @@ export function watchStore(store: Store, file: string): WatchedStore {
       }
     }) as F;
   const watchAll = (queries: object): object =>
-    Object.fromEntries(Object.entries(queries).map(([name, value]) => [name, typeof value === 'function' ? watch(value.bind(queries)) : value]));
+    Object.fromEntries(
+      Object.entries(queries).map(([name, value]) => [name, typeof value === 'function' ? watch(value.bind(queries)) : value]),
+    );
   const watched = Object.fromEntries(
-    Object.entries(store).map(([name, value]) => [name, typeof value === 'function' ? watch(value.bind(store)) : watchAll(value as object)]),
+    Object.entries(store).map(([name, value]) => [
+      name,
+      typeof value === 'function' ? watch(value.bind(store)) : watchAll(value as object),
+    ]),
   ) as Store;
   return { store: watched, damaged: () => damaged };
 }

@@ -11,7 +11,9 @@ export type PruneBatch = { pruned: number; resumeAfter: number | null };
  */
 export function oldestRowsPruner(db: Db, table: string, timeColumn: string) {
   const client = db.$client;
-  const oldest = client.prepare(`select rowid as row, ${timeColumn} as time from ${table} where rowid > @afterRowid order by rowid limit +@limit`);
+  const oldest = client.prepare(
+    `select rowid as row, ${timeColumn} as time from ${table} where rowid > @afterRowid order by rowid limit +@limit`,
+  );
   const removeThrough = client.prepare(`delete from ${table} where rowid > @afterRowid and rowid <= @lastRowid`);
   const batch = client.transaction((until: number, afterRowid: number, limit: number): PruneBatch => {
     const rows = oldest.all({ afterRowid, limit }) as { row: number; time: number }[];

@@ -1,4 +1,4 @@
-import { sql, type Placeholder } from 'drizzle-orm';
+import { type Placeholder, sql } from 'drizzle-orm';
 
 /** `{ key: sql.placeholder('key') }` for each key, to prepare an insert of whole rows once. */
 export function placeholdersFor<K extends string>(keys: readonly K[]): Record<K, Placeholder<K>> {

@@ -10,7 +10,9 @@ type JournalEntry = { tag: string; when: number };
 const MIGRATIONS_TABLE = '__drizzle_migrations';
 
 function knownMigrations(): JournalEntry[] {
-  const journal = JSON.parse(readFileSync(join(databaseFiles().migrationsFolder, 'meta', '_journal.json'), 'utf8')) as { entries: JournalEntry[] };
+  const journal = JSON.parse(readFileSync(join(databaseFiles().migrationsFolder, 'meta', '_journal.json'), 'utf8')) as {
+    entries: JournalEntry[];
+  };
   return journal.entries;
 }
 
@@ -23,7 +25,9 @@ export function refuseUnknownMigrations(db: Db, file: string): void {
   const client = db.$client;
   const hasTable = client.prepare("select 1 from sqlite_master where type = 'table' and name = ?").get(MIGRATIONS_TABLE);
   if (!hasTable) return;
-  const applied = client.prepare(`select created_at as createdAt from "${MIGRATIONS_TABLE}" order by created_at`).all() as { createdAt: number }[];
+  const applied = client.prepare(`select created_at as createdAt from "${MIGRATIONS_TABLE}" order by created_at`).all() as {
+    createdAt: number;
+  }[];
   const known = knownMigrations();
   const knownTimes = new Set(known.map((entry) => Number(entry.when)));
   const unknown = applied.filter((row) => !knownTimes.has(Number(row.createdAt)));

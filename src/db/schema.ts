@@ -283,9 +283,7 @@ export const unroutedInbound = sqliteTable(
     source: text().notNull(),
     receivedAt: integer().notNull(),
   },
-  (t) => [
-    uniqueIndex('unrouted_inbound_transport_handle_uq').on(t.source, t.transportHandle).where(sql`transport_handle is not null`),
-  ],
+  (t) => [uniqueIndex('unrouted_inbound_transport_handle_uq').on(t.source, t.transportHandle).where(sql`transport_handle is not null`)],
 );
 
 /**

@@ -1,4 +1,5 @@
 import type { Db } from './connection.ts';
+import { accountWebhookQueries } from './queries/account-webhooks.ts';
 import { accountQueries } from './queries/accounts.ts';
 import { contactQueries } from './queries/contacts.ts';
 import { conversationQueries } from './queries/conversations.ts';
@@ -9,7 +10,6 @@ import { inboxQueries } from './queries/inbox.ts';
 import { messageQueries } from './queries/messages.ts';
 import { orphanQueries } from './queries/orphans.ts';
 import { outboxQueries } from './queries/outbox.ts';
-import { accountWebhookQueries } from './queries/account-webhooks.ts';
 import { sandboxQueries } from './queries/sandbox.ts';
 import { statsQueries } from './queries/stats.ts';
 import { unroutedQueries } from './queries/unrouted.ts';

@@ -27,14 +27,22 @@ const JITTER = 0.2;
  * attempts. A Retry-After replaces the pause but never goes beyond the schedule's longest one, so a
  * receiver cannot park a callback for a year.
  */
-export function outcomeOf(answer: AttemptAnswer, attempt: number, schedule: readonly number[], random: () => number, now: number): AttemptOutcome {
+export function outcomeOf(
+  answer: AttemptAnswer,
+  attempt: number,
+  schedule: readonly number[],
+  random: () => number,
+  now: number,
+): AttemptOutcome {
   const { statusCode, retryAfterMs } = answer;
   if (statusCode !== null && statusCode >= 200 && statusCode < 300) return { kind: 'delivered' };
   if (statusCode === 410) return { kind: 'failed' };
   const pause = schedule[attempt - 1];
   if (pause === undefined) return { kind: 'failed' };
   const delay =
-    retryAfterMs !== undefined ? Math.min(Math.max(retryAfterMs, 0), Math.max(...schedule)) : Math.round(pause * (1 - JITTER + 2 * JITTER * random()));
+    retryAfterMs !== undefined
+      ? Math.min(Math.max(retryAfterMs, 0), Math.max(...schedule))
+      : Math.round(pause * (1 - JITTER + 2 * JITTER * random()));
   return { kind: 'retry', nextAttemptAt: now + delay };
 }
 

@@ -57,15 +57,12 @@ const LISTING_DATE = /^(\d{4})-(\d{2})-(\d{2}) (\d{2}):(\d{2}):(\d{2})$/;
 export function parseListingDate(raw: string): number | null {
   const match = LISTING_DATE.exec(raw);
   if (!match) return null;
-  const [year, month, day, hour, minute, second] = match.slice(1).map(Number) as [
-    number, number, number, number, number, number,
-  ];
+  const [year, month, day, hour, minute, second] = match.slice(1).map(Number) as [number, number, number, number, number, number];
   // Date.UTC reads years 0-99 as 19xx; setUTCFullYear takes the year literally.
   const date = new Date(Date.UTC(2000, month - 1, day, hour, minute, second));
   date.setUTCFullYear(year, month - 1, day);
   // Out-of-range parts roll over (2026-02-31 becomes March 3rd): a date that does not survive is invalid.
-  const survives =
-    date.getUTCFullYear() === year && date.getUTCMonth() === month - 1 && date.getUTCDate() === day;
+  const survives = date.getUTCFullYear() === year && date.getUTCMonth() === month - 1 && date.getUTCDate() === day;
   if (!survives || hour > 23 || minute > 59 || second > 59) return null;
   return date.getTime();
 }

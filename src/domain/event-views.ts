@@ -60,7 +60,9 @@ export type DeliveryAttemptFacts = {
  * delivered: the receiver answered 2xx; failed: the delivery was given up after this attempt;
  * retrying: another attempt is planned (or came after this one).
  */
-export function attemptOutcome(facts: Pick<DeliveryAttemptFacts, 'statusCode' | 'isLatest' | 'deliveryState'>): 'delivered' | 'failed' | 'retrying' {
+export function attemptOutcome(
+  facts: Pick<DeliveryAttemptFacts, 'statusCode' | 'isLatest' | 'deliveryState'>,
+): 'delivered' | 'failed' | 'retrying' {
   if (facts.statusCode !== null && facts.statusCode >= 200 && facts.statusCode < 300) return 'delivered';
   return facts.isLatest && facts.deliveryState === 'failed' ? 'failed' : 'retrying';
 }

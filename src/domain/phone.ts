@@ -1,9 +1,7 @@
 import { parsePhoneNumberFromString } from 'libphonenumber-js';
 import { remembering } from './remembering.ts';
 
-export type PhoneCheck =
-  | { readonly ok: true; readonly e164: string }
-  | { readonly ok: false; readonly reason: 'blacklisted' | 'invalid' };
+export type PhoneCheck = { readonly ok: true; readonly e164: string } | { readonly ok: false; readonly reason: 'blacklisted' | 'invalid' };
 
 /**
  * Emergency numbers and carrier short codes (3-6 digits) are never valid destinations:

@@ -19,9 +19,7 @@ export type NotAppliedReason =
 
 export type StatusStep = { status: MessageStatus; implied: boolean };
 
-export type StatusDecision =
-  | { applied: true; steps: StatusStep[] }
-  | { applied: false; reason: NotAppliedReason };
+export type StatusDecision = { applied: true; steps: StatusStep[] } | { applied: false; reason: NotAppliedReason };
 
 function progressRank(status: MessageStatus): number {
   return PROGRESS_ORDER.indexOf(status as ProgressStatus);

@@ -2,7 +2,7 @@
  * The bodies textrelay POSTs to its clients (contract section 7). Built from the same facts as the
  * API's Message object, so a callback never disagrees with `GET /api/status`.
  */
-import { toMessageObject, type AccountFacts, type MessageFacts } from './views.ts';
+import { type AccountFacts, type MessageFacts, toMessageObject } from './views.ts';
 
 /** The spec's status-callback fields, which the receive webhook carries too. */
 function callbackFields(message: MessageFacts, account: AccountFacts, participants: string[]) {

@@ -4,7 +4,7 @@ import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import type { Logger } from 'pino';
 import { ErrorCode } from '../domain/error-codes.ts';
 import { AppError } from '../services/app-error.ts';
-import { storageTrouble, type StorageTrouble } from '../services/storage-errors.ts';
+import { type StorageTrouble, storageTrouble } from '../services/storage-errors.ts';
 import type { AppEnv } from './env.ts';
 
 const HTTP_STATUS: Record<number, ContentfulStatusCode> = {

@@ -1,4 +1,4 @@
-import { z, type OpenAPIHono } from '@hono/zod-openapi';
+import { type OpenAPIHono, z } from '@hono/zod-openapi';
 import { MAX_BODY_BYTES } from '../domain/limits.ts';
 import type { AppEnv } from './env.ts';
 import { registerWebhookPayloads } from './routes/account-webhooks/callbacks.ts';
@@ -41,7 +41,10 @@ const MessageError = z
   .openapi('MessageError');
 
 const ContactError = z
-  .object({ status: z.enum(['ERROR', 'error']).openapi({ description: 'Lower-case "error" for a contact not found (404)' }), message: z.string() })
+  .object({
+    status: z.enum(['ERROR', 'error']).openapi({ description: 'Lower-case "error" for a contact not found (404)' }),
+    message: z.string(),
+  })
   .openapi('ContactError');
 
 type ErrorShape = 'message' | 'contact';

@@ -1,4 +1,4 @@
-import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 import type { AttemptOutcome } from '../domain/callback-claims.ts';
 import { PRUNED_TABLES, type PrunedTable } from '../services/pruning.ts';
 import type { GatewayStats } from '../services/stats.ts';
@@ -71,7 +71,12 @@ export function createMetrics(options: { version: string; readStats: () => Gatew
     SIGN_IN_OUTCOMES,
   );
 
-  const messages = new Gauge({ name: 'textrelay_messages', help: 'Messages stored, by current status (RECEIVED: inbound)', labelNames: ['status'], registers });
+  const messages = new Gauge({
+    name: 'textrelay_messages',
+    help: 'Messages stored, by current status (RECEIVED: inbound)',
+    labelNames: ['status'],
+    registers,
+  });
   const outbox = new Gauge({
     name: 'textrelay_outbox_deliveries',
     help: 'Callback deliveries not yet delivered, by state: due, retry_wait, held (behind an earlier callback of the same message), delivering, failed (given up)',

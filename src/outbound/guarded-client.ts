@@ -1,7 +1,7 @@
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { isIP, type LookupFunction } from 'node:net';
 import { Agent, buildConnector, Pool } from 'undici';
-import { classifyAddress, refusalOf, type OutboundPolicy } from '../domain/address-policy.ts';
+import { classifyAddress, type OutboundPolicy, refusalOf } from '../domain/address-policy.ts';
 
 /** A connection the policy forbids; recorded as the attempt's error, no request having been sent. */
 export class OutboundAddressRefused extends Error {

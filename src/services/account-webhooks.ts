@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { ErrorCode } from '../domain/error-codes.ts';
 import type { AccountRow } from '../db/rows.ts';
+import { ErrorCode } from '../domain/error-codes.ts';
 import { AppError } from './app-error.ts';
 import type { ServiceDeps } from './deps.ts';
 
@@ -63,7 +63,10 @@ export function addReceiveWebhooks(deps: ServiceDeps, account: AccountRow, urls:
     const known = new Set(deps.store.accounts.listReceiveWebhooks(account.id));
     const total = new Set([...known, ...urls]).size;
     if (total > MAX_RECEIVE_WEBHOOKS) {
-      throw new AppError(ErrorCode.validation, `An account may have at most ${MAX_RECEIVE_WEBHOOKS} receive webhooks (this would make ${total})`);
+      throw new AppError(
+        ErrorCode.validation,
+        `An account may have at most ${MAX_RECEIVE_WEBHOOKS} receive webhooks (this would make ${total})`,
+      );
     }
     for (const url of urls) deps.store.accounts.addReceiveWebhook(account.id, url, now);
     return settingsOf(deps, account);

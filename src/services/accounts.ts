@@ -1,8 +1,8 @@
 import { createHash, randomBytes, randomInt, randomUUID, timingSafeEqual } from 'node:crypto';
+import type { AccountRow } from '../db/rows.ts';
 import { ErrorCode } from '../domain/error-codes.ts';
 import type { Plan } from '../domain/limits.ts';
 import { FICTIONAL_LINE_COUNT, fictionalLineNumber } from '../domain/service-numbers.ts';
-import type { AccountRow } from '../db/rows.ts';
 import { AppError } from './app-error.ts';
 import type { ServiceDeps } from './deps.ts';
 

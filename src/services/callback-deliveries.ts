@@ -1,7 +1,7 @@
-import { ErrorCode } from '../domain/error-codes.ts';
-import { toDeliveryView, type DeliveryView } from '../domain/delivery-views.ts';
 import type { DeliveryFilter, WebhookAttemptRow, WebhookDeliveryRow } from '../db/queries/outbox.ts';
 import type { AccountRow } from '../db/rows.ts';
+import { type DeliveryView, toDeliveryView } from '../domain/delivery-views.ts';
+import { ErrorCode } from '../domain/error-codes.ts';
 import { AppError } from './app-error.ts';
 import type { ServiceDeps } from './deps.ts';
 import { pruneInBatches } from './pruning.ts';
@@ -38,7 +38,10 @@ export function replayDelivery(deps: ServiceDeps, webhookId: string, account?: A
       throw new AppError(ErrorCode.notFound, `Webhook delivery ${webhookId} not found`);
     }
     if (!deps.store.outbox.replay(row.seq, deps.clock.now())) {
-      throw new AppError(ErrorCode.conflict, `Webhook delivery ${webhookId} is being delivered right now; replay it once that attempt finished`);
+      throw new AppError(
+        ErrorCode.conflict,
+        `Webhook delivery ${webhookId} is being delivered right now; replay it once that attempt finished`,
+      );
     }
     return withAttempts(deps, [deps.store.outbox.findByWebhookId(webhookId)!])[0]!;
   });

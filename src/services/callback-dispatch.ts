@@ -1,7 +1,7 @@
-import type { AttemptOutcome, Claim } from '../domain/callback-claims.ts';
 import type { AttemptRecord, ClaimedDelivery, FinishedDelivery } from '../db/queries/delivery-claims.ts';
-import type { ServiceDeps } from './deps.ts';
+import type { AttemptOutcome, Claim } from '../domain/callback-claims.ts';
 import { getOrCreateWebhookSecret } from './account-webhooks.ts';
+import type { ServiceDeps } from './deps.ts';
 
 /** The outbox as the dispatcher works it: record what attempts did, claim what goes next, give back what it could not finish. */
 
@@ -12,7 +12,15 @@ export function signingSecretOf(deps: ServiceDeps, row: ClaimedDelivery): string
 
 /** A claimed row's attempt as the outbox records it: the row, its lease, what the attempt got, and what follows. */
 export function finishedDelivery(row: ClaimedDelivery, attempt: AttemptRecord, outcome: AttemptOutcome): FinishedDelivery {
-  return { seq: row.seq, accountId: row.accountId, messageHandle: row.messageHandle, url: row.url, leaseExpiresAt: row.leaseExpiresAt, attempt, outcome };
+  return {
+    seq: row.seq,
+    accountId: row.accountId,
+    messageHandle: row.messageHandle,
+    url: row.url,
+    leaseExpiresAt: row.leaseExpiresAt,
+    attempt,
+    outcome,
+  };
 }
 
 /**

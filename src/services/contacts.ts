@@ -1,7 +1,7 @@
-import { ErrorCode } from '../domain/error-codes.ts';
-import { toContactData, toContactView } from '../domain/views.ts';
 import type { ContactListQuery } from '../db/queries/contacts.ts';
 import type { AccountRow, ContactRow } from '../db/rows.ts';
+import { ErrorCode } from '../domain/error-codes.ts';
+import { toContactData, toContactView } from '../domain/views.ts';
 import { AppError } from './app-error.ts';
 import type { ServiceDeps } from './deps.ts';
 import { timeOrderedUuid } from './ids.ts';
@@ -55,7 +55,5 @@ export function getContact(deps: ServiceDeps, account: AccountRow, contactId: st
 }
 
 export function listContacts(deps: ServiceDeps, account: AccountRow, query: ContactListQuery) {
-  return deps.store.contacts
-    .list(account.id, query)
-    .map((row) => toContactView(row, account.email, deps.displayTimeZone));
+  return deps.store.contacts.list(account.id, query).map((row) => toContactView(row, account.email, deps.displayTimeZone));
 }

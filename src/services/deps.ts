@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
-import type { Clock } from './clock.ts';
 import type { MessageRow } from '../db/rows.ts';
 import type { Store } from '../db/store.ts';
+import type { Clock } from './clock.ts';
 import type { GroupCommit } from './group-commit.ts';
 import type { RateLimiter } from './rate-limiter.ts';
 

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
+import type { AccountRow, GroupRow } from '../db/rows.ts';
 import { ErrorCode } from '../domain/error-codes.ts';
 import { checkGroupSize, memberKeyOf } from '../domain/groups.ts';
 import { GROUP_PLAN, MAX_GROUP_MEMBERS, planAllows } from '../domain/limits.ts';
-import type { AccountRow, GroupRow } from '../db/rows.ts';
 import { AppError } from './app-error.ts';
 import { ensureContact } from './contacts.ts';
 import type { ServiceDeps } from './deps.ts';

@@ -82,6 +82,10 @@ export function recordHandover(deps: ServiceDeps, handle: string, receipt: Hando
 }
 
 /** The transport refused the message for good, or every retry failed: the message ends in ERROR. */
-export function failHandover(deps: ServiceDeps, handle: string, failure: { errorCode: number; errorMessage: string; source: string }): void {
+export function failHandover(
+  deps: ServiceDeps,
+  handle: string,
+  failure: { errorCode: number; errorMessage: string; source: string },
+): void {
   recordStatus(deps, { handle, status: 'ERROR', errorCode: failure.errorCode, errorMessage: failure.errorMessage, source: failure.source });
 }

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
+import type { AccountRow } from '../db/rows.ts';
 import { ErrorCode } from '../domain/error-codes.ts';
 import { IDEMPOTENCY_WINDOW_MS } from '../domain/limits.ts';
-import type { AccountRow } from '../db/rows.ts';
 import { AppError } from './app-error.ts';
 import type { ServiceDeps } from './deps.ts';
 import { pruneInBatches } from './pruning.ts';

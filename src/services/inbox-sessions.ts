@@ -26,7 +26,13 @@ export function openInboxSession(deps: ServiceDeps, apiKeyId: string, apiSecret:
   const expiresAt = now + INBOX_SESSION_MS;
   deps.store.transaction(() => {
     deps.store.inbox.deleteExpiredSessions(account.id, now);
-    deps.store.inbox.insertSession({ tokenHash: hashToken(token), accountId: account.id, apiSecretHash: account.apiSecretHash, createdAt: now, expiresAt });
+    deps.store.inbox.insertSession({
+      tokenHash: hashToken(token),
+      accountId: account.id,
+      apiSecretHash: account.apiSecretHash,
+      createdAt: now,
+      expiresAt,
+    });
   });
   return { token, expiresAt };
 }

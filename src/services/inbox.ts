@@ -1,8 +1,8 @@
+import type { ConversationKind } from '../db/queries/conversations.ts';
+import type { AccountRow, MessageRow, StatusEventRow } from '../db/rows.ts';
 import { ErrorCode } from '../domain/error-codes.ts';
 import { formatDisplayPhone } from '../domain/phone.ts';
 import { previewOf } from '../domain/views.ts';
-import type { ConversationKind } from '../db/queries/conversations.ts';
-import type { AccountRow, MessageRow, StatusEventRow } from '../db/rows.ts';
 import { AppError } from './app-error.ts';
 import type { ServiceDeps } from './deps.ts';
 import { receiveSandboxInbound, type SandboxInboundInput } from './sandbox.ts';

@@ -1,5 +1,5 @@
-import { ErrorCode } from '../domain/error-codes.ts';
 import type { AccountRow } from '../db/rows.ts';
+import { ErrorCode } from '../domain/error-codes.ts';
 import { AppError } from './app-error.ts';
 import type { ServiceDeps } from './deps.ts';
 

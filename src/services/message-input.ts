@@ -18,7 +18,9 @@ export function phoneNumber(options: { blacklistIsItsOwnError: boolean }) {
     const blacklisted = check.reason === 'blacklisted' && options.blacklistIsItsOwnError;
     ctx.addIssue({
       code: 'custom',
-      message: blacklisted ? `${raw} is a blacklisted number (emergency numbers and short codes cannot be messaged)` : 'Invalid phone number',
+      message: blacklisted
+        ? `${raw} is a blacklisted number (emergency numbers and short codes cannot be messaged)`
+        : 'Invalid phone number',
       params: { errorCode: blacklisted ? ErrorCode.blacklisted : ErrorCode.validation },
     });
     return z.NEVER;

@@ -1,16 +1,12 @@
-import { ErrorCode } from '../domain/error-codes.ts';
-import { toIso } from '../domain/dates.ts';
-import { toListRecord, toMessageObject } from '../domain/views.ts';
 import type { MessageListFilter } from '../db/queries/messages.ts';
 import type { AccountRow, MessageRow } from '../db/rows.ts';
+import { toIso } from '../domain/dates.ts';
+import { ErrorCode } from '../domain/error-codes.ts';
+import { toListRecord, toMessageObject } from '../domain/views.ts';
 import { AppError } from './app-error.ts';
 import type { ServiceDeps } from './deps.ts';
 
-export function listMessages(
-  deps: ServiceDeps,
-  account: AccountRow,
-  query: { filter: MessageListFilter; limit: number; offset: number },
-) {
+export function listMessages(deps: ServiceDeps, account: AccountRow, query: { filter: MessageListFilter; limit: number; offset: number }) {
   const rows = deps.store.messages.list(account.id, query.filter, query.limit, query.offset);
   return { messages: rows.map((row) => toListRecord(row, account)) };
 }

@@ -1,7 +1,13 @@
 import type { PruneBatch } from '../db/oldest-rows.ts';
 
 /** The tables the retention pass removes old rows from (a delivery goes with its attempts). */
-export const PRUNED_TABLES = ['webhook_deliveries', 'idempotency_keys', 'inbox_sessions', 'orphan_status_events', 'unrouted_inbound'] as const;
+export const PRUNED_TABLES = [
+  'webhook_deliveries',
+  'idempotency_keys',
+  'inbox_sessions',
+  'orphan_status_events',
+  'unrouted_inbound',
+] as const;
 export type PrunedTable = (typeof PRUNED_TABLES)[number];
 
 /** Rows looked at per transaction when removing old ones: a running server's writes wait for one batch at most. */

@@ -1,6 +1,6 @@
-import { takeToken, type TokenBucket } from '../domain/token-bucket.ts';
-import { AppError } from './app-error.ts';
 import { ErrorCode } from '../domain/error-codes.ts';
+import { type TokenBucket, takeToken } from '../domain/token-bucket.ts';
+import { AppError } from './app-error.ts';
 import type { Clock } from './clock.ts';
 
 export interface RateLimiter {

@@ -1,15 +1,15 @@
 import { randomUUID } from 'node:crypto';
+import type { AccountRow, GroupRow, MessageRow } from '../db/rows.ts';
 import { ErrorCode } from '../domain/error-codes.ts';
 import { memberKeyOf } from '../domain/groups.ts';
 import { previewOf } from '../domain/views.ts';
-import { toReceivePayload, type InboundService } from '../domain/webhook-payloads.ts';
-import type { AccountRow, GroupRow, MessageRow } from '../db/rows.ts';
+import { type InboundService, toReceivePayload } from '../domain/webhook-payloads.ts';
 import { AppError } from './app-error.ts';
 import { ensureContact } from './contacts.ts';
 import type { ServiceDeps } from './deps.ts';
+import { timeOrderedUuid } from './ids.ts';
 import { lineForEndUser } from './lines.ts';
 import { newWebhookId } from './record-status.ts';
-import { timeOrderedUuid } from './ids.ts';
 
 /** An end user's message to an account, already validated (E.164 sender, content or media). */
 export type InboundMessage = {
@@ -114,7 +114,11 @@ function committed(deps: ServiceDeps, outcome: ReceiveOutcome): ReceiveOutcome {
  * An end user texts the account, one-to-one or in one of the account's groups (`groupId` is ours).
  * Used by the sandbox network and `POST /sandbox/inbound`.
  */
-export function receiveInbound(deps: ServiceDeps, account: AccountRow, input: InboundMessage & { groupId?: string | undefined }): ReceiveOutcome {
+export function receiveInbound(
+  deps: ServiceDeps,
+  account: AccountRow,
+  input: InboundMessage & { groupId?: string | undefined },
+): ReceiveOutcome {
   return committed(
     deps,
     deps.store.transaction(() => {

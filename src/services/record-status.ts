@@ -1,8 +1,8 @@
+import type { StatusEventInsert, StatusUpdate } from '../db/queries/messages.ts';
+import type { AccountRow, MessageRow } from '../db/rows.ts';
 import { DELIVERY_ERROR_MESSAGES, ErrorCode } from '../domain/error-codes.ts';
 import { decideStatus, type MessageStatus, type NotAppliedReason } from '../domain/status.ts';
 import { toStatusCallbackPayload } from '../domain/webhook-payloads.ts';
-import type { StatusEventInsert, StatusUpdate } from '../db/queries/messages.ts';
-import type { AccountRow, MessageRow } from '../db/rows.ts';
 import type { ServiceDeps } from './deps.ts';
 import { timeOrderedUuid } from './ids.ts';
 

@@ -1,8 +1,8 @@
-import { ErrorCode } from '../domain/error-codes.ts';
-import { planTimeline, sandboxBehaviour, type PlannedStep } from '../domain/sandbox-numbers.ts';
-import type { InboundService } from '../domain/webhook-payloads.ts';
 import type { NewSandboxStep, SandboxStepRow } from '../db/queries/sandbox.ts';
 import type { AccountRow } from '../db/rows.ts';
+import { ErrorCode } from '../domain/error-codes.ts';
+import { type PlannedStep, planTimeline, sandboxBehaviour } from '../domain/sandbox-numbers.ts';
+import type { InboundService } from '../domain/webhook-payloads.ts';
 import { AppError } from './app-error.ts';
 import type { ServiceDeps } from './deps.ts';
 import type { OutboundMessage } from './handover.ts';

@@ -1,13 +1,13 @@
-import type { SendStyle } from '../domain/limits.ts';
-import { previewOf, toMessageObject, type MessageView } from '../domain/views.ts';
 import type { AccountRow, MessageRow } from '../db/rows.ts';
+import type { SendStyle } from '../domain/limits.ts';
+import { type MessageView, previewOf, toMessageObject } from '../domain/views.ts';
 import { ensureContact } from './contacts.ts';
 import type { ServiceDeps } from './deps.ts';
 import { requireGroupPlan, resolveGroupForSend } from './groups.ts';
-import { withIdempotency, type StoredResponse } from './idempotency.ts';
+import { type StoredResponse, withIdempotency } from './idempotency.ts';
+import { timeOrderedUuid } from './ids.ts';
 import { lineForEndUser, requireOwnLine } from './lines.ts';
 import { recordQueued } from './record-status.ts';
-import { timeOrderedUuid } from './ids.ts';
 
 /** What every send carries, already validated and normalized by the HTTP layer. */
 type MessageBody = {
@@ -62,7 +62,12 @@ function handOver(deps: ServiceDeps, account: AccountRow, response: StoredRespon
 }
 
 /** A send's writes, in a transaction of their own (a savepoint when the caller holds one); nothing is told yet. */
-function storeMessage(deps: ServiceDeps, account: AccountRow, input: SendMessageInput, idempotencyKey?: string): StoredResponse<MessageView> {
+function storeMessage(
+  deps: ServiceDeps,
+  account: AccountRow,
+  input: SendMessageInput,
+  idempotencyKey?: string,
+): StoredResponse<MessageView> {
   return withIdempotency(deps, account, idempotencyKey, { operation: 'send-message', input }, () => {
     deps.sendRateLimiter.consume(account.id);
     return deps.store.transaction(() => {
@@ -110,7 +115,12 @@ function storeGroupMessage(
 }
 
 /** Sends at once, committing alone: for scripts and tests that send outside a request. */
-export function sendMessage(deps: ServiceDeps, account: AccountRow, input: SendMessageInput, idempotencyKey?: string): StoredResponse<MessageView> {
+export function sendMessage(
+  deps: ServiceDeps,
+  account: AccountRow,
+  input: SendMessageInput,
+  idempotencyKey?: string,
+): StoredResponse<MessageView> {
   return handOver(deps, account, storeMessage(deps, account, input, idempotencyKey));
 }
 

@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { EventCursor, EventTable, Followed } from '../db/queries/events.ts';
-import { toDeliveryAttemptView, toInboundView, toStatusEventView, toUnroutedView, type EventView } from '../domain/event-views.ts';
+import { type EventView, toDeliveryAttemptView, toInboundView, toStatusEventView, toUnroutedView } from '../domain/event-views.ts';
 import type { ServiceDeps } from './deps.ts';
 
 /**

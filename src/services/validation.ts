@@ -8,9 +8,7 @@ export function validationError(error: z.ZodError): AppError {
     // Our own checks write whole sentences; zod's built-in ones need the field named.
     issue.code === 'custom' || issue.path.length === 0 ? issue.message : `${issue.path.join('.')}: ${issue.message}`,
   );
-  const blacklisted = error.issues.some(
-    (issue) => issue.code === 'custom' && issue.params?.errorCode === ErrorCode.blacklisted,
-  );
+  const blacklisted = error.issues.some((issue) => issue.code === 'custom' && issue.params?.errorCode === ErrorCode.blacklisted);
   return new AppError(blacklisted ? ErrorCode.blacklisted : ErrorCode.validation, [...new Set(messages)].join('; '));
 }
 

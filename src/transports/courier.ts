@@ -1,8 +1,14 @@
-import type { ServiceDeps } from '../services/deps.ts';
-import { failHandover, type HandoverReceipt, messageAwaitingHandover, messagesAwaitingHandover, recordHandover } from '../services/handover.ts';
 import { ErrorCode } from '../domain/error-codes.ts';
+import type { ServiceDeps } from '../services/deps.ts';
+import {
+  failHandover,
+  type HandoverReceipt,
+  messageAwaitingHandover,
+  messagesAwaitingHandover,
+  recordHandover,
+} from '../services/handover.ts';
 import { storageTrouble } from '../services/storage-errors.ts';
-import { TransportRefusal, type Transport } from './transport.ts';
+import { type Transport, TransportRefusal } from './transport.ts';
 
 export type CourierOptions = {
   /** Pauses between hand-over attempts after a retryable failure; once spent, the message fails with 10001. */
@@ -58,7 +64,10 @@ export function createCourier(deps: ServiceDeps, transport: Transport, options: 
     const recordings = work.recordings ?? 0;
     if (recordings >= options.retryDelaysMs.length) {
       // The database's own words (SQL, other accounts' ids) go to the log only, as for internal errors.
-      deps.log.error({ handle: work.handle, transportHandle: work.receipt.transportHandle, err: error }, 'could not record the hand-over; the message fails');
+      deps.log.error(
+        { handle: work.handle, transportHandle: work.receipt.transportHandle, err: error },
+        'could not record the hand-over; the message fails',
+      );
       try {
         failHandover(deps, work.handle, {
           errorCode: ErrorCode.sendFailed,

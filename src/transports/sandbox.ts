@@ -1,5 +1,5 @@
 import type { ServiceDeps, TransportAtSend } from '../services/deps.ts';
-import { outboundOf, type HandoverReceipt, type OutboundMessage } from '../services/handover.ts';
+import { type HandoverReceipt, type OutboundMessage, outboundOf } from '../services/handover.ts';
 import { nextSandboxStepAt, planNewTimeline, planSandboxTimeline, runDueSandboxSteps } from '../services/sandbox.ts';
 import type { Transport } from './transport.ts';
 

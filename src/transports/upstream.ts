@@ -1,12 +1,12 @@
-import { outboundPolicyOf, type Config } from '../config.ts';
 import { z } from 'zod';
-import { ErrorCode } from '../domain/error-codes.ts';
+import { type Config, outboundPolicyOf } from '../config.ts';
 import type { OutboundPolicy } from '../domain/address-policy.ts';
+import { ErrorCode } from '../domain/error-codes.ts';
 import { createGuardedPool } from '../outbound/guarded-client.ts';
 import type { ServiceDeps } from '../services/deps.ts';
 import type { HandoverReceipt, OutboundMessage } from '../services/handover.ts';
 import { VERSION } from '../version.ts';
-import { TransportRefusal, type Transport } from './transport.ts';
+import { type Transport, TransportRefusal } from './transport.ts';
 
 export type UpstreamOptions = {
   /** TEXTRELAY_UPSTREAM_URL: a provider speaking this same API (another textrelay, or the public service). */
@@ -151,7 +151,8 @@ export function createUpstreamTransport(deps: ServiceDeps, options: UpstreamOpti
   async function register(): Promise<string> {
     const { status, json } = await post('/accounts/webhooks', { webhooks: [`${publicUrl}/webhooks/receive`], type: 'receive' });
     const answer = RegistrationAnswer.safeParse(json);
-    if (status < 200 || status >= 300 || !answer.success) throw new UpstreamUnavailable(`upstream answered ${status} to the webhook registration`);
+    if (status < 200 || status >= 300 || !answer.success)
+      throw new UpstreamUnavailable(`upstream answered ${status} to the webhook registration`);
     return answer.data.secret;
   }
 
@@ -193,7 +194,13 @@ export function createUpstreamTransport(deps: ServiceDeps, options: UpstreamOpti
 
 /** The options the validated configuration gives (loadConfig refuses upstream mode without these variables). */
 export function upstreamOptionsFromConfig(config: Config, onWebhookSecret: (secret: string) => void): UpstreamOptions {
-  const { TEXTRELAY_UPSTREAM_URL: url, TEXTRELAY_UPSTREAM_KEY_ID: keyId, TEXTRELAY_UPSTREAM_SECRET: secret, TEXTRELAY_PUBLIC_URL: publicUrl } = config;
-  if (!url || !keyId || !secret || !publicUrl) throw new Error('the upstream transport needs TEXTRELAY_UPSTREAM_URL, _KEY_ID, _SECRET and TEXTRELAY_PUBLIC_URL');
+  const {
+    TEXTRELAY_UPSTREAM_URL: url,
+    TEXTRELAY_UPSTREAM_KEY_ID: keyId,
+    TEXTRELAY_UPSTREAM_SECRET: secret,
+    TEXTRELAY_PUBLIC_URL: publicUrl,
+  } = config;
+  if (!url || !keyId || !secret || !publicUrl)
+    throw new Error('the upstream transport needs TEXTRELAY_UPSTREAM_URL, _KEY_ID, _SECRET and TEXTRELAY_PUBLIC_URL');
   return { url, keyId, secret, publicUrl, onWebhookSecret, outboundPolicy: outboundPolicyOf(config) };
 }

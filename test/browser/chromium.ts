@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { chromium, type Browser } from 'playwright-core';
+import { type Browser, chromium } from 'playwright-core';
 
 /** Debian's chromium package, which CI installs when missing. */
 export const CHROMIUM = '/usr/bin/chromium';

@@ -8,9 +8,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { api, eventually, type Credentials } from '../helpers/live.ts';
-import { killAll, REPO_ROOT, startServer, type RunningServer } from '../helpers/process.ts';
-import { startReceiver, type Receiver } from '../callbacks/receiver.ts';
+import { type Receiver, startReceiver } from '../callbacks/receiver.ts';
+import { api, type Credentials, eventually } from '../helpers/live.ts';
+import { killAll, REPO_ROOT, type RunningServer, startServer } from '../helpers/process.ts';
 import { chromiumAvailable, launchChromium } from './chromium.ts';
 
 const ARTIFACTS = join(REPO_ROOT, 'test/artifacts');
@@ -70,7 +70,13 @@ describe.skipIf(!hasChromium)('inbox in a real browser', () => {
 
   /** The same pages on a phone, signed in with the laptop's session. */
   async function onPhone(laptop: BrowserContext, paths: Record<string, string>): Promise<void> {
-    const phone = await browser.newContext({ viewport: PHONE, isMobile: true, hasTouch: true, deviceScaleFactor: 2, storageState: await laptop.storageState() });
+    const phone = await browser.newContext({
+      viewport: PHONE,
+      isMobile: true,
+      hasTouch: true,
+      deviceScaleFactor: 2,
+      storageState: await laptop.storageState(),
+    });
     const page = await phone.newPage();
     for (const [name, path] of Object.entries(paths)) {
       await page.goto(`${server.url}${path}`);
@@ -96,12 +102,19 @@ describe.skipIf(!hasChromium)('inbox in a real browser', () => {
 
     // A send through the API appears in the open list, without a reload.
     await page.evaluate(() => ((window as unknown as { notReloaded: boolean }).notReloaded = true));
-    const sent = await api(server, account, 'POST', '/api/send-message', { number: NOISY, content: 'Your table for two is confirmed for 8pm', status_callback: receiver.url('/status') });
+    const sent = await api(server, account, 'POST', '/api/send-message', {
+      number: NOISY,
+      content: 'Your table for two is confirmed for 8pm',
+      status_callback: receiver.url('/status'),
+    });
     expect(sent.status, JSON.stringify(sent.body)).toBe(202);
     const conversation = page.locator('.conversations a', { hasText: 'Your table for two' });
     await conversation.waitFor();
     // A group with the echo number, whose reply makes the group unread: it moves to the top, live.
-    const group = await api(server, account, 'POST', '/api/send-group-message', { numbers: [ECHO, `${NOISY.slice(0, -1)}0`], content: 'Dinner on Friday?' });
+    const group = await api(server, account, 'POST', '/api/send-group-message', {
+      numbers: [ECHO, `${NOISY.slice(0, -1)}0`],
+      content: 'Dinner on Friday?',
+    });
     expect(group.status, JSON.stringify(group.body)).toBe(202);
     await page.locator('.conversations li:first-child.unread', { hasText: 'echo: Dinner on Friday?' }).waitFor();
     expect(await page.evaluate(() => (window as unknown as { notReloaded?: boolean }).notReloaded)).toBe(true);
@@ -157,7 +170,7 @@ describe.skipIf(!hasChromium)('inbox in a real browser', () => {
     await delivery.locator('summary').click();
     await screenshot(page, 'deliveries-laptop');
 
-    await onPhone(laptop, { 'conversations': '/inbox', 'conversation': threadPath, 'deliveries': '/inbox/deliveries' });
+    await onPhone(laptop, { conversations: '/inbox', conversation: threadPath, deliveries: '/inbox/deliveries' });
     await laptop.close();
   });
 });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import type { TestAccount, TestApp } from '../helpers/app.ts';
 import { expectMessageError } from '../helpers/expect.ts';
 import { show } from '../helpers/fixtures.ts';
-import type { TestAccount, TestApp } from '../helpers/app.ts';
 import { appWithAccount, dispatcherFor, receiver, sendWithCallback } from './setup.ts';
 
 async function settings(t: TestApp, account: TestAccount) {
@@ -73,10 +73,18 @@ describe('webhook settings API', () => {
     ['POST', '/accounts/webhooks/deliveries/msg_x/replay'],
   ])('%s %s needs credentials (401/4010)', async (method, path) => {
     const { t } = appWithAccount();
-    const body = method === 'GET' || path.endsWith('replay') || path.endsWith('secret') ? undefined : { webhooks: ['https://e.com/x'], type: 'receive' };
+    const body =
+      method === 'GET' || path.endsWith('replay') || path.endsWith('secret')
+        ? undefined
+        : { webhooks: ['https://e.com/x'], type: 'receive' };
     const reply = await t.call(method, path, undefined, body);
     expectMessageError(reply, 401, 4010);
-    const wrong = await t.call(method, path, { headers: { 'svc-api-key-id': 'key_x', 'svc-api-secret-key': 'sk_x' } } as unknown as TestAccount, body);
+    const wrong = await t.call(
+      method,
+      path,
+      { headers: { 'svc-api-key-id': 'key_x', 'svc-api-secret-key': 'sk_x' } } as unknown as TestAccount,
+      body,
+    );
     expectMessageError(wrong, 401, 4010);
   });
 

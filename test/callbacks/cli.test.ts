@@ -49,7 +49,12 @@ describe('textrelay webhooks', () => {
     const all = json(await runCli(['webhooks', 'list', '--json'], env));
     expect(all).toHaveLength(3);
     const human = await runCli(['webhooks', 'list', '--failed'], env);
-    expect(human.stdout.trim().split('\n').map((line) => line.split('\t')[0])).toEqual(failedIds);
+    expect(
+      human.stdout
+        .trim()
+        .split('\n')
+        .map((line) => line.split('\t')[0]),
+    ).toEqual(failedIds);
   });
 
   it('replay --id queues one delivery again with the same webhook-id', async () => {

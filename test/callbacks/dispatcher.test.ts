@@ -1,11 +1,11 @@
 import { Webhook } from 'standardwebhooks';
 import { describe, expect, it } from 'vitest';
 import { VERSION } from '../../src/version.ts';
+import type { TestAccount, TestApp } from '../helpers/app.ts';
 import { ALICE, BOB, show } from '../helpers/fixtures.ts';
 import { claimDue } from '../helpers/outbox.ts';
 import { answerOk } from './receiver.ts';
 import { appWithAccount, dispatcherFor, receiver, report, sendWithCallback } from './setup.ts';
-import type { TestAccount, TestApp } from '../helpers/app.ts';
 
 async function deliveries(t: TestApp, account: TestAccount, query = ''): Promise<any[]> {
   const reply = await t.call('GET', `/accounts/webhooks/deliveries${query}`, account);
@@ -240,7 +240,10 @@ describe('webhook dispatcher: ordering, leases, shutdown', () => {
 
     const rows = await deliveries(t, account, '?limit=200');
     expect(rows).toHaveLength(160);
-    expect(rows.filter((row) => row.state !== 'delivered'), 'every callback got through').toEqual([]);
+    expect(
+      rows.filter((row) => row.state !== 'delivered'),
+      'every callback got through',
+    ).toEqual([]);
     const order = ['QUEUED', 'SENT', 'DELIVERED', 'READ'];
     for (const handle of handles) {
       // Retries repeat a status, but a status is never sent before the previous one succeeded.
@@ -261,7 +264,10 @@ describe('webhook dispatcher: ordering, leases, shutdown', () => {
     report(t, handle, 'SENT');
     report(t, handle, 'DELIVERED');
     const waiting = await deliveries(t, account, '?state=pending');
-    expect(waiting.map((d) => [d.payload.status, d.next_attempt_at]), 'held rows show no next attempt').toEqual([
+    expect(
+      waiting.map((d) => [d.payload.status, d.next_attempt_at]),
+      'held rows show no next attempt',
+    ).toEqual([
       ['DELIVERED', null],
       ['SENT', null],
       ['QUEUED', new Date(t.clock.now()).toISOString()],

@@ -41,7 +41,11 @@ describe('callbacks to loopback, per mode, as configured by the environment', ()
   it('upstream mode by default: a loopback status_callback is refused with 400 naming the field, and nothing is posted or read back', async () => {
     const admin = await internalAdmin();
     const service = serviceWith(UPSTREAM);
-    const reply = await service.call('POST', '/api/send-message', { number: ALICE, content: 'hi', status_callback: admin.url('/internal/admin') });
+    const reply = await service.call('POST', '/api/send-message', {
+      number: ALICE,
+      content: 'hi',
+      status_callback: admin.url('/internal/admin'),
+    });
     expectMessageError(reply, 400, 4000);
     expect(reply.body.error_message).toMatch(/status_callback/);
     expect(reply.body.error_message).toMatch(/outbound address policy/);
@@ -75,19 +79,21 @@ describe('callbacks to loopback, per mode, as configured by the environment', ()
 });
 
 describe('link-local and cloud-metadata callbacks', () => {
-  it.each(['http://169.254.169.254/latest/meta-data/', 'http://[fd00:ec2::254]/latest/', 'http://100.100.100.200/latest/meta-data/', 'http://[fe80::1]/x'])(
-    'sandbox mode refuses %s by default, and accepts it with TEXTRELAY_ALLOW_LINK_LOCAL_CALLBACKS=true',
-    async (url) => {
-      const refused = await serviceWith({}).call('POST', '/api/send-message', { number: ALICE, content: 'hi', status_callback: url });
-      expectMessageError(refused, 400, 4000);
-      expect(refused.body.error_message).toMatch(/status_callback is refused: .* link-local or cloud-metadata/);
+  it.each([
+    'http://169.254.169.254/latest/meta-data/',
+    'http://[fd00:ec2::254]/latest/',
+    'http://100.100.100.200/latest/meta-data/',
+    'http://[fe80::1]/x',
+  ])('sandbox mode refuses %s by default, and accepts it with TEXTRELAY_ALLOW_LINK_LOCAL_CALLBACKS=true', async (url) => {
+    const refused = await serviceWith({}).call('POST', '/api/send-message', { number: ALICE, content: 'hi', status_callback: url });
+    expectMessageError(refused, 400, 4000);
+    expect(refused.body.error_message).toMatch(/status_callback is refused: .* link-local or cloud-metadata/);
 
-      const allowed = await serviceWith({ TEXTRELAY_ALLOW_LINK_LOCAL_CALLBACKS: 'true' }).call('POST', '/api/send-message', {
-        number: ALICE,
-        content: 'hi',
-        status_callback: url,
-      });
-      expect(allowed.status, show(allowed.body)).toBe(202);
-    },
-  );
+    const allowed = await serviceWith({ TEXTRELAY_ALLOW_LINK_LOCAL_CALLBACKS: 'true' }).call('POST', '/api/send-message', {
+      number: ALICE,
+      content: 'hi',
+      status_callback: url,
+    });
+    expect(allowed.status, show(allowed.body)).toBe(202);
+  });
 });

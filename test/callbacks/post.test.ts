@@ -1,7 +1,7 @@
 import { Agent } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
 import { EXCERPT_BYTES, postWebhook } from '../../src/callbacks/post.ts';
-import { startReceiver, type Receiver } from './receiver.ts';
+import { type Receiver, startReceiver } from './receiver.ts';
 
 describe('one webhook POST', () => {
   let receiver: Receiver | undefined;
@@ -17,7 +17,14 @@ describe('one webhook POST', () => {
     });
     agent = new Agent({ connections: 1 });
     const now = Date.now();
-    const result = await postWebhook(agent, receiver.url('/hook?a=1'), { 'content-type': 'application/json', 'webhook-id': 'msg_1' }, '{"n":1}', 5_000, now);
+    const result = await postWebhook(
+      agent,
+      receiver.url('/hook?a=1'),
+      { 'content-type': 'application/json', 'webhook-id': 'msg_1' },
+      '{"n":1}',
+      5_000,
+      now,
+    );
 
     expect(result).toMatchObject({ statusCode: 503, error: null, retryAfterMs: 7_000, excerpt: 'x'.repeat(EXCERPT_BYTES) });
     expect(receiver.received[0]).toMatchObject({ path: '/hook?a=1', body: '{"n":1}', headers: { 'webhook-id': 'msg_1' } });

@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
-import { recordAttempts } from '../../src/services/callback-dispatch.ts';
 import { createRetention } from '../../src/retention.ts';
+import { recordAttempts } from '../../src/services/callback-dispatch.ts';
 import type { TestAccount, TestApp } from '../helpers/app.ts';
 import { BOB, CAROL, show } from '../helpers/fixtures.ts';
 import { claimDue, finishedAs } from '../helpers/outbox.ts';
@@ -51,7 +51,12 @@ describe('delivery log retention', () => {
 
     expect(pruned, 'the delivered and the given-up one of 31 days ago').toBe(2);
     const after = await deliveries(t, account);
-    expect(after.map((d) => d.id).sort()).toEqual(before.filter((d) => !old.slice(2).some((o) => o.id === d.id)).map((d) => d.id).sort());
+    expect(after.map((d) => d.id).sort()).toEqual(
+      before
+        .filter((d) => !old.slice(2).some((o) => o.id === d.id))
+        .map((d) => d.id)
+        .sort(),
+    );
     expect(after.map((d) => d.id)).toEqual(expect.arrayContaining(retryingIds));
     expect(attemptCount(t), 'only the attempts of the deliveries kept').toBe(after.reduce((sum, d) => sum + d.attempts.length, 0));
     const replay = await t.call('POST', `/accounts/webhooks/deliveries/${old[3].id}/replay`, account);
@@ -80,15 +85,32 @@ describe('delivery log retention', () => {
     const accountId = t.store.accounts.findByKeyId(account.api_key_id)!.id;
     for (let i = 0; i < total; i += 1) {
       t.store.outbox.enqueue(
-        { webhookId: `msg_old${i}`, accountId, messageHandle: `m${i}`, eventType: 'message.status', url: 'http://127.0.0.1:9/hook', payload: '{}' },
+        {
+          webhookId: `msg_old${i}`,
+          accountId,
+          messageHandle: `m${i}`,
+          eventType: 'message.status',
+          url: 'http://127.0.0.1:9/hook',
+          payload: '{}',
+        },
         t.clock.now(),
       );
     }
     const claimed = claimDue(t.deps, total);
-    recordAttempts(t.deps, claimed.map((row) => finishedAs(row, { kind: 'delivered' }, { statusCode: 204 })));
+    recordAttempts(
+      t.deps,
+      claimed.map((row) => finishedAs(row, { kind: 'delivered' }, { statusCode: 204 })),
+    );
     t.clock.advance(30 * DAY_MS + 1);
     t.store.outbox.enqueue(
-      { webhookId: 'msg_new', accountId, messageHandle: 'm-new', eventType: 'message.status', url: 'http://127.0.0.1:9/hook', payload: '{}' },
+      {
+        webhookId: 'msg_new',
+        accountId,
+        messageHandle: 'm-new',
+        eventType: 'message.status',
+        url: 'http://127.0.0.1:9/hook',
+        payload: '{}',
+      },
       t.clock.now(),
     );
 
@@ -102,7 +124,14 @@ describe('delivery log retention', () => {
     const accountId = t.store.accounts.findByKeyId(account.api_key_id)!.id;
     for (let i = 0; i < 3; i += 1) {
       t.store.outbox.enqueue(
-        { webhookId: `msg_${i}`, accountId, messageHandle: `m${i}`, eventType: 'message.status', url: 'http://127.0.0.1:9/hook', payload: '{}' },
+        {
+          webhookId: `msg_${i}`,
+          accountId,
+          messageHandle: `m${i}`,
+          eventType: 'message.status',
+          url: 'http://127.0.0.1:9/hook',
+          payload: '{}',
+        },
         t.clock.now(),
       );
     }

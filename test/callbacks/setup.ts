@@ -1,12 +1,12 @@
 import { afterEach } from 'vitest';
-import { makeTestApp, type TestAccount, type TestApp } from '../helpers/app.ts';
-import { ALICE, LOOPBACK_ALLOWED } from '../helpers/fixtures.ts';
-import { expectAccepted } from '../helpers/expect.ts';
-import { recordStatus } from '../../src/services/record-status.ts';
-import type { MessageStatus } from '../../src/domain/status.ts';
 import { createDispatcher } from '../../src/callbacks/dispatcher.ts';
 import type { DispatcherOptions } from '../../src/callbacks/dispatcher-options.ts';
-import { startReceiver, type Answer, type Receiver } from './receiver.ts';
+import type { MessageStatus } from '../../src/domain/status.ts';
+import { recordStatus } from '../../src/services/record-status.ts';
+import { makeTestApp, type TestAccount, type TestApp } from '../helpers/app.ts';
+import { expectAccepted } from '../helpers/expect.ts';
+import { ALICE, LOOPBACK_ALLOWED } from '../helpers/fixtures.ts';
+import { type Answer, type Receiver, startReceiver } from './receiver.ts';
 
 /** Short pauses so the schedule is easy to step through with the fake clock. */
 export const TEST_SCHEDULE_MS = [5_000, 30_000, 120_000];

@@ -54,16 +54,25 @@ describe('callback URLs refused when they are given', () => {
     const { t, account } = appWithAccount({ outboundPolicy: UPSTREAM_DEFAULT });
     const reply = await t.call('POST', '/api/send-message', account, { number: ALICE, content: 'hi', status_callback: url });
     await expectRejectedWithoutWrite(t, account, reply, 4000);
-    expect(reply.body.error_message).toMatch(/^status_callback is refused: .* private, loopback or reserved address, which the outbound address policy forbids$/);
+    expect(reply.body.error_message).toMatch(
+      /^status_callback is refused: .* private, loopback or reserved address, which the outbound address policy forbids$/,
+    );
   });
 
   it('send-group-message and receive webhooks are refused alike, naming their field', async () => {
     const { t, account } = appWithAccount({ outboundPolicy: UPSTREAM_DEFAULT });
-    const group = await t.call('POST', '/api/send-group-message', account, { numbers: [ALICE, BOB], content: 'hi', status_callback: 'http://192.168.0.10/hook' });
+    const group = await t.call('POST', '/api/send-group-message', account, {
+      numbers: [ALICE, BOB],
+      content: 'hi',
+      status_callback: 'http://192.168.0.10/hook',
+    });
     await expectRejectedWithoutWrite(t, account, group, 4000);
     expect(group.body.error_message).toMatch(/^status_callback is refused/);
 
-    const refused = await t.call('POST', '/accounts/webhooks', account, { webhooks: ['https://hooks.example.com/ok', 'http://127.0.0.1:9/x'], type: 'receive' });
+    const refused = await t.call('POST', '/accounts/webhooks', account, {
+      webhooks: ['https://hooks.example.com/ok', 'http://127.0.0.1:9/x'],
+      type: 'receive',
+    });
     expectMessageError(refused, 400, 4000);
     expect(refused.body.error_message).toMatch(/^webhooks\[1\] is refused/);
     expect((await t.call('GET', '/accounts/webhooks', account)).body.webhooks.receive, 'nothing stored').toEqual([]);
@@ -76,13 +85,21 @@ describe('callback URLs refused when they are given', () => {
       await expectRejectedWithoutWrite(t, account, reply, 4000);
       expect(reply.body.error_message, url).toMatch(/link-local or cloud-metadata address/);
     }
-    const sent = await t.call('POST', '/api/send-message', account, { number: ALICE, content: 'hi', status_callback: 'http://127.0.0.1:9/x' });
+    const sent = await t.call('POST', '/api/send-message', account, {
+      number: ALICE,
+      content: 'hi',
+      status_callback: 'http://127.0.0.1:9/x',
+    });
     expect(sent.status, show(sent.body)).toBe(202);
   });
 
   it('names are accepted as given: what they resolve to is checked at each connection', async () => {
     const { t, account } = appWithAccount({ outboundPolicy: UPSTREAM_DEFAULT });
-    const sent = await t.call('POST', '/api/send-message', account, { number: ALICE, content: 'hi', status_callback: 'https://hooks.internal.example/x' });
+    const sent = await t.call('POST', '/api/send-message', account, {
+      number: ALICE,
+      content: 'hi',
+      status_callback: 'https://hooks.internal.example/x',
+    });
     expect(sent.status, show(sent.body)).toBe(202);
   });
 });
@@ -97,7 +114,10 @@ describe('callbacks refused at connection time, on the address actually connecte
 
   it('upstream mode by default: a receiver on 127.0.0.1 is not posted to, by address or by a name resolving to it, and nothing is read back', async () => {
     const admin = await internalAdmin();
-    const { t, account } = await storedCallbacks([admin.url('/internal/admin'), admin.url('/internal/admin').replace('127.0.0.1', 'localhost')]);
+    const { t, account } = await storedCallbacks([
+      admin.url('/internal/admin'),
+      admin.url('/internal/admin').replace('127.0.0.1', 'localhost'),
+    ]);
 
     expect(await dispatcherFor(t, { outboundPolicy: UPSTREAM_DEFAULT }).runOnce()).toBe(2);
     expect(admin.received, 'nothing reached the internal service').toEqual([]);
@@ -106,14 +126,19 @@ describe('callbacks refused at connection time, on the address actually connecte
     for (const delivery of list.body.deliveries) {
       expect(delivery, show(delivery)).toMatchObject({ state: 'pending', last_status_code: null });
       expect(delivery.attempts[0], show(delivery)).toMatchObject({ status_code: null, response_excerpt: '' });
-      expect(delivery.attempts[0].error, show(delivery)).toMatch(/^refused by the outbound address policy: .*127\.0\.0\.1.* private, loopback or reserved address$/);
+      expect(delivery.attempts[0].error, show(delivery)).toMatch(
+        /^refused by the outbound address policy: .*127\.0\.0\.1.* private, loopback or reserved address$/,
+      );
     }
     expect(JSON.stringify(list.body)).not.toContain('hunter2');
   });
 
   it.each([
     ['sandbox mode by default', SANDBOX_DEFAULT],
-    ['upstream mode with TEXTRELAY_ALLOW_PRIVATE_CALLBACKS=true', policyFor({ ...UPSTREAM_ENV, TEXTRELAY_ALLOW_PRIVATE_CALLBACKS: 'true' })],
+    [
+      'upstream mode with TEXTRELAY_ALLOW_PRIVATE_CALLBACKS=true',
+      policyFor({ ...UPSTREAM_ENV, TEXTRELAY_ALLOW_PRIVATE_CALLBACKS: 'true' }),
+    ],
   ])('%s: the receiver on 127.0.0.1 is posted to', async (_mode, policy) => {
     const hook = await internalAdmin();
     const { t, account } = await storedCallbacks([hook.url()]);
@@ -127,7 +152,9 @@ describe('callbacks refused at connection time, on the address actually connecte
     const { t, account } = await storedCallbacks(['http://169.254.169.254/latest/meta-data/']);
     expect(await dispatcherFor(t, { outboundPolicy: SANDBOX_DEFAULT }).runOnce()).toBe(1);
     const [refused] = (await t.call('GET', '/accounts/webhooks/deliveries', account)).body.deliveries;
-    expect(refused.attempts[0].error, show(refused)).toBe('refused by the outbound address policy: 169.254.169.254 is a link-local or cloud-metadata address');
+    expect(refused.attempts[0].error, show(refused)).toBe(
+      'refused by the outbound address policy: 169.254.169.254 is a link-local or cloud-metadata address',
+    );
 
     t.clock.advance(5_000);
     const allowed = policyFor({ TEXTRELAY_ALLOW_LINK_LOCAL_CALLBACKS: 'true' });
@@ -156,7 +183,13 @@ describe("the upstream relay's own requests", () => {
     const provider = await startFakeUpstream(() => ({ status: 202, body: { message_handle: 'up-1' } }));
     onCleanup(() => provider.close());
     const { t } = appWithAccount();
-    const options = { url: provider.url, keyId: 'key', secret: 'secret', publicUrl: 'https://relay.example.com', onWebhookSecret: () => {} };
+    const options = {
+      url: provider.url,
+      keyId: 'key',
+      secret: 'secret',
+      publicUrl: 'https://relay.example.com',
+      onWebhookSecret: () => {},
+    };
 
     const guarded = createUpstreamTransport(t.deps, { ...options, outboundPolicy: UPSTREAM_DEFAULT });
     onCleanup(() => guarded.stop());

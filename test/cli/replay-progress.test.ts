@@ -4,10 +4,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { closeDatabase } from '../../src/db/connection.ts';
-import { makeTestApp, type TestApp } from '../helpers/app.ts';
-import { childEnv, killAll, REPO_ROOT, runCli } from '../helpers/process.ts';
-import { claimDue, finishedAs } from '../helpers/outbox.ts';
 import { recordAttempts } from '../../src/services/callback-dispatch.ts';
+import { makeTestApp, type TestApp } from '../helpers/app.ts';
+import { claimDue, finishedAs } from '../helpers/outbox.ts';
+import { childEnv, killAll, REPO_ROOT, runCli } from '../helpers/process.ts';
 
 // `textrelay webhooks replay --failed-since` over more deliveries than one batch, as a child process:
 // a summary on stderr always, and a progress line only when stderr is a terminal.
@@ -26,7 +26,10 @@ afterAll(() => {
 function giveUpAll(t: TestApp, at: number): void {
   const answer = { attemptedAt: at, durationMs: 3, statusCode: 410 };
   const deps = { ...t.deps, clock: { now: () => at } };
-  recordAttempts(deps, claimDue(deps, GIVEN_UP * 2).map((row) => finishedAs(row, { kind: 'failed' }, answer)));
+  recordAttempts(
+    deps,
+    claimDue(deps, GIVEN_UP * 2).map((row) => finishedAs(row, { kind: 'failed' }, answer)),
+  );
 }
 
 /** A database file holding GIVEN_UP given-up deliveries, each of its own message. */
@@ -48,29 +51,40 @@ function databaseWithManyFailures(): { file: string; t: TestApp } {
 }
 
 describe('textrelay webhooks replay --failed-since, many deliveries', () => {
-  it('piped: no progress line, a summary on stderr, every id on stdout; on a terminal: progress by batch, then the summary', async () => {
-    const { file, t } = databaseWithManyFailures();
-    const env = { TEXTRELAY_DB: file, LOG_LEVEL: 'warn' };
+  it(
+    'piped: no progress line, a summary on stderr, every id on stdout; on a terminal: progress by batch, then the summary',
+    async () => {
+      const { file, t } = databaseWithManyFailures();
+      const env = { TEXTRELAY_DB: file, LOG_LEVEL: 'warn' };
 
-    const piped = await runCli(['webhooks', 'replay', '--failed-since', '2026-11-23T08:00:00Z', '--json'], env);
-    expect(piped.code, piped.stderr).toBe(0);
-    expect(JSON.parse(piped.stdout).replayed).toHaveLength(GIVEN_UP);
-    expect(piped.stderr).toBe(`Replayed ${GIVEN_UP} deliveries given up since 2026-11-23T08:00:00.000Z.\n`);
-    expect(t.store.outbox.countByState()).toMatchObject({ failed: 0, pending: GIVEN_UP });
+      const piped = await runCli(['webhooks', 'replay', '--failed-since', '2026-11-23T08:00:00Z', '--json'], env);
+      expect(piped.code, piped.stderr).toBe(0);
+      expect(JSON.parse(piped.stdout).replayed).toHaveLength(GIVEN_UP);
+      expect(piped.stderr).toBe(`Replayed ${GIVEN_UP} deliveries given up since 2026-11-23T08:00:00.000Z.\n`);
+      expect(t.store.outbox.countByState()).toMatchObject({ failed: 0, pending: GIVEN_UP });
 
-    // Given up again (the replay made them due at the CLI's real time), then replayed with stderr on
-    // a pseudo-terminal (`script` runs the command in one).
-    giveUpAll(t, Date.now());
-    closeDatabase(t.db);
-    const command = `${process.execPath} bin/textrelay.js webhooks replay --failed-since 2026-11-23T08:00:00Z --json > /dev/null`;
-    const terminal = execFileSync('script', ['-qec', command, '/dev/null'], { cwd: REPO_ROOT, env: childEnv(env), encoding: 'utf8', timeout: 60_000 });
-    const progress = [...terminal.matchAll(/Replaying failed deliveries: (\d+)\/(\d+) \((\d+)%\)/g)].map((match) => match.slice(1).map(Number));
-    expect(progress, terminal).toEqual([
-      [500, GIVEN_UP, 40],
-      [1_000, GIVEN_UP, 81],
-      [GIVEN_UP, GIVEN_UP, 100],
-    ]);
-    // The summary comes after the progress line is cleared.
-    expect(terminal).toContain(`\r\x1b[KReplayed ${GIVEN_UP} deliveries given up since 2026-11-23T08:00:00.000Z.`);
-  }, SLOW);
+      // Given up again (the replay made them due at the CLI's real time), then replayed with stderr on
+      // a pseudo-terminal (`script` runs the command in one).
+      giveUpAll(t, Date.now());
+      closeDatabase(t.db);
+      const command = `${process.execPath} bin/textrelay.js webhooks replay --failed-since 2026-11-23T08:00:00Z --json > /dev/null`;
+      const terminal = execFileSync('script', ['-qec', command, '/dev/null'], {
+        cwd: REPO_ROOT,
+        env: childEnv(env),
+        encoding: 'utf8',
+        timeout: 60_000,
+      });
+      const progress = [...terminal.matchAll(/Replaying failed deliveries: (\d+)\/(\d+) \((\d+)%\)/g)].map((match) =>
+        match.slice(1).map(Number),
+      );
+      expect(progress, terminal).toEqual([
+        [500, GIVEN_UP, 40],
+        [1_000, GIVEN_UP, 81],
+        [GIVEN_UP, GIVEN_UP, 100],
+      ]);
+      // The summary comes after the progress line is cleared.
+      expect(terminal).toContain(`\r\x1b[KReplayed ${GIVEN_UP} deliveries given up since 2026-11-23T08:00:00.000Z.`);
+    },
+    SLOW,
+  );
 });

@@ -4,10 +4,10 @@ import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { receiveFromTransport } from '../../src/services/receive-inbound.ts';
 import { recordStatus } from '../../src/services/record-status.ts';
+import { dispatcherFor, receiver, sendWithCallback } from '../callbacks/setup.ts';
 import { makeTestApp } from '../helpers/app.ts';
 import { ALICE, BOB, CAROL, DAVE, show } from '../helpers/fixtures.ts';
 import { killAll, runCli } from '../helpers/process.ts';
-import { dispatcherFor, receiver, sendWithCallback } from '../callbacks/setup.ts';
 
 // `textrelay status` is a real child process reading a database file that the test fills through the app.
 
@@ -44,7 +44,14 @@ describe('textrelay status', () => {
     await sendWithCallback(t, account, gone.url(), CAROL);
     recordStatus(t.deps, { handle: delivered, status: 'DELIVERED', source: 'sandbox' });
     expect((await t.call('POST', '/sandbox/inbound', account, { number: DAVE, content: 'hi' })).status).toBe(200);
-    receiveFromTransport(t.deps, { from: DAVE, toNumber: '+12025550150', content: 'to nobody', mediaUrl: '', service: 'SMS', source: 'upstream' });
+    receiveFromTransport(t.deps, {
+      from: DAVE,
+      toNumber: '+12025550150',
+      content: 'to nobody',
+      mediaUrl: '',
+      service: 'SMS',
+      source: 'upstream',
+    });
     // ALICE's QUEUED, SENT (implied) and DELIVERED callbacks, in order; BOB's fails and will retry; CAROL's receiver is gone for good.
     // BOB's retry is an hour away: still waiting when the CLI, on the real clock, reads the file.
     expect(await dispatcherFor(t, { retryScheduleMs: [3_600_000] }).runOnce()).toBe(5);
@@ -75,7 +82,15 @@ describe('textrelay status', () => {
       unrouted_inbound: {
         total: 1,
         latest: [
-          { received_at: expect.any(String), from_number: DAVE, to_number: '+12025550150', group_id: null, content: 'to nobody', media_url: null, source: 'upstream' },
+          {
+            received_at: expect.any(String),
+            from_number: DAVE,
+            to_number: '+12025550150',
+            group_id: null,
+            content: 'to nobody',
+            media_url: null,
+            source: 'upstream',
+          },
         ],
       },
     });
@@ -87,7 +102,9 @@ describe('textrelay status', () => {
     expect(human).toMatch(new RegExp(`^  127\\.0\\.0\\.1:${down.port}\\t1 retrying, 0 given up\\tlast failure .*: HTTP 503$`, 'm'));
     expect(human).toMatch(new RegExp(`^  127\\.0\\.0\\.1:${gone.port}\\t0 retrying, 1 given up\\tlast failure .*: HTTP 410$`, 'm'));
     expect(human).not.toContain(`127.0.0.1:${ok.port}`);
-    expect(human).toContain('Unrouted inbound messages (no account owns the line; add it with textrelay accounts lines add): 1, the latest:');
+    expect(human).toContain(
+      'Unrouted inbound messages (no account owns the line; add it with textrelay accounts lines add): 1, the latest:',
+    );
     expect(human).toMatch(new RegExp(`^  \\S+  \\${DAVE} -> \\+12025550150  \\(from upstream\\)$`, 'm'));
   });
 

@@ -5,7 +5,9 @@ import { createStore } from '../../src/db/store.ts';
 
 /** Columns that a partial index's WHERE compares with `=`: a bare parameter compared with one makes SQLite plan by its value. */
 function partialIndexColumns(sqlOfIndexes: string[]): string[] {
-  const columns = sqlOfIndexes.flatMap((sql) => [...sql.replace(/^.*\bwhere\b/is, '').matchAll(/"?(\w+)"?\s*=/g)].map((match) => match[1]!));
+  const columns = sqlOfIndexes.flatMap((sql) =>
+    [...sql.replace(/^.*\bwhere\b/is, '').matchAll(/"?(\w+)"?\s*=/g)].map((match) => match[1]!),
+  );
   return [...new Set(columns)];
 }
 
@@ -34,17 +36,21 @@ describe('prepared statements', () => {
     ];
     for (const filter of filters) store.messages.list('acc', filter, 50, 0);
 
-    const indexes = db.$client.prepare(`select sql from sqlite_master where type = 'index' and sql like '% where %'`).pluck().all() as string[];
+    const indexes = db.$client
+      .prepare(`select sql from sqlite_master where type = 'index' and sql like '% where %'`)
+      .pluck()
+      .all() as string[];
     const columns = partialIndexColumns(indexes);
     expect(columns).toEqual(expect.arrayContaining(['is_outbound', 'status', 'applied', 'state']));
     const bare = '[?@:$]';
-    const replannedEachTime = prepared.filter(
-      (sql) => {
-        // Comparisons only: an UPDATE's SET comes before its WHERE.
-        const conditions = sql.replace(/^[\s\S]*?\bwhere\b/i, '');
-        return new RegExp(`\\blimit\\s+${bare}`, 'i').test(sql) || columns.some((column) => new RegExp(`"?\\b${column}"?\\s*=\\s*${bare}`).test(conditions));
-      },
-    );
+    const replannedEachTime = prepared.filter((sql) => {
+      // Comparisons only: an UPDATE's SET comes before its WHERE.
+      const conditions = sql.replace(/^[\s\S]*?\bwhere\b/i, '');
+      return (
+        new RegExp(`\\blimit\\s+${bare}`, 'i').test(sql) ||
+        columns.some((column) => new RegExp(`"?\\b${column}"?\\s*=\\s*${bare}`).test(conditions))
+      );
+    });
     expect(prepared.length).toBeGreaterThan(50);
     expect(replannedEachTime).toEqual([]);
   });

@@ -1,9 +1,9 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
 import type Database from 'better-sqlite3';
-import { closeDatabase, migrateDatabase, openDatabase, type Db } from '../../src/db/connection.ts';
+import { afterEach, describe, expect, it } from 'vitest';
+import { closeDatabase, type Db, migrateDatabase, openDatabase } from '../../src/db/connection.ts';
 
 describe('a database file opened by textrelay', () => {
   const dir = mkdtempSync(join(tmpdir(), 'textrelay-connection-'));

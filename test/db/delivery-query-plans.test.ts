@@ -1,15 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { createStore, type Store } from '../../src/db/store.ts';
+import { recordAttempts } from '../../src/services/callback-dispatch.ts';
+import type { ServiceDeps } from '../../src/services/deps.ts';
 import { recordHandover } from '../../src/services/handover.ts';
 import { receiveFromTransport } from '../../src/services/receive-inbound.ts';
 import { recordStatus } from '../../src/services/record-status.ts';
 import { makeTestApp, type TestApp } from '../helpers/app.ts';
 import { send, sendGroup } from '../helpers/delivery.ts';
 import { ALICE, BOB, CAROL, DAVE, distinctNumbers, show } from '../helpers/fixtures.ts';
-import { captureStatements, explain, expectIndexed } from '../helpers/query-plans.ts';
 import { claimDue, finishedAs } from '../helpers/outbox.ts';
-import type { ServiceDeps } from '../../src/services/deps.ts';
-import { recordAttempts } from '../../src/services/callback-dispatch.ts';
+import { captureStatements, expectIndexed, explain } from '../helpers/query-plans.ts';
 
 /**
  * The delivery core's hot lookups (every status event, every inbound message, every start) must
@@ -27,7 +27,10 @@ function seed() {
   for (const account of [t.createAccount(), t.createAccount()]) {
     for (const number of distinctNumbers(8)) {
       const group = sendGroup(t, account, { numbers: [DAVE, number] });
-      recordHandover(t.deps, group.message_handle, { transportHandle: `t-${group.message_handle}`, transportGroupId: `tg-${group.group_id}` });
+      recordHandover(t.deps, group.message_handle, {
+        transportHandle: `t-${group.message_handle}`,
+        transportGroupId: `tg-${group.group_id}`,
+      });
     }
     for (const number of [ALICE, BOB, CAROL]) {
       const handle = send(t, account, { number }).message_handle;
@@ -35,8 +38,18 @@ function seed() {
       t.clock.advance(1_000);
     }
     const group = sendGroup(t, account, { numbers: [ALICE, BOB] });
-    recordHandover(t.deps, group.message_handle, { transportHandle: `t-${group.message_handle}`, transportGroupId: `tg-${group.group_id}` });
-    receiveFromTransport(t.deps, { from: CAROL, toNumber: account.numbers[0]!, content: 'hi', mediaUrl: '', service: 'iMessage', source: 'upstream' });
+    recordHandover(t.deps, group.message_handle, {
+      transportHandle: `t-${group.message_handle}`,
+      transportGroupId: `tg-${group.group_id}`,
+    });
+    receiveFromTransport(t.deps, {
+      from: CAROL,
+      toNumber: account.numbers[0]!,
+      content: 'hi',
+      mediaUrl: '',
+      service: 'iMessage',
+      source: 'upstream',
+    });
   }
   for (const handle of handles.slice(0, 3)) {
     recordHandover(t.deps, handle, { transportHandle: `t-${handle}` });
@@ -48,49 +61,156 @@ function seed() {
   return { t, handles };
 }
 
-type Case = [name: string, table: string[], run: (store: Store, ids: { handle: string; deps: ServiceDeps }) => unknown, matches: RegExp, noTempSort: boolean];
+type Case = [
+  name: string,
+  table: string[],
+  run: (store: Store, ids: { handle: string; deps: ServiceDeps }) => unknown,
+  matches: RegExp,
+  noTempSort: boolean,
+];
 
 const cases: Case[] = [
-  ['find a message by our handle', ['messages'], (s, { handle }) => s.messages.findByAnyHandle(handle), /from "messages" where "messages"\."handle" = \?/, false],
-  ['find a message by the transport’s handle', ['messages'], (s, { handle }) => s.messages.findByAnyHandle(`t-${handle}`), /from "messages" where "messages"\."transport_handle" = \?/, false],
-  ['messages awaiting hand-over, a page after a cursor', ['messages'], (s) => s.messages.awaitingHandover(500, 1), /"handed_over_at" is null/, true],
-  ['orphan events taken by transport handle (read)', ['orphan_status_events'], (s) => s.orphans.take('not-yet-known-3'), /^select .* from "orphan_status_events"/, true],
-  ['orphan events taken by transport handle (delete)', ['orphan_status_events'], (s) => s.orphans.take('not-yet-known-3'), /^delete from "orphan_status_events"/, false],
-  ['source event already seen', ['status_events'], (s, { handle }) => s.messages.sourceEventSeen('upstream', `e-${handle}`), /"source_event_id" = \?/, false],
-  ['a message’s status history, in arrival order', ['status_events'], (s, { handle }) => s.messages.history(handle), /order by "status_events"\."received_at"/, true],
-  ['the owner of the line an inbound message arrived on', ['service_numbers'], (s) => s.accounts.findByServiceNumber('+12025550123'), /from "service_numbers"/, false],
-  ['an account’s group by transport group id', ['groups'], (s, { handle }) => s.groups.findByTransportGroupId(s.messages.findByAnyHandle(handle)!.accountId, 'tg-some-group'), /"transport_group_id" = \?/, false],
+  [
+    'find a message by our handle',
+    ['messages'],
+    (s, { handle }) => s.messages.findByAnyHandle(handle),
+    /from "messages" where "messages"\."handle" = \?/,
+    false,
+  ],
+  [
+    'find a message by the transport’s handle',
+    ['messages'],
+    (s, { handle }) => s.messages.findByAnyHandle(`t-${handle}`),
+    /from "messages" where "messages"\."transport_handle" = \?/,
+    false,
+  ],
+  [
+    'messages awaiting hand-over, a page after a cursor',
+    ['messages'],
+    (s) => s.messages.awaitingHandover(500, 1),
+    /"handed_over_at" is null/,
+    true,
+  ],
+  [
+    'orphan events taken by transport handle (read)',
+    ['orphan_status_events'],
+    (s) => s.orphans.take('not-yet-known-3'),
+    /^select .* from "orphan_status_events"/,
+    true,
+  ],
+  [
+    'orphan events taken by transport handle (delete)',
+    ['orphan_status_events'],
+    (s) => s.orphans.take('not-yet-known-3'),
+    /^delete from "orphan_status_events"/,
+    false,
+  ],
+  [
+    'source event already seen',
+    ['status_events'],
+    (s, { handle }) => s.messages.sourceEventSeen('upstream', `e-${handle}`),
+    /"source_event_id" = \?/,
+    false,
+  ],
+  [
+    'a message’s status history, in arrival order',
+    ['status_events'],
+    (s, { handle }) => s.messages.history(handle),
+    /order by "status_events"\."received_at"/,
+    true,
+  ],
+  [
+    'the owner of the line an inbound message arrived on',
+    ['service_numbers'],
+    (s) => s.accounts.findByServiceNumber('+12025550123'),
+    /from "service_numbers"/,
+    false,
+  ],
+  [
+    'an account’s group by transport group id',
+    ['groups'],
+    (s, { handle }) => s.groups.findByTransportGroupId(s.messages.findByAnyHandle(handle)!.accountId, 'tg-some-group'),
+    /"transport_group_id" = \?/,
+    false,
+  ],
   ['end users pinned to a line (removing it)', ['number_pins'], (s) => s.accounts.lineUsers('+12025550123'), /from "number_pins"/, false],
   ['groups living on a line (removing it)', ['groups'], (s) => s.accounts.lineUsers('+12025550123'), /from "groups"/, false],
   // The outbox: every applied status enqueues, the dispatcher claims and finishes many times a second.
-  ['outbox enqueue (is a callback of the same message ahead?)', ['webhook_deliveries'], (s, { handle }) => s.outbox.enqueue(
-    { webhookId: 'msg_plan', accountId: s.messages.findByAnyHandle(handle)!.accountId, messageHandle: handle, eventType: 'message.status', url: 'https://example.com/cb', payload: '{}' },
-    1,
-  ), /^\s*insert into webhook_deliveries/, false],
-  ['outbox claim of due rows, in message order (aliases d, e: the row and the ones ahead of it)', ['d', 'e'], (_s, { deps }) => claimDue(deps, 10), /from webhook_deliveries d\s/, true],
-  ['outbox: the waiting callback a finished one lets go (aliases f, e: the next callback and the rows ahead)', ['f', 'e', 'webhook_deliveries'], (s, { handle, deps }) => {
-    const accountId = s.messages.findByAnyHandle(handle)!.accountId;
-    for (const webhookId of ['msg_plan_first', 'msg_plan_next']) {
-      s.outbox.enqueue({ webhookId, accountId, messageHandle: handle, eventType: 'message.status', url: 'https://example.com/cb', payload: '{}' }, 1);
-    }
-    const row = claimDue(deps, 10).find((claimed) => claimed.url.startsWith('https://example.com/'));
-    if (row) recordAttempts(deps, [finishedAs(row, { kind: 'delivered' }, { attemptedAt: 1, statusCode: 200 })]);
-    return handle;
-  }, /from webhook_deliveries f\s/, false],
+  [
+    'outbox enqueue (is a callback of the same message ahead?)',
+    ['webhook_deliveries'],
+    (s, { handle }) =>
+      s.outbox.enqueue(
+        {
+          webhookId: 'msg_plan',
+          accountId: s.messages.findByAnyHandle(handle)!.accountId,
+          messageHandle: handle,
+          eventType: 'message.status',
+          url: 'https://example.com/cb',
+          payload: '{}',
+        },
+        1,
+      ),
+    /^\s*insert into webhook_deliveries/,
+    false,
+  ],
+  [
+    'outbox claim of due rows, in message order (aliases d, e: the row and the ones ahead of it)',
+    ['d', 'e'],
+    (_s, { deps }) => claimDue(deps, 10),
+    /from webhook_deliveries d\s/,
+    true,
+  ],
+  [
+    'outbox: the waiting callback a finished one lets go (aliases f, e: the next callback and the rows ahead)',
+    ['f', 'e', 'webhook_deliveries'],
+    (s, { handle, deps }) => {
+      const accountId = s.messages.findByAnyHandle(handle)!.accountId;
+      for (const webhookId of ['msg_plan_first', 'msg_plan_next']) {
+        s.outbox.enqueue(
+          { webhookId, accountId, messageHandle: handle, eventType: 'message.status', url: 'https://example.com/cb', payload: '{}' },
+          1,
+        );
+      }
+      const row = claimDue(deps, 10).find((claimed) => claimed.url.startsWith('https://example.com/'));
+      if (row) recordAttempts(deps, [finishedAs(row, { kind: 'delivered' }, { attemptedAt: 1, statusCode: 200 })]);
+      return handle;
+    },
+    /from webhook_deliveries f\s/,
+    false,
+  ],
   ['given-up deliveries since a time', ['webhook_deliveries'], (s) => s.outbox.failedSince(0), /from "webhook_deliveries"/, false],
   // The retention pass walks each table by rowid from where the last batch stopped: no batch reads the whole table.
   ...(['select', 'delete'] as const).flatMap((verb): Case[] => [
-    [`retention: idempotency keys past the window (${verb})`, ['idempotency_keys'], (s, { handle }) => {
-      const accountId = s.messages.findByAnyHandle(handle)!.accountId;
-      s.idempotency.save({ accountId, key: 'k-plan', requestHash: 'h', responseStatus: 202, responseBody: '{}', createdAt: 1 });
-      return s.idempotency.pruneCreatedBy(1, 0, 500);
-    }, new RegExp(`^${verb} .*from idempotency_keys where rowid`), false],
-    [`retention: expired inbox sessions (${verb})`, ['inbox_sessions'], (s, { handle }) => {
-      const accountId = s.messages.findByAnyHandle(handle)!.accountId;
-      s.inbox.insertSession({ tokenHash: 'plan', accountId, apiSecretHash: 'x', createdAt: 1, expiresAt: 2 });
-      return s.inbox.pruneExpiredSessions(2, 0, 500);
-    }, new RegExp(`^${verb} .*from inbox_sessions where rowid`), false],
-    [`retention: orphan status events past their retention (${verb})`, ['orphan_status_events'], (s) => s.orphans.pruneReceivedBy(Number.MAX_SAFE_INTEGER, 0, 500), new RegExp(`^${verb} .*from orphan_status_events where rowid`), false],
+    [
+      `retention: idempotency keys past the window (${verb})`,
+      ['idempotency_keys'],
+      (s, { handle }) => {
+        const accountId = s.messages.findByAnyHandle(handle)!.accountId;
+        s.idempotency.save({ accountId, key: 'k-plan', requestHash: 'h', responseStatus: 202, responseBody: '{}', createdAt: 1 });
+        return s.idempotency.pruneCreatedBy(1, 0, 500);
+      },
+      new RegExp(`^${verb} .*from idempotency_keys where rowid`),
+      false,
+    ],
+    [
+      `retention: expired inbox sessions (${verb})`,
+      ['inbox_sessions'],
+      (s, { handle }) => {
+        const accountId = s.messages.findByAnyHandle(handle)!.accountId;
+        s.inbox.insertSession({ tokenHash: 'plan', accountId, apiSecretHash: 'x', createdAt: 1, expiresAt: 2 });
+        return s.inbox.pruneExpiredSessions(2, 0, 500);
+      },
+      new RegExp(`^${verb} .*from inbox_sessions where rowid`),
+      false,
+    ],
+    [
+      `retention: orphan status events past their retention (${verb})`,
+      ['orphan_status_events'],
+      (s) => s.orphans.pruneReceivedBy(Number.MAX_SAFE_INTEGER, 0, 500),
+      new RegExp(`^${verb} .*from orphan_status_events where rowid`),
+      false,
+    ],
   ]),
 ];
 
@@ -110,7 +230,13 @@ describe('query plans: delivery core', () => {
         if (analyzed) t.db.$client.exec('ANALYZE');
         const statement = await capturedStatement(t, (store) => run(store, { handle: handles[0]!, deps: { ...t.deps, store } }), pattern);
         const plan = explain(t.db, statement);
-        if (process.env.SHOW_PLANS) console.log(name, analyzed, statement.sql, plan.map((row) => row.detail));
+        if (process.env.SHOW_PLANS)
+          console.log(
+            name,
+            analyzed,
+            statement.sql,
+            plan.map((row) => row.detail),
+          );
         const context = `${name}\nSQL: ${statement.sql}\nparams: ${show(statement.params)}`;
         for (const table of tables) expectIndexed(plan, table, context, { noTempSort });
       });

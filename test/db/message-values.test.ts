@@ -15,19 +15,32 @@ describe('message rows read for listings', () => {
     const account = t.createAccount();
     const row = accountRow(t, account);
 
-    const delivered = send(t, account, { content: 'with a callback', mediaUrl: 'https://example.com/cat.png', sendStyle: 'celebration' }).message_handle;
+    const delivered = send(t, account, {
+      content: 'with a callback',
+      mediaUrl: 'https://example.com/cat.png',
+      sendStyle: 'celebration',
+    }).message_handle;
     recordHandover(t.deps, delivered, { transportHandle: 'up-1' });
     recordStatus(t.deps, { handle: delivered, status: 'DELIVERED', wasDowngraded: true, source: 'test' });
     const failed = send(t, account, { number: BOB, statusCallback: undefined }).message_handle;
     recordStatus(t.deps, { handle: failed, status: 'ERROR', errorCode: 10001, errorMessage: 'no route', source: 'test' });
     const group = sendGroup(t, account);
-    receiveInbound(t.deps, row, { from: ALICE, content: 'reply in the group', mediaUrl: '', service: 'iMessage', source: 'test', groupId: group.group_id! });
+    receiveInbound(t.deps, row, {
+      from: ALICE,
+      content: 'reply in the group',
+      mediaUrl: '',
+      service: 'iMessage',
+      source: 'test',
+      groupId: group.group_id!,
+    });
     receiveInbound(t.deps, row, { from: BOB, content: 'a direct reply', mediaUrl: '', service: 'SMS', source: 'test' });
 
     const byDrizzle = t.db.select().from(messages).orderBy(desc(messages.dateSent), desc(messages.id)).all();
     expect(byDrizzle).toHaveLength(5);
     expect(t.store.messages.list(row.id, {}, 50, 0)).toEqual(byDrizzle);
     // The other shape: a number's own conversation merged with its groups.
-    expect(t.store.messages.list(row.id, { number: ALICE }, 50, 0)).toEqual(byDrizzle.filter((message) => message.number === ALICE || message.groupId !== null));
+    expect(t.store.messages.list(row.id, { number: ALICE }, 50, 0)).toEqual(
+      byDrizzle.filter((message) => message.number === ALICE || message.groupId !== null),
+    );
   });
 });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { makeTestApp, type TestAccount, type TestApp } from '../helpers/app.ts';
 import { ALICE, BOB, CAROL, show } from '../helpers/fixtures.ts';
-import { captureStatements, expectIndexed, explain, type Captured } from '../helpers/query-plans.ts';
+import { type Captured, captureStatements, expectIndexed, explain } from '../helpers/query-plans.ts';
 
 /**
  * Listings must stay index-driven as accounts grow: EXPLAIN QUERY PLAN on the very SQL the app
@@ -46,7 +46,13 @@ async function seed() {
 }
 
 /** Average rows per distinct value of each indexed column, as in one account of a million messages. */
-const MILLION_ROW_SPREAD: Record<string, number> = { account_id: 1_000_000, number: 500, contact_id: 500, group_id: 5_000, status: 200_000 };
+const MILLION_ROW_SPREAD: Record<string, number> = {
+  account_id: 1_000_000,
+  number: 500,
+  contact_id: 500,
+  group_id: 5_000,
+  status: 200_000,
+};
 
 /**
  * Gives the planner the statistics of one account holding a million messages (sqlite_stat1 rows
@@ -94,7 +100,13 @@ describe('query plans: message listing', () => {
         const path = `/accounts/messages${query ? `?${query}` : ''}`;
         const statement = await listingStatement(t, account, path, 'messages');
         const plan = explain(t.db, statement);
-        if (process.env.SHOW_PLANS) console.log(path, stats, statement.sql, plan.map((row) => row.detail));
+        if (process.env.SHOW_PLANS)
+          console.log(
+            path,
+            stats,
+            statement.sql,
+            plan.map((row) => row.detail),
+          );
         const context = `${path}\nSQL: ${statement.sql}\nparams: ${show(statement.params)}\n${plan.map((row) => row.detail).join('\n')}`;
         expectIndexed(plan, 'messages', context, { noTempSort: true });
         if (narrow) {
@@ -111,7 +123,9 @@ describe('query plans: message listing', () => {
     pretendMillionMessages(t);
     const path = `/accounts/messages?${new URLSearchParams({ number: ALICE })}`;
     const statement = await listingStatement(t, account, path, 'messages');
-    const searches = explain(t.db, statement).map((row) => row.detail).filter((detail) => detail.startsWith('SEARCH messages'));
+    const searches = explain(t.db, statement)
+      .map((row) => row.detail)
+      .filter((detail) => detail.startsWith('SEARCH messages'));
     expect(searches, show(searches)).toEqual([
       'SEARCH messages USING INDEX messages_account_number_date_idx (account_id=? AND number=?)',
       'SEARCH messages USING INDEX messages_account_group_date_idx (account_id=? AND group_id=?)',
@@ -142,7 +156,12 @@ describe('query plans: contact listing', () => {
         const path = `/accounts/contacts?order_by=${orderBy}&order_direction=${direction}&limit=10&offset=1`;
         const statement = await listingStatement(t, account, path, 'contacts');
         const plan = explain(t.db, statement);
-        if (process.env.SHOW_PLANS) console.log(path, statement.sql, plan.map((row) => row.detail));
+        if (process.env.SHOW_PLANS)
+          console.log(
+            path,
+            statement.sql,
+            plan.map((row) => row.detail),
+          );
         expectIndexed(plan, 'contacts', `${path}\nSQL: ${statement.sql}\nparams: ${show(statement.params)}`, { noTempSort: true });
       });
     }

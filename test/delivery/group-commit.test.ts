@@ -43,7 +43,10 @@ describe('group commit', () => {
 
     expect(results.map((result) => result.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
     expect((results[2] as PromiseFulfilledResult<string>).value).toBe('third done');
-    expect(t.store.accounts.listReceiveWebhooks(account.id).sort()).toEqual(['https://hooks.example.com/first', 'https://hooks.example.com/third']);
+    expect(t.store.accounts.listReceiveWebhooks(account.id).sort()).toEqual([
+      'https://hooks.example.com/first',
+      'https://hooks.example.com/third',
+    ]);
     expect(outerTransactions).toBe(1);
     expect(t.db.$client.inTransaction).toBe(false);
   });
@@ -63,12 +66,25 @@ describe('group commit', () => {
     const replies = await Promise.all([
       ...handles.map((_, i) => postIngest(t, '/webhooks/status', statusCallback(`up-burst-${i}`, 'DELIVERED'), headers)),
       postIngest(t, '/webhooks/status', statusCallback('up-burst-unknown', 'SENT'), headers),
-      postIngest(t, '/webhooks/receive', { message_handle: 'up-in-stranger', number: ALICE, to_number: '+12025550150', content: 'who?' }, headers),
+      postIngest(
+        t,
+        '/webhooks/receive',
+        { message_handle: 'up-in-stranger', number: ALICE, to_number: '+12025550150', content: 'who?' },
+        headers,
+      ),
       // Not a member of the group it writes in: refused, and rolled back alone.
-      postIngest(t, '/webhooks/receive', { message_handle: 'up-in-intruder', number: CAROL, to_number: group.from_number, group_id: 'up-group-burst', content: 'let me in' }, headers),
+      postIngest(
+        t,
+        '/webhooks/receive',
+        { message_handle: 'up-in-intruder', number: CAROL, to_number: group.from_number, group_id: 'up-group-burst', content: 'let me in' },
+        headers,
+      ),
     ]);
 
-    expect(replies.map((reply) => reply.status), show(replies.map((reply) => reply.body))).toEqual([...handles.map(() => 200), 202, 202, 400]);
+    expect(
+      replies.map((reply) => reply.status),
+      show(replies.map((reply) => reply.body)),
+    ).toEqual([...handles.map(() => 200), 202, 202, 400]);
     for (const handle of handles) expect(t.store.messages.findByAnyHandle(handle)?.status).toBe('DELIVERED');
     expect(t.db.$client.prepare('select count(*) c from orphan_status_events').get()).toEqual({ c: 1 });
     expect(t.db.$client.prepare('select count(*) c from unrouted_inbound').get()).toEqual({ c: 1 });
@@ -89,7 +105,9 @@ describe('group commit', () => {
     }) as Store['transaction'];
 
     const replies = await Promise.all(
-      Array.from({ length: 20 }, (_, i) => t.call('POST', '/api/send-message', account, { number: `+1212456${7100 + i}`, content: `burst ${i}` })),
+      Array.from({ length: 20 }, (_, i) =>
+        t.call('POST', '/api/send-message', account, { number: `+1212456${7100 + i}`, content: `burst ${i}` }),
+      ),
     );
     await courier.idle();
 

@@ -56,7 +56,9 @@ describe('ingest authentication', () => {
     const learned = 'whsec_bGVhcm5lZCBmcm9tIHRoZSB1cHN0cmVhbQ==';
     const t = makeTestApp({ ingestSecrets: [INGEST_SECRET, learned] });
     for (const secret of [INGEST_SECRET, learned]) {
-      const reply = await postIngest(t, '/webhooks/status', statusCallback(`up-${secret.length}`, 'SENT'), { 'svc-signing-secret': secret });
+      const reply = await postIngest(t, '/webhooks/status', statusCallback(`up-${secret.length}`, 'SENT'), {
+        'svc-signing-secret': secret,
+      });
       expect(reply.status, show(reply.body)).toBe(202);
     }
   });

@@ -13,8 +13,20 @@ import { rowCounts } from '../helpers/row-counts.ts';
  */
 
 const FIELDS = [
-  'message_handle', 'status', 'error_code', 'error_message', 'was_downgraded', 'number', 'from_number', 'to_number',
-  'content', 'media_url', 'group_id', 'participants', 'service', 'is_outbound',
+  'message_handle',
+  'status',
+  'error_code',
+  'error_message',
+  'was_downgraded',
+  'number',
+  'from_number',
+  'to_number',
+  'content',
+  'media_url',
+  'group_id',
+  'participants',
+  'service',
+  'is_outbound',
 ];
 
 describe('ingest over generated payloads', () => {
@@ -25,40 +37,64 @@ describe('ingest over generated payloads', () => {
     recordHandover(t.deps, send(t, account).message_handle, { transportHandle: 'up-known' });
 
     const plausible = fc.oneof(
-      fc.constantFrom('up-known', 'up-unknown', '', ALICE, BOB, line, '911', '+1', 'QUEUED', 'SENT', 'DELIVERED', 'READ', 'ERROR', 'FAILED', 'sent'),
+      fc.constantFrom(
+        'up-known',
+        'up-unknown',
+        '',
+        ALICE,
+        BOB,
+        line,
+        '911',
+        '+1',
+        'QUEUED',
+        'SENT',
+        'DELIVERED',
+        'READ',
+        'ERROR',
+        'FAILED',
+        'sent',
+      ),
       fc.constantFrom('iMessage', 'SMS', 'https://cdn.example.com/a.jpg', 'group-1', null, true, false, 0, 10001, -1, 1.5),
       fc.array(fc.constantFrom(ALICE, BOB, line, 'x'), { maxLength: 4 }),
       fc.string({ maxLength: 30 }),
       fc.anything({ maxDepth: 2 }),
     );
     const body = fc.oneof(
-      { weight: 4, arbitrary: fc.dictionary(fc.constantFrom(...FIELDS), plausible, { maxKeys: FIELDS.length }).map((value) => JSON.stringify(value)) },
+      {
+        weight: 4,
+        arbitrary: fc.dictionary(fc.constantFrom(...FIELDS), plausible, { maxKeys: FIELDS.length }).map((value) => JSON.stringify(value)),
+      },
       { weight: 1, arbitrary: fc.json() },
       { weight: 1, arbitrary: fc.string({ maxLength: 60 }) },
     );
 
     await fc.assert(
-      fc.asyncProperty(fc.constantFrom('/webhooks/status', '/webhooks/receive'), body, fc.option(fc.string({ maxLength: 20 })), async (path, text, webhookId) => {
-        const before = rowCounts(t);
-        const headers: Record<string, string> = { 'svc-signing-secret': INGEST_SECRET };
-        if (webhookId !== null) headers['webhook-id'] = webhookId;
-        const reply = await postIngest(t, path, text, headers);
-        const context = `${path} ${show(text)} -> ${reply.status} ${show(reply.body)}`;
+      fc.asyncProperty(
+        fc.constantFrom('/webhooks/status', '/webhooks/receive'),
+        body,
+        fc.option(fc.string({ maxLength: 20 })),
+        async (path, text, webhookId) => {
+          const before = rowCounts(t);
+          const headers: Record<string, string> = { 'svc-signing-secret': INGEST_SECRET };
+          if (webhookId !== null) headers['webhook-id'] = webhookId;
+          const reply = await postIngest(t, path, text, headers);
+          const context = `${path} ${show(text)} -> ${reply.status} ${show(reply.body)}`;
 
-        expect(reply.status, context).toBeLessThan(500);
-        if (reply.status < 300) {
-          expect(reply.body, context).toEqual({ status: 'OK' });
-        } else {
-          expect(reply.body, context).toEqual({
-            status: 'ERROR',
-            error_code: expect.any(Number),
-            error_message: expect.any(String),
-            message: reply.body.error_message,
-            error_detail: null,
-          });
-          expect(rowCounts(t), `a refusal wrote rows: ${context}`).toEqual(before);
-        }
-      }),
+          expect(reply.status, context).toBeLessThan(500);
+          if (reply.status < 300) {
+            expect(reply.body, context).toEqual({ status: 'OK' });
+          } else {
+            expect(reply.body, context).toEqual({
+              status: 'ERROR',
+              error_code: expect.any(Number),
+              error_message: expect.any(String),
+              message: reply.body.error_message,
+              error_detail: null,
+            });
+            expect(rowCounts(t), `a refusal wrote rows: ${context}`).toEqual(before);
+          }
+        },
+      ),
       { numRuns: 400 },
     );
   });

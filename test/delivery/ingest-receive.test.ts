@@ -6,8 +6,8 @@ import { accountRow, send, sendGroup } from '../helpers/delivery.ts';
 import { expectMessageError, listMessages } from '../helpers/expect.ts';
 import { ALICE, BOB, CAROL, show } from '../helpers/fixtures.ts';
 import { INGEST_SECRET, postIngest } from '../helpers/ingest.ts';
-import { rowCounts } from '../helpers/row-counts.ts';
 import { payloadsFor } from '../helpers/outbox.ts';
+import { rowCounts } from '../helpers/row-counts.ts';
 
 /**
  * POST /webhooks/receive: an end user's message reported by the transport is stored once, in
@@ -27,7 +27,16 @@ function setup() {
 }
 
 function inbound(handle: string, from: string, toNumber: string, extra: Record<string, unknown> = {}) {
-  return { message_handle: handle, number: from, from_number: from, to_number: toNumber, content: `from ${from}`, is_outbound: false, status: 'RECEIVED', ...extra };
+  return {
+    message_handle: handle,
+    number: from,
+    from_number: from,
+    to_number: toNumber,
+    content: `from ${from}`,
+    is_outbound: false,
+    status: 'RECEIVED',
+    ...extra,
+  };
 }
 
 async function receive(t: TestApp, body: unknown) {
@@ -53,12 +62,27 @@ describe('POST /webhooks/receive, one-to-one', () => {
 
     const [message, ...rest] = await listMessages(t, account);
     expect(rest).toEqual([]);
-    expect(message, show(message)).toMatchObject({ is_outbound: false, status: 'RECEIVED', content: 'hello there', number: ALICE, from_number: ALICE, to_number: line, group_id: '', was_downgraded: true });
+    expect(message, show(message)).toMatchObject({
+      is_outbound: false,
+      status: 'RECEIVED',
+      content: 'hello there',
+      number: ALICE,
+      from_number: ALICE,
+      to_number: line,
+      group_id: '',
+      was_downgraded: true,
+    });
 
     const contacts = await t.call('GET', '/accounts/contacts', account);
     expect(contacts.body, show(contacts.body)).toMatchObject([{ phone: ALICE, previewText: 'hello there', is_unread: true }]);
     const [hook] = payloadsFor(t, message.message_handle);
-    expect(hook, show(hook)).toMatchObject({ message_handle: message.message_handle, number: ALICE, content: 'hello there', service: 'SMS', group_id: '' });
+    expect(hook, show(hook)).toMatchObject({
+      message_handle: message.message_handle,
+      number: ALICE,
+      content: 'hello there',
+      service: 'SMS',
+      group_id: '',
+    });
   });
 
   it('stores a redelivered message (same message_handle) once', async () => {
@@ -91,7 +115,10 @@ describe('POST /webhooks/receive, one-to-one', () => {
     expect((await listMessages(t, account)).map((m) => [m.is_outbound, m.number])).toEqual([[true, CAROL]]);
     expect(await listMessages(t, other)).toEqual([]);
     const status = statusCommand(t.deps).value as { unrouted_inbound: unknown };
-    expect(status.unrouted_inbound, show(status)).toMatchObject({ total: 1, latest: [{ from_number: CAROL, to_number: UPSTREAM_LINE, content: 'reply' }] });
+    expect(status.unrouted_inbound, show(status)).toMatchObject({
+      total: 1,
+      latest: [{ from_number: CAROL, to_number: UPSTREAM_LINE, content: 'reply' }],
+    });
     const metrics = await t.app.request('/metrics');
     expect(await metrics.text()).toMatch(/^textrelay_unrouted_inbound_messages 1$/m);
   });
@@ -111,10 +138,16 @@ describe('POST /webhooks/receive, groups', () => {
     const sent = sendGroup(t, account, { numbers: [ALICE, BOB] });
 
     // A provider that reports our own line as to_number lists it among the participants too.
-    await expectOk(t, inbound('up-g-in-1', ALICE, line, { group_id: 'up-group-1', participants: [ALICE, BOB, line], message_type: 'group' }));
+    await expectOk(
+      t,
+      inbound('up-g-in-1', ALICE, line, { group_id: 'up-group-1', participants: [ALICE, BOB, line], message_type: 'group' }),
+    );
 
     const listed = await listGroup(t, account, sent.group_id);
-    expect(listed.map((m) => [m.is_outbound, m.message_type]), show(listed)).toEqual([
+    expect(
+      listed.map((m) => [m.is_outbound, m.message_type]),
+      show(listed),
+    ).toEqual([
       [false, 'group'],
       [true, 'group'],
     ]);
@@ -140,7 +173,10 @@ describe('POST /webhooks/receive, groups', () => {
 
     const listed = await listGroup(t, account, groupId);
     // Newest first: CAROL's reply, our two sends, BOB's first message.
-    expect(listed.map((m) => (m.is_outbound ? m.content : m.number)), show(listed)).toEqual([CAROL, 'to the group', 'hello all', BOB]);
+    expect(
+      listed.map((m) => (m.is_outbound ? m.content : m.number)),
+      show(listed),
+    ).toEqual([CAROL, 'to the group', 'hello all', BOB]);
   });
 
   it('maps the group id the transport answered a group send with, so its members’ replies land in our group', async () => {
@@ -148,7 +184,10 @@ describe('POST /webhooks/receive, groups', () => {
     const sent = sendGroup(t, account, { numbers: [ALICE, BOB] });
     recordHandover(t.deps, sent.message_handle, { transportHandle: 'up-out-g', transportGroupId: 'up-group-3' });
 
-    await expectOk(t, inbound('up-g-in-4', BOB, sent.from_number, { group_id: 'up-group-3', participants: [ALICE, BOB, sent.from_number] }));
+    await expectOk(
+      t,
+      inbound('up-g-in-4', BOB, sent.from_number, { group_id: 'up-group-3', participants: [ALICE, BOB, sent.from_number] }),
+    );
     expect((await listGroup(t, account, sent.group_id)).map((m) => m.is_outbound)).toEqual([false, true]);
   });
 

@@ -4,8 +4,8 @@ import { makeTestApp, type TestApp } from '../helpers/app.ts';
 import { send } from '../helpers/delivery.ts';
 import { show } from '../helpers/fixtures.ts';
 import { INGEST_SECRET, postIngest, statusCallback } from '../helpers/ingest.ts';
-import { rowCounts } from '../helpers/row-counts.ts';
 import { callbackStatuses, payloadsFor } from '../helpers/outbox.ts';
+import { rowCounts } from '../helpers/row-counts.ts';
 
 /**
  * POST /webhooks/status: a transport's callback goes through the one recording path. Duplicates

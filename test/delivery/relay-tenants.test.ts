@@ -4,8 +4,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { show } from '../helpers/fixtures.ts';
 import { INGEST_SECRET } from '../helpers/ingest.ts';
-import { api, eventually, startServerOnFreePort, type Credentials } from '../helpers/live.ts';
-import { killAll, runCli, startServer, type RunningServer } from '../helpers/process.ts';
+import { api, type Credentials, eventually, startServerOnFreePort } from '../helpers/live.ts';
+import { killAll, type RunningServer, runCli, startServer } from '../helpers/process.ts';
 
 /**
  * Two tenants, V and A, on one relay R (upstream transport) through one provider account on B
@@ -34,13 +34,28 @@ describe('relay with two tenants on one provider account', () => {
   }
 
   async function createAccount(db: string, email: string, numbers: string): Promise<Credentials> {
-    return JSON.parse((await cli(db, ['accounts', 'create', '--email', email, '--plan', 'sapphire', '--numbers', numbers, '--json'])).stdout) as Credentials;
+    return JSON.parse(
+      (await cli(db, ['accounts', 'create', '--email', email, '--plan', 'sapphire', '--numbers', numbers, '--json'])).stdout,
+    ) as Credentials;
   }
 
   beforeAll(async () => {
     provider = await createAccount(dbB, 'relay@b.example.com', '2');
-    [v, a] = [await createAccount(dbR, 'v@tenant.example.com', provider.numbers[0]!), await createAccount(dbR, 'a@tenant.example.com', provider.numbers[1]!)];
-    b = await startServer([], { PORT: '0', TEXTRELAY_DB: dbB, TEXTRELAY_SANDBOX_STEP_MS: String(STEP_MS), TEXTRELAY_WEBHOOK_RETRY_SCHEDULE: '0.2,0.5,1,2,5', LOG_LEVEL: 'warn' }, SLOW);
+    [v, a] = [
+      await createAccount(dbR, 'v@tenant.example.com', provider.numbers[0]!),
+      await createAccount(dbR, 'a@tenant.example.com', provider.numbers[1]!),
+    ];
+    b = await startServer(
+      [],
+      {
+        PORT: '0',
+        TEXTRELAY_DB: dbB,
+        TEXTRELAY_SANDBOX_STEP_MS: String(STEP_MS),
+        TEXTRELAY_WEBHOOK_RETRY_SCHEDULE: '0.2,0.5,1,2,5',
+        LOG_LEVEL: 'warn',
+      },
+      SLOW,
+    );
     r = await startServerOnFreePort(
       (port) => ({
         TEXTRELAY_DB: dbR,
@@ -97,81 +112,107 @@ describe('relay with two tenants on one provider account', () => {
     });
     expect(login.status).toBe(303);
     const cookie = (login.headers.get('set-cookie') ?? '').split(';')[0]!;
-    const pages = await Promise.all(['/inbox', '/inbox?kind=contact'].map(async (path) => (await fetch(`${r.url}${path}`, { headers: { cookie } })).text()));
+    const pages = await Promise.all(
+      ['/inbox', '/inbox?kind=contact'].map(async (path) => (await fetch(`${r.url}${path}`, { headers: { cookie } })).text()),
+    );
     return pages.join('\n');
   }
 
-  it('sends each tenant’s message from its own line, and brings the person’s reply to V’s line to V only', async () => {
-    const toV = await sendAs(v, '/api/send-message', { number: PERSON, content: 'hello from V' });
-    await leftQueued(v, toV.message_handle);
-    const toA = await sendAs(a, '/api/send-message', { number: PERSON, content: 'hello from A' });
-    await leftQueued(a, toA.message_handle);
-    expect([toV.from_number, toA.from_number]).toEqual([provider.numbers[0], provider.numbers[1]]);
-    const atProvider = (await api(b, provider, 'GET', '/accounts/messages')).body.messages as any[];
-    expect(atProvider.filter((m) => m.number === PERSON).map((m) => [m.content, m.from_number]).sort(), show(atProvider)).toEqual([
-      ['hello from A', provider.numbers[1]],
-      ['hello from V', provider.numbers[0]],
-    ]);
+  it(
+    'sends each tenant’s message from its own line, and brings the person’s reply to V’s line to V only',
+    async () => {
+      const toV = await sendAs(v, '/api/send-message', { number: PERSON, content: 'hello from V' });
+      await leftQueued(v, toV.message_handle);
+      const toA = await sendAs(a, '/api/send-message', { number: PERSON, content: 'hello from A' });
+      await leftQueued(a, toA.message_handle);
+      expect([toV.from_number, toA.from_number]).toEqual([provider.numbers[0], provider.numbers[1]]);
+      const atProvider = (await api(b, provider, 'GET', '/accounts/messages')).body.messages as any[];
+      expect(
+        atProvider
+          .filter((m) => m.number === PERSON)
+          .map((m) => [m.content, m.from_number])
+          .sort(),
+        show(atProvider),
+      ).toEqual([
+        ['hello from A', provider.numbers[1]],
+        ['hello from V', provider.numbers[0]],
+      ]);
 
-    // The person answers on the line V wrote from (the provider pinned them to it).
-    const reply = await api(b, provider, 'POST', '/sandbox/inbound', { number: PERSON, content: 'reply meant for V' });
-    expect(reply.status, show(reply.body)).toBe(200);
+      // The person answers on the line V wrote from (the provider pinned them to it).
+      const reply = await api(b, provider, 'POST', '/sandbox/inbound', { number: PERSON, content: 'reply meant for V' });
+      expect(reply.status, show(reply.body)).toBe(200);
 
-    const inV = await eventually('the reply in V', async () => {
-      const found = (await messagesOf(v, `?number=${encodeURIComponent(PERSON)}`)).find((m) => !m.is_outbound);
-      return found;
-    });
-    expect(inV, show(inV)).toMatchObject({ content: 'reply meant for V', to_number: provider.numbers[0], status: 'RECEIVED' });
+      const inV = await eventually('the reply in V', async () => {
+        const found = (await messagesOf(v, `?number=${encodeURIComponent(PERSON)}`)).find((m) => !m.is_outbound);
+        return found;
+      });
+      expect(inV, show(inV)).toMatchObject({ content: 'reply meant for V', to_number: provider.numbers[0], status: 'RECEIVED' });
 
-    // A: no trace of it in its listing, its status lookup, its contacts or its inbox.
-    const listedA = await messagesOf(a);
-    expect(listedA.map((m) => [m.is_outbound, m.content]), show(listedA)).toEqual([[true, 'hello from A']]);
-    expect((await api(r, a, 'GET', `/api/status?handle=${inV.message_handle}`)).status).toBe(404);
-    const contactsA = await api(r, a, 'GET', '/accounts/contacts');
-    expect(JSON.stringify(contactsA.body)).not.toContain('reply meant for V');
-    expect(await inboxHtml(a)).not.toContain('reply meant for V');
-    expect(await inboxHtml(v)).toContain('reply meant for V');
-  }, SLOW);
+      // A: no trace of it in its listing, its status lookup, its contacts or its inbox.
+      const listedA = await messagesOf(a);
+      expect(
+        listedA.map((m) => [m.is_outbound, m.content]),
+        show(listedA),
+      ).toEqual([[true, 'hello from A']]);
+      expect((await api(r, a, 'GET', `/api/status?handle=${inV.message_handle}`)).status).toBe(404);
+      const contactsA = await api(r, a, 'GET', '/accounts/contacts');
+      expect(JSON.stringify(contactsA.body)).not.toContain('reply meant for V');
+      expect(await inboxHtml(a)).not.toContain('reply meant for V');
+      expect(await inboxHtml(v)).toContain('reply meant for V');
+    },
+    SLOW,
+  );
 
-  it('keeps an inbound message to a line no tenant owns as unrouted (202): in status and /metrics, in neither tenant', async () => {
-    const body = { message_handle: 'provider-msg-unowned', number: PERSON, to_number: '+12025550150', content: 'to nobody’s line' };
-    const posted = await fetch(`${r.url}/webhooks/receive`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'svc-signing-secret': INGEST_SECRET },
-      body: JSON.stringify(body),
-    });
-    expect(posted.status).toBe(202);
-    expect(await posted.json()).toEqual({ status: 'OK' });
+  it(
+    'keeps an inbound message to a line no tenant owns as unrouted (202): in status and /metrics, in neither tenant',
+    async () => {
+      const body = { message_handle: 'provider-msg-unowned', number: PERSON, to_number: '+12025550150', content: 'to nobody’s line' };
+      const posted = await fetch(`${r.url}/webhooks/receive`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'svc-signing-secret': INGEST_SECRET },
+        body: JSON.stringify(body),
+      });
+      expect(posted.status).toBe(202);
+      expect(await posted.json()).toEqual({ status: 'OK' });
 
-    const status = JSON.parse((await cli(dbR, ['status', '--json'])).stdout);
-    expect(status.unrouted_inbound, show(status)).toMatchObject({ total: 1, latest: [{ from_number: PERSON, to_number: '+12025550150', content: 'to nobody’s line' }] });
-    expect((await cli(dbR, ['status'])).stdout).toMatch(/Unrouted inbound messages .*: 1/);
-    const metrics = await (await fetch(`${r.url}/metrics`)).text();
-    expect(metrics).toMatch(/^textrelay_unrouted_inbound_messages 1$/m);
+      const status = JSON.parse((await cli(dbR, ['status', '--json'])).stdout);
+      expect(status.unrouted_inbound, show(status)).toMatchObject({
+        total: 1,
+        latest: [{ from_number: PERSON, to_number: '+12025550150', content: 'to nobody’s line' }],
+      });
+      expect((await cli(dbR, ['status'])).stdout).toMatch(/Unrouted inbound messages .*: 1/);
+      const metrics = await (await fetch(`${r.url}/metrics`)).text();
+      expect(metrics).toMatch(/^textrelay_unrouted_inbound_messages 1$/m);
 
-    for (const tenant of [v, a]) {
-      expect(JSON.stringify(await messagesOf(tenant))).not.toContain('to nobody’s line');
-      expect(JSON.stringify((await api(r, tenant, 'GET', '/accounts/contacts')).body)).not.toContain('to nobody’s line');
-      expect(await inboxHtml(tenant)).not.toContain('to nobody’s line');
-    }
-  }, SLOW);
+      for (const tenant of [v, a]) {
+        expect(JSON.stringify(await messagesOf(tenant))).not.toContain('to nobody’s line');
+        expect(JSON.stringify((await api(r, tenant, 'GET', '/accounts/contacts')).body)).not.toContain('to nobody’s line');
+        expect(await inboxHtml(tenant)).not.toContain('to nobody’s line');
+      }
+    },
+    SLOW,
+  );
 
-  it('hands over both tenants’ group sends to the same people once each, and both leave QUEUED', async () => {
-    const members = ['+16175550101', '+16175550102'];
-    const fromV = await sendAs(v, '/api/send-group-message', { numbers: members, content: 'group from V' });
-    await leftQueued(v, fromV.message_handle);
-    const fromA = await sendAs(a, '/api/send-group-message', { numbers: members, content: 'group from A' });
-    const statusA = await leftQueued(a, fromA.message_handle);
-    expect(statusA.status, show(statusA)).not.toBe('ERROR');
+  it(
+    'hands over both tenants’ group sends to the same people once each, and both leave QUEUED',
+    async () => {
+      const members = ['+16175550101', '+16175550102'];
+      const fromV = await sendAs(v, '/api/send-group-message', { numbers: members, content: 'group from V' });
+      await leftQueued(v, fromV.message_handle);
+      const fromA = await sendAs(a, '/api/send-group-message', { numbers: members, content: 'group from A' });
+      const statusA = await leftQueued(a, fromA.message_handle);
+      expect(statusA.status, show(statusA)).not.toBe('ERROR');
 
-    // Let a would-be re-posting courier show itself.
-    await new Promise((resolve) => setTimeout(resolve, 3_000));
-    const atProvider = (await api(b, provider, 'GET', '/accounts/messages?limit=100')).body.messages as any[];
-    const groupSends = atProvider.filter((m) => m.is_outbound && m.message_type === 'group').map((m) => [m.content, m.from_number]);
-    expect(groupSends.sort(), show(atProvider)).toEqual([
-      ['group from A', provider.numbers[1]],
-      ['group from V', provider.numbers[0]],
-    ]);
-    expect(r.stdout() + r.stderr()).not.toMatch(/could not record the hand-over|UNIQUE constraint failed/);
-  }, SLOW);
+      // Let a would-be re-posting courier show itself.
+      await new Promise((resolve) => setTimeout(resolve, 3_000));
+      const atProvider = (await api(b, provider, 'GET', '/accounts/messages?limit=100')).body.messages as any[];
+      const groupSends = atProvider.filter((m) => m.is_outbound && m.message_type === 'group').map((m) => [m.content, m.from_number]);
+      expect(groupSends.sort(), show(atProvider)).toEqual([
+        ['group from A', provider.numbers[1]],
+        ['group from V', provider.numbers[0]],
+      ]);
+      expect(r.stdout() + r.stderr()).not.toMatch(/could not record the hand-over|UNIQUE constraint failed/);
+    },
+    SLOW,
+  );
 });

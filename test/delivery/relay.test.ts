@@ -4,12 +4,12 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCourier } from '../../src/transports/courier.ts';
 import { createUpstreamTransport } from '../../src/transports/upstream.ts';
+import { type Receiver, startReceiver } from '../callbacks/receiver.ts';
 import { makeTestApp } from '../helpers/app.ts';
 import { send } from '../helpers/delivery.ts';
 import { LOOPBACK_ALLOWED, show } from '../helpers/fixtures.ts';
-import { api, createAccount, eventually, startServerOnFreePort, type Credentials } from '../helpers/live.ts';
-import { killAll, runCli, startServer, type RunningServer } from '../helpers/process.ts';
-import { startReceiver, type Receiver } from '../callbacks/receiver.ts';
+import { api, type Credentials, createAccount, eventually, startServerOnFreePort } from '../helpers/live.ts';
+import { killAll, type RunningServer, runCli, startServer } from '../helpers/process.ts';
 
 /**
  * Two textrelay processes over loopback HTTP: A relays through its upstream transport to B, which
@@ -46,24 +46,42 @@ describe('relay: textrelay A (upstream transport) through textrelay B (sandbox)'
     client = await startReceiver();
     accountB = await createAccount(dbB, 'relay@b.example.com');
     // A's account owns B's real lines: replies come back addressed to them.
-    const created = await runCli(['accounts', 'create', '--email', 'client@a.example.com', '--plan', 'sapphire', '--numbers', accountB.numbers.join(','), '--json', '--db', dbA], {
-      LOG_LEVEL: 'silent',
-    });
+    const created = await runCli(
+      [
+        'accounts',
+        'create',
+        '--email',
+        'client@a.example.com',
+        '--plan',
+        'sapphire',
+        '--numbers',
+        accountB.numbers.join(','),
+        '--json',
+        '--db',
+        dbA,
+      ],
+      {
+        LOG_LEVEL: 'silent',
+      },
+    );
     expect(created.code, created.stderr).toBe(0);
     accountA = JSON.parse(created.stdout) as Credentials;
     b = await startServer([], envB(0), SLOW);
     portB = b.port;
-    a = await startServerOnFreePort((portA) => ({
-      TEXTRELAY_DB: dbA,
-      TEXTRELAY_TRANSPORT: 'upstream',
-      TEXTRELAY_UPSTREAM_URL: b.url,
-      TEXTRELAY_UPSTREAM_KEY_ID: accountB.api_key_id,
-      TEXTRELAY_UPSTREAM_SECRET: accountB.api_secret_key,
-      TEXTRELAY_PUBLIC_URL: `http://127.0.0.1:${portA}`,
-      // B and the client's receiver are on loopback, which upstream mode refuses by default.
-      TEXTRELAY_ALLOW_PRIVATE_CALLBACKS: 'true',
-      LOG_LEVEL: 'info',
-    }), SLOW);
+    a = await startServerOnFreePort(
+      (portA) => ({
+        TEXTRELAY_DB: dbA,
+        TEXTRELAY_TRANSPORT: 'upstream',
+        TEXTRELAY_UPSTREAM_URL: b.url,
+        TEXTRELAY_UPSTREAM_KEY_ID: accountB.api_key_id,
+        TEXTRELAY_UPSTREAM_SECRET: accountB.api_secret_key,
+        TEXTRELAY_PUBLIC_URL: `http://127.0.0.1:${portA}`,
+        // B and the client's receiver are on loopback, which upstream mode refuses by default.
+        TEXTRELAY_ALLOW_PRIVATE_CALLBACKS: 'true',
+        LOG_LEVEL: 'info',
+      }),
+      SLOW,
+    );
     await a.waitForLine(/receive webhook registered upstream/, SLOW);
   }, SLOW * 2);
 
@@ -85,102 +103,130 @@ describe('relay: textrelay A (upstream transport) through textrelay B (sandbox)'
     return reply.body;
   }
 
-  const callbacksFor = (handle: string) => client.received.filter((request) => request.json?.message_handle === handle).map((request) => request.json);
+  const callbacksFor = (handle: string) =>
+    client.received.filter((request) => request.json?.message_handle === handle).map((request) => request.json);
 
-  it('relays a send to READ under A’s own handle, with each status called back to A’s client once, in order', async () => {
-    const sent = await sendThroughA('/api/send-message', { number: '+14155550100', content: 'through the relay' });
-    const handle: string = sent.message_handle;
+  it(
+    'relays a send to READ under A’s own handle, with each status called back to A’s client once, in order',
+    async () => {
+      const sent = await sendThroughA('/api/send-message', { number: '+14155550100', content: 'through the relay' });
+      const handle: string = sent.message_handle;
 
-    await eventually('A’s message to reach READ', async () => ((await statusInA(handle)).status === 'READ' ? true : undefined));
-    await eventually('the READ callback', async () => (callbacksFor(handle).some((body) => body.status === 'READ') ? true : undefined));
+      await eventually('A’s message to reach READ', async () => ((await statusInA(handle)).status === 'READ' ? true : undefined));
+      await eventually('the READ callback', async () => (callbacksFor(handle).some((body) => body.status === 'READ') ? true : undefined));
 
-    const callbacks = callbacksFor(handle);
-    expect(callbacks.map((body) => body.status), show(callbacks)).toEqual(['QUEUED', 'SENT', 'DELIVERED', 'READ']);
-    expect(callbacks.every((body) => body.message_handle === handle && body.accountEmail === 'client@a.example.com')).toBe(true);
-    // B knows the message by its own handle; A's client never sees that one.
-    const inB = await api(b, accountB, 'GET', '/accounts/messages');
-    expect(inB.body.messages.map((m: any) => m.content)).toContain('through the relay');
-    expect(inB.body.messages.map((m: any) => m.message_handle)).not.toContain(handle);
-  }, SLOW);
+      const callbacks = callbacksFor(handle);
+      expect(
+        callbacks.map((body) => body.status),
+        show(callbacks),
+      ).toEqual(['QUEUED', 'SENT', 'DELIVERED', 'READ']);
+      expect(callbacks.every((body) => body.message_handle === handle && body.accountEmail === 'client@a.example.com')).toBe(true);
+      // B knows the message by its own handle; A's client never sees that one.
+      const inB = await api(b, accountB, 'GET', '/accounts/messages');
+      expect(inB.body.messages.map((m: any) => m.content)).toContain('through the relay');
+      expect(inB.body.messages.map((m: any) => m.message_handle)).not.toContain(handle);
+    },
+    SLOW,
+  );
 
-  it('brings an echo from B back into A as an inbound message in that person’s conversation', async () => {
-    const number = '+13125550106';
-    await sendThroughA('/api/send-message', { number, content: 'echo this' });
+  it(
+    'brings an echo from B back into A as an inbound message in that person’s conversation',
+    async () => {
+      const number = '+13125550106';
+      await sendThroughA('/api/send-message', { number, content: 'echo this' });
 
-    const messages = await eventually('the echo in A', async () => {
-      const listed = await api(a, accountA, 'GET', `/accounts/messages?number=${encodeURIComponent(number)}`);
-      return listed.body.messages.some((m: any) => !m.is_outbound) ? (listed.body.messages as any[]) : undefined;
-    });
-    const inbound = messages.find((m) => !m.is_outbound);
-    expect(inbound, show(messages)).toMatchObject({ content: 'echo: echo this', number, status: 'RECEIVED', group_id: '' });
+      const messages = await eventually('the echo in A', async () => {
+        const listed = await api(a, accountA, 'GET', `/accounts/messages?number=${encodeURIComponent(number)}`);
+        return listed.body.messages.some((m: any) => !m.is_outbound) ? (listed.body.messages as any[]) : undefined;
+      });
+      const inbound = messages.find((m) => !m.is_outbound);
+      expect(inbound, show(messages)).toMatchObject({ content: 'echo: echo this', number, status: 'RECEIVED', group_id: '' });
 
-    const contacts = await api(a, accountA, 'GET', '/accounts/contacts');
-    const contact = contacts.body.find((c: any) => c.phone === number);
-    const conversation = await api(a, accountA, 'GET', `/accounts/messages?cid=${contact.cid}`);
-    expect(conversation.body.messages.map((m: any) => [m.is_outbound, m.content]).sort(), show(conversation.body)).toEqual([
-      [false, 'echo: echo this'],
-      [true, 'echo this'],
-    ]);
-  }, SLOW);
+      const contacts = await api(a, accountA, 'GET', '/accounts/contacts');
+      const contact = contacts.body.find((c: any) => c.phone === number);
+      const conversation = await api(a, accountA, 'GET', `/accounts/messages?cid=${contact.cid}`);
+      expect(conversation.body.messages.map((m: any) => [m.is_outbound, m.content]).sort(), show(conversation.body)).toEqual([
+        [false, 'echo: echo this'],
+        [true, 'echo this'],
+      ]);
+    },
+    SLOW,
+  );
 
-  it('brings a group member’s echo back into A’s group, under the group_id of A’s send', async () => {
-    const echoer = '+16175550106';
-    const sent = await sendThroughA('/api/send-group-message', { numbers: [echoer, '+16175550100'], content: 'hello group' });
+  it(
+    'brings a group member’s echo back into A’s group, under the group_id of A’s send',
+    async () => {
+      const echoer = '+16175550106';
+      const sent = await sendThroughA('/api/send-group-message', { numbers: [echoer, '+16175550100'], content: 'hello group' });
 
-    const listed = await eventually('the group echo in A', async () => {
-      const reply = await api(a, accountA, 'GET', `/accounts/messages?group_id=${sent.group_id}`);
-      return reply.body.messages.some((m: any) => !m.is_outbound) ? (reply.body.messages as any[]) : undefined;
-    });
-    expect(listed.map((m) => [m.is_outbound, m.content, m.group_id, m.message_type]).sort(), show(listed)).toEqual([
-      [false, 'echo: hello group', sent.group_id, 'group'],
-      [true, 'hello group', sent.group_id, 'group'],
-    ]);
-    expect(listed.find((m) => !m.is_outbound)?.number).toBe(echoer);
-  }, SLOW);
+      const listed = await eventually('the group echo in A', async () => {
+        const reply = await api(a, accountA, 'GET', `/accounts/messages?group_id=${sent.group_id}`);
+        return reply.body.messages.some((m: any) => !m.is_outbound) ? (reply.body.messages as any[]) : undefined;
+      });
+      expect(listed.map((m) => [m.is_outbound, m.content, m.group_id, m.message_type]).sort(), show(listed)).toEqual([
+        [false, 'echo: hello group', sent.group_id, 'group'],
+        [true, 'hello group', sent.group_id, 'group'],
+      ]);
+      expect(listed.find((m) => !m.is_outbound)?.number).toBe(echoer);
+    },
+    SLOW,
+  );
 
-  it('ends a message to the failing number in ERROR 10001 in A', async () => {
-    const sent = await sendThroughA('/api/send-message', { number: '+15035550103', content: 'will fail' });
-    const final = await eventually('ERROR in A', async () => {
-      const body = await statusInA(sent.message_handle);
-      return body.status === 'ERROR' ? body : undefined;
-    });
-    expect(final, show(final)).toMatchObject({ status: 'ERROR', error_code: 10001 });
-    await eventually('the ERROR callback', async () => (callbacksFor(sent.message_handle).some((body) => body.status === 'ERROR') ? true : undefined));
-    expect(callbacksFor(sent.message_handle).map((body) => body.status)).toEqual(['QUEUED', 'ERROR']);
-  }, SLOW);
+  it(
+    'ends a message to the failing number in ERROR 10001 in A',
+    async () => {
+      const sent = await sendThroughA('/api/send-message', { number: '+15035550103', content: 'will fail' });
+      const final = await eventually('ERROR in A', async () => {
+        const body = await statusInA(sent.message_handle);
+        return body.status === 'ERROR' ? body : undefined;
+      });
+      expect(final, show(final)).toMatchObject({ status: 'ERROR', error_code: 10001 });
+      await eventually('the ERROR callback', async () =>
+        callbacksFor(sent.message_handle).some((body) => body.status === 'ERROR') ? true : undefined,
+      );
+      expect(callbacksFor(sent.message_handle).map((body) => body.status)).toEqual(['QUEUED', 'ERROR']);
+    },
+    SLOW,
+  );
 
-  it('with B down: retries the hand-over, fails it with 10001 once the retries are spent, and delivers once B is back', async () => {
-    await b.stop();
+  it(
+    'with B down: retries the hand-over, fails it with 10001 once the retries are spent, and delivers once B is back',
+    async () => {
+      await b.stop();
 
-    // A (the process) keeps the message QUEUED and not handed over while B is unreachable.
-    const sent = await sendThroughA('/api/send-message', { number: '+17025550100', content: 'while B is down' });
-    const waiting = await statusInA(sent.message_handle);
-    expect(waiting.status).toBe('QUEUED');
+      // A (the process) keeps the message QUEUED and not handed over while B is unreachable.
+      const sent = await sendThroughA('/api/send-message', { number: '+17025550100', content: 'while B is down' });
+      const waiting = await statusInA(sent.message_handle);
+      expect(waiting.status).toBe('QUEUED');
 
-    // The same transport and courier in-process, with short retries, against the unreachable B: ERROR 10001.
-    const t = makeTestApp({ transportName: 'upstream' });
-    const transport = createUpstreamTransport(t.deps, {
-      url: b.url,
-      keyId: accountB.api_key_id,
-      secret: accountB.api_secret_key,
-      publicUrl: 'http://127.0.0.1:9',
-      onWebhookSecret: () => {},
-      outboundPolicy: LOOPBACK_ALLOWED,
-    });
-    const courier = createCourier(t.deps, transport, { retryDelaysMs: [10, 10], concurrency: 1 });
-    const handle = send(t, t.createAccount()).message_handle;
-    courier.enqueue(handle);
-    const failed = await eventually('the in-process relay to give up', async () => {
-      await courier.idle();
-      const message = t.store.messages.findByAnyHandle(handle)!;
-      return message.status === 'ERROR' ? message : undefined;
-    });
-    expect(failed).toMatchObject({ status: 'ERROR', errorCode: 10001, transportHandle: null });
-    await courier.stop();
-    await transport.stop();
+      // The same transport and courier in-process, with short retries, against the unreachable B: ERROR 10001.
+      const t = makeTestApp({ transportName: 'upstream' });
+      const transport = createUpstreamTransport(t.deps, {
+        url: b.url,
+        keyId: accountB.api_key_id,
+        secret: accountB.api_secret_key,
+        publicUrl: 'http://127.0.0.1:9',
+        onWebhookSecret: () => {},
+        outboundPolicy: LOOPBACK_ALLOWED,
+      });
+      const courier = createCourier(t.deps, transport, { retryDelaysMs: [10, 10], concurrency: 1 });
+      const handle = send(t, t.createAccount()).message_handle;
+      courier.enqueue(handle);
+      const failed = await eventually('the in-process relay to give up', async () => {
+        await courier.idle();
+        const message = t.store.messages.findByAnyHandle(handle)!;
+        return message.status === 'ERROR' ? message : undefined;
+      });
+      expect(failed).toMatchObject({ status: 'ERROR', errorCode: 10001, transportHandle: null });
+      await courier.stop();
+      await transport.stop();
 
-    // B back on the same port: A's courier's next retry hands the message over and it completes.
-    b = await startServer([], envB(portB), SLOW);
-    await eventually('A’s message to reach READ after B returned', async () => ((await statusInA(sent.message_handle)).status === 'READ' ? true : undefined));
-  }, SLOW * 2);
+      // B back on the same port: A's courier's next retry hands the message over and it completes.
+      b = await startServer([], envB(portB), SLOW);
+      await eventually('A’s message to reach READ after B returned', async () =>
+        (await statusInA(sent.message_handle)).status === 'READ' ? true : undefined,
+      );
+    },
+    SLOW * 2,
+  );
 });

@@ -5,10 +5,10 @@ import { createCourier } from '../../src/transports/courier.ts';
 import { TransportRefusal } from '../../src/transports/transport.ts';
 import { createUpstreamTransport, type UpstreamOptions, type UpstreamTransport } from '../../src/transports/upstream.ts';
 import { makeTestApp, type TestApp } from '../helpers/app.ts';
-import { serveOnLoopback } from '../helpers/listen.ts';
 import { accountRow, CALLBACK_URL, send, sendGroup } from '../helpers/delivery.ts';
+import { type FakeUpstream, type ScriptedAnswer, startFakeUpstream, type UpstreamRequest } from '../helpers/fake-upstream.ts';
 import { ALICE, BOB, LOOPBACK_ALLOWED, show } from '../helpers/fixtures.ts';
-import { startFakeUpstream, type FakeUpstream, type ScriptedAnswer, type UpstreamRequest } from '../helpers/fake-upstream.ts';
+import { serveOnLoopback } from '../helpers/listen.ts';
 import { callbackStatuses } from '../helpers/outbox.ts';
 
 /** The upstream transport against a provider on loopback: what it sends, and how each kind of answer ends. */
@@ -50,7 +50,10 @@ function courierFor(t: TestApp, transport: UpstreamTransport) {
   return courier;
 }
 
-const accepted = (handle: string, groupId = ''): ScriptedAnswer => ({ status: 202, body: { status: 'QUEUED', message_handle: handle, group_id: groupId } });
+const accepted = (handle: string, groupId = ''): ScriptedAnswer => ({
+  status: 202,
+  body: { status: 'QUEUED', message_handle: handle, group_id: groupId },
+});
 
 function setup() {
   const t = makeTestApp({ transportName: 'upstream' });
@@ -110,7 +113,10 @@ describe('upstream transport: what it sends', () => {
     await upstream.received(2);
     await courier.idle();
 
-    expect(upstream.requests.map((request) => [request.path, request.body.numbers, request.body.group_id]), show(upstream.requests)).toEqual([
+    expect(
+      upstream.requests.map((request) => [request.path, request.body.numbers, request.body.group_id]),
+      show(upstream.requests),
+    ).toEqual([
       ['/api/send-group-message', [ALICE, BOB], undefined],
       ['/api/send-group-message', undefined, 'up-group-9'],
     ]);
@@ -136,12 +142,21 @@ describe('upstream transport: what it sends', () => {
     await new Promise((resolve) => setTimeout(resolve, 100));
     await courier.idle();
 
-    expect(upstream.requests.map((request) => [request.body.content, request.body.from_number]), show(upstream.requests)).toEqual([
+    expect(
+      upstream.requests.map((request) => [request.body.content, request.body.from_number]),
+      show(upstream.requests),
+    ).toEqual([
       ['from the first account', first.from_number],
       ['from the other account', second.from_number],
     ]);
-    for (const [sent, owner] of [[first, account], [second, other]] as const) {
-      expect(t.store.messages.findByAnyHandle(sent.message_handle), show(sent)).toMatchObject({ status: 'QUEUED', handedOverAt: expect.any(Number) });
+    for (const [sent, owner] of [
+      [first, account],
+      [second, other],
+    ] as const) {
+      expect(t.store.messages.findByAnyHandle(sent.message_handle), show(sent)).toMatchObject({
+        status: 'QUEUED',
+        handedOverAt: expect.any(Number),
+      });
       expect(t.store.groups.findByTransportGroupId(accountRow(t, owner).id, 'up-group-shared')?.id).toBe(sent.group_id);
     }
   });
@@ -175,7 +190,13 @@ describe('upstream transport: how answers end', () => {
     const { t, account } = setup();
     const upstream = await upstreamAnswering(() => ({
       status: 400,
-      body: { status: 'ERROR', error_code: 4002, error_message: '+1911 is a blacklisted number', message: '+1911 is a blacklisted number', error_detail: null },
+      body: {
+        status: 'ERROR',
+        error_code: 4002,
+        error_message: '+1911 is a blacklisted number',
+        message: '+1911 is a blacklisted number',
+        error_detail: null,
+      },
     }));
     const courier = courierFor(t, transportTo(t, upstream.url));
     const handle = send(t, account).message_handle;
@@ -183,7 +204,11 @@ describe('upstream transport: how answers end', () => {
     await upstream.received(1);
     await courier.idle();
 
-    expect(t.store.messages.findByAnyHandle(handle)).toMatchObject({ status: 'ERROR', errorCode: 4002, errorMessage: '+1911 is a blacklisted number' });
+    expect(t.store.messages.findByAnyHandle(handle)).toMatchObject({
+      status: 'ERROR',
+      errorCode: 4002,
+      errorMessage: '+1911 is a blacklisted number',
+    });
     expect(callbackStatuses(t, handle)).toEqual(['QUEUED', 'ERROR']);
     expect(upstream.requests).toHaveLength(1);
   });
@@ -198,18 +223,23 @@ describe('upstream transport: how answers end', () => {
     expect(refusal).toMatchObject({ errorCode: 10001, message: expect.stringContaining('422') });
   });
 
-  it.each([500, 503, 408, 409, 425, 429])('retries after %i and hands the message over when the upstream then accepts it', async (status) => {
-    const { t, account } = setup();
-    const upstream = await upstreamAnswering((_, index) => (index === 0 ? { status, body: { status: 'ERROR', error_code: 5000 } } : accepted('up-later')));
-    const courier = courierFor(t, transportTo(t, upstream.url));
-    const handle = send(t, account).message_handle;
-    courier.enqueue(handle);
-    await upstream.received(2);
-    await courier.idle();
+  it.each([500, 503, 408, 409, 425, 429])(
+    'retries after %i and hands the message over when the upstream then accepts it',
+    async (status) => {
+      const { t, account } = setup();
+      const upstream = await upstreamAnswering((_, index) =>
+        index === 0 ? { status, body: { status: 'ERROR', error_code: 5000 } } : accepted('up-later'),
+      );
+      const courier = courierFor(t, transportTo(t, upstream.url));
+      const handle = send(t, account).message_handle;
+      courier.enqueue(handle);
+      await upstream.received(2);
+      await courier.idle();
 
-    expect(t.store.messages.findByAnyHandle(handle)).toMatchObject({ status: 'QUEUED', transportHandle: 'up-later' });
-    expect(upstream.requests.map((request) => request.headers['idempotency-key'])).toEqual([handle, handle]);
-  });
+      expect(t.store.messages.findByAnyHandle(handle)).toMatchObject({ status: 'QUEUED', transportHandle: 'up-later' });
+      expect(upstream.requests.map((request) => request.headers['idempotency-key'])).toEqual([handle, handle]);
+    },
+  );
 
   it('fails the message with 10001 once every retry met a 5xx', async () => {
     const { t, account } = setup();
@@ -241,12 +271,16 @@ describe('upstream transport: how answers end', () => {
     const gone = await startFakeUpstream(() => accepted('never'));
     await gone.close();
     const message = outbound(t, send(t, account).message_handle);
-    const refused = await transportTo(t, gone.url).send(message).catch((error: unknown) => error);
+    const refused = await transportTo(t, gone.url)
+      .send(message)
+      .catch((error: unknown) => error);
     expect(refused).toBeInstanceOf(Error);
     expect(refused).not.toBeInstanceOf(TransportRefusal);
 
     const odd = await upstreamAnswering(() => ({ status: 200, body: { status: 'OK' } }));
-    const malformed = await transportTo(t, odd.url).send(message).catch((error: unknown) => error);
+    const malformed = await transportTo(t, odd.url)
+      .send(message)
+      .catch((error: unknown) => error);
     expect(malformed).toBeInstanceOf(Error);
     expect(malformed).not.toBeInstanceOf(TransportRefusal);
   });

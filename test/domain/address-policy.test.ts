@@ -68,12 +68,19 @@ describe('address classification', () => {
     expect(classifyAddress(address)).toBe('link-local');
   });
 
-  it.each(['93.184.216.34', '8.8.8.8', '1.1.1.1', '172.32.0.1', '100.128.0.1', '2606:4700::1111', '::ffff:8.8.8.8', '64:ff9b::808:808', '2002:808:808::1'])(
-    '%s is public',
-    (address) => {
-      expect(classifyAddress(address)).toBe('public');
-    },
-  );
+  it.each([
+    '93.184.216.34',
+    '8.8.8.8',
+    '1.1.1.1',
+    '172.32.0.1',
+    '100.128.0.1',
+    '2606:4700::1111',
+    '::ffff:8.8.8.8',
+    '64:ff9b::808:808',
+    '2002:808:808::1',
+  ])('%s is public', (address) => {
+    expect(classifyAddress(address)).toBe('public');
+  });
 
   it('a name is not an address', () => {
     expect(classifyAddress('example.com')).toBeUndefined();
@@ -123,7 +130,9 @@ describe('the policy', () => {
     expect(refusalOf('private', none)).toMatch(/private/);
     expect(refusalOf('link-local', none)).toMatch(/link-local or cloud-metadata/);
     expect(refusalOf('private', { allowPrivate: true, allowLinkLocal: false })).toBeUndefined();
-    expect(refusalOf('link-local', { allowPrivate: true, allowLinkLocal: false }), 'private allowed is not metadata allowed').toMatch(/metadata/);
+    expect(refusalOf('link-local', { allowPrivate: true, allowLinkLocal: false }), 'private allowed is not metadata allowed').toMatch(
+      /metadata/,
+    );
     expect(refusalOf('link-local', { allowPrivate: false, allowLinkLocal: true })).toBeUndefined();
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createCallbackClaims, outcomeOf, type CallbackClaims } from '../../src/domain/callback-claims.ts';
+import { type CallbackClaims, createCallbackClaims, outcomeOf } from '../../src/domain/callback-claims.ts';
 
 const NOW = 1_000_000;
 const schedule = [5_000, 30_000, 120_000];
@@ -15,8 +15,14 @@ describe('what an attempt’s answer does', () => {
   it('a failure is retried after the schedule’s pause, with ±20% jitter', () => {
     expect(outcomeOf({ statusCode: 500 }, 1, schedule, () => 0, NOW)).toEqual(retryAt(4_000));
     expect(outcomeOf({ statusCode: 500 }, 1, schedule, () => 0.5, NOW)).toEqual(retryAt(5_000));
-    expect(outcomeOf({ statusCode: null }, 2, schedule, () => 0.999999, NOW), 'no answer at all').toEqual(retryAt(36_000));
-    expect(outcomeOf({ statusCode: 302 }, 3, schedule, () => 0.5, NOW), 'a redirect is not followed').toEqual(retryAt(120_000));
+    expect(
+      outcomeOf({ statusCode: null }, 2, schedule, () => 0.999999, NOW),
+      'no answer at all',
+    ).toEqual(retryAt(36_000));
+    expect(
+      outcomeOf({ statusCode: 302 }, 3, schedule, () => 0.5, NOW),
+      'a redirect is not followed',
+    ).toEqual(retryAt(120_000));
   });
 
   it('gives up once the schedule is spent, or at once on 410', () => {

@@ -1,12 +1,6 @@
-import { describe, it, expect } from 'vitest';
 import fc from 'fast-check';
-import {
-  formatDisplayDate,
-  isValidTimeZone,
-  parseListingDate,
-  toIso,
-  toSecondsNanos,
-} from '../../src/domain/dates.ts';
+import { describe, expect, it } from 'vitest';
+import { formatDisplayDate, isValidTimeZone, parseListingDate, toIso, toSecondsNanos } from '../../src/domain/dates.ts';
 
 describe('formatDisplayDate', () => {
   it('formats as M/D/YY h:mm AM/PM', () => {
@@ -76,12 +70,9 @@ describe('formatDisplayDate', () => {
 });
 
 describe('isValidTimeZone', () => {
-  it.each([['UTC'], ['America/New_York'], ['Europe/London'], ['Asia/Kolkata'], ['Etc/GMT+5']])(
-    '%s is valid',
-    (zone) => {
-      expect(isValidTimeZone(zone)).toBe(true);
-    },
-  );
+  it.each([['UTC'], ['America/New_York'], ['Europe/London'], ['Asia/Kolkata'], ['Etc/GMT+5']])('%s is valid', (zone) => {
+    expect(isValidTimeZone(zone)).toBe(true);
+  });
 
   it.each([['Nope/Zone'], [''], ['America/Nowhere'], ['+25:00']])('%j is invalid', (zone) => {
     expect(isValidTimeZone(zone)).toBe(false);
@@ -172,14 +163,11 @@ describe('parseListingDate', () => {
 
   it('parses exactly the instant that the formatted string names (property)', () => {
     fc.assert(
-      fc.property(
-        fc.integer({ min: Date.UTC(1000, 0, 1), max: Date.UTC(9999, 11, 31, 23, 59, 59) }),
-        (epochMs) => {
-          const wholeSecond = Math.floor(epochMs / 1000) * 1000;
-          const raw = new Date(wholeSecond).toISOString().slice(0, 19).replace('T', ' ');
-          expect(parseListingDate(raw)).toBe(wholeSecond);
-        },
-      ),
+      fc.property(fc.integer({ min: Date.UTC(1000, 0, 1), max: Date.UTC(9999, 11, 31, 23, 59, 59) }), (epochMs) => {
+        const wholeSecond = Math.floor(epochMs / 1000) * 1000;
+        const raw = new Date(wholeSecond).toISOString().slice(0, 19).replace('T', ' ');
+        expect(parseListingDate(raw)).toBe(wholeSecond);
+      }),
     );
   });
 });

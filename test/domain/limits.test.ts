@@ -1,6 +1,6 @@
-import { describe, it, expect } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { GROUP_PLAN, PLANS, planAllows, SEND_STYLES } from '../../src/domain/limits.ts';
 import { SEND_STYLES as SPEC_SEND_STYLES } from '../helpers/fixtures.ts';
-import { GROUP_PLAN, PLANS, SEND_STYLES, planAllows } from '../../src/domain/limits.ts';
 
 describe('planAllows', () => {
   it.each([

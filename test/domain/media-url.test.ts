@@ -1,5 +1,5 @@
-import { describe, it, expect } from 'vitest';
 import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
 import { checkMediaUrl, isHttpUrl } from '../../src/domain/media-url.ts';
 
 describe('checkMediaUrl: acceptable links', () => {
@@ -76,12 +76,9 @@ describe('checkMediaUrl: signed', () => {
       .join(''),
   ];
 
-  it.each(signingParams.flatMap((p) => caseVariants(p).map((variant) => [variant] as const)))(
-    'refuses a link signed with %s',
-    (param) => {
-      expect(checkMediaUrl(`https://bucket.s3.amazonaws.com/a/cat.jpg?${param}=abc123`)).toBe('signed');
-    },
-  );
+  it.each(signingParams.flatMap((p) => caseVariants(p).map((variant) => [variant] as const)))('refuses a link signed with %s', (param) => {
+    expect(checkMediaUrl(`https://bucket.s3.amazonaws.com/a/cat.jpg?${param}=abc123`)).toBe('signed');
+  });
 
   it('names from the brief in their usual case', () => {
     for (const param of ['X-Amz-Signature', 'x-amz-credential', 'Signature', 'Expires', 'sig', 'token', 'X-Goog-Signature', 'se']) {
@@ -108,17 +105,13 @@ describe('checkMediaUrl: signed', () => {
 
   it('flags any case mix of any signing parameter (property)', () => {
     fc.assert(
-      fc.property(
-        fc.constantFrom(...signingParams),
-        fc.array(fc.boolean(), { minLength: 20, maxLength: 20 }),
-        (param, upper) => {
-          const mixed = param
-            .split('')
-            .map((c, i) => (upper[i] ? c.toUpperCase() : c.toLowerCase()))
-            .join('');
-          expect(checkMediaUrl(`https://cdn.example.com/cat.jpg?a=1&${mixed}=v`)).toBe('signed');
-        },
-      ),
+      fc.property(fc.constantFrom(...signingParams), fc.array(fc.boolean(), { minLength: 20, maxLength: 20 }), (param, upper) => {
+        const mixed = param
+          .split('')
+          .map((c, i) => (upper[i] ? c.toUpperCase() : c.toLowerCase()))
+          .join('');
+        expect(checkMediaUrl(`https://cdn.example.com/cat.jpg?a=1&${mixed}=v`)).toBe('signed');
+      }),
     );
   });
 });

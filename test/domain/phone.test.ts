@@ -1,5 +1,5 @@
-import { describe, it, expect } from 'vitest';
 import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
 import { checkPhoneNumber, formatDisplayPhone } from '../../src/domain/phone.ts';
 
 describe('checkPhoneNumber: accepted numbers', () => {
@@ -71,16 +71,12 @@ describe('checkPhoneNumber: emergency numbers and short codes', () => {
 
   it('blacklists every 3-6 digit string, with or without a leading +', () => {
     fc.assert(
-      fc.property(
-        fc.string({ unit: fc.constantFrom(...'0123456789'), minLength: 3, maxLength: 6 }),
-        fc.boolean(),
-        (digits, plus) => {
-          expect(checkPhoneNumber(`${plus ? '+' : ''}${digits}`)).toStrictEqual({
-            ok: false,
-            reason: 'blacklisted',
-          });
-        },
-      ),
+      fc.property(fc.string({ unit: fc.constantFrom(...'0123456789'), minLength: 3, maxLength: 6 }), fc.boolean(), (digits, plus) => {
+        expect(checkPhoneNumber(`${plus ? '+' : ''}${digits}`)).toStrictEqual({
+          ok: false,
+          reason: 'blacklisted',
+        });
+      }),
     );
   });
 });

@@ -1,11 +1,11 @@
-import { describe, it, expect } from 'vitest';
 import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
 import {
-  MESSAGE_STATUSES,
-  PROGRESS_ORDER,
   decideStatus,
   isFinalStatus,
+  MESSAGE_STATUSES,
   type MessageStatus,
+  PROGRESS_ORDER,
   type StatusDecision,
 } from '../../src/domain/status.ts';
 

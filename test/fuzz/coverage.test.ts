@@ -15,7 +15,8 @@ describe('fuzz coverage', () => {
     const doc = await openApiDocument(t.app);
     const missing = routeTable(t.app).filter((route) => {
       const operation = operationOf(doc, route);
-      const takesInput = operation?.requestBody !== undefined || (operation?.parameters ?? []).some((parameter) => parameter.in === 'query');
+      const takesInput =
+        operation?.requestBody !== undefined || (operation?.parameters ?? []).some((parameter) => parameter.in === 'query');
       return takesInput && ROUTE_INPUTS[routeKey(route)] === undefined;
     });
     expect(missing.map(routeKey), 'add them to test/fuzz/inputs.ts').toEqual([]);

@@ -59,7 +59,9 @@ function messageFields(owned: Owned) {
 }
 
 export const ROUTE_INPUTS: Record<string, (owned: Owned) => RouteInputs> = {
-  'POST /api/send-message': (owned) => ({ body: recordSpec({ number: phone(owned.people), ...messageFields(owned) }, ['number', 'content']) }),
+  'POST /api/send-message': (owned) => ({
+    body: recordSpec({ number: phone(owned.people), ...messageFields(owned) }, ['number', 'content']),
+  }),
 
   'POST /api/send-group-message': (owned) => {
     const fields = {
@@ -91,10 +93,10 @@ export const ROUTE_INPUTS: Record<string, (owned: Owned) => RouteInputs> = {
   }),
 
   'POST /sandbox/inbound': (owned) => ({
-    body: recordSpec(
-      { number: phone(owned.people), content, media_url: mediaUrl, group_id: fc.constantFrom(...owned.groupIds) },
-      ['number', 'content'],
-    ),
+    body: recordSpec({ number: phone(owned.people), content, media_url: mediaUrl, group_id: fc.constantFrom(...owned.groupIds) }, [
+      'number',
+      'content',
+    ]),
   }),
 
   'POST /accounts/contacts': (owned) => ({
@@ -159,27 +161,33 @@ export const ROUTE_INPUTS: Record<string, (owned: Owned) => RouteInputs> = {
   ),
 
   'GET /accounts/webhooks/deliveries': () => ({
-    query: recordSpec({ state: fc.constantFrom('pending', 'delivering', 'delivered', 'failed'), limit: fc.integer({ min: 1, max: 200 }).map(String), offset }, []),
+    query: recordSpec(
+      {
+        state: fc.constantFrom('pending', 'delivering', 'delivered', 'failed'),
+        limit: fc.integer({ min: 1, max: 200 }).map(String),
+        offset,
+      },
+      [],
+    ),
   }),
 
   'POST /accounts/webhooks/deliveries/:id/replay': (owned) => ({ params: { id: fc.constantFrom(...owned.deliveryIds) } }),
 
-  'POST /webhooks/status': (owned) =>
-    ({
-      body: recordSpec(
-        {
-          message_handle: fc.constantFrom(...owned.transportHandles, 'up-not-known-yet'),
-          status: fc.constantFrom('QUEUED', 'SENT', 'DELIVERED', 'READ', 'ERROR', 'FAILED'),
-          error_code: fc.constantFrom(null, 10001, 10002),
-          error_message: fc.constantFrom(null, 'failed', ''),
-          was_downgraded: fc.constantFrom(null, true, false),
-          from_number: fc.constantFrom(...owned.lines),
-          number: phone(owned.people),
-          to_number: fc.oneof(phone(owned.people), fc.constant('')),
-        },
-        ['message_handle', 'status'],
-      ),
-    }),
+  'POST /webhooks/status': (owned) => ({
+    body: recordSpec(
+      {
+        message_handle: fc.constantFrom(...owned.transportHandles, 'up-not-known-yet'),
+        status: fc.constantFrom('QUEUED', 'SENT', 'DELIVERED', 'READ', 'ERROR', 'FAILED'),
+        error_code: fc.constantFrom(null, 10001, 10002),
+        error_message: fc.constantFrom(null, 'failed', ''),
+        was_downgraded: fc.constantFrom(null, true, false),
+        from_number: fc.constantFrom(...owned.lines),
+        number: phone(owned.people),
+        to_number: fc.oneof(phone(owned.people), fc.constant('')),
+      },
+      ['message_handle', 'status'],
+    ),
+  }),
 
   'POST /webhooks/receive': (owned) => ({
     body: recordSpec(

@@ -5,7 +5,7 @@
 import fc from 'fast-check';
 import { INGEST_SECRET } from '../helpers/ingest.ts';
 import type { Owned } from '../helpers/populated-app.ts';
-import { fillPath, pathParams, type OpenApiOperation, type Route } from '../helpers/route-table.ts';
+import { fillPath, type OpenApiOperation, pathParams, type Route } from '../helpers/route-table.ts';
 import type { InputSpec, RouteInputs } from './inputs.ts';
 import { headerValue, hugeString, oddText, queryValue, segment, spoiled, wrongType } from './values.ts';
 
@@ -81,7 +81,11 @@ function fieldSoup(spec: InputSpec | undefined): fc.Arbitrary<Record<string, unk
 /** Valid inputs, one-field-wrong inputs and soups, weighted towards the near-valid. */
 function inputs(spec: InputSpec | undefined): fc.Arbitrary<Record<string, unknown>> {
   if (!spec) return fieldSoup(undefined);
-  return fc.oneof({ weight: 3, arbitrary: spec.valid }, { weight: 5, arbitrary: oneFieldWrong(spec) }, { weight: 2, arbitrary: fieldSoup(spec) });
+  return fc.oneof(
+    { weight: 3, arbitrary: spec.valid },
+    { weight: 5, arbitrary: oneFieldWrong(spec) },
+    { weight: 2, arbitrary: fieldSoup(spec) },
+  );
 }
 
 /** Node's HTTP parser refuses request lines beyond 16 KiB, so longer query values never reach the app in production. */
@@ -99,9 +103,15 @@ function queryOf(spec: InputSpec | undefined): fc.Arbitrary<string> {
       (Array.isArray(value) ? value : [value]).map((item) => `${encodeURIComponent(key)}=${queryText(item)}`),
     ),
   );
-  const raw = fc.array(fc.tuple(fc.oneof(fc.constantFrom(...Object.keys(spec?.fields ?? { q: 0 })), queryValue), queryValue), { maxLength: 4 });
+  const raw = fc.array(fc.tuple(fc.oneof(fc.constantFrom(...Object.keys(spec?.fields ?? { q: 0 })), queryValue), queryValue), {
+    maxLength: 4,
+  });
   return fc
-    .tuple(pairs, raw.map((entries) => entries.map(([key, value]) => `${key}=${value}`)), fc.constantFrom('', '&', '&&', '#frag'))
+    .tuple(
+      pairs,
+      raw.map((entries) => entries.map(([key, value]) => `${key}=${value}`)),
+      fc.constantFrom('', '&', '&&', '#frag'),
+    )
     .map(([valid, junk, tail]) => {
       const all = [...valid, ...junk];
       return all.length === 0 ? '' : `?${all.join('&')}${tail}`;
@@ -120,19 +130,30 @@ function pathOf(route: Route, params: RouteInputs['params'], owned: Owned): fc.A
   });
 }
 
-const JSON_TYPES = ['application/json', 'application/json; charset=utf-8', 'Application/JSON', 'application/vnd.api+json', 'application/json; charset=latin1'];
+const JSON_TYPES = [
+  'application/json',
+  'application/json; charset=utf-8',
+  'Application/JSON',
+  'application/vnd.api+json',
+  'application/json; charset=latin1',
+];
 const OTHER_TYPES = ['text/plain', 'application/jsonx', 'application/xml', 'application/octet-stream', '*/*', ''];
 
 function formOf(input: Record<string, unknown>): [string, string][] {
   return Object.entries(input).flatMap(([key, value]) =>
-    (Array.isArray(value) ? value : [value]).map((item): [string, string] => [key, typeof item === 'string' ? item : JSON.stringify(item) ?? '']),
+    (Array.isArray(value) ? value : [value]).map((item): [string, string] => [
+      key,
+      typeof item === 'string' ? item : (JSON.stringify(item) ?? ''),
+    ]),
   );
 }
 
 /** The body and the content-type headers that go with it (none for multipart: the request sets its boundary). */
 function bodyOf(spec: InputSpec | undefined): fc.Arbitrary<{ body: string | FormData | undefined; headers: [string, string][] }> {
   const payload = fc.oneof({ weight: 8, arbitrary: inputs(spec) as fc.Arbitrary<unknown> }, { weight: 1, arbitrary: fc.jsonValue() });
-  const asJson = fc.tuple(payload, fc.constantFrom(...JSON_TYPES)).map(([value, type]) => ({ body: JSON.stringify(value), headers: [['content-type', type]] as [string, string][] }));
+  const asJson = fc
+    .tuple(payload, fc.constantFrom(...JSON_TYPES))
+    .map(([value, type]) => ({ body: JSON.stringify(value), headers: [['content-type', type]] as [string, string][] }));
   const asForm = inputs(spec).map((input) => ({
     body: new URLSearchParams(formOf(input)).toString(),
     headers: [['content-type', 'application/x-www-form-urlencoded']] as [string, string][],
@@ -153,10 +174,15 @@ function bodyOf(spec: InputSpec | undefined): fc.Arbitrary<{ body: string | Form
       fc.constantFrom(...JSON_TYPES, ...OTHER_TYPES),
     )
     .map(([body, type]) => ({ body, headers: [['content-type', type]] as [string, string][] }));
-  const mistyped = fc.tuple(payload, fc.constantFrom(...OTHER_TYPES)).map(([value, type]) => ({ body: JSON.stringify(value), headers: [['content-type', type]] as [string, string][] }));
+  const mistyped = fc
+    .tuple(payload, fc.constantFrom(...OTHER_TYPES))
+    .map(([value, type]) => ({ body: JSON.stringify(value), headers: [['content-type', type]] as [string, string][] }));
   const twoTypes = payload.map((value) => ({
     body: JSON.stringify(value),
-    headers: [['content-type', 'application/json'], ['content-type', 'text/plain']] as [string, string][],
+    headers: [
+      ['content-type', 'application/json'],
+      ['content-type', 'text/plain'],
+    ] as [string, string][],
   }));
   return fc.oneof(
     { weight: 10, arbitrary: asJson },
@@ -184,7 +210,10 @@ function accountHeaders(credentials: Credentials): fc.Arbitrary<[string, string]
     { weight: 2, arbitrary: pair(other.keyId, other.secret) },
     { weight: 1, arbitrary: pair(main.keyId, other.secret) },
     { weight: 1, arbitrary: fc.tuple(headerValue, headerValue).chain(([keyId, secret]) => pair(keyId, secret)) },
-    { weight: 1, arbitrary: fc.constantFrom<[string, string][]>([], [['svc-api-key-id', main.keyId]], [['svc-api-secret-key', main.secret]]) },
+    {
+      weight: 1,
+      arbitrary: fc.constantFrom<[string, string][]>([], [['svc-api-key-id', main.keyId]], [['svc-api-secret-key', main.secret]]),
+    },
     {
       weight: 1,
       // The same header twice: Headers joins the values with ", ", which must match no account.
@@ -200,7 +229,12 @@ function accountHeaders(credentials: Credentials): fc.Arbitrary<[string, string]
 function ingestHeaders(credentials: Credentials): fc.Arbitrary<{ headers: [string, string][]; sign: boolean }> {
   const plain = (headers: [string, string][]) => ({ headers, sign: false });
   return fc.oneof(
-    { weight: 8, arbitrary: fc.constantFrom('svc-signing-secret', 'SB-SIGNING-SECRET', 'Svc-Signing-Secret').map((name) => plain([[name, INGEST_SECRET]])) },
+    {
+      weight: 8,
+      arbitrary: fc
+        .constantFrom('svc-signing-secret', 'SB-SIGNING-SECRET', 'Svc-Signing-Secret')
+        .map((name) => plain([[name, INGEST_SECRET]])),
+    },
     { weight: 3, arbitrary: fc.constant({ headers: [] as [string, string][], sign: true }) },
     { weight: 1, arbitrary: headerValue.map((value) => plain([['svc-signing-secret', value]])) },
     { weight: 1, arbitrary: fc.constant(plain([])) },
@@ -215,18 +249,37 @@ function credentialsFor(kind: AuthKind, credentials: Credentials): fc.Arbitrary<
   const stranger = fc.constant({ headers: [] as [string, string][], sign: false });
   if (credentials.session === undefined) return fc.oneof(account, stranger);
   // Signed in, from a page of this origin (form posts from elsewhere are refused before anything else).
-  const signedIn = fc.constant({ headers: [['cookie', credentials.session], ['origin', 'http://localhost']] as [string, string][], sign: false });
+  const signedIn = fc.constant({
+    headers: [
+      ['cookie', credentials.session],
+      ['origin', 'http://localhost'],
+    ] as [string, string][],
+    sign: false,
+  });
   return fc.oneof({ weight: 1, arbitrary: account }, { weight: 1, arbitrary: stranger }, { weight: 4, arbitrary: signedIn });
 }
 
-const JUNK_HEADER_NAMES = ['accept', 'x-forwarded-for', 'x-request-id', 'cookie', 'authorization', 'origin', 'if-none-match', 'accept-encoding'];
+const JUNK_HEADER_NAMES = [
+  'accept',
+  'x-forwarded-for',
+  'x-request-id',
+  'cookie',
+  'authorization',
+  'origin',
+  'if-none-match',
+  'accept-encoding',
+];
 
 /** Headers the route documents (Idempotency-Key, webhook-id) with good and bad values, plus unrelated ones. */
 function extraHeaders(operation: OpenApiOperation | undefined): fc.Arbitrary<[string, string][]> {
   const documented = (operation?.parameters ?? []).filter((parameter) => parameter.in === 'header').map((parameter) => parameter.name);
   const value = fc.oneof(fc.stringMatching(/^[A-Za-z0-9_-]{1,40}$/), headerValue, fc.constant('k'.repeat(300)));
-  const own = documented.map((name) => fc.option(value, { nil: undefined }).map((text) => (text === undefined ? [] : [[name, text] as [string, string]])));
-  const junk = fc.array(fc.tuple(fc.oneof(fc.constantFrom(...JUNK_HEADER_NAMES), fc.stringMatching(/^x-[a-z0-9-]{1,12}$/)), headerValue), { maxLength: 2 });
+  const own = documented.map((name) =>
+    fc.option(value, { nil: undefined }).map((text) => (text === undefined ? [] : [[name, text] as [string, string]])),
+  );
+  const junk = fc.array(fc.tuple(fc.oneof(fc.constantFrom(...JUNK_HEADER_NAMES), fc.stringMatching(/^x-[a-z0-9-]{1,12}$/)), headerValue), {
+    maxLength: 2,
+  });
   return fc.tuple(fc.tuple(...own), junk).map(([ownHeaders, junkHeaders]) => [...ownHeaders.flat(), ...junkHeaders]);
 }
 

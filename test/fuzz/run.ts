@@ -6,14 +6,14 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { makeTestApp } from '../helpers/app.ts';
-import { loginPathOf, signIn } from '../security/session.ts';
 import { expectDocumentedError } from '../helpers/documented-errors.ts';
 import { INGEST_SECRET, signedHeaders } from '../helpers/ingest.ts';
 import { makePopulatedApp } from '../helpers/populated-app.ts';
-import { openApiDocument, operationOf, routeKey, routeTable, type Route } from '../helpers/route-table.ts';
+import { openApiDocument, operationOf, type Route, routeKey, routeTable } from '../helpers/route-table.ts';
 import { writeCounter } from '../helpers/write-counter.ts';
+import { loginPathOf, signIn } from '../security/session.ts';
 import { ROUTE_INPUTS } from './inputs.ts';
-import { requestsFor, type FuzzRequest } from './requests.ts';
+import { type FuzzRequest, requestsFor } from './requests.ts';
 
 /** Cases per route: 1,000 in CI; FUZZ_RUNS raises it for a longer hunt. */
 const RUNS = Number(process.env.FUZZ_RUNS ?? 1_000);
@@ -40,7 +40,8 @@ function toInit(request: FuzzRequest): RequestInit {
   const headers = new Headers();
   for (const [name, value] of request.headers) headers.append(name, value);
   if (request.sign && typeof request.body === 'string') {
-    for (const [name, value] of Object.entries(signedHeaders(INGEST_SECRET, `msg_fuzz_${fc.hash(request.body)}`, request.body))) headers.set(name, value);
+    for (const [name, value] of Object.entries(signedHeaders(INGEST_SECRET, `msg_fuzz_${fc.hash(request.body)}`, request.body)))
+      headers.set(name, value);
   }
   return { method: request.method, headers, body: request.body };
 }
@@ -92,7 +93,8 @@ async function fuzzRoute(route: Route, seed: number): Promise<void> {
   if (operation) {
     // Generators that only ever reach one outcome would prove little about the other; a route
     // with neither credentials nor inputs (the health checks) has nothing to refuse.
-    const refusable = (operation.security ?? []).length > 0 || operation.requestBody !== undefined || (operation.parameters ?? []).length > 0;
+    const refusable =
+      (operation.security ?? []).length > 0 || operation.requestBody !== undefined || (operation.parameters ?? []).length > 0;
     expect(outcomes.accepted, `${routeKey(route)} ${JSON.stringify(outcomes)}`).toBeGreaterThan(0);
     if (refusable) expect(outcomes.rejected, `${routeKey(route)} ${JSON.stringify(outcomes)}`).toBeGreaterThan(0);
   }
@@ -107,7 +109,11 @@ export function fuzzShare(share: FuzzShare): void {
       expect(routes.length).toBeGreaterThan(0);
     });
     for (const route of routes) {
-      it(`${routeKey(route)}: ${RUNS} generated requests, no 5xx, documented errors, nothing written on rejection`, () => fuzzRoute(route, seed), 120_000);
+      it(
+        `${routeKey(route)}: ${RUNS} generated requests, no 5xx, documented errors, nothing written on rejection`,
+        () => fuzzRoute(route, seed),
+        120_000,
+      );
     }
   });
 }

@@ -63,13 +63,23 @@ export function spoiled(valid: string): fc.Arbitrary<string> {
 
 /** A path segment: never empty, "." or ".." (the URL parser would resolve those to another path, not this route). */
 export const segment = fc
-  .oneof(fc.string({ unit: 'grapheme', minLength: 1, maxLength: 40 }), fc.string({ unit: 'binary', minLength: 1, maxLength: 20 }), hugeString.map((text) => text.slice(0, 2_000)))
+  .oneof(
+    fc.string({ unit: 'grapheme', minLength: 1, maxLength: 40 }),
+    fc.string({ unit: 'binary', minLength: 1, maxLength: 20 }),
+    hugeString.map((text) => text.slice(0, 2_000)),
+  )
   .map((text) => encodeURIComponent(text.replace(/[\ud800-\udfff]/g, '?')))
   .filter((text) => !['.', '..', '%2E', '%2E%2E', '%2e', '%2e%2e', '.%2E', '%2E.'].includes(text));
 
 /** Characters a header value may carry (Headers refuses CR, LF and NUL, and trims spaces): latin-1 without controls. */
 export const headerValue = fc.oneof(
-  fc.string({ unit: fc.integer({ min: 0x20, max: 0xff }).filter((code) => code !== 0x7f).map((code) => String.fromCharCode(code)), maxLength: 60 }),
+  fc.string({
+    unit: fc
+      .integer({ min: 0x20, max: 0xff })
+      .filter((code) => code !== 0x7f)
+      .map((code) => String.fromCharCode(code)),
+    maxLength: 60,
+  }),
   fc.constantFrom('', 'null', 'undefined', '0', '-1', 'key_', 'sk_', ' '.repeat(3), 'a'.repeat(8_000)),
 );
 

@@ -1,15 +1,15 @@
 import pino from 'pino';
 import { buildApp } from '../../src/app.ts';
-import { loadConfig, type Config } from '../../src/config.ts';
-import { migrateDatabase, openDatabase, type Db } from '../../src/db/connection.ts';
+import { type Config, loadConfig } from '../../src/config.ts';
+import { type Db, migrateDatabase, openDatabase } from '../../src/db/connection.ts';
 import { createStore } from '../../src/db/store.ts';
 import { createDeps } from '../../src/deps.ts';
+import type { OutboundPolicy } from '../../src/domain/address-policy.ts';
 import type { AppDeps } from '../../src/http/app-deps.ts';
 import type { ProxySettings } from '../../src/http/forwarded.ts';
 import type { MetricsEndpoint } from '../../src/http/metrics.ts';
-import { createAccount, type CreateAccountInput } from '../../src/services/accounts.ts';
+import { type CreateAccountInput, createAccount } from '../../src/services/accounts.ts';
 import type { SignInThrottleSettings } from '../../src/services/sign-in-throttle.ts';
-import type { OutboundPolicy } from '../../src/domain/address-policy.ts';
 import { FakeClock } from './clock.ts';
 import { LOOPBACK_ALLOWED } from './fixtures.ts';
 import { jsonRequest, readReply } from './http.ts';
@@ -65,9 +65,7 @@ function testConfig(options: TestAppOptions): Config {
  * The real app on a fresh in-memory database migrated by the production migrator, with a fake
  * clock. Every test gets its own; nothing is shared between tests.
  */
-export function makeTestApp(
-  overrides: TestAppOptions = {},
-) {
+export function makeTestApp(overrides: TestAppOptions = {}) {
   const clock = new FakeClock();
   const db: Db = openDatabase(overrides.database ?? ':memory:');
   migrateDatabase(db);
@@ -96,7 +94,13 @@ export function makeTestApp(
    * JSON request helper: `call('POST', '/api/send-message', account, body)`; `headers` are laid on
    * top of the credentials and the JSON content type.
    */
-  async function call(method: string, path: string, account: TestAccount | undefined, body?: unknown, headers: Record<string, string> = {}) {
+  async function call(
+    method: string,
+    path: string,
+    account: TestAccount | undefined,
+    body?: unknown,
+    headers: Record<string, string> = {},
+  ) {
     return readReply(await app.request(path, jsonRequest(method, account?.headers ?? {}, body, headers)));
   }
 

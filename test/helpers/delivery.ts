@@ -1,12 +1,7 @@
 /** Sends through the real services (not HTTP) for the tests of the delivery core. */
 import type { AccountRow } from '../../src/db/rows.ts';
 import type { MessageView } from '../../src/domain/views.ts';
-import {
-  sendGroupMessage,
-  sendMessage,
-  type SendGroupMessageInput,
-  type SendMessageInput,
-} from '../../src/services/send-message.ts';
+import { type SendGroupMessageInput, type SendMessageInput, sendGroupMessage, sendMessage } from '../../src/services/send-message.ts';
 import type { TestAccount, TestApp } from './app.ts';
 import { ALICE, BOB } from './fixtures.ts';
 
@@ -22,7 +17,12 @@ export function accountRow(t: TestApp, account: TestAccount): AccountRow {
 
 /** A one-to-one send to ALICE with a status callback, unless `input` says otherwise. */
 export function send(t: TestApp, account: TestAccount, input: Partial<SendMessageInput> = {}, idempotencyKey?: string): MessageView {
-  return sendMessage(t.deps, accountRow(t, account), { number: ALICE, content: 'hello', statusCallback: CALLBACK_URL, ...input }, idempotencyKey).body;
+  return sendMessage(
+    t.deps,
+    accountRow(t, account),
+    { number: ALICE, content: 'hello', statusCallback: CALLBACK_URL, ...input },
+    idempotencyKey,
+  ).body;
 }
 
 /** A group send to ALICE and BOB, unless `input` says otherwise. */

@@ -38,7 +38,13 @@ function expectShape(schema: string | undefined, status: number, body: any, wher
 }
 
 /** Asserts that an error answer (`status` >= 400, body `text`) is the one `operation` documents. */
-export function expectDocumentedError(operation: OpenApiOperation, status: number, contentType: string | null, text: string, where: string): void {
+export function expectDocumentedError(
+  operation: OpenApiOperation,
+  status: number,
+  contentType: string | null,
+  text: string,
+  where: string,
+): void {
   expect(contentType ?? '', `not JSON: ${where}`).toMatch(/^application\/json/);
   const body = parseJson(text);
   expectShape(documentedErrorSchema(operation, status), status, body, where);

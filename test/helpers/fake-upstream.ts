@@ -17,11 +17,19 @@ export async function startFakeUpstream(answer: (request: UpstreamRequest, index
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
       const text = Buffer.concat(chunks).toString('utf8');
-      const request: UpstreamRequest = { method: req.method ?? '', path: req.url ?? '', headers: req.headers, body: parseJson(text) ?? text };
+      const request: UpstreamRequest = {
+        method: req.method ?? '',
+        path: req.url ?? '',
+        headers: req.headers,
+        body: parseJson(text) ?? text,
+      };
       requests.push(request);
       const scripted = answer(request, requests.length - 1);
       if (scripted === 'hang') hanging.add(res);
-      else res.writeHead(scripted.status, { 'content-type': 'application/json' }).end(scripted.body === undefined ? '' : JSON.stringify(scripted.body));
+      else
+        res
+          .writeHead(scripted.status, { 'content-type': 'application/json' })
+          .end(scripted.body === undefined ? '' : JSON.stringify(scripted.body));
       for (const waiter of [...waiters]) {
         if (requests.length >= waiter.count) {
           waiters.splice(waiters.indexOf(waiter), 1);

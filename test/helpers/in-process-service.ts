@@ -5,7 +5,7 @@ import { loadConfig } from '../../src/config.ts';
 import { closeDatabase } from '../../src/db/connection.ts';
 import { openRuntime } from '../../src/runtime.ts';
 import { createAccount } from '../../src/services/accounts.ts';
-import { jsonRequest, readReply, type Reply } from './http.ts';
+import { jsonRequest, type Reply, readReply } from './http.ts';
 
 /**
  * What `textrelay serve` runs (the runtime, the app, the transport, courier and dispatcher, on the

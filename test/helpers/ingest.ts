@@ -1,7 +1,7 @@
 /** Calls to the transport callback endpoints (/webhooks/*) and the facts the ingest tests check. */
 import { Webhook } from 'standardwebhooks';
 import type { TestApp } from './app.ts';
-import { readReply, type Reply } from './http.ts';
+import { type Reply, readReply } from './http.ts';
 
 /** The secret the ingest tests configure; a `whsec_` one so it can sign Standard Webhooks too. */
 export const INGEST_SECRET = `whsec_${Buffer.from('ingest secret of the tests, 32 b').toString('base64')}`;
@@ -43,4 +43,3 @@ export function statusCallback(handle: string, status: string, extra: Record<str
     ...extra,
   };
 }
-

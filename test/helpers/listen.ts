@@ -1,6 +1,6 @@
-import { serve } from '@hono/node-server';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { serve } from '@hono/node-server';
 
 export type Listening = { url: string; close: () => Promise<void> };
 

@@ -3,8 +3,8 @@
  */
 import { createServer } from 'node:net';
 import { expect } from 'vitest';
-import { jsonRequest, readReply, type Reply } from './http.ts';
-import { runCli, startServer, type RunningServer } from './process.ts';
+import { jsonRequest, type Reply, readReply } from './http.ts';
+import { type RunningServer, runCli, startServer } from './process.ts';
 
 export type Credentials = { api_key_id: string; api_secret_key: string; numbers: string[] };
 
@@ -22,7 +22,10 @@ export async function freePort(): Promise<number> {
  * Another process may take a free port between the look and the bind: on EADDRINUSE the start is
  * tried again on a new one.
  */
-export async function startServerOnFreePort(envFor: (port: number) => Record<string, string | undefined>, timeoutMs?: number): Promise<RunningServer> {
+export async function startServerOnFreePort(
+  envFor: (port: number) => Record<string, string | undefined>,
+  timeoutMs?: number,
+): Promise<RunningServer> {
   for (let attempt = 1; ; attempt += 1) {
     const port = await freePort();
     try {
@@ -55,7 +58,9 @@ export async function api(server: RunningServer, credentials: Credentials, metho
 }
 
 export async function createAccount(db: string, email: string): Promise<Credentials> {
-  const created = await runCli(['accounts', 'create', '--email', email, '--plan', 'sapphire', '--json', '--db', db], { LOG_LEVEL: 'silent' });
+  const created = await runCli(['accounts', 'create', '--email', email, '--plan', 'sapphire', '--json', '--db', db], {
+    LOG_LEVEL: 'silent',
+  });
   expect(created.code, created.stderr).toBe(0);
   return JSON.parse(created.stdout) as Credentials;
 }

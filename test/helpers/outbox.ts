@@ -2,9 +2,9 @@
 import { asc, eq } from 'drizzle-orm';
 import type { ClaimedDelivery, FinishedDelivery } from '../../src/db/queries/delivery-claims.ts';
 import { webhookDeliveries } from '../../src/db/schema.ts';
-import { createCallbackClaims, type AttemptOutcome } from '../../src/domain/callback-claims.ts';
-import type { ServiceDeps } from '../../src/services/deps.ts';
+import { type AttemptOutcome, createCallbackClaims } from '../../src/domain/callback-claims.ts';
 import { finishedDelivery, recordAndClaim } from '../../src/services/callback-dispatch.ts';
+import type { ServiceDeps } from '../../src/services/deps.ts';
 import type { TestApp } from './app.ts';
 
 export type OutboxRow = typeof webhookDeliveries.$inferSelect;
@@ -30,7 +30,13 @@ export function finishedAs(
   outcome: AttemptOutcome,
   answer: { statusCode: number; attemptedAt?: number; durationMs?: number; excerpt?: string },
 ): FinishedDelivery {
-  const attempt = { attemptedAt: answer.attemptedAt ?? 0, durationMs: answer.durationMs ?? 1, statusCode: answer.statusCode, responseExcerpt: answer.excerpt ?? '', error: null };
+  const attempt = {
+    attemptedAt: answer.attemptedAt ?? 0,
+    durationMs: answer.durationMs ?? 1,
+    statusCode: answer.statusCode,
+    responseExcerpt: answer.excerpt ?? '',
+    error: null,
+  };
   return finishedDelivery(row, attempt, outcome);
 }
 
@@ -38,6 +44,10 @@ export function finishedAs(
  * What a dispatcher's step leases when it has `slots` free slots and nothing in flight: the due
  * callbacks (and, given `finished`, the next callbacks those let go), leased for `leaseMs`.
  */
-export function claimDue(deps: ServiceDeps, slots: number, { leaseMs = 60_000, finished = [] as readonly FinishedDelivery[] } = {}): ClaimedDelivery[] {
+export function claimDue(
+  deps: ServiceDeps,
+  slots: number,
+  { leaseMs = 60_000, finished = [] as readonly FinishedDelivery[] } = {},
+): ClaimedDelivery[] {
   return recordAndClaim(deps, finished, createCallbackClaims({ concurrency: slots, perHostLimit: slots }).claim(), leaseMs);
 }

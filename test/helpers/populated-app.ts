@@ -47,7 +47,11 @@ export async function populate(t: TestApp, account: TestAccount, people: [string
   const callback = `https://${tag}.example.com/status`;
   const receive = `https://${tag}.example.com/receive`;
   await ok(t, 'POST', '/accounts/webhooks', account, { webhooks: [receive], type: 'receive' });
-  const sent = await ok(t, 'POST', '/api/send-message', account, { number: first, content: `hello from ${tag}`, status_callback: callback });
+  const sent = await ok(t, 'POST', '/api/send-message', account, {
+    number: first,
+    content: `hello from ${tag}`,
+    status_callback: callback,
+  });
   const group = await ok(t, 'POST', '/api/send-group-message', account, {
     numbers: [first, second],
     content: `group news from ${tag}`,

@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
 /** The repository root: children run from here, as `npx textrelay` / `npm start` would. */
@@ -90,7 +90,11 @@ export function spawnCli(args: string[], env: Record<string, string | undefined>
         }
         if (done || child.exitCode !== null || child.signalCode !== null) {
           finish(() =>
-            reject(new Error(`process exited (${child.exitCode ?? child.signalCode}) before printing ${pattern}\nstdout:\n${out}\nstderr:\n${err}`)),
+            reject(
+              new Error(
+                `process exited (${child.exitCode ?? child.signalCode}) before printing ${pattern}\nstdout:\n${out}\nstderr:\n${err}`,
+              ),
+            ),
           );
         }
       };
@@ -106,13 +110,22 @@ export function spawnCli(args: string[], env: Record<string, string | undefined>
 }
 
 /** Runs a command to completion; kills it and rejects if it takes longer than `timeoutMs`. */
-export async function runCli(args: string[], env: Record<string, string | undefined>, timeoutMs = 30_000, program?: Program): Promise<CliResult> {
+export async function runCli(
+  args: string[],
+  env: Record<string, string | undefined>,
+  timeoutMs = 30_000,
+  program?: Program,
+): Promise<CliResult> {
   const spawned = spawnCli(args, env, program);
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
     timer = setTimeout(() => {
       spawned.child.kill('SIGKILL');
-      reject(new Error(`textrelay ${args.join(' ')} did not finish within ${timeoutMs} ms\nstdout:\n${spawned.stdout()}\nstderr:\n${spawned.stderr()}`));
+      reject(
+        new Error(
+          `textrelay ${args.join(' ')} did not finish within ${timeoutMs} ms\nstdout:\n${spawned.stdout()}\nstderr:\n${spawned.stderr()}`,
+        ),
+      );
     }, timeoutMs);
   });
   try {
@@ -151,7 +164,11 @@ export async function startServer(
     const timeout = new Promise<never>((_, reject) => {
       timer = setTimeout(() => {
         spawned.child.kill('SIGKILL');
-        reject(new Error(`server did not exit within ${stopTimeoutMs} ms of ${signal}\nstdout:\n${spawned.stdout()}\nstderr:\n${spawned.stderr()}`));
+        reject(
+          new Error(
+            `server did not exit within ${stopTimeoutMs} ms of ${signal}\nstdout:\n${spawned.stdout()}\nstderr:\n${spawned.stderr()}`,
+          ),
+        );
       }, stopTimeoutMs);
     });
     try {

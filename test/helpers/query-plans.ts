@@ -53,6 +53,9 @@ export function expectIndexed(plan: PlanRow[], table: string, context: string, o
     expect(row.detail, `whole-index scan of ${table}: ${report}`).not.toMatch(/^SCAN /);
   }
   if (options.noTempSort) {
-    expect(plan.map((row) => row.detail), `sort in a temporary B-tree: ${report}`).not.toContain('USE TEMP B-TREE FOR ORDER BY');
+    expect(
+      plan.map((row) => row.detail),
+      `sort in a temporary B-tree: ${report}`,
+    ).not.toContain('USE TEMP B-TREE FOR ORDER BY');
   }
 }

@@ -1,9 +1,9 @@
 import { Readable } from 'node:stream';
 import { request } from 'undici';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ALICE } from '../helpers/fixtures.ts';
 import { makeTestApp, type TestAccount, type TestApp } from '../helpers/app.ts';
-import { serveOnLoopback, type Listening } from '../helpers/listen.ts';
+import { ALICE } from '../helpers/fixtures.ts';
+import { type Listening, serveOnLoopback } from '../helpers/listen.ts';
 
 // The size cap over a real socket, through @hono/node-server: in-process requests (app.request)
 // never carry the framing headers the cap reads, so robustness.test.ts alone cannot see this path.

@@ -117,7 +117,10 @@ describe('POST /accounts/contacts', () => {
     expect(res.body.contactData.phone, JSON.stringify(res.body)).toBe('+14155550100');
     expect(res.body.contactData.displayPhone, JSON.stringify(res.body)).toBe('+1 415 555 0100');
     const list = await listAll(t, account);
-    expect(list.map((c) => c.phone), JSON.stringify(list)).toEqual(['+14155550100']);
+    expect(
+      list.map((c) => c.phone),
+      JSON.stringify(list),
+    ).toEqual(['+14155550100']);
   });
 
   it('formats a non-US number in international form', async () => {
@@ -331,8 +334,14 @@ describe('POST /accounts/contacts', () => {
 
       const listOne = await listAll(t, one);
       const listTwo = await listAll(t, two);
-      expect(listOne.map((c) => c.cid), JSON.stringify(listOne)).toEqual([a.body.contact]);
-      expect(listTwo.map((c) => c.cid), JSON.stringify(listTwo)).toEqual([b.body.contact]);
+      expect(
+        listOne.map((c) => c.cid),
+        JSON.stringify(listOne),
+      ).toEqual([a.body.contact]);
+      expect(
+        listTwo.map((c) => c.cid),
+        JSON.stringify(listTwo),
+      ).toEqual([b.body.contact]);
       expect(listOne[0].firstName).toBe('Alice');
       expect(listTwo[0].firstName).toBe('Alicia');
     });
@@ -424,12 +433,21 @@ describe('GET /accounts/contacts', () => {
 
     const listOne = await listAll(t, one);
     expect(listOne.map((c) => c.cid).sort(), JSON.stringify(listOne)).toEqual([a1, a2].sort());
-    expect(listOne.every((c) => c.account_email === one.email), JSON.stringify(listOne)).toBe(true);
+    expect(
+      listOne.every((c) => c.account_email === one.email),
+      JSON.stringify(listOne),
+    ).toBe(true);
 
     const listTwo = await listAll(t, two);
     expect(listTwo.map((c) => c.phone).sort(), JSON.stringify(listTwo)).toEqual([numberFor(3), numberFor(4)].sort());
-    expect(listTwo.map((c) => c.cid), JSON.stringify(listTwo)).toContain(b1);
-    expect(listTwo.every((c) => c.account_email === two.email), JSON.stringify(listTwo)).toBe(true);
+    expect(
+      listTwo.map((c) => c.cid),
+      JSON.stringify(listTwo),
+    ).toContain(b1);
+    expect(
+      listTwo.every((c) => c.account_email === two.email),
+      JSON.stringify(listTwo),
+    ).toBe(true);
   });
 
   describe('ordering', () => {
@@ -500,7 +518,10 @@ describe('GET /accounts/contacts', () => {
       t.clock.advance(1000);
       await sendOk(t, account, { number: numberFor(2), content: 'hey' });
       const list = await listAll(t, account);
-      expect(list.map((c) => c.cid), JSON.stringify(list)).toEqual([chatty, quiet]);
+      expect(
+        list.map((c) => c.cid),
+        JSON.stringify(list),
+      ).toEqual([chatty, quiet]);
     });
 
     it('moves a contact to the top of the default order when it is messaged again', async () => {
@@ -632,7 +653,12 @@ describe('derived conversation fields', () => {
       is_unread: false,
     });
     const list = await listAll(t, account);
-    expect(list[0], JSON.stringify(list)).toMatchObject({ cid: id, previewText: 'See you at 10', last_date: START_ISO, displayDate: '11/23/26 9:30 AM' });
+    expect(list[0], JSON.stringify(list)).toMatchObject({
+      cid: id,
+      previewText: 'See you at 10',
+      last_date: START_ISO,
+      displayDate: '11/23/26 9:30 AM',
+    });
   });
 
   it('a later message replaces the preview and dates (PM and minutes formatting)', async () => {
@@ -664,7 +690,10 @@ describe('derived conversation fields', () => {
     const id = await createContactOk(t, account, alice);
     await sendOk(t, account, { number: '+1 (415) 555-0100', content: 'formatted' });
     const list = await listAll(t, account);
-    expect(list.map((c) => c.cid), JSON.stringify(list)).toEqual([id]);
+    expect(
+      list.map((c) => c.cid),
+      JSON.stringify(list),
+    ).toEqual([id]);
     expect(list[0].previewText).toBe('formatted');
   });
 

@@ -6,7 +6,7 @@ import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromiumAvailable, launchChromium } from '../browser/chromium.ts';
 import { makeTestApp, type TestApp } from '../helpers/app.ts';
-import { serveOnLoopback, type Listening } from '../helpers/listen.ts';
+import { type Listening, serveOnLoopback } from '../helpers/listen.ts';
 
 describe.skipIf(!chromiumAvailable('/docs browser test'))('/docs in a real browser, offline', () => {
   let t: TestApp;
@@ -26,7 +26,10 @@ describe.skipIf(!chromiumAvailable('/docs browser test'))('/docs in a real brows
 
   it('renders every operation and webhook, and runs a request with the credentials given to Authorize', async () => {
     const account = t.createAccount();
-    const doc = (await (await t.app.request('/openapi.json')).json()) as { paths: Record<string, object>; webhooks: Record<string, object> };
+    const doc = (await (await t.app.request('/openapi.json')).json()) as {
+      paths: Record<string, object>;
+      webhooks: Record<string, object>;
+    };
     const operationCount = Object.values(doc.paths).reduce((count, item) => count + Object.keys(item).length, 0);
 
     const page = await browser.newPage();
@@ -49,7 +52,10 @@ describe.skipIf(!chromiumAvailable('/docs browser test'))('/docs in a real brows
 
     await page.getByRole('button', { name: 'Authorize' }).first().click();
     const schemes = page.locator('.modal-ux .auth-container');
-    for (const [scheme, value] of [['apiKeyId', account.api_key_id], ['apiSecretKey', account.api_secret_key]] as const) {
+    for (const [scheme, value] of [
+      ['apiKeyId', account.api_key_id],
+      ['apiSecretKey', account.api_secret_key],
+    ] as const) {
       const form = schemes.filter({ hasText: scheme });
       await form.locator('input').fill(value);
       await form.locator('button.authorize').click();

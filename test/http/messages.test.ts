@@ -71,7 +71,18 @@ function insertMessageRow(
       `insert into messages (handle, account_id, is_outbound, message_type, status, content, line_number, number, contact_id, date_sent, date_updated)
        values (?, ?, ?, 'message', ?, ?, ?, ?, ?, ?, ?)`,
     )
-    .run(row.handle, row.accountId, row.isOutbound ? 1 : 0, row.status, row.content, row.lineNumber, row.number, row.contactId, row.at, row.at);
+    .run(
+      row.handle,
+      row.accountId,
+      row.isOutbound ? 1 : 0,
+      row.status,
+      row.content,
+      row.lineNumber,
+      row.number,
+      row.contactId,
+      row.at,
+      row.at,
+    );
 }
 
 /** 'YYYY-MM-DD HH:MM:SS' in UTC. */
@@ -156,7 +167,10 @@ describe('GET /accounts/messages: records', () => {
     expect(Object.keys(response.body), show(response.body)).toEqual(['messages']);
     const records: any[] = response.body.messages;
     const order = [seeded.s4, seeded.g2, seeded.s3, seeded.s2, seeded.g1, seeded.s1];
-    expect(records.map((record) => record.uuid), show(records)).toEqual(order.map((sent) => sent.handle));
+    expect(
+      records.map((record) => record.uuid),
+      show(records),
+    ).toEqual(order.map((sent) => sent.handle));
 
     for (const record of records) {
       const context = show(record);
@@ -276,12 +290,7 @@ describe('GET /accounts/messages: filters', () => {
 
   it('number: the one-to-one conversation and the groups the number belongs to', async () => {
     const { t, account, seeded, inbound } = await seededWithInbound();
-    expect(await handles(t, account, { number: ALICE })).toEqual([
-      inbound.handle,
-      seeded.s3.handle,
-      seeded.g1.handle,
-      seeded.s1.handle,
-    ]);
+    expect(await handles(t, account, { number: ALICE })).toEqual([inbound.handle, seeded.s3.handle, seeded.g1.handle, seeded.s1.handle]);
     expect(await handles(t, account, { number: BOB })).toEqual([seeded.g2.handle, seeded.s2.handle, seeded.g1.handle]);
     expect(await handles(t, account, { number: CAROL })).toEqual([seeded.s4.handle, seeded.g2.handle]);
     expect(await handles(t, account, { number: DAVE })).toEqual([]);
@@ -379,10 +388,7 @@ describe('GET /accounts/messages: filters', () => {
       seeded.s1.handle,
     ]);
     expect(await handles(t, account, { number: ALICE, is_outbound: 'false' })).toEqual([inbound.handle]);
-    expect(await handles(t, account, { cid: aliceCid, from_date: listingDate(seeded.s3.at) })).toEqual([
-      inbound.handle,
-      seeded.s3.handle,
-    ]);
+    expect(await handles(t, account, { cid: aliceCid, from_date: listingDate(seeded.s3.at) })).toEqual([inbound.handle, seeded.s3.handle]);
     expect(await handles(t, account, { number: BOB, group_id: seeded.g2.body.group_id })).toEqual([seeded.g2.handle]);
     expect(await handles(t, account, { number: ALICE, group_id: seeded.g2.body.group_id })).toEqual([]);
     expect(await handles(t, account, { cid: aliceCid, status: 'RECEIVED' })).toEqual([inbound.handle]);
@@ -438,7 +444,17 @@ describe('GET /accounts/messages: paging', () => {
     t.db.$client.transaction(() => {
       for (let i = 0; i < 1005; i += 1) {
         const handle = `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`;
-        insertMessageRow(t, { handle, accountId, isOutbound: true, status: 'QUEUED', content: `m${i}`, lineNumber: line, number: ALICE, contactId: null, at: START + i });
+        insertMessageRow(t, {
+          handle,
+          accountId,
+          isOutbound: true,
+          status: 'QUEUED',
+          content: `m${i}`,
+          lineNumber: line,
+          number: ALICE,
+          contactId: null,
+          at: START + i,
+        });
       }
     })();
     const response = await t.call('GET', '/accounts/messages?limit=5000', account);

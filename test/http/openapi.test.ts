@@ -54,7 +54,10 @@ function registeredRoutes(t: TestApp): string[] {
   return [...new Set(routes)].sort();
 }
 
-const documented = (doc: Document) => operations(doc).map(({ method, path }) => `${method} ${path}`).sort();
+const documented = (doc: Document) =>
+  operations(doc)
+    .map(({ method, path }) => `${method} ${path}`)
+    .sort();
 
 /** The error body schema a response declares, through its shared component when it is one. */
 function errorSchemaOf(doc: Document, response: Operation['responses'][string]): string | undefined {
@@ -67,7 +70,9 @@ describe('/openapi.json', () => {
     const t = makeTestApp({ transportName: 'sandbox' });
     const doc = await documentOf(t);
     expect(documented(doc)).toEqual(registeredRoutes(t));
-    expect(documented(doc)).toEqual(expect.arrayContaining(['get /healthz', 'post /sandbox/inbound', 'post /webhooks/status', 'post /webhooks/receive']));
+    expect(documented(doc)).toEqual(
+      expect.arrayContaining(['get /healthz', 'post /sandbox/inbound', 'post /webhooks/status', 'post /webhooks/receive']),
+    );
   });
 
   it('leaves out the sandbox route when the transport is not the sandbox', async () => {
@@ -168,14 +173,21 @@ describe('the webhooks we send', () => {
     const added = await t.call('POST', '/accounts/webhooks', account, { webhooks: ['http://127.0.0.1:9/in'], type: 'receive' });
     expect(added.status, show(added.body)).toBe(200);
 
-    const single = await t.call('POST', '/api/send-message', account, { number: ALICE, content: 'hi', status_callback: 'http://127.0.0.1:9/status' });
+    const single = await t.call('POST', '/api/send-message', account, {
+      number: ALICE,
+      content: 'hi',
+      status_callback: 'http://127.0.0.1:9/status',
+    });
     const group = await t.call('POST', '/api/send-group-message', account, {
       numbers: [ALICE, BOB, CAROL],
       content: 'hi all',
       status_callback: 'http://127.0.0.1:9/status',
     });
     expect([single.status, group.status], show([single.body, group.body])).toEqual([202, 202]);
-    for (const inbound of [{ number: ALICE, content: 'hello' }, { number: BOB, content: 'hello all', group_id: group.body.group_id }]) {
+    for (const inbound of [
+      { number: ALICE, content: 'hello' },
+      { number: BOB, content: 'hello all', group_id: group.body.group_id },
+    ]) {
       const reply = await t.call('POST', '/sandbox/inbound', account, inbound);
       expect(reply.status, show(reply.body)).toBe(200);
     }
@@ -206,7 +218,8 @@ describe('/docs', () => {
 
     const files = [...html.matchAll(/(?:src|href)="([^"]+)"/g)].map((match) => match[1]!);
     expect(files.length).toBeGreaterThanOrEqual(4);
-    const expectedType = (file: string) => (file.endsWith('.css') ? /^text\/css/ : file.endsWith('.js') ? /^text\/javascript/ : /^image\/png$/);
+    const expectedType = (file: string) =>
+      file.endsWith('.css') ? /^text\/css/ : file.endsWith('.js') ? /^text\/javascript/ : /^image\/png$/;
     for (const file of files) {
       expect(file, 'a path on this origin').toMatch(/^\/docs\//);
       const response = await t.app.request(file);
@@ -239,7 +252,12 @@ describe('/docs', () => {
     const t = makeTestApp();
     const html = await (await t.app.request('/docs')).text();
     const root = html.match(/href="(\/docs\/assets\/[^/]+)\/swagger-ui\.css"/)![1]!;
-    for (const path of [`${root}/package.json`, `${root}/swagger-initializer.js`, `${root}/..%2Fpackage.json`, '/docs/assets/0.0.0/swagger-ui.css']) {
+    for (const path of [
+      `${root}/package.json`,
+      `${root}/swagger-initializer.js`,
+      `${root}/..%2Fpackage.json`,
+      '/docs/assets/0.0.0/swagger-ui.css',
+    ]) {
       const reply = await t.call('GET', path, undefined);
       expect(reply.status, path).toBe(404);
     }

@@ -1,9 +1,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { rowCounts } from '../helpers/row-counts.ts';
 import { makeTestApp, type TestAccount, type TestApp } from '../helpers/app.ts';
 import { ALICE, BOB } from '../helpers/fixtures.ts';
 import { parseJson } from '../helpers/http.ts';
+import { rowCounts } from '../helpers/row-counts.ts';
 
 /**
  * No input gives a 5xx: every route answers hostile or malformed requests with a JSON 4xx (or a
@@ -29,7 +29,16 @@ const GET_ROUTES = ROUTES.filter((route) => route.method === 'GET');
 const BODY_FIELDS: Record<string, string[]> = {
   '/accounts/contacts': ['firstName', 'lastName', 'number', 'companyName'],
   '/api/send-message': ['number', 'content', 'media_url', 'send_style', 'status_callback', 'statusCallback', 'from_number'],
-  '/api/send-group-message': ['numbers', 'group_id', 'content', 'media_url', 'send_style', 'status_callback', 'statusCallback', 'from_number'],
+  '/api/send-group-message': [
+    'numbers',
+    'group_id',
+    'content',
+    'media_url',
+    'send_style',
+    'status_callback',
+    'statusCallback',
+    'from_number',
+  ],
   '/api/modify-group': ['group_id', 'modify_type', 'number'],
 };
 
@@ -52,7 +61,6 @@ function validationShape(path: string): Record<string, unknown> {
     : { status: 'ERROR', error_code: 4000, error_message: expect.any(String), message: expect.any(String), error_detail: null };
 }
 
-
 type Answer = { status: number; text: string; json: any; contentType: string | null };
 
 function show(value: unknown): string {
@@ -72,7 +80,6 @@ async function raw(
   const text = await response.text();
   return { status: response.status, text, json: parseJson(text), contentType: response.headers.get('content-type') };
 }
-
 
 /** The invariant of every answer: no 5xx, a JSON body, and errors carry a status field. */
 function expectSane(answer: Answer, context: string) {
@@ -195,7 +202,11 @@ describe('robustness: hand-written hostile requests', () => {
           body: '--xyz\r\nContent-Disposition: form-data; name="number"\r\n\r\n+14155550100\r\n--xy',
           contentType: 'multipart/form-data; boundary=xyz',
         });
-        await probe(t, 'POST', route.path, { account, body: 'number=%ZZ&content=%&&=&number=1', contentType: 'application/x-www-form-urlencoded' });
+        await probe(t, 'POST', route.path, {
+          account,
+          body: 'number=%ZZ&content=%&&=&number=1',
+          contentType: 'application/x-www-form-urlencoded',
+        });
       });
 
       it('a body over 1 MiB is 413 with a JSON body (streamed and with Content-Length)', async () => {
@@ -211,7 +222,11 @@ describe('robustness: hand-written hostile requests', () => {
           headers: { 'content-length': String(Buffer.byteLength(big)) },
         });
         expect(declared.status, show(declared.text)).toBe(413);
-        const binary = await probe(t, 'POST', route.path, { account, body: new Uint8Array(2 * 1024 * 1024), contentType: 'application/octet-stream' });
+        const binary = await probe(t, 'POST', route.path, {
+          account,
+          body: new Uint8Array(2 * 1024 * 1024),
+          contentType: 'application/octet-stream',
+        });
         expect(binary.status, show(binary.text)).toBe(413);
         // Just under the limit is parsed (and refused or accepted on its merits, never 413).
         const under = JSON.stringify({ content: 'x'.repeat(1024 * 1024 - 100) });
@@ -221,7 +236,18 @@ describe('robustness: hand-written hostile requests', () => {
 
       it('JSON that is not an object (arrays, null, strings, numbers, booleans) is 400', async () => {
         const { t, account } = setup();
-        for (const body of ['[]', '[{}]', '[{"number":"+14155550100","content":"x"}]', 'null', '"text"', '""', '0', '-1.5e300', 'true', 'false']) {
+        for (const body of [
+          '[]',
+          '[{}]',
+          '[{"number":"+14155550100","content":"x"}]',
+          'null',
+          '"text"',
+          '""',
+          '0',
+          '-1.5e300',
+          'true',
+          'false',
+        ]) {
           const answer = await probe(t, 'POST', route.path, { account, body, contentType: 'application/json' });
           expect(answer.status, `${body} -> ${show(answer.text)}`).toBe(400);
           expect(answer.json, `${body} -> ${show(answer.text)}`).toMatchObject({ status: 'ERROR' });
@@ -277,7 +303,11 @@ describe('robustness: hand-written hostile requests', () => {
         const good = (await validBodies(t, account))[route.path]!;
         for (const field of fieldsOf(route)) {
           for (const value of WRONG_TYPES) {
-            await probe(t, 'POST', route.path, { account, body: JSON.stringify({ ...good, [field]: value }), contentType: 'application/json' });
+            await probe(t, 'POST', route.path, {
+              account,
+              body: JSON.stringify({ ...good, [field]: value }),
+              contentType: 'application/json',
+            });
           }
         }
       });
@@ -292,7 +322,10 @@ describe('robustness: hand-written hostile requests', () => {
               body: JSON.stringify({ ...good, [field]: field === 'numbers' ? [value, BOB] : value }),
               contentType: 'application/json',
             });
-            if (value === LONG && ['number', 'numbers', 'media_url', 'status_callback', 'statusCallback', 'from_number', 'group_id'].includes(field)) {
+            if (
+              value === LONG &&
+              ['number', 'numbers', 'media_url', 'status_callback', 'statusCallback', 'from_number', 'group_id'].includes(field)
+            ) {
               expect(answer.status, `${field}=<500k chars> -> ${show(answer.text)}`).toBeGreaterThanOrEqual(400);
             }
           }
@@ -332,7 +365,9 @@ describe('robustness: hand-written hostile requests', () => {
       it('a body sent along with a GET (as POST-tunnelled noise) does not matter', async () => {
         const { t, account } = setup();
         // Request forbids a GET body; a method the path does not serve, with a body, must still be a JSON 404.
-        for (const method of ['POST', 'PUT', 'PATCH', 'DELETE'].filter((method) => !ROUTES.some((r) => r.path === route.path && r.method === method))) {
+        for (const method of ['POST', 'PUT', 'PATCH', 'DELETE'].filter(
+          (method) => !ROUTES.some((r) => r.path === route.path && r.method === method),
+        )) {
           await probe(t, method, route.path, { account, body: '{bad', contentType: 'application/json', expectStatus: [404, 405] });
         }
       });
@@ -341,7 +376,17 @@ describe('robustness: hand-written hostile requests', () => {
 
   it('hostile contact ids in the path never give a 5xx', async () => {
     const { t, account } = setup();
-    for (const id of ['%00', 'a%00b', '%ZZ', '%E0%A4%A', encodeURIComponent('😀'), 'x'.repeat(10_000), '..', '%2F', encodeURIComponent("' or 1=1 --")]) {
+    for (const id of [
+      '%00',
+      'a%00b',
+      '%ZZ',
+      '%E0%A4%A',
+      encodeURIComponent('😀'),
+      'x'.repeat(10_000),
+      '..',
+      '%2F',
+      encodeURIComponent("' or 1=1 --"),
+    ]) {
       const answer = await probe(t, 'GET', `/accounts/contacts/${id}`, { account });
       expect(answer.status, `${id.slice(0, 50)} -> ${show(answer.text)}`).toBe(404);
     }
@@ -436,11 +481,17 @@ describe('robustness: properties', () => {
   function bodyFor(route: Route, base: Record<string, unknown>) {
     const fields = fieldsOf(route);
     if (fields.length === 0) return fc.jsonValue({ stringUnit: 'binary' });
-    const record = fc.dictionary(fc.oneof(fc.constantFrom(...fields), fc.string({ maxLength: 8 })), fc.oneof(plausible, fc.jsonValue({ maxDepth: 2 })), {
-      maxKeys: fields.length + 2,
-    });
+    const record = fc.dictionary(
+      fc.oneof(fc.constantFrom(...fields), fc.string({ maxLength: 8 })),
+      fc.oneof(plausible, fc.jsonValue({ maxDepth: 2 })),
+      {
+        maxKeys: fields.length + 2,
+      },
+    );
     const mutated = fc
-      .dictionary(fc.constantFrom(...fields), fc.oneof(plausible, fc.jsonValue({ maxDepth: 2 }), fc.constant<typeof DELETE>(DELETE)), { maxKeys: 3 })
+      .dictionary(fc.constantFrom(...fields), fc.oneof(plausible, fc.jsonValue({ maxDepth: 2 }), fc.constant<typeof DELETE>(DELETE)), {
+        maxKeys: 3,
+      })
       .map((changes) => {
         const body: Record<string, unknown> = { ...base };
         for (const [key, value] of Object.entries(changes)) {
@@ -460,15 +511,20 @@ describe('robustness: properties', () => {
     const keys = [...(QUERY_FIELDS[route.path] ?? []), 'handle', 'limit', 'offset', 'number'];
     const value = fc.oneof(queryValue, fc.constantFrom(...known).map(encodeURIComponent));
     return fc
-      .array(fc.tuple(fc.oneof(fc.constantFrom(...keys), fc.string({ unit: 'grapheme-ascii', maxLength: 6 }).map(encodeURIComponent)), value), {
-        maxLength: 6,
-      })
+      .array(
+        fc.tuple(fc.oneof(fc.constantFrom(...keys), fc.string({ unit: 'grapheme-ascii', maxLength: 6 }).map(encodeURIComponent)), value),
+        {
+          maxLength: 6,
+        },
+      )
       .map((pairs) => (pairs.length === 0 ? '' : `?${pairs.map(([key, value]) => `${key}=${value}`).join('&')}`));
   }
 
   const queryValue = fc.oneof(
     fc.string({ unit: 'grapheme', maxLength: 30 }).map((value) => encodeURIComponent(value)),
-    fc.constantFrom(...PHONES, 'QUEUED', 'true', 'false', '1', '0', '-1', '1000000', '2026-11-23 09:30:00', '2026-13-01 00:00:00').map(encodeURIComponent),
+    fc
+      .constantFrom(...PHONES, 'QUEUED', 'true', 'false', '1', '0', '-1', '1000000', '2026-11-23 09:30:00', '2026-13-01 00:00:00')
+      .map(encodeURIComponent),
     fc.constantFrom('%00', '%ZZ', '%', '%E0%A4%A', '%C0%80', '+', '', '[]', '%2B14155550100'),
     fc.string({ unit: 'binary-ascii', maxLength: 20 }).map((value) => value.replace(/[#\s]/g, '')),
   );
@@ -486,7 +542,9 @@ describe('robustness: properties', () => {
   function formEncode(payload: Record<string, unknown>): string {
     return new URLSearchParams(
       Object.entries(payload).flatMap(([key, value]) =>
-        Array.isArray(value) ? value.map((item) => [key, String(item)]) : [[key, typeof value === 'string' ? value : JSON.stringify(value)]],
+        Array.isArray(value)
+          ? value.map((item) => [key, String(item)])
+          : [[key, typeof value === 'string' ? value : JSON.stringify(value)]],
       ),
     ).toString();
   }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { makeTestApp, type TestAccount, type TestApp } from '../helpers/app.ts';
 import { expectAccepted, expectMessageError, expectRejectedWithoutWrite, listMessages } from '../helpers/expect.ts';
-import { ALICE, BOB, CAROL, DAVE, UUID_LOWER, distinctNumbers } from '../helpers/fixtures.ts';
+import { ALICE, BOB, CAROL, DAVE, distinctNumbers, UUID_LOWER } from '../helpers/fixtures.ts';
 import { writeCounter } from '../helpers/write-counter.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -304,7 +304,10 @@ describe('POST /api/send-group-message: Idempotency-Key', () => {
     expect(second.status, JSON.stringify(second.body)).toBe(202);
     expect(second.body, JSON.stringify(second.body)).toEqual(first.body);
     const messages = await listMessages(t, account);
-    expect(messages.map((m) => m.message_handle), JSON.stringify(messages)).toEqual([first.body.message_handle]);
+    expect(
+      messages.map((m) => m.message_handle),
+      JSON.stringify(messages),
+    ).toEqual([first.body.message_handle]);
   });
 
   it('answers 409/4090 for the same key with a different body', async () => {

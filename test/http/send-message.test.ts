@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { makeTestApp, type TestAccount, type TestApp } from '../helpers/app.ts';
 import { expectAccepted, expectMessageError, expectRejectedWithoutWrite as expectRejected, listMessages } from '../helpers/expect.ts';
 import { ALICE, BOB, CAROL, DAVE, MESSAGE_FIELDS, SEND_STYLES, UUID_LOWER } from '../helpers/fixtures.ts';
-import { readReply, type Reply } from '../helpers/http.ts';
+import { type Reply, readReply } from '../helpers/http.ts';
 
 const E164 = /^\+[1-9]\d{6,14}$/;
 
@@ -95,7 +95,10 @@ describe('POST /api/send-message: happy path', () => {
     expect(sent.body.send_style, dump).toBe('slam');
     expect(sent.body.message_handle, dump).toMatch(UUID_LOWER);
     const messages = await listMessages(t, account);
-    expect(messages.map((m) => m.message_handle), dump).toEqual([sent.body.message_handle]);
+    expect(
+      messages.map((m) => m.message_handle),
+      dump,
+    ).toEqual([sent.body.message_handle]);
   });
 
   it('normalises a formatted number to E.164', async () => {
@@ -370,7 +373,10 @@ describe('POST /api/send-message: Idempotency-Key', () => {
     expect(second.status, JSON.stringify(second.body)).toBe(first.status);
     expect(second.body, JSON.stringify(second.body)).toEqual(first.body);
     const messages = await listMessages(t, account);
-    expect(messages.map((m) => m.message_handle), JSON.stringify(messages)).toEqual([first.body.message_handle]);
+    expect(
+      messages.map((m) => m.message_handle),
+      JSON.stringify(messages),
+    ).toEqual([first.body.message_handle]);
   });
 
   it('replays for a form body as well', async () => {
@@ -393,7 +399,10 @@ describe('POST /api/send-message: Idempotency-Key', () => {
     const second = await sendJson(t, account, { number: ALICE, content: 'two' }, { 'Idempotency-Key': 'key-2' });
     expectError(second, 409, 4090);
     const messages = await listMessages(t, account);
-    expect(messages.map((m) => m.message_handle), JSON.stringify(messages)).toEqual([first.body.message_handle]);
+    expect(
+      messages.map((m) => m.message_handle),
+      JSON.stringify(messages),
+    ).toEqual([first.body.message_handle]);
   });
 
   it('sends a new message for the same key after 24 hours', async () => {
@@ -434,7 +443,13 @@ describe('POST /api/send-message: Idempotency-Key', () => {
     const account = t.createAccount();
     const first = await sendJson(t, account, { number: ALICE, content: 'hi' }, { 'Idempotency-Key': 'cross' });
     expectAccepted(first);
-    const group = await t.call('POST', '/api/send-group-message', account, { numbers: [ALICE, BOB], content: 'hi' }, { 'Idempotency-Key': 'cross' });
+    const group = await t.call(
+      'POST',
+      '/api/send-group-message',
+      account,
+      { numbers: [ALICE, BOB], content: 'hi' },
+      { 'Idempotency-Key': 'cross' },
+    );
     expectError(group, 409, 4090);
     expect(await listMessages(t, account)).toHaveLength(1);
   });
@@ -510,20 +525,32 @@ describe('POST /api/send-message: authentication', () => {
   it('answers 401/4010 with a wrong secret', async () => {
     const t = makeTestApp();
     const account = t.createAccount();
-    const reply = await t.call('POST', '/api/send-message', undefined, { number: ALICE, content: 'hi' }, {
-      'svc-api-key-id': account.api_key_id,
-      'svc-api-secret-key': 'sk_wrong',
-    });
+    const reply = await t.call(
+      'POST',
+      '/api/send-message',
+      undefined,
+      { number: ALICE, content: 'hi' },
+      {
+        'svc-api-key-id': account.api_key_id,
+        'svc-api-secret-key': 'sk_wrong',
+      },
+    );
     expectError(reply, 401, 4010);
   });
 
   it('accepts the sb- header aliases', async () => {
     const t = makeTestApp();
     const account = t.createAccount();
-    const reply = await t.call('POST', '/api/send-message', undefined, { number: ALICE, content: 'hi' }, {
-      'SB-API-KEY-ID': account.api_key_id,
-      'SB-API-SECRET-KEY': account.api_secret_key,
-    });
+    const reply = await t.call(
+      'POST',
+      '/api/send-message',
+      undefined,
+      { number: ALICE, content: 'hi' },
+      {
+        'SB-API-KEY-ID': account.api_key_id,
+        'SB-API-SECRET-KEY': account.api_secret_key,
+      },
+    );
     expectAccepted(reply);
   });
 

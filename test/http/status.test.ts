@@ -105,9 +105,7 @@ describe('GET /api/status', () => {
     const sent = await post(t, account, '/api/send-group-message', { numbers: [ALICE, BOB], content: 'group history' });
     const found = await t.call('GET', statusPath(sent.message_handle, '&history=1'), account);
     expect(found.status, show(found.body)).toBe(200);
-    expect(found.body.history, show(found.body)).toEqual([
-      expect.objectContaining({ status: 'QUEUED', applied: true, source: 'api' }),
-    ]);
+    expect(found.body.history, show(found.body)).toEqual([expect.objectContaining({ status: 'QUEUED', applied: true, source: 'api' })]);
   });
 
   it('a missing or empty handle is 400 4000', async () => {

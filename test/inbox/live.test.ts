@@ -1,10 +1,10 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { recordAttempts } from '../../src/services/callback-dispatch.ts';
+import { createNotifierHub } from '../../src/services/notifier.ts';
+import { recordStatus } from '../../src/services/record-status.ts';
 import { makeTestApp, type TestApp } from '../helpers/app.ts';
 import { ALICE } from '../helpers/fixtures.ts';
 import { claimDue, finishedAs } from '../helpers/outbox.ts';
-import { createNotifierHub } from '../../src/services/notifier.ts';
-import { recordStatus } from '../../src/services/record-status.ts';
-import { recordAttempts } from '../../src/services/callback-dispatch.ts';
 import { loggedIn, ORIGIN } from './client.ts';
 
 let t: TestApp;
@@ -68,7 +68,11 @@ describe('live updates over server-sent events', () => {
 
   it('tells the deliveries page when an attempt to call the account back is recorded', async () => {
     const { account, events } = await watchingAccount();
-    await t.call('POST', '/api/send-message', account, { number: ALICE, content: 'hi', status_callback: 'https://hooks.example.com/status' });
+    await t.call('POST', '/api/send-message', account, {
+      number: ALICE,
+      content: 'hi',
+      status_callback: 'https://hooks.example.com/status',
+    });
     expect(await events.next()).toBe('activity');
 
     const [claimed] = claimDue(t.deps, 10, { leaseMs: 30_000 });

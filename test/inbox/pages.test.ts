@@ -1,9 +1,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { recordAttempts } from '../../src/services/callback-dispatch.ts';
+import { recordStatus } from '../../src/services/record-status.ts';
 import { makeTestApp, type TestAccount, type TestApp } from '../helpers/app.ts';
 import { ALICE, BOB, CAROL } from '../helpers/fixtures.ts';
 import { claimDue, finishedAs } from '../helpers/outbox.ts';
-import { recordAttempts } from '../../src/services/callback-dispatch.ts';
-import { recordStatus } from '../../src/services/record-status.ts';
 import { inboxClient, loggedIn, textOf } from './client.ts';
 
 let t: TestApp;
@@ -210,7 +210,9 @@ describe('webhook deliveries page', () => {
     const claimed = claimDue(t.deps, 10);
     recordAttempts(
       t.deps,
-      claimed.map((row) => finishedAs(row, { kind: 'failed' }, { attemptedAt: t.clock.now(), durationMs: 12, statusCode: 500, excerpt: 'receiver broke' })),
+      claimed.map((row) =>
+        finishedAs(row, { kind: 'failed' }, { attemptedAt: t.clock.now(), durationMs: 12, statusCode: 500, excerpt: 'receiver broke' }),
+      ),
     );
 
     const client = await loggedIn(t, account);
@@ -251,7 +253,9 @@ describe('messages after a form post', () => {
     expect(textOf((await client.get('/inbox/deliveries?notice=delivery-busy')).html)).toContain(
       'That delivery is being attempted right now; replay it once the attempt has finished.',
     );
-    expect(textOf((await client.get(`${contactPath}?error=reply-too-long`)).html)).toContain('A reply must be shorter than 18996 characters.');
+    expect(textOf((await client.get(`${contactPath}?error=reply-too-long`)).html)).toContain(
+      'A reply must be shorter than 18996 characters.',
+    );
   });
 });
 

@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { createStore } from '../../src/db/store.ts';
 import { makeTestApp, type TestApp } from '../helpers/app.ts';
 import { ALICE, BOB, CAROL } from '../helpers/fixtures.ts';
 import { captureStatements, expectIndexed, explain } from '../helpers/query-plans.ts';
-import { createStore } from '../../src/db/store.ts';
 
 /**
  * The inbox's reads stay index-driven as an account's messages and other accounts grow (no
@@ -33,7 +33,8 @@ describe('inbox query plans', () => {
     });
     const list = statements.find((statement) => statement.ran && statement.sql.includes('union all'))!;
     const plan = explain(t.db, list);
-    for (const table of ['contacts', 'groups', 'messages', 'inbox_reads']) expectIndexed(plan, table, 'conversations', { noTempSort: false });
+    for (const table of ['contacts', 'groups', 'messages', 'inbox_reads'])
+      expectIndexed(plan, table, 'conversations', { noTempSort: false });
   });
 
   it("a page's status histories and the session lookups search by index", async () => {
@@ -45,7 +46,9 @@ describe('inbox query plans', () => {
       t.deps.store.inbox.deleteExpiredSessions(account.id, 1);
     });
     const ran = statements.filter((statement) => statement.ran);
-    expectIndexed(explain(t.db, ran.find((statement) => statement.sql.includes('"status_events"'))!), 'status_events', 'histories', { noTempSort: false });
+    expectIndexed(explain(t.db, ran.find((statement) => statement.sql.includes('"status_events"'))!), 'status_events', 'histories', {
+      noTempSort: false,
+    });
     for (const statement of ran.filter((statement) => statement.sql.includes('"inbox_sessions"'))) {
       expectIndexed(explain(t.db, statement), 'inbox_sessions', statement.sql, { noTempSort: false });
     }

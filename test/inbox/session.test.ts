@@ -1,12 +1,12 @@
 import { createHash } from 'node:crypto';
-import { afterEach, describe, expect, it } from 'vitest';
 import pino from 'pino';
-import { makeTestApp, type TestApp } from '../helpers/app.ts';
+import { afterEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.ts';
 import type { ProxySettings } from '../../src/http/forwarded.ts';
 import { openRuntime } from '../../src/runtime.ts';
 import { rotateSecret } from '../../src/services/accounts.ts';
 import { INBOX_SESSION_MS } from '../../src/services/inbox-sessions.ts';
+import { makeTestApp, type TestApp } from '../helpers/app.ts';
 import { inboxClient, loggedIn, ORIGIN } from './client.ts';
 
 let t: TestApp;
@@ -126,7 +126,10 @@ describe('the session cookie behind a TLS-ending proxy', () => {
       return deps.proxy;
     };
     expect(proxyOf({})).toEqual({ trustForwardedHeaders: false, publicUrlIsHttps: false });
-    expect(proxyOf({ TEXTRELAY_TRUST_PROXY: 'true', TEXTRELAY_PUBLIC_URL: 'http://gateway.example' })).toEqual({ trustForwardedHeaders: true, publicUrlIsHttps: false });
+    expect(proxyOf({ TEXTRELAY_TRUST_PROXY: 'true', TEXTRELAY_PUBLIC_URL: 'http://gateway.example' })).toEqual({
+      trustForwardedHeaders: true,
+      publicUrlIsHttps: false,
+    });
     expect(proxyOf({ TEXTRELAY_PUBLIC_URL: 'https://gateway.example' })).toEqual({ trustForwardedHeaders: false, publicUrlIsHttps: true });
   });
 });

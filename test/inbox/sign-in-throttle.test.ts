@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.ts';
 import { createLogger } from '../../src/logger.ts';
 import { makeTestApp, type TestApp } from '../helpers/app.ts';
-import { serveOnLoopback, type Listening } from '../helpers/listen.ts';
+import { type Listening, serveOnLoopback } from '../helpers/listen.ts';
 
 type Line = Record<string, unknown> & { level: number; msg: string };
 
@@ -53,7 +53,8 @@ async function logIn(keyId: string, secret: string, headers: Record<string, stri
 async function signInCounts(): Promise<Record<string, number>> {
   const text = await (await fetch(`${server.url}/metrics`)).text();
   const counts: Record<string, number> = {};
-  for (const [, outcome, value] of text.matchAll(/^textrelay_inbox_sign_ins_total\{outcome="(\w+)"\} (\d+)$/gm)) counts[outcome!] = Number(value);
+  for (const [, outcome, value] of text.matchAll(/^textrelay_inbox_sign_ins_total\{outcome="(\w+)"\} (\d+)$/gm))
+    counts[outcome!] = Number(value);
   return counts;
 }
 
@@ -73,7 +74,8 @@ describe('failed inbox sign-ins are throttled', () => {
     await serveApp();
     const account = t.createAccount();
 
-    for (let attempt = 1; attempt <= 10; attempt++) expect((await logIn(account.api_key_id, WRONG_SECRET)).status, `attempt ${attempt}`).toBe(401);
+    for (let attempt = 1; attempt <= 10; attempt++)
+      expect((await logIn(account.api_key_id, WRONG_SECRET)).status, `attempt ${attempt}`).toBe(401);
     const throttled = await logIn(account.api_key_id, WRONG_SECRET);
     expect(throttled.status).toBe(429);
     expect(Number(throttled.headers.get('retry-after'))).toBe(WINDOW_MS / 1000);
@@ -86,7 +88,12 @@ describe('failed inbox sign-ins are throttled', () => {
 
     expect(await signInCounts()).toEqual({ signed_in: 0, wrong_credentials: 10, throttled: 2 });
     expect(lockWarnings()).toEqual([
-      expect.objectContaining({ keyId: account.api_key_id, clientAddress: '127.0.0.1', lockedBy: ['key_id', 'address'], retryAfterSeconds: 900 }),
+      expect.objectContaining({
+        keyId: account.api_key_id,
+        clientAddress: '127.0.0.1',
+        lockedBy: ['key_id', 'address'],
+        retryAfterSeconds: 900,
+      }),
     ]);
     expect(rawLog.join('\n')).not.toContain(WRONG_SECRET);
     expect(rawLog.join('\n')).not.toContain(account.api_secret_key);
@@ -106,12 +113,14 @@ describe('failed inbox sign-ins are throttled', () => {
     const other = t.createAccount();
 
     // One address, a new key id each time: the address is what gets locked, for every key id.
-    for (let attempt = 0; attempt < 10; attempt++) expect((await logIn(`key_made_up_${attempt}`, WRONG_SECRET, { 'x-forwarded-for': '203.0.113.7' })).status).toBe(401);
+    for (let attempt = 0; attempt < 10; attempt++)
+      expect((await logIn(`key_made_up_${attempt}`, WRONG_SECRET, { 'x-forwarded-for': '203.0.113.7' })).status).toBe(401);
     expect((await logIn(other.api_key_id, other.api_secret_key, { 'x-forwarded-for': '203.0.113.7' })).status).toBe(429);
     expect((await logIn(other.api_key_id, other.api_secret_key, { 'x-forwarded-for': '203.0.113.8' })).status).toBe(303);
 
     // One key id, a new address each time: the key id is what gets locked, from everywhere.
-    for (let attempt = 0; attempt < 10; attempt++) expect((await logIn(account.api_key_id, WRONG_SECRET, { 'x-forwarded-for': `198.51.100.${attempt}` })).status).toBe(401);
+    for (let attempt = 0; attempt < 10; attempt++)
+      expect((await logIn(account.api_key_id, WRONG_SECRET, { 'x-forwarded-for': `198.51.100.${attempt}` })).status).toBe(401);
     expect((await logIn(account.api_key_id, account.api_secret_key, { 'x-forwarded-for': '198.51.100.200' })).status).toBe(429);
     expect(lockWarnings().map((line) => line.lockedBy)).toEqual([['address'], ['key_id']]);
   });
@@ -130,7 +139,8 @@ describe('failed inbox sign-ins are throttled', () => {
   it('lets a key id that signed in start afresh, and turns off at 0', async () => {
     await serveApp({ proxy: { trustForwardedHeaders: true } });
     const account = t.createAccount();
-    for (let attempt = 0; attempt < 9; attempt++) await logIn(account.api_key_id, WRONG_SECRET, { 'x-forwarded-for': `198.51.100.${attempt}` });
+    for (let attempt = 0; attempt < 9; attempt++)
+      await logIn(account.api_key_id, WRONG_SECRET, { 'x-forwarded-for': `198.51.100.${attempt}` });
     expect((await logIn(account.api_key_id, account.api_secret_key, { 'x-forwarded-for': '198.51.100.100' })).status).toBe(303);
     for (let attempt = 0; attempt < 9; attempt++) {
       expect((await logIn(account.api_key_id, WRONG_SECRET, { 'x-forwarded-for': `198.51.100.${attempt + 20}` })).status).toBe(401);

@@ -25,7 +25,13 @@ describe('request ids', () => {
   it("keeps a well-formed x-request-id, answers it, and tags the request's access line with it", async () => {
     const { t, lines } = loggedApp();
     const account = t.createAccount();
-    const reply = await t.call('POST', '/api/send-message', account, { number: ALICE, content: 'hi' }, { 'x-request-id': 'checkout-42.retry:1' });
+    const reply = await t.call(
+      'POST',
+      '/api/send-message',
+      account,
+      { number: ALICE, content: 'hi' },
+      { 'x-request-id': 'checkout-42.retry:1' },
+    );
     expect(reply.status, show(reply.body)).toBe(202);
     expect(reply.headers.get('x-request-id')).toBe('checkout-42.retry:1');
     expect(accessLines(lines)).toEqual([
@@ -72,7 +78,9 @@ describe('request ids', () => {
     const { t, lines } = loggedApp();
     const account = t.createAccount();
     const replies = await Promise.all(
-      Array.from({ length: 20 }, (_, i) => t.call('GET', `/accounts/contacts/contact-${i}`, account, undefined, { 'x-request-id': `parallel-${i}` })),
+      Array.from({ length: 20 }, (_, i) =>
+        t.call('GET', `/accounts/contacts/contact-${i}`, account, undefined, { 'x-request-id': `parallel-${i}` }),
+      ),
     );
     for (const [i, reply] of replies.entries()) expect(reply.headers.get('x-request-id')).toBe(`parallel-${i}`);
     const access = accessLines(lines);

@@ -1,14 +1,14 @@
-import { stripVTControlCharacters } from 'node:util';
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { stripVTControlCharacters } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ALICE, BOB } from '../helpers/fixtures.ts';
 import { jsonRequest, readReply } from '../helpers/http.ts';
-import { createAccount, type Credentials } from '../helpers/live.ts';
-import { childEnv, killAll, REPO_ROOT, startServer, type RunningServer } from '../helpers/process.ts';
-import { scrape, sampleValue } from '../metrics/scrape.ts';
+import { type Credentials, createAccount } from '../helpers/live.ts';
+import { childEnv, killAll, REPO_ROOT, type RunningServer, startServer } from '../helpers/process.ts';
+import { sampleValue, scrape } from '../metrics/scrape.ts';
 
 // One real `textrelay serve` process, its stdout piped (not a terminal): JSON lines, as in production.
 
@@ -27,7 +27,10 @@ beforeAll(async () => {
   for (const [i, number] of [ALICE, BOB].entries()) {
     const headers = { 'svc-api-key-id': credentials.api_key_id, 'svc-api-secret-key': credentials.api_secret_key };
     const reply = await readReply(
-      await fetch(`${server.url}/api/send-message`, jsonRequest('POST', headers, { number, content: CONTENT }, { 'x-request-id': `send-${i}` })),
+      await fetch(
+        `${server.url}/api/send-message`,
+        jsonRequest('POST', headers, { number, content: CONTENT }, { 'x-request-id': `send-${i}` }),
+      ),
     );
     expect(reply.status, JSON.stringify(reply.body)).toBe(202);
     expect(reply.headers.get('x-request-id')).toBe(`send-${i}`);
@@ -44,10 +47,17 @@ afterAll(async () => {
 describe('a serve process', () => {
   it('serves /metrics with its own counts and the process metrics of Node.js', async () => {
     const { text, samples } = await scrape((path) => fetch(`${server.url}${path}`));
-    expect(sampleValue(samples, 'textrelay_http_requests_total', { method: 'POST', route: '/api/send-message', status: '202' }), text).toBe(2);
+    expect(sampleValue(samples, 'textrelay_http_requests_total', { method: 'POST', route: '/api/send-message', status: '202' }), text).toBe(
+      2,
+    );
     const messages = samples.filter((sample) => sample.name === 'textrelay_messages').reduce((sum, sample) => sum + sample.value, 0);
     expect(messages).toBe(2);
-    for (const name of ['process_cpu_user_seconds_total', 'process_resident_memory_bytes', 'nodejs_heap_size_used_bytes', 'nodejs_eventloop_lag_seconds']) {
+    for (const name of [
+      'process_cpu_user_seconds_total',
+      'process_resident_memory_bytes',
+      'nodejs_heap_size_used_bytes',
+      'nodejs_eventloop_lag_seconds',
+    ]) {
       expect(sampleValue(samples, name), name).toBeGreaterThanOrEqual(0);
     }
   });
@@ -72,7 +82,11 @@ describe('a serve process attached to a terminal', () => {
   // util-linux's `script` gives the child a pseudo-terminal, as a person's shell would.
   it.skipIf(!existsSync('/usr/bin/script'))('logs coloured lines for people instead of JSON', async () => {
     const env = childEnv({ TEXTRELAY_DB: join(dir, 'terminal.db'), LOG_LEVEL: 'info' });
-    const child = spawn('/usr/bin/script', ['-qfec', 'node bin/textrelay.js serve --port 0', '/dev/null'], { cwd: REPO_ROOT, env, stdio: ['pipe', 'pipe', 'inherit'] });
+    const child = spawn('/usr/bin/script', ['-qfec', 'node bin/textrelay.js serve --port 0', '/dev/null'], {
+      cwd: REPO_ROOT,
+      env,
+      stdio: ['pipe', 'pipe', 'inherit'],
+    });
     let out = '';
     try {
       const plain = await new Promise<string>((resolve, reject) => {

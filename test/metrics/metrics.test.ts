@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
+import { recordStatus } from '../../src/services/record-status.ts';
+import { appWithAccount, dispatcherFor, receiver, sendWithCallback } from '../callbacks/setup.ts';
 import { makeTestApp, type TestApp } from '../helpers/app.ts';
 import { ALICE, BOB, CAROL, show } from '../helpers/fixtures.ts';
 import { INGEST_SECRET, postIngest, statusCallback } from '../helpers/ingest.ts';
-import { recordStatus } from '../../src/services/record-status.ts';
-import { appWithAccount, dispatcherFor, receiver, sendWithCallback } from '../callbacks/setup.ts';
-import { scrape, sampleValue, type Sample } from './scrape.ts';
+import { type Sample, sampleValue, scrape } from './scrape.ts';
 
 const request = (t: TestApp) => (path: string, init?: RequestInit) => t.app.request(path, init);
 
@@ -72,9 +72,10 @@ describe('/metrics: messages and outbox, read from the database at each scrape',
 
     const { text, samples } = await scrape(request(t));
     const messages = (status: string) => sampleValue(samples, 'textrelay_messages', { status });
-    expect([messages('QUEUED'), messages('SENT'), messages('RECEIVED'), messages('DELIVERED'), messages('READ'), messages('ERROR')], text).toEqual([
-      2, 1, 1, 0, 0, 0,
-    ]);
+    expect(
+      [messages('QUEUED'), messages('SENT'), messages('RECEIVED'), messages('DELIVERED'), messages('READ'), messages('ERROR')],
+      text,
+    ).toEqual([2, 1, 1, 0, 0, 0]);
     const outbox = (state: string) => sampleValue(samples, 'textrelay_outbox_deliveries', { state });
     expect(['due', 'held', 'retry_wait', 'delivering', 'failed'].map(outbox)).toEqual([2, 1, 0, 0, 0]);
     expect(sampleValue(samples, 'textrelay_outbox_oldest_due_age_seconds')).toBe(90);
@@ -125,7 +126,9 @@ describe('/metrics: ingest duplicates', () => {
     const sentEvent = statusCallback(handle, 'SENT');
     expect((await postIngest(t, '/webhooks/status', sentEvent, { ...secret, 'webhook-id': 'evt_1' })).status).toBe(200);
     expect((await postIngest(t, '/webhooks/status', sentEvent, { ...secret, 'webhook-id': 'evt_1' })).status).toBe(200);
-    expect((await postIngest(t, '/webhooks/status', statusCallback(handle, 'DELIVERED'), { ...secret, 'webhook-id': 'evt_2' })).status).toBe(200);
+    expect(
+      (await postIngest(t, '/webhooks/status', statusCallback(handle, 'DELIVERED'), { ...secret, 'webhook-id': 'evt_2' })).status,
+    ).toBe(200);
     const inbound = { message_handle: 'upstream-in-1', number: BOB, to_number: account.numbers[0], content: 'hello' };
     for (let i = 0; i < 3; i += 1) expect((await postIngest(t, '/webhooks/receive', inbound, secret)).status).toBe(200);
 

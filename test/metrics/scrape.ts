@@ -28,7 +28,9 @@ export function sampleValue(samples: readonly Sample[], name: string, labels: Re
 }
 
 /** GET /metrics through `fetch` (a test app's `app.request`, or a real server's URL) and parse it. */
-export async function scrape(request: (path: string, init?: RequestInit) => Response | Promise<Response>): Promise<{ text: string; samples: Sample[] }> {
+export async function scrape(
+  request: (path: string, init?: RequestInit) => Response | Promise<Response>,
+): Promise<{ text: string; samples: Sample[] }> {
   const response = await request('/metrics');
   const text = await response.text();
   expect(response.status, text).toBe(200);

@@ -3,7 +3,7 @@ import { createStore } from '../../src/db/store.ts';
 import { getGatewayStats, listFailingDestinations } from '../../src/services/stats.ts';
 import { makeTestApp } from '../helpers/app.ts';
 import { ALICE, BOB, show } from '../helpers/fixtures.ts';
-import { captureStatements, explain, expectIndexed } from '../helpers/query-plans.ts';
+import { captureStatements, expectIndexed, explain } from '../helpers/query-plans.ts';
 
 /**
  * A scrape and `textrelay status` run these on every call: the outbox ones must read only their

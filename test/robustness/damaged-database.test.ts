@@ -1,11 +1,11 @@
-import Database from 'better-sqlite3';
 import { closeSync, copyFileSync, existsSync, mkdtempSync, openSync, rmSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { expectMessageError } from '../helpers/expect.ts';
 import { startInProcessService } from '../helpers/in-process-service.ts';
-import { killAll, runCli, startServer, type CliResult } from '../helpers/process.ts';
+import { type CliResult, killAll, runCli, startServer } from '../helpers/process.ts';
 
 /**
  * A database file this build must not serve: one written by a newer textrelay, one changed by hand,
@@ -83,7 +83,11 @@ describe('a database written by a newer textrelay', () => {
     });
     expect(latestKnown).toBeGreaterThan(0);
 
-    expectOneLineRefusal(await runCli(['serve'], { ...ENV, TEXTRELAY_DB: file }), file, /newer textrelay.*upgrade textrelay or use another file/);
+    expectOneLineRefusal(
+      await runCli(['serve'], { ...ENV, TEXTRELAY_DB: file }),
+      file,
+      /newer textrelay.*upgrade textrelay or use another file/,
+    );
     expectOneLineRefusal(await runCli(['migrate'], { ...ENV, TEXTRELAY_DB: file }), file, /newer textrelay/);
   }, 90_000);
 

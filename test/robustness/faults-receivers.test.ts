@@ -3,13 +3,13 @@ import type { ServerResponse } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { type Answer, answerOk } from '../callbacks/receiver.ts';
+import { appWithAccount, dispatcherFor, onCleanup, receiver, sendWithCallback } from '../callbacks/setup.ts';
 import type { TestAccount, TestApp } from '../helpers/app.ts';
+import { expectCallbacksOnce } from '../helpers/callbacks.ts';
 import { show } from '../helpers/fixtures.ts';
 import { startInProcessService } from '../helpers/in-process-service.ts';
 import { eventually } from '../helpers/live.ts';
-import { answerOk, type Answer } from '../callbacks/receiver.ts';
-import { appWithAccount, dispatcherFor, onCleanup, receiver, sendWithCallback } from '../callbacks/setup.ts';
-import { expectCallbacksOnce } from '../helpers/callbacks.ts';
 
 /**
  * Callback receivers that misbehave the ways real ones do: hang, drop the connection, fail then
@@ -30,7 +30,10 @@ const numbers = (base: number) => Array.from({ length: 10 }, (_, i) => `+1212456
 describe('receiver faults', () => {
   it.each<[string, Answer]>([
     ['never answers', () => new Promise(() => {})],
-    ['sends its headers, then nothing', (_request, _index, response) => void response.writeHead(200, { 'content-type': 'text/plain' }).write('partial')],
+    [
+      'sends its headers, then nothing',
+      (_request, _index, response) => void response.writeHead(200, { 'content-type': 'text/plain' }).write('partial'),
+    ],
   ])('a host that %s times out and is retried, while every other host is served', async (_name, hang) => {
     const { t, account } = appWithAccount();
     const hung = await receiver(hang);
@@ -42,7 +45,9 @@ describe('receiver faults', () => {
     const dispatcher = dispatcherFor(t, { timeoutMs: 300, concurrency: 4, perHostConcurrency: 2 });
     dispatcher.start();
 
-    await eventually('every callback to the healthy host', async () => (healthy.received.length === healthyHandles.length ? true : undefined));
+    await eventually('every callback to the healthy host', async () =>
+      healthy.received.length === healthyHandles.length ? true : undefined,
+    );
     await eventually('the hung attempts to time out', async () => {
       const hungRows = (await deliveries(t, account)).filter((row) => hungHandles.includes(row.message_handle));
       return hungRows.every((row) => row.state === 'pending' && row.attempts.length === 1) ? hungRows : undefined;
@@ -104,7 +109,11 @@ describe('receiver faults', () => {
     await closed;
 
     const [delivery] = await deliveries(t, account);
-    expect(delivery, show({ ...delivery, attempts: undefined })).toMatchObject({ state: 'delivered', attempt_count: 1, last_status_code: 200 });
+    expect(delivery, show({ ...delivery, attempts: undefined })).toMatchObject({
+      state: 'delivered',
+      attempt_count: 1,
+      last_status_code: 200,
+    });
     expect(delivery.attempts[0].response_excerpt).toBe('x'.repeat(2048));
     // The dispatcher hung up after a few chunks instead of reading (or buffering) the endless answer.
     expect(written).toBeLessThan(4 * 1024 * 1024);
@@ -133,7 +142,9 @@ describe('receiver faults', () => {
       handles.push(sent.body.message_handle);
     }
     const statuses = ['QUEUED', 'SENT', 'DELIVERED', 'READ'];
-    await eventually('every status delivered', async () => (hook.received.length >= handles.length * statuses.length * 2 ? true : undefined));
+    await eventually('every status delivered', async () =>
+      hook.received.length >= handles.length * statuses.length * 2 ? true : undefined,
+    );
     expectCallbacksOnce(hook, handles, statuses);
     for (const request of hook.received) {
       const attempts = hook.received.filter((other) => other.headers['webhook-id'] === request.headers['webhook-id']);

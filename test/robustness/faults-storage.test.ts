@@ -5,13 +5,13 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createCourier } from '../../src/transports/courier.ts';
 import { createSandboxTransport } from '../../src/transports/sandbox.ts';
 import type { Transport } from '../../src/transports/transport.ts';
+import { type Receiver, startReceiver } from '../callbacks/receiver.ts';
 import { makeTestApp } from '../helpers/app.ts';
+import { expectCallbacksOnce } from '../helpers/callbacks.ts';
 import { expectAccepted, expectMessageError } from '../helpers/expect.ts';
 import { ALICE } from '../helpers/fixtures.ts';
+import { type InProcessService, startInProcessService } from '../helpers/in-process-service.ts';
 import { eventually } from '../helpers/live.ts';
-import { startInProcessService, type InProcessService } from '../helpers/in-process-service.ts';
-import { startReceiver, type Receiver } from '../callbacks/receiver.ts';
-import { expectCallbacksOnce } from '../helpers/callbacks.ts';
 import { STORAGE_FAULTS, type StorageFault } from './storage-faults.ts';
 
 /**
@@ -90,7 +90,12 @@ describe.each(STORAGE_FAULTS)('storage fault: $name', (fault: StorageFault) => {
     const contact = await service.call('POST', '/accounts/contacts', { firstName: 'Ada', lastName: 'Lovelace', number: '+14155550142' });
     expect([200, 503], JSON.stringify(contact.body)).toContain(contact.status);
     if (contact.status === 503) expect(contact.body).toEqual({ status: 'ERROR', message: expect.any(String) });
-    const ingested = await service.call('POST', '/webhooks/status', { message_handle: acknowledged[0], status: 'READ' }, { 'svc-signing-secret': INGEST_SECRET });
+    const ingested = await service.call(
+      'POST',
+      '/webhooks/status',
+      { message_handle: acknowledged[0], status: 'READ' },
+      { 'svc-signing-secret': INGEST_SECRET },
+    );
     expect([200, 503], JSON.stringify(ingested.body)).toContain(ingested.status);
     if (ingested.status === 503) expectMessageError(ingested, 503, 5003);
     if (fault.refusesEveryWrite) {
@@ -138,10 +143,13 @@ describe('storage fault: the courier', () => {
     // The sandbox plans a message's timeline in the database: a read-only file refuses it.
     const sandbox = createSandboxTransport(t.deps, { stepMs: 1 });
     let attempts = 0;
-    const transport: Transport = { ...sandbox, send: (message) => {
-      attempts += 1;
-      return sandbox.send(message);
-    } };
+    const transport: Transport = {
+      ...sandbox,
+      send: (message) => {
+        attempts += 1;
+        return sandbox.send(message);
+      },
+    };
     const readOnly = STORAGE_FAULTS.find((fault) => fault.refusesEveryWrite)!;
     readOnly.break(t.db);
     const courier = createCourier(t.deps, transport, { retryDelaysMs: [1, 1], concurrency: 1 });

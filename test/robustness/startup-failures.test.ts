@@ -3,7 +3,7 @@ import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { killAll, runCli, type CliResult } from '../helpers/process.ts';
+import { type CliResult, killAll, runCli } from '../helpers/process.ts';
 
 /**
  * `textrelay serve` that cannot start says why in one line naming what and where, exits with code
@@ -71,7 +71,10 @@ describe('serve that cannot start', () => {
     writeFileSync(plain, 'not a folder');
     const file = join(plain, 'textrelay.db');
     const result = await runCli(['serve', '--port', '0'], { ...ENV, TEXTRELAY_DB: file });
-    expectOneLine(result, /^textrelay: cannot open database .*plain-file\/textrelay\.db: a part of its folder path is a file, not a folder$/);
+    expectOneLine(
+      result,
+      /^textrelay: cannot open database .*plain-file\/textrelay\.db: a part of its folder path is a file, not a folder$/,
+    );
   }, 60_000);
 
   it('in a folder that is a dangling symbolic link: one line naming the file', async () => {

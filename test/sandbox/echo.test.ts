@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
+import type { TestAccount } from '../helpers/app.ts';
 import { CALLBACK_URL } from '../helpers/delivery.ts';
 import { show } from '../helpers/fixtures.ts';
 import { callbackStatuses, outboxFor, payloadsFor } from '../helpers/outbox.ts';
 import { makeSandboxApp, type SandboxApp } from './harness.ts';
-import type { TestAccount } from '../helpers/app.ts';
 
 const ECHO = '+12125550106';
 const OTHER_ECHO = '+13125550106';
@@ -27,7 +27,10 @@ describe('555-0106 replies after DELIVERED', () => {
 
     t.steps();
     const conversation = await listed(t, account, `number=${encodeURIComponent(ECHO)}`);
-    expect(conversation.map((m) => [m.is_outbound, m.status, m.content]), show(conversation)).toEqual([
+    expect(
+      conversation.map((m) => [m.is_outbound, m.status, m.content]),
+      show(conversation),
+    ).toEqual([
       [false, 'RECEIVED', 'echo: ping'],
       [true, 'DELIVERED', 'ping'],
     ]);
@@ -69,7 +72,13 @@ describe('555-0106 replies after DELIVERED', () => {
     const replies = group.filter((m) => !m.is_outbound);
     expect(replies.map((m) => m.from_number).sort(), show(group)).toEqual([ECHO, OTHER_ECHO].sort());
     for (const reply of replies) {
-      expect(reply).toMatchObject({ content: 'echo: team', status: 'RECEIVED', message_type: 'group', group_id: sent.group_id, to_number: sent.from_number });
+      expect(reply).toMatchObject({
+        content: 'echo: team',
+        status: 'RECEIVED',
+        message_type: 'group',
+        group_id: sent.group_id,
+        to_number: sent.from_number,
+      });
       const [payload] = payloadsFor(t, reply.message_handle);
       expect(payload, show(payload)).toMatchObject({ message_type: 'group', group_id: sent.group_id, number: reply.from_number });
       expect([...payload.participants].sort()).toEqual([READER, ECHO, OTHER_ECHO, sent.from_number].sort());

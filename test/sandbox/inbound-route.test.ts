@@ -52,7 +52,12 @@ describe('POST /sandbox/inbound', () => {
     const [contact] = await contactsOf(t, account);
     expect(contact).toMatchObject({ phone: PERSON, previewText: 'hi, it is me', is_unread: true, last_date: reply.body.date_sent });
     expect(payloadsFor(t, reply.body.message_handle)).toEqual([
-      expect.objectContaining({ message_handle: reply.body.message_handle, content: 'hi, it is me', status: 'RECEIVED', from_number: PERSON }),
+      expect.objectContaining({
+        message_handle: reply.body.message_handle,
+        content: 'hi, it is me',
+        status: 'RECEIVED',
+        from_number: PERSON,
+      }),
     ]);
     expect(outboxFor(t, reply.body.message_handle).map((row) => row.url)).toEqual([RECEIVE_WEBHOOK]);
   });

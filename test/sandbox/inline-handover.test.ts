@@ -11,12 +11,20 @@ describe('sends to the sandbox are handed over as they are stored', () => {
     t.notifier.subscribe({ messageQueued: (handle) => queued.push(handle) });
     const account = t.createAccount();
 
-    const reply = await t.call('POST', '/api/send-message', account, { number: '+12125558899', content: 'hi', status_callback: 'http://127.0.0.1:9/cb' });
+    const reply = await t.call('POST', '/api/send-message', account, {
+      number: '+12125558899',
+      content: 'hi',
+      status_callback: 'http://127.0.0.1:9/cb',
+    });
     expectAccepted(reply);
     const handle = reply.body.message_handle as string;
 
     expect(plannedStepCount(t)).toBe(3);
-    expect(t.store.messages.findByAnyHandle(handle)).toMatchObject({ status: 'QUEUED', transportHandle: handle, handedOverAt: t.clock.now() });
+    expect(t.store.messages.findByAnyHandle(handle)).toMatchObject({
+      status: 'QUEUED',
+      transportHandle: handle,
+      handedOverAt: t.clock.now(),
+    });
     expect(messagesAwaitingHandover(t.deps, 10).messages).toEqual([]);
     expect(queued).toEqual([]);
 

@@ -38,7 +38,11 @@ describe('sandbox state survives a restart', () => {
     const file = databaseFile();
     const before = processOn(file);
     const account = before.createAccount();
-    const sent = await before.sendVia('/api/send-message', account, { number: '+12125558899', content: 'x', status_callback: CALLBACK_URL });
+    const sent = await before.sendVia('/api/send-message', account, {
+      number: '+12125558899',
+      content: 'x',
+      status_callback: CALLBACK_URL,
+    });
     before.steps();
     expect((await before.statusOf(account, sent.message_handle)).status).toBe('SENT');
     await before.transport.stop();
@@ -58,7 +62,11 @@ describe('sandbox state survives a restart', () => {
     const file = databaseFile();
     const before = processOn(file);
     const account = before.createAccount();
-    const sent = await before.sendVia('/api/send-message', account, { number: '+12125550104', content: 'x', status_callback: CALLBACK_URL });
+    const sent = await before.sendVia('/api/send-message', account, {
+      number: '+12125550104',
+      content: 'x',
+      status_callback: CALLBACK_URL,
+    });
     closeDatabase(before.db);
 
     const after = processOn(file, before.clock.now() + 10 * STEP_MS);

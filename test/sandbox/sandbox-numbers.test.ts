@@ -12,15 +12,11 @@ function lines(plan: ReturnType<typeof planTimeline>): string[] {
 
 describe('sandboxBehaviour', () => {
   it('reads the last digits 555-0100..0106 in any area code', () => {
-    expect(['+14155550100', '+12125550101', '+13055550102', '+19175550103', '+16175550104', '+17025550105', '+18055550106'].map(sandboxBehaviour)).toEqual([
-      'default',
-      'no_read',
-      'sms',
-      'fails',
-      'unconfirmed',
-      'noisy',
-      'echo',
-    ]);
+    expect(
+      ['+14155550100', '+12125550101', '+13055550102', '+19175550103', '+16175550104', '+17025550105', '+18055550106'].map(
+        sandboxBehaviour,
+      ),
+    ).toEqual(['default', 'no_read', 'sms', 'fails', 'unconfirmed', 'noisy', 'echo']);
   });
 
   it('any other number is an iMessage user who reads', () => {
@@ -54,14 +50,7 @@ describe('planTimeline', () => {
   });
 
   it('the noisy number reports each status twice, DELIVERED a step before SENT', () => {
-    expect(lines(planTimeline(message(['+12125550105'])))).toEqual([
-      '1 DELIVERED',
-      '1 DELIVERED',
-      '2 SENT',
-      '2 SENT',
-      '3 READ',
-      '3 READ',
-    ]);
+    expect(lines(planTimeline(message(['+12125550105'])))).toEqual(['1 DELIVERED', '1 DELIVERED', '2 SENT', '2 SENT', '3 READ', '3 READ']);
   });
 
   it('each echo member replies in the step of the first DELIVERED, after its reports, once however often listed', () => {

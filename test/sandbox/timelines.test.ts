@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { CALLBACK_URL } from '../helpers/delivery.ts';
 import { show } from '../helpers/fixtures.ts';
 import { callbackStatuses, outboxFor, payloadsFor } from '../helpers/outbox.ts';
-import { makeSandboxApp, plannedStepCount, STEP_MS, type SandboxApp } from './harness.ts';
+import { makeSandboxApp, plannedStepCount, type SandboxApp, STEP_MS } from './harness.ts';
 
 /** A history entry as one readable line: status, who reported it, and whether (or why not) it was applied. */
 function historyLine(event: { status: string; source: string; applied: boolean; implied: boolean; reason: string | null }): string {
@@ -176,7 +176,12 @@ describe('group sends follow their most limiting member', () => {
       const sent = await t.sendVia('/api/send-group-message', account, { numbers, content: 'team', status_callback: CALLBACK_URL });
       t.steps(5);
       const final = await t.statusOf(account, sent.message_handle);
-      expect(final, show(final)).toMatchObject({ status: finalStatus, error_code: errorCode, was_downgraded: wasDowngraded, group_id: sent.group_id });
+      expect(final, show(final)).toMatchObject({
+        status: finalStatus,
+        error_code: errorCode,
+        was_downgraded: wasDowngraded,
+        group_id: sent.group_id,
+      });
       expect(callbackStatuses(t, sent.message_handle).at(-1)).toBe(finalStatus);
     });
   }

@@ -7,14 +7,17 @@
  * routes outside the document are pages with a cookie session unless listed public.
  */
 import { describe, expect, it } from 'vitest';
+import { authKindOf } from '../fuzz/requests.ts';
 import { makeTestApp } from '../helpers/app.ts';
 import { parseJson } from '../helpers/http.ts';
 import { INGEST_SECRET, signedHeaders } from '../helpers/ingest.ts';
-import { operationOf, routeKey, routeTable, type OpenApiOperation, type Route } from '../helpers/route-table.ts';
+import { type OpenApiOperation, operationOf, type Route, routeKey, routeTable } from '../helpers/route-table.ts';
 import { writeCounter } from '../helpers/write-counter.ts';
-import { authKindOf } from '../fuzz/requests.ts';
 import {
+  type Account,
+  type Answer,
   apiHeaders,
+  type Call,
   describeExchange,
   expectUnauthorized,
   OWN_ORIGIN,
@@ -23,12 +26,9 @@ import {
   targetsOf,
   textOf,
   wrongCredentials,
-  type Account,
-  type Answer,
-  type Call,
 } from './calls.ts';
 import { publicReason } from './public-routes.ts';
-import { loginPathOf, signIn, type Session } from './session.ts';
+import { loginPathOf, type Session, signIn } from './session.ts';
 import { leaksIn, lookalike, makeWorld, type World } from './world.ts';
 
 const ROUTES = routeTable(makeTestApp().app);
@@ -100,8 +100,16 @@ async function accountRoute(world: World, route: Route, operation: OpenApiOperat
 
   // The right credentials under other spellings open the route (so the refusals below are not vacuous);
   // with an Idempotency-Key, the attacker later reuses the victim's key and body.
-  for (const names of [['SVC-API-KEY-ID', 'Svc-Api-Secret-Key'], ['sb-api-key-id', 'SB-API-SECRET-KEY']] as [string, string][]) {
-    const call = jsonCall(route.method, `${first.path}${first.query}`, [...apiHeaders(accountOf(world, 'victim'), names), ...keyHeader], first.body);
+  for (const names of [
+    ['SVC-API-KEY-ID', 'Svc-Api-Secret-Key'],
+    ['sb-api-key-id', 'SB-API-SECRET-KEY'],
+  ] as [string, string][]) {
+    const call = jsonCall(
+      route.method,
+      `${first.path}${first.query}`,
+      [...apiHeaders(accountOf(world, 'victim'), names), ...keyHeader],
+      first.body,
+    );
     const answer = await send(world, call);
     expect([401, 403], describeExchange(call, answer)).not.toContain(answer.status);
     const handle = parseJson(answer.text)?.message_handle;
@@ -123,7 +131,12 @@ async function accountRoute(world: World, route: Route, operation: OpenApiOperat
   }
 
   for (const target of targets) {
-    const call = jsonCall(route.method, `${target.path}${target.query}`, [...apiHeaders(accountOf(world, 'attacker')), ...keyHeader], target.body);
+    const call = jsonCall(
+      route.method,
+      `${target.path}${target.query}`,
+      [...apiHeaders(accountOf(world, 'attacker')), ...keyHeader],
+      target.body,
+    );
     const answer = await probe(world, call);
     const where = describeExchange(call, answer);
     // A 403 would say "it exists, but not for you".
@@ -155,7 +168,12 @@ async function ingestRoute(world: World, route: Route): Promise<void> {
   const writes = writeCounter(world.t);
   const refusals = new Set<string>();
   for (const attempt of attempts) {
-    const call: Call = { method: route.method, url: target.path, headers: [...attempt.headers, ['content-type', 'application/json']], body };
+    const call: Call = {
+      method: route.method,
+      url: target.path,
+      headers: [...attempt.headers, ['content-type', 'application/json']],
+      body,
+    };
     const count = writes();
     const answer = await probe(world, call);
     const where = `${attempt.name}: ${describeExchange(call, answer)}`;
@@ -185,7 +203,12 @@ function sessionCall(route: Route, target: ReturnType<typeof targetsOf>[number],
   const url = `${target.path}${target.query}`;
   if (route.method === 'GET') return { method: 'GET', url, headers };
   const form = new URLSearchParams(Object.entries(target.body ?? {}).map(([key, value]) => [key, String(value)])).toString();
-  return { method: route.method, url, headers: [...headers, ['origin', origin], ['content-type', 'application/x-www-form-urlencoded']], body: form };
+  return {
+    method: route.method,
+    url,
+    headers: [...headers, ['origin', origin], ['content-type', 'application/x-www-form-urlencoded']],
+    body: form,
+  };
 }
 
 /** Refused: sent to a page of this origin (the login form), 401, 403 or 404; never the page itself. */
@@ -198,7 +221,10 @@ function expectRefusedPage(call: Call, answer: Answer, where: string): void {
 async function sessionRoute(world: World, route: Route): Promise<void> {
   const targets = targetsOf(route, world.victim.owned).slice(0, 3);
   const loginPath = await loginPathOf(world, pagesOf(world));
-  expect(loginPath, `${routeKey(route)} is neither in the API document nor public, so it needs a session, but no page sends strangers to a login form`).toBeDefined();
+  expect(
+    loginPath,
+    `${routeKey(route)} is neither in the API document nor public, so it needs a session, but no page sends strangers to a login form`,
+  ).toBeDefined();
   const victimSession: Session = await signIn(world, loginPath!, accountOf(world, 'victim'));
   const attackerSession: Session = await signIn(world, loginPath!, accountOf(world, 'attacker'));
   const cookieName = victimSession.cookie.split('=')[0]!;
@@ -233,7 +259,8 @@ async function sessionRoute(world: World, route: Route): Promise<void> {
   for (const target of targets) {
     const call = sessionCall(route, target, [['cookie', attackerSession.cookie]]);
     const answer = await probe(world, call);
-    if (target.pathNamesVictim) expect(answer.status, `the victim's page shown to another account: ${describeExchange(call, answer)}`).not.toBe(200);
+    if (target.pathNamesVictim)
+      expect(answer.status, `the victim's page shown to another account: ${describeExchange(call, answer)}`).not.toBe(200);
     await expectNoExistenceOracle(world, call, answer);
   }
   expect(await victimView(world), "the victim's data changed").toEqual(before);

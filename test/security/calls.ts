@@ -4,10 +4,10 @@
  */
 import fc from 'fast-check';
 import { expect } from 'vitest';
-import { fillPath, pathParams, routeKey, type Route } from '../helpers/route-table.ts';
-import type { Owned } from '../helpers/populated-app.ts';
 import { ROUTE_INPUTS } from '../fuzz/inputs.ts';
 import type { TestApp } from '../helpers/app.ts';
+import type { Owned } from '../helpers/populated-app.ts';
+import { fillPath, pathParams, type Route, routeKey } from '../helpers/route-table.ts';
 
 export type Call = { method: string; url: string; headers: [string, string][]; body?: string };
 export type Answer = { status: number; headers: Headers; text: string };
@@ -59,7 +59,11 @@ export function apiHeaders(account: Account, names: [string, string] = ['svc-api
 }
 
 /** Credentials that must open nothing, each named for the assertion message. */
-export function wrongCredentials(victim: Account, attacker: Account, webhookSecret: string): { name: string; headers: [string, string][]; query?: string }[] {
+export function wrongCredentials(
+  victim: Account,
+  attacker: Account,
+  webhookSecret: string,
+): { name: string; headers: [string, string][]; query?: string }[] {
   return [
     { name: 'none', headers: [] },
     { name: 'unknown key id', headers: apiHeaders({ keyId: 'key_000000000000000000000000', secret: victim.secret }) },
@@ -70,8 +74,14 @@ export function wrongCredentials(victim: Account, attacker: Account, webhookSecr
     { name: 'key id only', headers: [['svc-api-key-id', victim.keyId]] },
     { name: 'secret only', headers: [['svc-api-secret-key', victim.secret]] },
     { name: 'empty values', headers: apiHeaders({ keyId: '', secret: '' }) },
-    { name: 'upper-case names, wrong secret', headers: apiHeaders({ keyId: victim.keyId, secret: 'sk_wrong' }, ['SVC-API-KEY-ID', 'SVC-API-SECRET-KEY']) },
-    { name: 'sb- names, wrong secret', headers: apiHeaders({ keyId: victim.keyId, secret: 'sk_wrong' }, ['Sb-Api-Key-Id', 'Sb-Api-Secret-Key']) },
+    {
+      name: 'upper-case names, wrong secret',
+      headers: apiHeaders({ keyId: victim.keyId, secret: 'sk_wrong' }, ['SVC-API-KEY-ID', 'SVC-API-SECRET-KEY']),
+    },
+    {
+      name: 'sb- names, wrong secret',
+      headers: apiHeaders({ keyId: victim.keyId, secret: 'sk_wrong' }, ['Sb-Api-Key-Id', 'Sb-Api-Secret-Key']),
+    },
     {
       name: 'key id header twice',
       headers: [
@@ -80,11 +90,21 @@ export function wrongCredentials(victim: Account, attacker: Account, webhookSecr
         ['svc-api-secret-key', victim.secret],
       ],
     },
-    { name: 'mixed spellings, one from each account', headers: [['svc-api-key-id', victim.keyId], ['sb-api-secret-key', attacker.secret]] },
+    {
+      name: 'mixed spellings, one from each account',
+      headers: [
+        ['svc-api-key-id', victim.keyId],
+        ['sb-api-secret-key', attacker.secret],
+      ],
+    },
     { name: 'bearer token', headers: [['authorization', `Bearer ${victim.secret}`]] },
     { name: 'basic auth', headers: [['authorization', `Basic ${Buffer.from(`${victim.keyId}:${victim.secret}`).toString('base64')}`]] },
     // Credentials in a URL end up in logs and browser history: they must never work.
-    { name: 'credentials in the query string', headers: [], query: `svc-api-key-id=${victim.keyId}&svc-api-secret-key=${encodeURIComponent(victim.secret)}` },
+    {
+      name: 'credentials in the query string',
+      headers: [],
+      query: `svc-api-key-id=${victim.keyId}&svc-api-secret-key=${encodeURIComponent(victim.secret)}`,
+    },
   ];
 }
 
@@ -127,22 +147,38 @@ function queryString(input: Record<string, unknown> | undefined): string {
  * and body valid inputs built from the victim's data (the fuzzers' input table), and a catch-all
  * query and body naming every kind of victim id, for routes the table does not know.
  */
-export function targetsOf(route: Route, owned: Owned): { path: string; query: string; body?: Record<string, unknown>; pathNamesVictim: boolean }[] {
+export function targetsOf(
+  route: Route,
+  owned: Owned,
+): { path: string; query: string; body?: Record<string, unknown>; pathNamesVictim: boolean }[] {
   const inputs = ROUTE_INPUTS[routeKey(route)]?.(owned) ?? {};
   const names = pathParams(route.path);
   const ids = anyIds(owned);
   const paths = Array.from({ length: SAMPLES + 1 }, (_, i) =>
-    fillPath(route.path, (name) => encodeURIComponent(inputs.params?.[name] ? fc.sample(inputs.params[name]!, { numRuns: 1, seed: i })[0]! : ids[i % ids.length]!)),
+    fillPath(route.path, (name) =>
+      encodeURIComponent(inputs.params?.[name] ? fc.sample(inputs.params[name]!, { numRuns: 1, seed: i })[0]! : ids[i % ids.length]!),
+    ),
   );
   const queries = sampled(inputs.query?.valid, SAMPLES);
   const bodies = sampled(inputs.body?.valid, SAMPLES);
   const everyId = everyIdBody(owned);
-  const targets = queries.map((query, i) => ({ path: paths[i]!, query: queryString(query), body: bodies[i] ?? everyId, pathNamesVictim: names.length > 0 }));
+  const targets = queries.map((query, i) => ({
+    path: paths[i]!,
+    query: queryString(query),
+    body: bodies[i] ?? everyId,
+    pathNamesVictim: names.length > 0,
+  }));
   targets.push({ path: paths[SAMPLES]!, query: queryString(everyId), body: everyId, pathNamesVictim: names.length > 0 });
   return targets;
 }
 
 export function expectUnauthorized(answer: Answer, where: string, message: string): void {
   expect(answer.status, where).toBe(401);
-  expect(JSON.parse(answer.text), where).toEqual({ status: 'ERROR', error_code: 4010, error_message: message, message, error_detail: null });
+  expect(JSON.parse(answer.text), where).toEqual({
+    status: 'ERROR',
+    error_code: 4010,
+    error_message: message,
+    message,
+    error_detail: null,
+  });
 }

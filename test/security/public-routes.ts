@@ -21,7 +21,10 @@ export const PUBLIC_ROUTES: PublicRoute[] = [
     matches: exactly('GET', '/metrics'),
     reason: 'Prometheus counts without account data, open like the health checks (TEXTRELAY_METRICS_TOKEN closes it)',
   },
-  { matches: (route) => route.method === 'GET' && route.path.startsWith('/inbox/assets/'), reason: "the inbox's stylesheet and script, no data" },
+  {
+    matches: (route) => route.method === 'GET' && route.path.startsWith('/inbox/assets/'),
+    reason: "the inbox's stylesheet and script, no data",
+  },
   { matches: exactly('GET', '/inbox/login'), reason: 'the sign-in form: where a stranger is sent' },
   { matches: exactly('POST', '/inbox/login'), reason: 'signing in: credentials in the form are what it checks' },
   { matches: exactly('POST', '/inbox/logout'), reason: 'signing out ends whatever session the cookie names, if any' },

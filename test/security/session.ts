@@ -4,9 +4,9 @@
  * the cookie it sets is the session. Nothing here names the inbox's paths or field names.
  */
 import { expect } from 'vitest';
-import { OWN_ORIGIN, send, type Account } from './calls.ts';
 import type { TestApp } from '../helpers/app.ts';
 import type { Route } from '../helpers/route-table.ts';
+import { type Account, OWN_ORIGIN, send } from './calls.ts';
 
 export type Session = { cookie: string };
 

@@ -5,8 +5,8 @@
  */
 import { makeTestApp, type TestAccount, type TestApp } from '../helpers/app.ts';
 import { INGEST_SECRET } from '../helpers/ingest.ts';
-import { populate, type Owned } from '../helpers/populated-app.ts';
-import { openApiDocument, type OpenApiDocument } from '../helpers/route-table.ts';
+import { type Owned, populate } from '../helpers/populated-app.ts';
+import { type OpenApiDocument, openApiDocument } from '../helpers/route-table.ts';
 
 /** End users only the victim talks to, and others only the attacker talks to. */
 const VICTIM_PEOPLE: [string, string, string] = ['+12124568140', '+12124568141', '+12124568142'];
@@ -18,7 +18,12 @@ export type Secret = { kind: 'id' | 'other'; spellings: string[] };
 /** +12124568140, 2124568140, +1 212 456 8140, (212) 456-8140. */
 function numberSpellings(e164: string): string[] {
   const national = e164.slice(2);
-  return [e164, national, `+1 ${national.slice(0, 3)} ${national.slice(3, 6)} ${national.slice(6)}`, `(${national.slice(0, 3)}) ${national.slice(3, 6)}-${national.slice(6)}`];
+  return [
+    e164,
+    national,
+    `+1 ${national.slice(0, 3)} ${national.slice(3, 6)} ${national.slice(6)}`,
+    `(${national.slice(0, 3)}) ${national.slice(3, 6)}-${national.slice(6)}`,
+  ];
 }
 
 function victimSecrets(t: TestApp, account: TestAccount, owned: Owned, webhookSecret: string): Secret[] {
@@ -69,7 +74,11 @@ export function leaksIn(secrets: Secret[], request: string, answer: string): str
  */
 export function lookalike(id: string): string {
   const turn = (char: string) => {
-    const alphabet = /[0-9a-f]/.test(char) ? '0123456789abcdef' : /[A-Za-z0-9]/.test(char) ? 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789' : '';
+    const alphabet = /[0-9a-f]/.test(char)
+      ? '0123456789abcdef'
+      : /[A-Za-z0-9]/.test(char)
+        ? 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789'
+        : '';
     return alphabet === '' ? char : alphabet[(alphabet.indexOf(char) + 7) % alphabet.length]!;
   };
   return id.slice(0, -8) + [...id.slice(-8)].map(turn).join('');

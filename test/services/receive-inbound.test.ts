@@ -2,10 +2,10 @@ import { describe, expect, it } from 'vitest';
 import type { AccountRow } from '../../src/db/rows.ts';
 import { AppError } from '../../src/services/app-error.ts';
 import {
-  receiveFromTransport,
-  receiveInbound,
   type InboundMessage,
   type ReceiveOutcome,
+  receiveFromTransport,
+  receiveInbound,
   type TransportInbound,
   type TransportReceiveOutcome,
 } from '../../src/services/receive-inbound.ts';
@@ -73,7 +73,12 @@ describe('receiveInbound: one-to-one', () => {
     expect(t.store.accounts.findPinnedLine(row.id, ALICE)).toBe(message.lineNumber);
 
     const contact = await contactView(t, account, ALICE);
-    expect(contact, show(contact)).toMatchObject({ phone: ALICE, previewText: 'hello there', last_date: '2026-11-23T09:30:00.000Z', is_unread: true });
+    expect(contact, show(contact)).toMatchObject({
+      phone: ALICE,
+      previewText: 'hello there',
+      last_date: '2026-11-23T09:30:00.000Z',
+      is_unread: true,
+    });
     expect(t.store.contacts.findByPhone(row.id, ALICE)!.id).toBe(message.contactId);
 
     t.clock.advance(60_000);
@@ -145,7 +150,10 @@ describe('receiveInbound: groups', () => {
     expect(message).toMatchObject({ messageType: 'group', groupId: sent.group_id, number: BOB, lineNumber: sent.from_number });
 
     const listed = await t.call('GET', `/accounts/messages?group_id=${sent.group_id}`, account);
-    expect(listed.body.messages.map((m: any) => m.message_handle), show(listed.body)).toEqual([message.handle, sent.message_handle]);
+    expect(
+      listed.body.messages.map((m: any) => m.message_handle),
+      show(listed.body),
+    ).toEqual([message.handle, sent.message_handle]);
 
     const payload = payloadsFor(t, message.handle)[0];
     expect(payload, show(payload)).toMatchObject({
@@ -195,12 +203,17 @@ describe('receiveFromTransport: which account', () => {
     send(t, account, { number: ALICE });
     const outcome = receiveFromTransport(t.deps, fromTransport('+12025550123', { transportHandle: 'up-unrouted-1' }));
     expect(outcome).toEqual({ routed: false, created: true });
-    expect(receiveFromTransport(t.deps, fromTransport('+12025550123', { transportHandle: 'up-unrouted-1' })), 'a redelivery is kept once').toEqual({
+    expect(
+      receiveFromTransport(t.deps, fromTransport('+12025550123', { transportHandle: 'up-unrouted-1' })),
+      'a redelivery is kept once',
+    ).toEqual({
       routed: false,
       created: false,
     });
     expect(messagesOf(t, accountRow(t, account)).filter((m) => !m.isOutbound)).toEqual([]);
-    expect(t.store.unrouted.latest(10).map((m) => [m.fromNumber, m.toNumber, m.content])).toEqual([[ALICE, '+12025550123', 'over the wire']]);
+    expect(t.store.unrouted.latest(10).map((m) => [m.fromNumber, m.toNumber, m.content])).toEqual([
+      [ALICE, '+12025550123', 'over the wire'],
+    ]);
   });
 
   it('stores one message for one transport handle delivered twice', () => {

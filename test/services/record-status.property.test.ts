@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { PROGRESS_ORDER, type MessageStatus } from '../../src/domain/status.ts';
-import { recordStatus, type RecordOutcome } from '../../src/services/record-status.ts';
+import { type MessageStatus, PROGRESS_ORDER } from '../../src/domain/status.ts';
+import { type RecordOutcome, recordStatus } from '../../src/services/record-status.ts';
 import { makeTestApp } from '../helpers/app.ts';
 import { send } from '../helpers/delivery.ts';
 import { show } from '../helpers/fixtures.ts';
@@ -38,21 +38,23 @@ const feed: fc.Arbitrary<{ timeline: MessageStatus[]; copies: Copy[] }> = fc
   .chain(({ timeline: statuses, transportReportsQueued }) => {
     const events = transportReportsQueued ? (['QUEUED', ...statuses] as MessageStatus[]) : statuses;
     const copiesOfEvent = (status: MessageStatus, index: number) =>
-      fc.array(
-        fc.record({
-          withId: fc.boolean(),
-          errorCode: fc.constantFrom(null, 10001, 10002),
-          clockStepMs: fc.integer({ min: -2_000, max: 5_000 }),
-        }),
-        { minLength: 1, maxLength: 3 },
-      ).map((copies) =>
-        copies.map(({ withId, errorCode, clockStepMs }) => ({
-          status,
-          eventId: withId ? `event-${index}` : null,
-          errorCode: status === 'ERROR' ? errorCode : null,
-          clockStepMs,
-        })),
-      );
+      fc
+        .array(
+          fc.record({
+            withId: fc.boolean(),
+            errorCode: fc.constantFrom(null, 10001, 10002),
+            clockStepMs: fc.integer({ min: -2_000, max: 5_000 }),
+          }),
+          { minLength: 1, maxLength: 3 },
+        )
+        .map((copies) =>
+          copies.map(({ withId, errorCode, clockStepMs }) => ({
+            status,
+            eventId: withId ? `event-${index}` : null,
+            errorCode: status === 'ERROR' ? errorCode : null,
+            clockStepMs,
+          })),
+        );
     return fc
       .tuple(...events.map(copiesOfEvent))
       .map((perEvent) => perEvent.flat())
@@ -120,7 +122,10 @@ describe('recordStatus over random orders and duplications of a message’s even
         expect(received.map((event) => event.status).sort(), report).toEqual(kept.map((copy) => copy.status).sort());
         // The applied history and the callbacks tell the same story.
         const applied = history.filter((event) => event.applied).map((event) => event.status);
-        expect([...applied].sort((a, b) => RANK[a]! - RANK[b]!), report).toEqual(callbacks);
+        expect(
+          [...applied].sort((a, b) => RANK[a]! - RANK[b]!),
+          report,
+        ).toEqual(callbacks);
         expect(new Set(applied).size, report).toBe(applied.length);
       }),
       { numRuns: 400 },

@@ -37,8 +37,21 @@ async function statusView(t: TestApp, account: TestAccount, handle: string) {
 
 /** The status callback fields of the spec's Events section. */
 const CALLBACK_FIELDS = [
-  'accountEmail', 'content', 'is_outbound', 'media_url', 'status', 'error_code', 'error_message', 'message_handle',
-  'date_sent', 'date_updated', 'from_number', 'number', 'to_number', 'was_downgraded', 'plan',
+  'accountEmail',
+  'content',
+  'is_outbound',
+  'media_url',
+  'status',
+  'error_code',
+  'error_message',
+  'message_handle',
+  'date_sent',
+  'date_updated',
+  'from_number',
+  'number',
+  'to_number',
+  'was_downgraded',
+  'plan',
 ];
 
 describe('recordStatus: order', () => {
@@ -88,7 +101,13 @@ describe('recordStatus: order', () => {
 
   it('a status event for an inbound message is recorded but never applied', () => {
     const { t, account } = setUp();
-    const inbound = receiveInbound(t.deps, accountRow(t, account), { from: ALICE, content: 'hi', mediaUrl: '', service: 'iMessage', source: SOURCE });
+    const inbound = receiveInbound(t.deps, accountRow(t, account), {
+      from: ALICE,
+      content: 'hi',
+      mediaUrl: '',
+      service: 'iMessage',
+      source: SOURCE,
+    });
     expect(recordStatus(t.deps, report(inbound.message.handle, 'DELIVERED'))).toBe('not_applied');
     expect(statusOf(t, inbound.message.handle).status).toBe('RECEIVED');
     expect(t.store.messages.history(inbound.message.handle).at(-1)).toMatchObject({ applied: false, notAppliedReason: 'inbound' });
@@ -216,6 +235,12 @@ describe('recordStatus: what is written on the message', () => {
     recordStatus(t.deps, report(sent.message_handle, 'SENT'));
     const view = await statusView(t, account, sent.message_handle);
     const payload = payloadsFor(t, sent.message_handle).at(-1);
-    expect(payload).toMatchObject({ status: 'SENT', message_type: 'group', group_id: sent.group_id, number: view.number, from_number: view.from_number });
+    expect(payload).toMatchObject({
+      status: 'SENT',
+      message_type: 'group',
+      group_id: sent.group_id,
+      number: view.number,
+      from_number: view.from_number,
+    });
   });
 });

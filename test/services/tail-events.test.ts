@@ -55,7 +55,11 @@ describe('readEventsAfter', () => {
       const [applied, repeated, inbound] = events.slice(3 * i, 3 * i + 3);
       expect(applied).toMatchObject({ type: 'status', status: 'RECEIVED', applied: true });
       expect(repeated).toMatchObject({ type: 'status', status: 'RECEIVED', applied: false, not_applied_reason: expect.any(String) });
-      expect(inbound).toMatchObject({ type: 'inbound', content: `message ${i}`, message_handle: (applied as { message_handle: string }).message_handle });
+      expect(inbound).toMatchObject({
+        type: 'inbound',
+        content: `message ${i}`,
+        message_handle: (applied as { message_handle: string }).message_handle,
+      });
     }
 
     // Caught up: nothing more until something new is written, and then only that.
@@ -81,7 +85,14 @@ describe('readEventsAfter', () => {
     const { t } = appWithInbound(1);
     const cursor = startingCursor(t.deps);
     t.clock.set(START + 5_000);
-    receiveFromTransport(t.deps, { from: '+12124567000', toNumber: '+12025550150', content: 'to nobody', mediaUrl: '', service: 'SMS', source: 'upstream' });
+    receiveFromTransport(t.deps, {
+      from: '+12124567000',
+      toNumber: '+12025550150',
+      content: 'to nobody',
+      mediaUrl: '',
+      service: 'SMS',
+      source: 'upstream',
+    });
     expect(readEventsAfter(t.deps, cursor).events).toEqual([
       {
         type: 'unrouted',

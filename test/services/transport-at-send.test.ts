@@ -34,7 +34,11 @@ describe('the transport at send', () => {
     expectAccepted(reply);
     const handle = reply.body.message_handle as string;
 
-    expect(t.store.messages.findByAnyHandle(handle)).toMatchObject({ status: 'QUEUED', transportHandle: `theirs-${handle}`, handedOverAt: t.clock.now() });
+    expect(t.store.messages.findByAnyHandle(handle)).toMatchObject({
+      status: 'QUEUED',
+      transportHandle: `theirs-${handle}`,
+      handedOverAt: t.clock.now(),
+    });
     expect(transport.stored.map((message) => message.transportHandle)).toEqual([`theirs-${handle}`]);
     expect(transport.committed).toEqual([handle]);
     expect(messagesAwaitingHandover(t.deps, 10).messages).toEqual([]);
@@ -55,7 +59,10 @@ describe('the transport at send', () => {
     const account = t.createAccount();
     const before = rowCounts(t);
 
-    const reply = await t.call('POST', '/api/send-group-message', account, { numbers: ['+12125550101', '+12125558899'], content: 'hello group' });
+    const reply = await t.call('POST', '/api/send-group-message', account, {
+      numbers: ['+12125550101', '+12125558899'],
+      content: 'hello group',
+    });
 
     expect(reply.status).toBe(500);
     expect(rowCounts(t)).toEqual(before);

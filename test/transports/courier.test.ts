@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { recordStatus } from '../../src/services/record-status.ts';
 import type { HandoverReceipt, OutboundMessage } from '../../src/services/handover.ts';
-import { createCourier, type Courier, type CourierOptions } from '../../src/transports/courier.ts';
-import { TransportRefusal, type Transport } from '../../src/transports/transport.ts';
+import { recordStatus } from '../../src/services/record-status.ts';
+import { type Courier, type CourierOptions, createCourier } from '../../src/transports/courier.ts';
+import { type Transport, TransportRefusal } from '../../src/transports/transport.ts';
 import { makeTestApp, type TestApp } from '../helpers/app.ts';
 import { send, sendGroup } from '../helpers/delivery.ts';
 import { ALICE, BOB, CAROL, show } from '../helpers/fixtures.ts';
@@ -107,10 +107,18 @@ describe('courier: hand-over', () => {
     const courier = startCourier(t, transport);
     const first = sendGroup(t, account, { numbers: [ALICE, BOB, CAROL] });
     await courier.idle();
-    expect(transport.calls[0]).toMatchObject({ messageType: 'group', recipients: [ALICE, BOB, CAROL], groupId: first.group_id, transportGroupId: null });
+    expect(transport.calls[0]).toMatchObject({
+      messageType: 'group',
+      recipients: [ALICE, BOB, CAROL],
+      groupId: first.group_id,
+      transportGroupId: null,
+    });
     sendGroup(t, account, { numbers: undefined, groupId: first.group_id });
     await courier.idle();
-    expect(transport.calls[1], 'the next send names the transport’s group').toMatchObject({ groupId: first.group_id, transportGroupId: 'up-group-1' });
+    expect(transport.calls[1], 'the next send names the transport’s group').toMatchObject({
+      groupId: first.group_id,
+      transportGroupId: 'up-group-1',
+    });
   });
 
   it('sends once however often the same handle is queued, and never a message already handed over or failed', async () => {
@@ -158,7 +166,12 @@ describe('courier: failures', () => {
     const handle = send(t, account).message_handle;
     await courier.idle();
     const message = messageOf(t, handle);
-    expect([message.status, message.errorCode, message.errorMessage, message.handedOverAt]).toEqual(['ERROR', 4002, 'Blacklisted upstream', null]);
+    expect([message.status, message.errorCode, message.errorMessage, message.handedOverAt]).toEqual([
+      'ERROR',
+      4002,
+      'Blacklisted upstream',
+      null,
+    ]);
     expect(transport.calls).toHaveLength(1);
     expect(callbackStatuses(t, handle)).toEqual(['QUEUED', 'ERROR']);
   });
@@ -211,7 +224,10 @@ describe('courier: failures', () => {
     await courier.idle();
     const message = messageOf(t, handle);
     expect([message.status, message.errorCode, message.transportHandle], show(message)).toEqual(['QUEUED', null, `t-${handle}`]);
-    expect(transport.calls.map((call) => call.handle), 'posted once').toEqual([handle]);
+    expect(
+      transport.calls.map((call) => call.handle),
+      'posted once',
+    ).toEqual([handle]);
     expect(callbackStatuses(t, handle)).toEqual(['QUEUED']);
   });
 
@@ -232,7 +248,9 @@ describe('courier: failures', () => {
 
     const message = messageOf(t, handle);
     expect([message.status, message.errorCode], show(message)).toEqual(['ERROR', 10001]);
-    expect(message.errorMessage).toBe('The upstream transport accepted the message, but recording its answer failed 4 times; it was not sent again');
+    expect(message.errorMessage).toBe(
+      'The upstream transport accepted the message, but recording its answer failed 4 times; it was not sent again',
+    );
     expect(notes, 'the first note and one per retry delay').toBe(4);
     expect(transport.calls, 'posted once, never again').toHaveLength(1);
     expect(callbackStatuses(t, handle)).toEqual(['QUEUED', 'ERROR']);

@@ -37,7 +37,12 @@ export function accountWebhookQueries(db: Db) {
     },
     /** False when the URL was not registered. */
     removeReceiveWebhook(accountId: string, url: string): boolean {
-      return db.delete(receiveWebhooks).where(and(eq(receiveWebhooks.accountId, accountId), eq(receiveWebhooks.url, url))).run().changes === 1;
+      return (
+        db
+          .delete(receiveWebhooks)
+          .where(and(eq(receiveWebhooks.accountId, accountId), eq(receiveWebhooks.url, url)))
+          .run().changes === 1
+      );
     },
   };
 }

@@ -1,8 +1,8 @@
 import { and, asc, count, eq, sql } from 'drizzle-orm';
 import type { Db } from '../connection.ts';
 import { placeholdersFor, unplannedParam } from '../placeholders.ts';
-import { accounts, groups, numberPins, receiveWebhooks, serviceNumbers } from '../schema.ts';
 import type { AccountRow } from '../rows.ts';
+import { accounts, groups, numberPins, receiveWebhooks, serviceNumbers } from '../schema.ts';
 
 export function accountQueries(db: Db) {
   /*
@@ -91,10 +91,12 @@ export function accountQueries(db: Db) {
     },
     /** Removes the account's line; false when the account has no such line. */
     deleteServiceNumber(accountId: string, number: string): boolean {
-      return db
-        .delete(serviceNumbers)
-        .where(and(eq(serviceNumbers.accountId, accountId), eq(serviceNumbers.number, number)))
-        .run().changes === 1;
+      return (
+        db
+          .delete(serviceNumbers)
+          .where(and(eq(serviceNumbers.accountId, accountId), eq(serviceNumbers.number, number)))
+          .run().changes === 1
+      );
     },
     /** End users pinned to the line and groups living on it: what still depends on it. */
     lineUsers(number: string): { pinnedEndUsers: number; groups: number } {

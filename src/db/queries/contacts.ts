@@ -1,9 +1,9 @@
-import { and, asc, desc, eq, sql, type SQL } from 'drizzle-orm';
+import { and, asc, desc, eq, type SQL, sql } from 'drizzle-orm';
+import type { ContactOrderField } from '../../domain/contact-order.ts';
 import type { Db } from '../connection.ts';
 import { placeholdersFor } from '../placeholders.ts';
-import { contacts } from '../schema.ts';
 import type { ContactRow } from '../rows.ts';
-import type { ContactOrderField } from '../../domain/contact-order.ts';
+import { contacts } from '../schema.ts';
 
 export type ContactListQuery = {
   orderBy: ContactOrderField;
@@ -13,8 +13,17 @@ export type ContactListQuery = {
 };
 
 const CONTACT_COLUMNS = [
-  'id', 'accountId', 'phone', 'firstName', 'lastName', 'companyName', 'lastMessageAt', 'previewText', 'lastInboundAt',
-  'lastOutboundAt', 'createdAt',
+  'id',
+  'accountId',
+  'phone',
+  'firstName',
+  'lastName',
+  'companyName',
+  'lastMessageAt',
+  'previewText',
+  'lastInboundAt',
+  'lastOutboundAt',
+  'createdAt',
 ] as const satisfies readonly (keyof ContactRow)[];
 
 const orderColumns = {

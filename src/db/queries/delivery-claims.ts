@@ -3,15 +3,19 @@
  * dispatcher made about them (domain/callback-claims.ts). Callers group these in one
  * writeTransaction, so a claim's reads and leases see no other writer in between.
  */
-import type { Db } from '../connection.ts';
+
 import type { AttemptOutcome, QueuePlace } from '../../domain/callback-claims.ts';
 import { WAITS_FOR_EARLIER_CALLBACK } from '../../domain/delivery-views.ts';
+import type { Db } from '../connection.ts';
 import type { webhookAttempts, webhookDeliveries } from '../schema.ts';
 
 type DeliveryRow = typeof webhookDeliveries.$inferSelect;
 
 /** A callback that may be claimed: the columns a post needs. */
-export type CandidateDelivery = Pick<DeliveryRow, 'seq' | 'webhookId' | 'accountId' | 'messageHandle' | 'eventType' | 'url' | 'payload' | 'attemptCount'>;
+export type CandidateDelivery = Pick<
+  DeliveryRow,
+  'seq' | 'webhookId' | 'accountId' | 'messageHandle' | 'eventType' | 'url' | 'payload' | 'attemptCount'
+>;
 
 /** A due callback, with its place in the due order. */
 export type DueDelivery = CandidateDelivery & QueuePlace;
@@ -46,7 +50,16 @@ type RawSecrets = {
 };
 
 const CANDIDATE_COLUMNS = (alias: string) =>
-  ['seq', 'webhook_id as webhookId', 'account_id as accountId', 'message_handle as messageHandle', 'event_type as eventType', 'url', 'payload', 'attempt_count as attemptCount']
+  [
+    'seq',
+    'webhook_id as webhookId',
+    'account_id as accountId',
+    'message_handle as messageHandle',
+    'event_type as eventType',
+    'url',
+    'payload',
+    'attempt_count as attemptCount',
+  ]
     .map((column) => `${alias}.${column}`)
     .join(', ');
 
@@ -134,7 +147,8 @@ export function deliveryClaimQueries(db: Db) {
       // Once per account per claim, not per row: a batch's rows mostly belong to few accounts.
       const secretsByAccount = new Map<string, RawSecrets | undefined>();
       return rows.map((row) => {
-        if (!secretsByAccount.has(row.accountId)) secretsByAccount.set(row.accountId, signingSecrets.get(row.accountId) as RawSecrets | undefined);
+        if (!secretsByAccount.has(row.accountId))
+          secretsByAccount.set(row.accountId, signingSecrets.get(row.accountId) as RawSecrets | undefined);
         const secrets = secretsByAccount.get(row.accountId);
         return {
           seq: row.seq,
@@ -195,7 +209,8 @@ export function deliveryClaimQueries(db: Db) {
      * the read, and run no other query of the connection until then.
      */
     *dueCallbacks(now: number, start: 'first' | QueuePlace, limit: number): Generator<DueDelivery> {
-      const after = start === 'first' ? { afterDueAt: Number.MIN_SAFE_INTEGER, afterSeq: 0 } : { afterDueAt: start.dueAt, afterSeq: start.seq };
+      const after =
+        start === 'first' ? { afterDueAt: Number.MIN_SAFE_INTEGER, afterSeq: 0 } : { afterDueAt: start.dueAt, afterSeq: start.seq };
       yield* dueRows.iterate({ now, limit, ...after }) as IterableIterator<DueDelivery>;
     },
 

@@ -91,7 +91,11 @@ export function eventQueries(db: Db) {
 
     /** Status events in (after, upto], applied or not, oldest first. */
     statusEvents(range: Range): Followed<StatusEventFacts>[] {
-      return (statusEvents.all(range) as Raw<StatusEventFacts, 'applied' | 'implied'>[]).map((row) => ({ ...row, applied: row.applied === 1, implied: row.implied === 1 }));
+      return (statusEvents.all(range) as Raw<StatusEventFacts, 'applied' | 'implied'>[]).map((row) => ({
+        ...row,
+        applied: row.applied === 1,
+        implied: row.implied === 1,
+      }));
     },
 
     /** Messages from end users among the messages in (after, upto], oldest first. */
@@ -106,7 +110,10 @@ export function eventQueries(db: Db) {
 
     /** Webhook attempts in (after, upto], oldest first, with their delivery. */
     attempts(range: Range): Followed<DeliveryAttemptFacts>[] {
-      return (attempts.all(range) as Raw<DeliveryAttemptFacts, 'isLatest'>[]).map(({ isLatest, ...row }) => ({ ...row, isLatest: isLatest === 1 }));
+      return (attempts.all(range) as Raw<DeliveryAttemptFacts, 'isLatest'>[]).map(({ isLatest, ...row }) => ({
+        ...row,
+        isLatest: isLatest === 1,
+      }));
     },
   };
 }

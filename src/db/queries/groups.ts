@@ -1,7 +1,7 @@
 import { and, asc, eq, sql } from 'drizzle-orm';
 import type { Db } from '../connection.ts';
-import { groupMembers, groups } from '../schema.ts';
 import type { GroupRow } from '../rows.ts';
+import { groupMembers, groups } from '../schema.ts';
 
 export function groupQueries(db: Db) {
   const byMembers = db

@@ -1,8 +1,8 @@
 import { and, eq, sql } from 'drizzle-orm';
 import type { Db } from '../connection.ts';
 import { oldestRowsPruner, type PruneBatch } from '../oldest-rows.ts';
-import { idempotencyKeys } from '../schema.ts';
 import type { IdempotencyRow } from '../rows.ts';
+import { idempotencyKeys } from '../schema.ts';
 
 export function idempotencyQueries(db: Db) {
   const byKey = db

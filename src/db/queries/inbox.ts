@@ -1,8 +1,8 @@
 import { and, asc, eq, inArray, lt, sql } from 'drizzle-orm';
 import type { Db } from '../connection.ts';
 import { oldestRowsPruner, type PruneBatch } from '../oldest-rows.ts';
-import { inboxSessions, statusEvents } from '../schema.ts';
 import type { StatusEventRow } from '../rows.ts';
+import { inboxSessions, statusEvents } from '../schema.ts';
 
 export type InboxSessionRow = typeof inboxSessions.$inferSelect;
 

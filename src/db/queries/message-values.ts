@@ -10,7 +10,10 @@ import { messages } from '../schema.ts';
  */
 
 /** Drizzle selects a table's columns in declaration order; these are their positions. */
-const at = Object.fromEntries(Object.keys(getTableColumns(messages)).map((name, index) => [name, index])) as Record<keyof MessageRow, number>;
+const at = Object.fromEntries(Object.keys(getTableColumns(messages)).map((name, index) => [name, index])) as Record<
+  keyof MessageRow,
+  number
+>;
 
 function flag(value: unknown): boolean | null {
   return value === null ? null : value === 1;

@@ -1,21 +1,49 @@
-import { and, asc, desc, eq, gt, gte, inArray, isNull, ne, sql, type SQL } from 'drizzle-orm';
+import { and, asc, desc, eq, gt, gte, inArray, isNull, ne, type SQL, sql } from 'drizzle-orm';
 import { unionAll } from 'drizzle-orm/sqlite-core';
 import type { MessageStatus } from '../../domain/status.ts';
 import type { Db } from '../connection.ts';
 import { placeholdersFor, unplannedParam } from '../placeholders.ts';
-import { prepareMessageRows } from './message-values.ts';
-import { groupMembers, groups, messages, statusEvents } from '../schema.ts';
 import type { MessageRow, NewMessageRow, StatusEventRow } from '../rows.ts';
+import { groupMembers, groups, messages, statusEvents } from '../schema.ts';
+import { prepareMessageRows } from './message-values.ts';
 
 const MESSAGE_COLUMNS = [
-  'handle', 'accountId', 'isOutbound', 'messageType', 'status', 'errorCode', 'errorMessage', 'errorDetail',
-  'content', 'mediaUrl', 'sendStyle', 'statusCallback', 'lineNumber', 'number', 'recipients', 'contactId',
-  'groupId', 'wasDowngraded', 'transportHandle', 'handedOverAt', 'dateSent', 'dateUpdated',
+  'handle',
+  'accountId',
+  'isOutbound',
+  'messageType',
+  'status',
+  'errorCode',
+  'errorMessage',
+  'errorDetail',
+  'content',
+  'mediaUrl',
+  'sendStyle',
+  'statusCallback',
+  'lineNumber',
+  'number',
+  'recipients',
+  'contactId',
+  'groupId',
+  'wasDowngraded',
+  'transportHandle',
+  'handedOverAt',
+  'dateSent',
+  'dateUpdated',
 ] as const satisfies readonly (keyof NewMessageRow)[];
 
 const STATUS_EVENT_COLUMNS = [
-  'id', 'messageHandle', 'status', 'errorCode', 'errorMessage', 'source', 'sourceEventId', 'applied', 'implied',
-  'notAppliedReason', 'receivedAt',
+  'id',
+  'messageHandle',
+  'status',
+  'errorCode',
+  'errorMessage',
+  'source',
+  'sourceEventId',
+  'applied',
+  'implied',
+  'notAppliedReason',
+  'receivedAt',
 ] as const satisfies readonly (keyof StatusEventRow)[];
 
 /** A message row as inserted: optional columns made explicit, since a prepared insert binds every one. */
@@ -50,16 +78,20 @@ export function messageQueries(db: Db) {
   // Both inserts run on every send: prepared once instead of built per call.
   const insertMessage = db.insert(messages).values(placeholdersFor(MESSAGE_COLUMNS)).returning().prepare();
   // Ignoring conflicts is the idempotency: the unique indexes on status_events say what a duplicate is.
-  const insertStatusEvent = db
-    .insert(statusEvents)
-    .values(placeholdersFor(STATUS_EVENT_COLUMNS))
-    .onConflictDoNothing()
-    .prepare();
+  const insertStatusEvent = db.insert(statusEvents).values(placeholdersFor(STATUS_EVENT_COLUMNS)).onConflictDoNothing().prepare();
   // Two lookups, ours first: as one `handle = ? or transport_handle = ?`, SQLite merges both index
   // searches through a temporary rowset, which cost three times a single search (each send is
   // looked up so several times on its way to the transport).
-  const byOurHandle = db.select().from(messages).where(eq(messages.handle, sql.placeholder('handle'))).prepare();
-  const byTransportHandle = db.select().from(messages).where(eq(messages.transportHandle, sql.placeholder('handle'))).prepare();
+  const byOurHandle = db
+    .select()
+    .from(messages)
+    .where(eq(messages.handle, sql.placeholder('handle')))
+    .prepare();
+  const byTransportHandle = db
+    .select()
+    .from(messages)
+    .where(eq(messages.transportHandle, sql.placeholder('handle')))
+    .prepare();
   // Placeholders in SET bypass column mappers: updateStatus() binds wasDowngraded as 0/1 itself.
   const updateStatus = db
     .update(messages)
@@ -114,10 +146,20 @@ export function messageQueries(db: Db) {
     if (present.has('status')) conditions.push(eq(messages.status, unplannedParam(p('status'))));
     if (present.has('isOutbound')) conditions.push(eq(messages.isOutbound, unplannedParam(p('isOutbound'))));
     if (present.has('sentSince')) conditions.push(gte(messages.dateSent, p('sentSince')));
-    const select = (...more: SQL[]) => db.select().from(messages).where(and(...conditions, ...more));
+    const select = (...more: SQL[]) =>
+      db
+        .select()
+        .from(messages)
+        .where(and(...conditions, ...more));
     const newestFirst = [desc(messages.dateSent), desc(messages.id)] as const;
     if (!present.has('number')) {
-      return prepareMessageRows(db, select().orderBy(...newestFirst).limit(unplannedParam(p('limit'))).offset(p('offset')));
+      return prepareMessageRows(
+        db,
+        select()
+          .orderBy(...newestFirst)
+          .limit(unplannedParam(p('limit')))
+          .offset(p('offset')),
+      );
     }
     // A number's messages are its one-to-one conversation plus the groups it belongs to. As one
     // `number = ? OR group_id IN (...)` filter SQLite walks the account's whole date index (or
@@ -133,7 +175,13 @@ export function messageQueries(db: Db) {
           [select(inArray(messages.groupId, groupsOfNumberSubquery), otherMember)];
     const [first, second, ...others] = [select(eq(messages.number, p('number'))), ...groupBranches];
     const merged = second === undefined ? first! : unionAll(first!, second, ...others);
-    return prepareMessageRows(db, merged.orderBy(...newestFirst).limit(unplannedParam(p('limit'))).offset(p('offset')));
+    return prepareMessageRows(
+      db,
+      merged
+        .orderBy(...newestFirst)
+        .limit(unplannedParam(p('limit')))
+        .offset(p('offset')),
+    );
   }
 
   const history = db

@@ -14,7 +14,10 @@ export function orphanQueries(db: Db) {
     .where(eq(orphanStatusEvents.transportHandle, sql.placeholder('transportHandle')))
     .orderBy(asc(orphanStatusEvents.id))
     .prepare();
-  const removeWaiting = db.delete(orphanStatusEvents).where(eq(orphanStatusEvents.transportHandle, sql.placeholder('transportHandle'))).prepare();
+  const removeWaiting = db
+    .delete(orphanStatusEvents)
+    .where(eq(orphanStatusEvents.transportHandle, sql.placeholder('transportHandle')))
+    .prepare();
 
   const pruneReceivedBy = oldestRowsPruner(db, 'orphan_status_events', 'received_at');
 

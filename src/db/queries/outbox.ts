@@ -1,9 +1,9 @@
-import { and, asc, count, desc, eq, gte, inArray, lte, sql, type SQL } from 'drizzle-orm';
+import { and, asc, count, desc, eq, gte, inArray, lte, type SQL, sql } from 'drizzle-orm';
+import { type DeliveryState, WAITS_FOR_EARLIER_CALLBACK } from '../../domain/delivery-views.ts';
 import type { Db } from '../connection.ts';
 import type { PruneBatch } from '../oldest-rows.ts';
-import { WAITS_FOR_EARLIER_CALLBACK, type DeliveryState } from '../../domain/delivery-views.ts';
-import { deliveryClaimQueries } from './delivery-claims.ts';
 import { webhookAttempts, webhookDeliveries } from '../schema.ts';
+import { deliveryClaimQueries } from './delivery-claims.ts';
 
 export type WebhookDeliveryRow = typeof webhookDeliveries.$inferSelect;
 export type WebhookAttemptRow = typeof webhookAttempts.$inferSelect;
@@ -12,7 +12,6 @@ export type WebhookAttemptRow = typeof webhookAttempts.$inferSelect;
 export type OutboxEntry = Pick<WebhookDeliveryRow, 'webhookId' | 'accountId' | 'messageHandle' | 'eventType' | 'url' | 'payload'>;
 
 export type DeliveryFilter = { state?: DeliveryState | undefined; limit: number; offset: number };
-
 
 type RawLogEntry = { seq: number; state: DeliveryState; created_at: number; completed_at: number | null };
 
@@ -99,7 +98,11 @@ export function outboxQueries(db: Db) {
     /** How many deliveries are in each state (webhook_deliveries_due_idx): for metrics and benchmarks. */
     countByState(): Record<DeliveryState, number> {
       const counts: Record<DeliveryState, number> = { pending: 0, delivering: 0, delivered: 0, failed: 0 };
-      for (const row of db.select({ state: webhookDeliveries.state, total: count() }).from(webhookDeliveries).groupBy(webhookDeliveries.state).all()) {
+      for (const row of db
+        .select({ state: webhookDeliveries.state, total: count() })
+        .from(webhookDeliveries)
+        .groupBy(webhookDeliveries.state)
+        .all()) {
         counts[row.state] = row.total;
       }
       return counts;
@@ -144,14 +147,16 @@ export function outboxQueries(db: Db) {
      * failure first: up to `limit` of those failed by `until` when given.
      */
     failedSince(since: number, window: FailedWindow = {}): WebhookDeliveryRow[] {
-      return db
-        .select()
-        .from(webhookDeliveries)
-        .where(failedWhere(since, window))
-        // The partial index's own order (completed_at, then rowid): pages without a sort.
-        .orderBy(asc(webhookDeliveries.completedAt), asc(webhookDeliveries.seq))
-        .limit(window.limit ?? -1) // SQLite reads a negative limit as none
-        .all();
+      return (
+        db
+          .select()
+          .from(webhookDeliveries)
+          .where(failedWhere(since, window))
+          // The partial index's own order (completed_at, then rowid): pages without a sort.
+          .orderBy(asc(webhookDeliveries.completedAt), asc(webhookDeliveries.seq))
+          .limit(window.limit ?? -1) // SQLite reads a negative limit as none
+          .all()
+      );
     },
 
     /**

@@ -7,8 +7,17 @@ export type SandboxStepRow = typeof sandboxSteps.$inferSelect;
 export type NewSandboxStep = Omit<SandboxStepRow, 'id'>;
 
 const STEP_COLUMNS = [
-  'messageHandle', 'stepIndex', 'kind', 'status', 'errorCode', 'errorMessage', 'wasDowngraded', 'inboundFrom',
-  'inboundContent', 'groupId', 'dueAt',
+  'messageHandle',
+  'stepIndex',
+  'kind',
+  'status',
+  'errorCode',
+  'errorMessage',
+  'wasDowngraded',
+  'inboundFrom',
+  'inboundContent',
+  'groupId',
+  'dueAt',
 ] as const satisfies readonly (keyof NewSandboxStep)[];
 
 /** The sandbox network's planned steps: its whole state, so a restart resumes where it stopped. */
@@ -21,10 +30,16 @@ export function sandboxQueries(db: Db) {
     .orderBy(asc(sandboxSteps.dueAt), asc(sandboxSteps.id))
     .limit(unplannedParam(1))
     .prepare();
-  const remove = db.delete(sandboxSteps).where(eq(sandboxSteps.id, sql.placeholder('id'))).prepare();
+  const remove = db
+    .delete(sandboxSteps)
+    .where(eq(sandboxSteps.id, sql.placeholder('id')))
+    .prepare();
   // These run once per hand-over.
   const insertStep = db.insert(sandboxSteps).values(placeholdersFor(STEP_COLUMNS)).onConflictDoNothing().prepare();
-  const earliestDueAt = db.select({ dueAt: min(sandboxSteps.dueAt) }).from(sandboxSteps).prepare();
+  const earliestDueAt = db
+    .select({ dueAt: min(sandboxSteps.dueAt) })
+    .from(sandboxSteps)
+    .prepare();
 
   return {
     /**

@@ -1,6 +1,6 @@
-import type { Db } from '../connection.ts';
 import { WAITS_FOR_EARLIER_CALLBACK } from '../../domain/delivery-views.ts';
 import type { MessageStatus } from '../../domain/status.ts';
+import type { Db } from '../connection.ts';
 
 /** Where the outbox's unfinished and given-up rows stand; delivered rows are history, not depth. */
 export type OutboxDepth = {

@@ -1,6 +1,6 @@
 import type { z } from 'zod';
-import { CONTENT_LENGTH_LIMIT } from '../../domain/limits.ts';
 import { ErrorCode } from '../../domain/error-codes.ts';
+import { CONTENT_LENGTH_LIMIT } from '../../domain/limits.ts';
 import type { AppError } from '../../services/app-error.ts';
 
 /*

@@ -1,28 +1,28 @@
-import { Hono, type Context } from 'hono';
+import { type Context, Hono } from 'hono';
 import { createMiddleware } from 'hono/factory';
 import { z } from 'zod';
 import { ErrorCode } from '../../domain/error-codes.ts';
 import { AppError } from '../../services/app-error.ts';
-import { listConversations, readConversation, replyAsEndUser, type ConversationKind } from '../../services/inbox.ts';
-import { closeInboxSession } from '../../services/inbox-sessions.ts';
-import type { NotifierHub } from '../../services/notifier.ts';
 import { listDeliveries, replayDelivery } from '../../services/callback-deliveries.ts';
+import { type ConversationKind, listConversations, readConversation, replyAsEndUser } from '../../services/inbox.ts';
+import { closeInboxSession } from '../../services/inbox-sessions.ts';
+import { SandboxInbound } from '../../services/message-input.ts';
+import type { NotifierHub } from '../../services/notifier.ts';
 import type { AppEnv } from '../env.ts';
 import { createErrorHandler } from '../errors.ts';
 import { limitBody } from '../router.ts';
-import { SandboxInbound } from '../../services/message-input.ts';
 import { CLIENT_SCRIPT } from './assets/client.ts';
 import { STYLESHEET } from './assets/style.ts';
 import { createLiveStreams } from './live.ts';
+import { DELIVERY_NOTICES, REPLY_ERRORS, replayError, replyFormError, replyServiceError, sentenceFor, withCode } from './notices.ts';
 import { ConversationPage } from './pages/conversation.tsx';
 import { ConversationsPage } from './pages/conversations.tsx';
-import { conversationPath } from './pages/format.ts';
 import { DeliveriesPage } from './pages/deliveries.tsx';
+import { conversationPath } from './pages/format.ts';
 import { Layout, type Section } from './pages/layout.tsx';
 import { LoginPage } from './pages/login.tsx';
-import { DELIVERY_NOTICES, REPLY_ERRORS, replayError, replyFormError, replyServiceError, sentenceFor, withCode } from './notices.ts';
 import { clearSessionCookie, requireSession, sameOriginPost, sessionToken } from './session.ts';
-import { signIn, type SignInDeps } from './sign-in.tsx';
+import { type SignInDeps, signIn } from './sign-in.tsx';
 
 export type InboxDeps = SignInDeps & { notify: NotifierHub; transportName: 'sandbox' | 'upstream' };
 
@@ -75,7 +75,11 @@ export function inboxRouter(deps: InboxDeps) {
 
   router.get('/inbox', signedInPage, (c) =>
     c.html(
-      <ConversationsPage signedIn={signedIn(c, 'conversations')} conversations={listConversations(deps, c.get('account'))} timeZone={deps.displayTimeZone} />,
+      <ConversationsPage
+        signedIn={signedIn(c, 'conversations')}
+        conversations={listConversations(deps, c.get('account'))}
+        timeZone={deps.displayTimeZone}
+      />,
     ),
   );
 
@@ -139,7 +143,9 @@ export function inboxRouter(deps: InboxDeps) {
         <Layout title="Not found">
           <div class="card">
             <h1>Not found</h1>
-            <p>{error.message}. <a href="/inbox">Back to the conversations</a></p>
+            <p>
+              {error.message}. <a href="/inbox">Back to the conversations</a>
+            </p>
           </div>
         </Layout>,
         404,

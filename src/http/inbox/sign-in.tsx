@@ -5,7 +5,7 @@ import type { ServiceDeps } from '../../services/deps.ts';
 import { openInboxSession } from '../../services/inbox-sessions.ts';
 import type { SignInThrottle } from '../../services/sign-in-throttle.ts';
 import type { AppEnv } from '../env.ts';
-import { clientAddress, reachedOverHttps, type ProxySettings } from '../forwarded.ts';
+import { clientAddress, type ProxySettings, reachedOverHttps } from '../forwarded.ts';
 import { LoginPage } from './pages/login.tsx';
 import { setSessionCookie } from './session.ts';
 

@@ -55,7 +55,8 @@ const INIT_SCRIPT = `window.ui = SwaggerUIBundle({
  * The browser may load only this origin's files; swagger-ui styles elements inline and shows
  * images as data: URLs. "Try it out" calls this same origin, which connect-src allows.
  */
-const CONTENT_SECURITY_POLICY = "default-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; object-src 'none'; base-uri 'none'; frame-ancestors 'none'";
+const CONTENT_SECURITY_POLICY =
+  "default-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; object-src 'none'; base-uri 'none'; frame-ancestors 'none'";
 
 /** Our own page and script change with textrelay, not with swagger-ui: revalidated on every load (cheap with the ETag). */
 const REVALIDATE = 'no-cache';

@@ -11,7 +11,14 @@ export function healthRouter(isReady: () => boolean) {
   const router = new OpenAPIHono();
 
   router.openapi(
-    createRoute({ method: 'get', path: '/healthz', tags: ['Health'], operationId: 'getLiveness', summary: 'The process is running', responses: { 200: healthy } }),
+    createRoute({
+      method: 'get',
+      path: '/healthz',
+      tags: ['Health'],
+      operationId: 'getLiveness',
+      summary: 'The process is running',
+      responses: { 200: healthy },
+    }),
     (c) => c.json(OK, 200),
   );
 

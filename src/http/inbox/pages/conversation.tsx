@@ -29,7 +29,11 @@ const History: FC<{ message: InboxMessage; timeZone: string }> = ({ message, tim
           <span class={`status s-${event.status}`}>{event.status}</span>
           <span class="source">from {event.source}</span>
           <span class="outcome">
-            {event.applied ? (event.implied ? 'applied (implied by a later status)' : 'applied') : `not applied: ${whyNot(event.notAppliedReason)}`}
+            {event.applied
+              ? event.implied
+                ? 'applied (implied by a later status)'
+                : 'applied'
+              : `not applied: ${whyNot(event.notAppliedReason)}`}
             {event.errorCode !== null && ` · error ${event.errorCode}${event.errorMessage ? `: ${event.errorMessage}` : ''}`}
           </span>
         </li>
@@ -85,7 +89,14 @@ const Composer: FC<{ conversation: Conversation; action: string }> = ({ conversa
       <span class="muted"> (sandbox end user)</span>
     </div>
     <div class="compose-row">
-      <textarea name="content" required rows={2} maxlength={CONTENT_LENGTH_LIMIT - 1} placeholder="Write as the end user…" aria-label="Message"></textarea>
+      <textarea
+        name="content"
+        required
+        rows={2}
+        maxlength={CONTENT_LENGTH_LIMIT - 1}
+        placeholder="Write as the end user…"
+        aria-label="Message"
+      ></textarea>
       <button type="submit">Send</button>
     </div>
   </form>
@@ -111,7 +122,9 @@ export const ConversationPage: FC<Props> = ({ signedIn, conversation, path, time
           {[
             conversation.kind === 'group' ? `Group of ${conversation.members.map(phone).join(', ')}` : undefined,
             // A contact without a name is titled by the number already.
-            conversation.kind === 'contact' && conversation.title !== phone(conversation.members[0] ?? '') ? phone(conversation.members[0] ?? '') : undefined,
+            conversation.kind === 'contact' && conversation.title !== phone(conversation.members[0] ?? '')
+              ? phone(conversation.members[0] ?? '')
+              : undefined,
             conversation.lineNumber ? `on your line ${phone(conversation.lineNumber)}` : undefined,
           ]
             .filter(Boolean)

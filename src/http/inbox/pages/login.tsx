@@ -14,7 +14,9 @@ export const LoginPage: FC<{ refusal?: LoginRefusal | undefined; keyId: string }
   <Layout title="Log in">
     <form class="card login" method="post" action="/inbox/login">
       <h1>Log in to the inbox</h1>
-      <p class="muted">Use an account's API key id and secret (printed by <code>textrelay accounts create</code>).</p>
+      <p class="muted">
+        Use an account's API key id and secret (printed by <code>textrelay accounts create</code>).
+      </p>
       {refusal && (
         <p class="notice error" role="alert">
           {refusalText(refusal)}

@@ -1,4 +1,4 @@
-import { z, type OpenAPIHono } from '@hono/zod-openapi';
+import { type OpenAPIHono, z } from '@hono/zod-openapi';
 import type { AppEnv } from '../../env.ts';
 import { ReceiveWebhookPayload, StatusCallbackPayload } from './schemas.ts';
 
@@ -32,7 +32,7 @@ export function registerWebhookPayloads(registry: OpenAPIHono<AppEnv>['openAPIRe
     tags: ['Webhooks'],
     summary: "A message's status changed (POSTed to the send's status_callback)",
     description:
-      "One callback per applied change, QUEUED included, in status order per message: the next waits until the previous succeeded or was given up. A status that skipped a step arrives after the implied one (SENT before DELIVERED).",
+      'One callback per applied change, QUEUED included, in status order per message: the next waits until the previous succeeded or was given up. A status that skipped a step arrives after the implied one (SENT before DELIVERED).',
     request: {
       headers: CallbackHeaders,
       body: { content: { 'application/json': { schema: StatusCallbackPayload } }, required: true },

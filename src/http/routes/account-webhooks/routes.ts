@@ -1,6 +1,4 @@
 import { createRoute, type z } from '@hono/zod-openapi';
-import type { AppDeps } from '../../app-deps.ts';
-import { listDeliveries, replayDelivery } from '../../../services/callback-deliveries.ts';
 import {
   addReceiveWebhooks,
   getWebhookSettings,
@@ -8,6 +6,8 @@ import {
   rotateWebhookSecret,
   type WebhookSettings,
 } from '../../../services/account-webhooks.ts';
+import { listDeliveries, replayDelivery } from '../../../services/callback-deliveries.ts';
+import type { AppDeps } from '../../app-deps.ts';
 import { API_SECURITY, apiErrors } from '../../openapi.ts';
 import { apiRoute, createRouter } from '../../router.ts';
 import {
@@ -20,7 +20,10 @@ import {
   WebhooksBody,
 } from './schemas.ts';
 
-const settingsResponse = { description: 'The receive webhooks and the signing secret', content: { 'application/json': { schema: WebhookSettingsResponse } } };
+const settingsResponse = {
+  description: 'The receive webhooks and the signing secret',
+  content: { 'application/json': { schema: WebhookSettingsResponse } },
+};
 
 const addReceiveWebhooksRoute = createRoute({
   method: 'post',

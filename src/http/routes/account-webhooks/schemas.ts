@@ -31,7 +31,9 @@ export const StatusCallbackPayload = Message.pick({
   .openapi('StatusCallbackPayload');
 
 export const ReceiveWebhookPayload = StatusCallbackPayload.extend({
-  participants: Message.shape.participants.openapi({ description: "Every member's number, the account's line included; [] for one-to-one" }),
+  participants: Message.shape.participants.openapi({
+    description: "Every member's number, the account's line included; [] for one-to-one",
+  }),
   service: z.enum(['iMessage', 'SMS']),
   group_display_name: z.string().openapi({ description: '"" unless the group has a name' }),
   send_style: Message.shape.send_style,
@@ -99,7 +101,9 @@ export const DeliveriesQuery = z.object({
   offset: z.coerce.number().int().min(0).default(0).openapi({ type: 'integer', minimum: 0, default: 0 }),
 });
 
-export const DeliveryIdParam = z.object({ id: z.string().min(1).max(200).openapi({ description: 'The delivery id (its webhook-id header)' }) });
+export const DeliveryIdParam = z.object({
+  id: z.string().min(1).max(200).openapi({ description: 'The delivery id (its webhook-id header)' }),
+});
 
 export const DeliveryPage = z.object({ status: z.literal('OK'), deliveries: z.array(Delivery) });
 

@@ -1,9 +1,9 @@
 import { createRoute, type z } from '@hono/zod-openapi';
-import type { Transport } from '../../../transports/transport.ts';
+import type { Metrics } from '../../../metrics/metrics.ts';
 import type { ServiceDeps } from '../../../services/deps.ts';
 import { receiveFromTransport } from '../../../services/receive-inbound.ts';
 import { recordStatus } from '../../../services/record-status.ts';
-import type { Metrics } from '../../../metrics/metrics.ts';
+import type { Transport } from '../../../transports/transport.ts';
 import { requireIngestCaller } from '../../ingest-auth.ts';
 import { apiErrors, INGEST_SECURITY } from '../../openapi.ts';
 import { createRouter, limitBody } from '../../router.ts';
@@ -36,8 +36,14 @@ export function ingestRouter(deps: IngestDeps) {
       middleware,
       request: { headers: EventIdHeader, body: { content: { 'application/json': { schema: StatusCallbackBody } }, required: true } },
       responses: {
-        200: { description: 'Recorded (or a duplicate or stale event: kept in the history, nothing changed)', content: { 'application/json': { schema: IngestAnswer } } },
-        202: { description: 'Unknown handle: kept and applied once the message is known by it', content: { 'application/json': { schema: IngestAnswer } } },
+        200: {
+          description: 'Recorded (or a duplicate or stale event: kept in the history, nothing changed)',
+          content: { 'application/json': { schema: IngestAnswer } },
+        },
+        202: {
+          description: 'Unknown handle: kept and applied once the message is known by it',
+          content: { 'application/json': { schema: IngestAnswer } },
+        },
         ...apiErrors('message', { 400: INVALID_PAYLOAD }),
       },
     }),
@@ -69,9 +75,13 @@ export function ingestRouter(deps: IngestDeps) {
       middleware,
       request: { body: { content: { 'application/json': { schema: ReceiveWebhookBody } }, required: true } },
       responses: {
-        200: { description: 'Stored (a redelivered message is recognised by its handle and stored once)', content: { 'application/json': { schema: IngestAnswer } } },
+        200: {
+          description: 'Stored (a redelivered message is recognised by its handle and stored once)',
+          content: { 'application/json': { schema: IngestAnswer } },
+        },
         202: {
-          description: 'No account owns to_number: kept as unrouted for the operator (textrelay status, tail, /metrics), given to no account',
+          description:
+            'No account owns to_number: kept as unrouted for the operator (textrelay status, tail, /metrics), given to no account',
           content: { 'application/json': { schema: IngestAnswer } },
         },
         ...apiErrors('message', { 400: INVALID_PAYLOAD }),

@@ -1,6 +1,6 @@
 import { z } from '@hono/zod-openapi';
 import { isHttpUrl } from '../../../domain/media-url.ts';
-import { PROGRESS_ORDER, type MessageStatus } from '../../../domain/status.ts';
+import { type MessageStatus, PROGRESS_ORDER } from '../../../domain/status.ts';
 import type { InboundService } from '../../../domain/webhook-payloads.ts';
 import { PlainNumber } from '../fields.ts';
 

@@ -15,7 +15,11 @@ export const Message = z
     content: z.string(),
     is_outbound: z.boolean().openapi({ description: 'true for a message the account sent, false for one it received' }),
     status: z.enum(MESSAGE_STATUSES),
-    error_code: z.number().int().nullable().openapi({ description: 'null unless status is ERROR: 10001 failed to send, 10002 status unresolved' }),
+    error_code: z
+      .number()
+      .int()
+      .nullable()
+      .openapi({ description: 'null unless status is ERROR: 10001 failed to send, 10002 status unresolved' }),
     error_message: z.string().nullable(),
     error_detail: z.string().nullable(),
     message_handle: z.string().uuid(),
@@ -25,7 +29,10 @@ export const Message = z
     number: Numbers,
     to_number: Numbers,
     numbers: z.array(z.string()).optional().openapi({ description: 'Group sends only: the recipients (the announced rename of number)' }),
-    to_numbers: z.array(z.string()).optional().openapi({ description: 'Group sends only: the recipients (the announced rename of to_number)' }),
+    to_numbers: z
+      .array(z.string())
+      .optional()
+      .openapi({ description: 'Group sends only: the recipients (the announced rename of to_number)' }),
     was_downgraded: z.boolean().nullable().openapi({ description: 'true when sent as SMS; null until the transport knows' }),
     plan: z.string(),
     media_url: z.string(),
@@ -48,9 +55,7 @@ export const StatusEvent = z.object({
   received_at: z.string(),
 });
 
-export const MessageWithHistory = Message.extend({ history: z.array(StatusEvent).optional() }).openapi(
-  'MessageWithHistory',
-);
+export const MessageWithHistory = Message.extend({ history: z.array(StatusEvent).optional() }).openapi('MessageWithHistory');
 
 const SecondsNanos = z.object({ _seconds: z.number().int(), _nanoseconds: z.number().int() });
 

@@ -1,10 +1,10 @@
 import { createRoute, type z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
-import type { AppDeps } from '../../app-deps.ts';
 import { ErrorCode } from '../../../domain/error-codes.ts';
 import { AppError } from '../../../services/app-error.ts';
 import { modifyGroup } from '../../../services/groups.ts';
 import { sendGroupMessageInBatch, sendMessageInBatch } from '../../../services/send-message.ts';
+import type { AppDeps } from '../../app-deps.ts';
 import type { AppEnv } from '../../env.ts';
 import { API_SECURITY, apiErrors } from '../../openapi.ts';
 import { apiRoute, createRouter } from '../../router.ts';
