@@ -32,7 +32,7 @@ async function startServer(limits: Partial<HttpLimits>): Promise<number> {
 function slowClient(port: number): { closed: Promise<number>; opened: Promise<void> } {
   const socket = connect(port, '127.0.0.1');
   sockets.push(socket);
-  const request = 'GET /healthz HTTP/1.1\r\nHost: localhost\r\nX-Slow: ' + 'a'.repeat(10_000);
+  const request = `GET /healthz HTTP/1.1\r\nHost: localhost\r\nX-Slow: ${'a'.repeat(10_000)}`;
   let sent = 0;
   const timer = setInterval(() => {
     if (!socket.destroyed && sent < request.length) socket.write(request[sent++]!);

@@ -29,7 +29,7 @@ function parsePhone(raw: string): PhoneCheck {
   if (SHORT_CODE.test(trimmed.replace(/[\s\-().]/g, ''))) return { ok: false, reason: 'blacklisted' };
   if (!trimmed.startsWith('+')) return { ok: false, reason: 'invalid' };
   const parsed = parsePhoneNumberFromString(trimmed);
-  if (!parsed || !parsed.isValid()) return { ok: false, reason: 'invalid' };
+  if (!parsed?.isValid()) return { ok: false, reason: 'invalid' };
   return { ok: true, e164: parsed.number };
 }
 

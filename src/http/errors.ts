@@ -31,6 +31,7 @@ function fromHttpException(error: HTTPException): { status: ContentfulStatusCode
     };
   }
   const message = error.message || 'Bad request';
+  // biome-ignore lint/complexity/useMathMinMax: Math.min would widen the status to a plain number.
   return { status: error.status < 500 ? error.status : 500, appError: new AppError(ErrorCode.validation, message) };
 }
 

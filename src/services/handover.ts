@@ -48,7 +48,7 @@ export function outboundOf(message: MessageRow, transportGroupId: string | null)
 /** The message, if it still waits for its hand-over (not yet accepted, not failed meanwhile). */
 export function messageAwaitingHandover(deps: ServiceDeps, handle: string): OutboundMessage | undefined {
   const message = deps.store.messages.findByAnyHandle(handle);
-  if (!message || !message.isOutbound || message.handedOverAt !== null || message.status !== 'QUEUED') return undefined;
+  if (!message?.isOutbound || message.handedOverAt !== null || message.status !== 'QUEUED') return undefined;
   return toOutbound(deps, message);
 }
 

@@ -91,7 +91,7 @@ describe('checkPhoneNumber: properties', () => {
         fc.array(fc.constantFrom('', ' ', '-', '.'), { minLength: 20, maxLength: 20 }),
         (e164, seps) => {
           const digits = e164.slice(1).split('');
-          const spaced = '+' + digits.map((d, i) => d + (i < digits.length - 1 ? seps[i] : '')).join('');
+          const spaced = `+${digits.map((d, i) => d + (i < digits.length - 1 ? seps[i] : '')).join('')}`;
           expect(checkPhoneNumber(spaced)).toStrictEqual({ ok: true, e164 });
         },
       ),

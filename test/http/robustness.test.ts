@@ -259,7 +259,7 @@ describe('robustness: hand-written hostile requests', () => {
         const good = (await validBodies(t, account))[route.path]!;
         for (const depth of [100, 10_000, 100_000]) {
           const arrays = '['.repeat(depth) + ']'.repeat(depth);
-          const objects = '{"a":'.repeat(depth) + '1' + '}'.repeat(depth);
+          const objects = `${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}`;
           await probe(t, 'POST', route.path, { account, body: arrays, contentType: 'application/json', expectStatus: 400 });
           await probe(t, 'POST', route.path, { account, body: objects, contentType: 'application/json', expectStatus: 400 });
           // As an unknown field beside a valid body (stripped, so the request may well succeed).
@@ -295,7 +295,7 @@ describe('robustness: hand-written hostile requests', () => {
             }
           }
         }
-        expect(({} as Record<string, unknown>)['polluted']).toBeUndefined();
+        expect(({} as Record<string, unknown>).polluted).toBeUndefined();
       });
 
       it('wrong field types are 400 (or ignored for optional fields), never a 5xx', async () => {
