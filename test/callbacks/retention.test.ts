@@ -15,6 +15,19 @@ async function deliveries(t: TestApp, account: TestAccount): Promise<any[]> {
   return reply.body.deliveries;
 }
 
+/** A status callback to a receiver nobody runs, due now. */
+function enqueueNow(t: TestApp, accountId: string, webhookId: string, messageHandle: string): void {
+  const entry = {
+    webhookId,
+    accountId,
+    messageHandle,
+    eventType: 'message.status' as const,
+    url: 'http://127.0.0.1:9/hook',
+    payload: '{}',
+  };
+  t.store.outbox.enqueue(entry, t.clock.now());
+}
+
 function attemptCount(t: TestApp): number {
   return (t.db.$client.prepare('select count(*) as n from webhook_attempts').get() as { n: number }).n;
 }
@@ -84,17 +97,7 @@ describe('delivery log retention', () => {
     const total = 1_234;
     const accountId = t.store.accounts.findByKeyId(account.api_key_id)!.id;
     for (let i = 0; i < total; i += 1) {
-      t.store.outbox.enqueue(
-        {
-          webhookId: `msg_old${i}`,
-          accountId,
-          messageHandle: `m${i}`,
-          eventType: 'message.status',
-          url: 'http://127.0.0.1:9/hook',
-          payload: '{}',
-        },
-        t.clock.now(),
-      );
+      enqueueNow(t, accountId, `msg_old${i}`, `m${i}`);
     }
     const claimed = claimDue(t.deps, total);
     recordAttempts(
@@ -102,17 +105,7 @@ describe('delivery log retention', () => {
       claimed.map((row) => finishedAs(row, { kind: 'delivered' }, { statusCode: 204 })),
     );
     t.clock.advance(30 * DAY_MS + 1);
-    t.store.outbox.enqueue(
-      {
-        webhookId: 'msg_new',
-        accountId,
-        messageHandle: 'm-new',
-        eventType: 'message.status',
-        url: 'http://127.0.0.1:9/hook',
-        payload: '{}',
-      },
-      t.clock.now(),
-    );
+    enqueueNow(t, accountId, 'msg_new', 'm-new');
 
     expect((await createRetention(t.deps, { ...RETENTION, batchPauseMs: 0 }).prunePass()).webhook_deliveries).toBe(total);
     expect((await deliveries(t, account)).map((d) => d.id)).toEqual(['msg_new']);
@@ -123,17 +116,7 @@ describe('delivery log retention', () => {
     const { t, account } = appWithAccount();
     const accountId = t.store.accounts.findByKeyId(account.api_key_id)!.id;
     for (let i = 0; i < 3; i += 1) {
-      t.store.outbox.enqueue(
-        {
-          webhookId: `msg_${i}`,
-          accountId,
-          messageHandle: `m${i}`,
-          eventType: 'message.status',
-          url: 'http://127.0.0.1:9/hook',
-          payload: '{}',
-        },
-        t.clock.now(),
-      );
+      enqueueNow(t, accountId, `msg_${i}`, `m${i}`);
     }
     expect(t.store.outbox.pruneFinished(t.clock.now() - 1, 0, 2)).toEqual({ pruned: 0, resumeAfter: null });
   });
