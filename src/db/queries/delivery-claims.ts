@@ -1,7 +1,8 @@
 /**
  * The outbox as the dispatcher works it: reads candidate callbacks and applies the choices the
  * dispatcher made about them (domain/callback-claims.ts). Callers group these in one
- * writeTransaction, so a claim's reads and leases see no other writer in between.
+ * writeTransaction, so a claim's reads and leases see no other writer in between. Raw SQL:
+ * correlated inserts and planner hints the builder cannot say, on the dispatcher's hottest path.
  */
 
 import type { AttemptOutcome, QueuePlace } from '../../domain/callback-claims.ts';
@@ -10,6 +11,9 @@ import type { Db } from '../connection.ts';
 import type { webhookAttempts, webhookDeliveries } from '../schema.ts';
 
 type DeliveryRow = typeof webhookDeliveries.$inferSelect;
+
+/** A callback to send: the rest of the row (state, attempts, timestamps) starts the same for all. */
+export type OutboxEntry = Pick<DeliveryRow, 'webhookId' | 'accountId' | 'messageHandle' | 'eventType' | 'url' | 'payload'>;
 
 /** A callback that may be claimed: the columns a post needs. */
 export type CandidateDelivery = Pick<
@@ -65,6 +69,26 @@ const CANDIDATE_COLUMNS = (alias: string) =>
 
 export function deliveryClaimQueries(db: Db) {
   const client = db.$client;
+
+  /*
+   * A row with an unfinished row ahead of it for the same message and URL waits (no due time)
+   * until that one finishes: claims then read only rows that may go now, instead of reading and
+   * passing over a message's later callbacks on every claim. The unary + keeps the planner on
+   * webhook_deliveries_order_idx: left to itself it takes the due index for `state =`.
+   */
+  const enqueue = client.prepare(`
+    insert into webhook_deliveries
+      (webhook_id, account_id, message_handle, event_type, url, payload, state, next_attempt_at, created_at, updated_at)
+    values (@webhookId, @accountId, @messageHandle, @eventType, @url, @payload, 'pending',
+      case when exists (select 1 from webhook_deliveries
+        where message_handle = @messageHandle and url = @url and +state in ('pending', 'delivering'))
+      then ${WAITS_FOR_EARLIER_CALLBACK} else @now end,
+      @now, @now)`);
+
+  const replay = client.prepare(`
+    update webhook_deliveries set state = 'pending', attempt_count = 0, next_attempt_at = @now, lease_expires_at = null,
+      completed_at = null, updated_at = @now
+    where seq = @seq and state != 'delivering'`);
 
   // Rows whose claimant died or stalled go back to the queue (webhook_deliveries_due_idx on state).
   const expireLeases = client.prepare(`
@@ -137,6 +161,19 @@ export function deliveryClaimQueries(db: Db) {
   const transaction = client.transaction((work: () => unknown) => work());
 
   return {
+    /** Call inside the transaction that records the event, so the change and its callback commit together. */
+    enqueue(entry: OutboxEntry, now: number): void {
+      enqueue.run({ ...entry, now });
+    },
+
+    /**
+     * Queues a finished delivery again, due now, with the same webhook-id and a fresh retry
+     * schedule; its attempt log is kept. False when it is being delivered right now.
+     */
+    replay(seq: number, now: number): boolean {
+      return replay.run({ seq, now }).changes === 1;
+    },
+
     /** Runs `work` (these queries) in one IMMEDIATE transaction. `work` must not await. */
     writeTransaction<T>(work: () => T): T {
       return transaction.immediate(work) as T;
