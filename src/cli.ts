@@ -1,8 +1,9 @@
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
-import { type CommandName, commandHelp, commandUsage, isCommand, overview, unexpectedFlags } from './cli/help.ts';
+import { commandHelp, commandUsage, isCommand, overview, unexpectedFlags } from './cli/help.ts';
 import { statusCommand } from './cli/status.ts';
 import { tailCommand } from './cli/tail.ts';
+import { UsageError } from './cli/usage-error.ts';
 import { webhooksCommand } from './cli/webhooks.ts';
 import { type Config, ConfigError, loadConfig } from './config.ts';
 import { closeDatabase } from './db/connection.ts';
@@ -14,16 +15,6 @@ import { openCheckedDatabase, openRuntime } from './runtime.ts';
 import { type AccountLines, addLines, createAccount, listAccounts, listLines, removeLines, rotateSecret } from './services/accounts.ts';
 import { AppError } from './services/app-error.ts';
 import { StartupError } from './startup-error.ts';
-
-/** A command line that cannot run: printed with the usage of `command` (or the overview), exit code 2. */
-class UsageError extends Error {
-  constructor(
-    message: string,
-    readonly command?: CommandName,
-  ) {
-    super(message);
-  }
-}
 
 const OPTIONS = {
   port: { type: 'string' },

@@ -1,6 +1,5 @@
 import { parseListingDate } from '../domain/dates.ts';
-import { ErrorCode } from '../domain/error-codes.ts';
-import { AppError } from '../services/app-error.ts';
+import { UsageError } from './usage-error.ts';
 
 const ISO_DATE_TIME = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2}))?$/;
 const AGO = /^(\d+)(s|m|h|d)$/;
@@ -18,8 +17,7 @@ export function parseTimeFlag(flag: string, raw: string, now: number): number {
   if (listing !== null) return listing;
   const at = ISO_DATE_TIME.test(raw) ? Date.parse(raw) : Number.NaN;
   if (Number.isNaN(at)) {
-    throw new AppError(
-      ErrorCode.validation,
+    throw new UsageError(
       `${flag} must be a time such as 2026-11-23T09:00:00Z or "2026-11-23 09:00:00" (UTC), or a span back from now such as 30m, 2h or 1d; not ${raw}`,
     );
   }

@@ -6,6 +6,7 @@ import { listAllDeliveries, pruneDeliveries, replayDelivery, replayFailedSince }
 import type { ServiceDeps } from '../services/deps.ts';
 import { type ProgressStream, progressLine } from './progress.ts';
 import { parseTimeFlag } from './time-flag.ts';
+import { UsageError } from './usage-error.ts';
 
 export type WebhooksFlags = {
   failed?: boolean | undefined;
@@ -34,7 +35,7 @@ function replaySince(deps: ServiceDeps, raw: string, progress: ProgressStream): 
 
 /** Forgets the deliveries finished before the flag's time, in batches a running server's writes wait for one at a time. */
 function pruneBefore(deps: ServiceDeps, raw: string | undefined): CommandOutput {
-  if (raw === undefined) throw new AppError(ErrorCode.validation, 'webhooks prune needs --before TIME (e.g. 30d)');
+  if (raw === undefined) throw new UsageError('webhooks prune needs --before TIME (e.g. 30d)', 'webhooks');
   const before = parseTimeFlag('--before', raw, deps.clock.now());
   let pruned = 0;
   for (const forgotten of pruneDeliveries(deps, before)) pruned += forgotten;
@@ -64,7 +65,7 @@ export function webhooksCommand(
     case 'replay': {
       const since = flags['failed-since'];
       if ((flags.id === undefined) === (since === undefined)) {
-        throw new AppError(ErrorCode.validation, 'webhooks replay takes exactly one of --id WEBHOOK_ID or --failed-since TIME');
+        throw new UsageError('webhooks replay takes exactly one of --id WEBHOOK_ID or --failed-since TIME', 'webhooks');
       }
       const replayed = flags.id !== undefined ? [replayDelivery(deps, flags.id).id] : replaySince(deps, since!, progress);
       const human =
@@ -76,6 +77,6 @@ export function webhooksCommand(
     case 'prune':
       return pruneBefore(deps, flags.before);
     default:
-      throw new AppError(ErrorCode.validation, `Unknown webhooks command: ${action ?? '(none)'} (list, replay or prune)`);
+      throw new UsageError(`Unknown webhooks command: ${action ?? '(none)'} (list, replay or prune)`, 'webhooks');
   }
 }

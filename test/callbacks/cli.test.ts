@@ -94,20 +94,21 @@ describe('textrelay webhooks', () => {
     expect(again.stdout).toMatch(/^Deleted 0 deliveries delivered or given up before 2026-11-23T10:00:00.000Z/);
   });
 
-  it('refuses bad flags and unknown actions with a message and exit code 1, changing nothing', async () => {
+  it('refuses usage errors with exit code 2 and a bad --limit with 1, with a message, changing nothing', async () => {
     const { t, env, deliveries } = await databaseWithFailures();
-    for (const args of [
+    const usageErrors = [
       ['webhooks', 'replay'],
       ['webhooks', 'replay', '--id', 'x', '--failed-since', '2026-11-23'],
       ['webhooks', 'replay', '--failed-since', 'yesterday'],
-      ['webhooks', 'list', '--limit', '0'],
       ['webhooks', 'purge'],
       ['webhooks', 'prune'],
       ['webhooks', 'prune', '--before', 'last week'],
-    ]) {
-      const result = await runCli(args, env);
-      expect(result.code, `${args.join(' ')}: ${show(result)}`).toBe(1);
+    ];
+    for (const [args, code] of [...usageErrors.map((args) => [args, 2] as const), [['webhooks', 'list', '--limit', '0'], 1] as const]) {
+      const result = await runCli([...args], env);
+      expect(result.code, `${args.join(' ')}: ${show(result)}`).toBe(code);
       expect(result.stderr.length, args.join(' ')).toBeGreaterThan(0);
+      if (code === 2) expect(result.stderr, args.join(' ')).toMatch(/Usage|textrelay webhooks/);
     }
     const after = t.store.outbox.listAll({ limit: 10, offset: 0 }).map((row) => [row.webhookId, row.state]);
     expect(after).toEqual(deliveries.map((d) => [d.id, d.state]));
