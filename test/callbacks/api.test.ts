@@ -33,7 +33,19 @@ describe('webhook settings API', () => {
     expect(again.body, 'removing twice answers the same').toEqual(removed.body);
   });
 
+  it('takes one URL as {url, type} too, the way the public service documents it', async () => {
+    const { t, account } = appWithAccount();
+    const added = await t.call('POST', '/accounts/webhooks', account, { url: 'https://a.example.com/in', type: 'receive' });
+    expect(added.status, show(added.body)).toBe(200);
+    expect(added.body.webhooks).toEqual({ receive: ['https://a.example.com/in'] });
+    const removed = await t.call('DELETE', '/accounts/webhooks', account, { url: 'https://a.example.com/in', type: 'receive' });
+    expect(removed.body.webhooks, show(removed.body)).toEqual({ receive: [] });
+  });
+
   it.each([
+    [{ url: 'https://example.com/x', webhooks: ['https://example.com/y'], type: 'receive' }],
+    [{ type: 'receive' }],
+    [{ url: 'not a url', type: 'receive' }],
     [{ webhooks: ['ftp://example.com/x'], type: 'receive' }],
     [{ webhooks: ['not a url'], type: 'receive' }],
     [{ webhooks: [], type: 'receive' }],

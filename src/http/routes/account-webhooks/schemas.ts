@@ -54,9 +54,18 @@ export const WebhooksBody = z
     webhooks: z
       .array(WebhookUrl)
       .min(1, { message: 'webhooks must list at least one URL' })
-      .max(MAX_RECEIVE_WEBHOOKS, { message: `webhooks lists at most ${MAX_RECEIVE_WEBHOOKS} URLs` }),
+      .max(MAX_RECEIVE_WEBHOOKS, { message: `webhooks lists at most ${MAX_RECEIVE_WEBHOOKS} URLs` })
+      .optional()
+      .openapi({ description: 'The URLs; give this or url' }),
+    url: WebhookUrl.optional().openapi({ description: "One URL, as the public service's documentation writes it; give this or webhooks" }),
     type: z.literal('receive', { message: 'type must be "receive"' }),
   })
+  .superRefine((body, ctx) => {
+    if ((body.webhooks === undefined) === (body.url === undefined)) {
+      ctx.addIssue({ code: 'custom', path: ['webhooks'], message: 'give either webhooks (a list of URLs) or url (one URL), not both' });
+    }
+  })
+  .transform(({ webhooks, url, type }) => ({ webhooks: webhooks ?? (url === undefined ? [] : [url]), type }))
   .openapi('WebhooksRequest');
 
 export const WebhookSettingsResponse = z
