@@ -1,8 +1,9 @@
 import { sql } from 'drizzle-orm';
-import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
+import { blob, index, integer, primaryKey, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
 import { DELIVERY_STATES, WEBHOOK_EVENT_TYPES } from '../domain/delivery-views.ts';
 import { PLANS } from '../domain/limits.ts';
 import { MESSAGE_STATUSES } from '../domain/status.ts';
+import { WEBHOOK_TYPES } from '../domain/webhook-types.ts';
 
 /** Times are epoch milliseconds (integers): cheap to compare, index and convert to every API format. */
 
@@ -21,6 +22,8 @@ export const accounts = sqliteTable('accounts', {
   /** The secret before the last rotation: callbacks carry its signature too until it expires, so receivers can switch without a gap. */
   previousWebhookSecret: text(),
   previousWebhookSecretExpiresAt: integer(),
+  /** `globalSecret` of /api/account/webhooks: signs the entries that carry no secret of their own, when set. */
+  webhookGlobalSecret: text(),
   createdAt: integer().notNull(),
 });
 
@@ -62,17 +65,27 @@ export const numberPins = sqliteTable(
   ],
 );
 
-/** URLs that receive the account's inbound messages. */
-export const receiveWebhooks = sqliteTable(
-  'receive_webhooks',
+/**
+ * The account's webhook lists (/api/account/webhooks), one row per (type, URL). The v1
+ * /accounts/webhooks reads and writes the `receive` rows.
+ */
+export const webhookSubscriptions = sqliteTable(
+  'webhook_subscriptions',
   {
     accountId: text()
       .notNull()
       .references(() => accounts.id),
+    type: text({ enum: WEBHOOK_TYPES }).notNull(),
     url: text().notNull(),
+    /** The entry's own signing secret, when it was given one. */
+    secret: text(),
+    /** `receive` entries only: deliver only messages that arrived on these lines (null: every line). */
+    sendblueNumbers: text({ mode: 'json' }).$type<string[]>(),
+    /** Entries are listed back in the form they were given: a bare URL string or an object. */
+    givenAsObject: integer({ mode: 'boolean' }).notNull().default(false),
     createdAt: integer().notNull(),
   },
-  (t) => [primaryKey({ columns: [t.accountId, t.url] })],
+  (t) => [primaryKey({ columns: [t.accountId, t.type, t.url] })],
 );
 
 export const contacts = sqliteTable(
@@ -86,12 +99,23 @@ export const contacts = sqliteTable(
     firstName: text().notNull(),
     lastName: text().notNull(),
     companyName: text().notNull().default(''),
+    assignedToEmail: text().notNull().default(''),
+    tags: text({ mode: 'json' }).$type<string[]>().notNull().default([]),
+    customVariables: text({ mode: 'json' }).$type<Record<string, string>>().notNull().default({}),
+    /** The end user said STOP (or was opted out through the API): sends to them are refused. */
+    optedOut: integer({ mode: 'boolean' }).notNull().default(false),
+    /**
+     * Deleted through the API: hidden from contact reads, but kept so its messages and conversation
+     * stay whole; writing to the number again brings it back as a new contact.
+     */
+    deletedAt: integer(),
     // The conversation summary is kept on the contact so listings sort by it without touching messages.
     lastMessageAt: integer(),
     previewText: text().notNull().default(''),
     lastInboundAt: integer(),
     lastOutboundAt: integer(),
     createdAt: integer().notNull(),
+    updatedAt: integer().notNull().default(0),
   },
   (t) => [
     // One contact per person per account; also the lookup by phone on every send.
@@ -101,6 +125,7 @@ export const contacts = sqliteTable(
     index('contacts_account_first_name_idx').on(t.accountId, t.firstName, t.id),
     index('contacts_account_last_name_idx').on(t.accountId, t.lastName, t.id),
     index('contacts_account_created_idx').on(t.accountId, t.createdAt, t.id),
+    index('contacts_account_updated_idx').on(t.accountId, t.updatedAt, t.id),
   ],
 );
 
@@ -123,6 +148,8 @@ export const groups = sqliteTable(
      * Unique per account only: a provider shared by several accounts answers the same id to each of them.
      */
     transportGroupId: text(),
+    /** The group's photo: a stored media object. */
+    photoMediaId: text(),
     createdAt: integer().notNull(),
     updatedAt: integer().notNull(),
   },
@@ -180,6 +207,13 @@ export const messages = sqliteTable(
     contactId: text().references(() => contacts.id),
     groupId: text().references(() => groups.id),
     wasDowngraded: integer({ mode: 'boolean' }),
+    /** The message this one answers (`reply_to`), and which part of it. */
+    replyToHandle: text(),
+    replyToPartIndex: integer(),
+    /** Stored and echoed; textrelay gives seats no meaning. */
+    seatId: text(),
+    /** Inbound: the end user opted out with this very message (STOP); on its receive webhook and rows. */
+    optedOut: integer({ mode: 'boolean' }).notNull().default(false),
     /**
      * The transport's id for this message: the upstream's handle for relayed sends, ours for the
      * sandbox, the provider's for inbound messages (so a redelivered inbound is recognised).
@@ -314,6 +348,8 @@ export const webhookDeliveries = sqliteTable(
     createdAt: integer().notNull(),
     updatedAt: integer().notNull(),
     completedAt: integer(),
+    /** The secret that signs this delivery, when not the account's own: an account webhook entry's or the globalSecret. */
+    signingSecret: text(),
   },
   (t) => [
     // The dispatcher's claim: due rows by time.
@@ -429,4 +465,46 @@ export const inboxReads = sqliteTable(
     readThroughId: integer().notNull(),
   },
   (t) => [primaryKey({ columns: [t.accountId, t.conversationKind, t.conversationId] })],
+);
+
+/**
+ * The account's event log (`GET /api/v2/events`): written in the transaction of the fact it
+ * reports, read by id so a stream resumes after the last id it sent.
+ */
+export const accountEvents = sqliteTable(
+  'account_events',
+  {
+    id: integer().primaryKey({ autoIncrement: true }),
+    accountId: text()
+      .notNull()
+      .references(() => accounts.id),
+    type: text().notNull(),
+    /** The event's `data` object, as JSON. */
+    data: text().notNull(),
+    occurredAt: integer().notNull(),
+  },
+  (t) => [
+    // A stream's catch-up and every later read: the account's events after an id.
+    index('account_events_account_idx').on(t.accountId, t.id),
+  ],
+);
+
+/** Media fetched by /api/upload-media-object or set as a group photo, served at /media/{id}. */
+export const mediaObjects = sqliteTable(
+  'media_objects',
+  {
+    /** Unguessable: the URL that serves the bytes carries it and needs no credentials. */
+    id: text().primaryKey(),
+    accountId: text()
+      .notNull()
+      .references(() => accounts.id),
+    sourceUrl: text().notNull(),
+    contentType: text().notNull(),
+    /** Null when the provider keeps the bytes (relay mode): then `remoteUrl` is where they are. */
+    bytes: blob({ mode: 'buffer' }),
+    byteLength: integer().notNull(),
+    remoteUrl: text(),
+    createdAt: integer().notNull(),
+  },
+  (t) => [index('media_objects_account_idx').on(t.accountId, t.createdAt)],
 );

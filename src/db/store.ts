@@ -1,4 +1,5 @@
 import type { Db } from './connection.ts';
+import { accountEventQueries } from './queries/account-events.ts';
 import { accountWebhookQueries } from './queries/account-webhooks.ts';
 import { accountQueries } from './queries/accounts.ts';
 import { contactQueries } from './queries/contacts.ts';
@@ -13,6 +14,7 @@ import { outboxQueries } from './queries/outbox.ts';
 import { sandboxQueries } from './queries/sandbox.ts';
 import { statsQueries } from './queries/stats.ts';
 import { unroutedQueries } from './queries/unrouted.ts';
+import { webhookSubscriptionQueries } from './queries/webhook-subscriptions.ts';
 
 /**
  * Everything the services may ask of the database, by name. All SQL lives behind this object,
@@ -22,6 +24,7 @@ export function createStore(db: Db) {
   // better-sqlite3 builds four wrappers per transaction() call: build one, once, that runs any work.
   const inTransaction = db.$client.transaction((work: () => unknown) => work());
   return {
+    accountEvents: accountEventQueries(db),
     accounts: accountQueries(db),
     contacts: contactQueries(db),
     conversations: conversationQueries(db),
@@ -36,6 +39,7 @@ export function createStore(db: Db) {
     sandbox: sandboxQueries(db),
     stats: statsQueries(db),
     unrouted: unroutedQueries(db),
+    webhookSubscriptions: webhookSubscriptionQueries(db),
     /**
      * Runs `work` in one transaction (a savepoint when nested). better-sqlite3 transactions are
      * synchronous: `work` must not await, or its writes would escape the transaction.

@@ -5,7 +5,11 @@ import type { ReceivePayload, StatusCallbackPayload } from './webhook-payloads.t
 export const DELIVERY_STATES = ['pending', 'delivering', 'delivered', 'failed'] as const;
 export type DeliveryState = (typeof DELIVERY_STATES)[number];
 
-export const WEBHOOK_EVENT_TYPES = ['message.status', 'message.received'] as const;
+/**
+ * What a delivery carries: a message's status for its status_callback, or an event for an account
+ * webhook list (receive, outbound, typing_indicator, contact_created).
+ */
+export const WEBHOOK_EVENT_TYPES = ['message.status', 'message.received', 'message.outbound', 'typing.changed', 'contact.created'] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 
 /**

@@ -46,10 +46,28 @@ export function rotateWebhookSecret(deps: ServiceDeps, account: AccountRow): str
   });
 }
 
+/** The account's `receive` list as bare URLs: what the v1 /accounts/webhooks shows. */
+export function receiveUrls(deps: ServiceDeps, accountId: string): string[] {
+  return deps.store.webhookSubscriptions.ofType(accountId, 'receive').map((entry) => entry.url);
+}
+
+/** Adds a URL to the `receive` list as a bare URL entry; one already there is kept as it is. */
+export function addReceiveUrl(deps: ServiceDeps, accountId: string, url: string, now: number): void {
+  deps.store.webhookSubscriptions.add({
+    accountId,
+    type: 'receive',
+    url,
+    secret: null,
+    sendblueNumbers: null,
+    givenAsObject: false,
+    createdAt: now,
+  });
+}
+
 export type WebhookSettings = { receive: string[]; secret: string };
 
 function settingsOf(deps: ServiceDeps, account: AccountRow): WebhookSettings {
-  return { receive: deps.store.accounts.listReceiveWebhooks(account.id), secret: getOrCreateWebhookSecret(deps, account.id) };
+  return { receive: receiveUrls(deps, account.id), secret: getOrCreateWebhookSecret(deps, account.id) };
 }
 
 export function getWebhookSettings(deps: ServiceDeps, account: AccountRow): WebhookSettings {
@@ -60,7 +78,7 @@ export function getWebhookSettings(deps: ServiceDeps, account: AccountRow): Webh
 export function addReceiveWebhooks(deps: ServiceDeps, account: AccountRow, urls: readonly string[]): WebhookSettings {
   return deps.store.transaction(() => {
     const now = deps.clock.now();
-    const known = new Set(deps.store.accounts.listReceiveWebhooks(account.id));
+    const known = new Set(receiveUrls(deps, account.id));
     const total = new Set([...known, ...urls]).size;
     if (total > MAX_RECEIVE_WEBHOOKS) {
       throw new AppError(
@@ -68,7 +86,7 @@ export function addReceiveWebhooks(deps: ServiceDeps, account: AccountRow, urls:
         `An account may have at most ${MAX_RECEIVE_WEBHOOKS} receive webhooks (this would make ${total})`,
       );
     }
-    for (const url of urls) deps.store.accounts.addReceiveWebhook(account.id, url, now);
+    for (const url of urls) addReceiveUrl(deps, account.id, url, now);
     return settingsOf(deps, account);
   });
 }
@@ -76,7 +94,7 @@ export function addReceiveWebhooks(deps: ServiceDeps, account: AccountRow, urls:
 /** Removes receive URLs; URLs that were not registered are ignored, so a repeated DELETE answers the same. */
 export function removeReceiveWebhooks(deps: ServiceDeps, account: AccountRow, urls: readonly string[]): WebhookSettings {
   return deps.store.transaction(() => {
-    for (const url of urls) deps.store.accountWebhooks.removeReceiveWebhook(account.id, url);
+    for (const url of urls) deps.store.webhookSubscriptions.remove(account.id, 'receive', url);
     return settingsOf(deps, account);
   });
 }

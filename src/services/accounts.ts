@@ -3,6 +3,7 @@ import type { AccountRow } from '../db/rows.ts';
 import { ErrorCode } from '../domain/error-codes.ts';
 import type { Plan } from '../domain/limits.ts';
 import { FICTIONAL_LINE_COUNT, fictionalLineNumber } from '../domain/service-numbers.ts';
+import { addReceiveUrl, receiveUrls } from './account-webhooks.ts';
 import { AppError } from './app-error.ts';
 import type { ServiceDeps } from './deps.ts';
 
@@ -86,6 +87,7 @@ export function createAccount(deps: ServiceDeps, input: CreateAccountInput): Cre
     webhookSecret: null,
     previousWebhookSecret: null,
     previousWebhookSecretExpiresAt: null,
+    webhookGlobalSecret: null,
     createdAt: now,
   };
   return deps.store.transaction(() => {
@@ -97,7 +99,7 @@ export function createAccount(deps: ServiceDeps, input: CreateAccountInput): Cre
       typeof input.numbers === 'object'
         ? claimLines(deps, account.id, input.numbers, now)
         : allocateLines(deps, account.id, input.numbers ?? deps.defaultNumbersPerAccount, now);
-    if (input.receiveWebhook) deps.store.accounts.addReceiveWebhook(account.id, input.receiveWebhook, now);
+    if (input.receiveWebhook) addReceiveUrl(deps, account.id, input.receiveWebhook, now);
     return {
       email: account.email,
       plan: account.plan,
@@ -111,7 +113,7 @@ export function createAccount(deps: ServiceDeps, input: CreateAccountInput): Cre
 
 export function listAccounts(deps: ServiceDeps): AccountSummary[] {
   return deps.store.accounts.list().map((account) => {
-    const webhooks = deps.store.accounts.listReceiveWebhooks(account.id);
+    const webhooks = receiveUrls(deps, account.id);
     return {
       email: account.email,
       plan: account.plan,

@@ -26,7 +26,13 @@ function newContactRow(accountId: string, input: CreateContactInput, now: number
     previewText: '',
     lastInboundAt: null,
     lastOutboundAt: null,
+    assignedToEmail: '',
+    tags: [],
+    customVariables: {},
+    optedOut: false,
+    deletedAt: null,
     createdAt: now,
+    updatedAt: now,
   };
 }
 

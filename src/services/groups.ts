@@ -63,6 +63,7 @@ export function resolveGroupForSend(
     lineNumber: leastLoadedLine(deps, account),
     displayName: '',
     transportGroupId: null,
+    photoMediaId: null,
     createdAt: now,
     updatedAt: now,
   };

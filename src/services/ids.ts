@@ -26,3 +26,8 @@ export function timeOrderedUuid(now: number = Date.now()): string {
   const hex = bytes.toString('hex');
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }
+
+/** A delivery's `webhook-id`, the same on every attempt so receivers can drop repeats. */
+export function newWebhookId(): string {
+  return `msg_${timeOrderedUuid().replaceAll('-', '')}`;
+}

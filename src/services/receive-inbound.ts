@@ -9,7 +9,7 @@ import { ensureContact } from './contacts.ts';
 import type { ServiceDeps } from './deps.ts';
 import { timeOrderedUuid } from './ids.ts';
 import { lineForEndUser } from './lines.ts';
-import { newWebhookId } from './record-status.ts';
+import { fanOutToAccountWebhooks } from './webhook-fanout.ts';
 
 /** An end user's message to an account, already validated (E.164 sender, content or media). */
 export type InboundMessage = {
@@ -65,12 +65,12 @@ function insertInbound(deps: ServiceDeps, account: AccountRow, input: InboundMes
     displayName: conversation.group.displayName,
   };
   const payload = JSON.stringify(toReceivePayload(message, account, group));
-  for (const url of deps.store.accounts.listReceiveWebhooks(account.id)) {
-    deps.store.outbox.enqueue(
-      { webhookId: newWebhookId(), accountId: account.id, messageHandle: message.handle, eventType: 'message.received', url, payload },
-      now,
-    );
-  }
+  fanOutToAccountWebhooks(
+    deps,
+    account,
+    { type: 'receive', eventType: 'message.received', orderKey: message.handle, payload, line: message.lineNumber },
+    now,
+  );
   return message;
 }
 
@@ -166,6 +166,7 @@ function adoptTransportGroup(
     lineNumber: lineWrittenTo,
     displayName: '',
     transportGroupId,
+    photoMediaId: null,
     createdAt: now,
     updatedAt: now,
   };

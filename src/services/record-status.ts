@@ -4,7 +4,7 @@ import { DELIVERY_ERROR_MESSAGES, ErrorCode } from '../domain/error-codes.ts';
 import { decideStatus, type MessageStatus, type NotAppliedReason } from '../domain/status.ts';
 import { toStatusCallbackPayload } from '../domain/webhook-payloads.ts';
 import type { ServiceDeps } from './deps.ts';
-import { timeOrderedUuid } from './ids.ts';
+import { newWebhookId, timeOrderedUuid } from './ids.ts';
 
 /** A status event as a transport (or the ingest endpoint) reports it. */
 export type StatusReport = {
@@ -26,10 +26,6 @@ export type RecordOutcome =
   | 'not_applied' // kept in the history, but stale, duplicate or after a final status
   | 'duplicate_event' // the very same event (same source event id) was recorded before
   | 'unknown_handle'; // kept until a message with that handle appears
-
-export function newWebhookId(): string {
-  return `msg_${timeOrderedUuid().replaceAll('-', '')}`;
-}
 
 function newEventId(): string {
   return `evt_${timeOrderedUuid()}`;

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Store } from '../../src/db/store.ts';
+import { addReceiveUrl, receiveUrls } from '../../src/services/account-webhooks.ts';
 import { createGroupCommit } from '../../src/services/group-commit.ts';
 import { recordHandover } from '../../src/services/handover.ts';
 import { createCourier } from '../../src/transports/courier.ts';
@@ -27,7 +28,7 @@ describe('group commit', () => {
       },
     };
     const commit = createGroupCommit(store);
-    const hook = (name: string) => () => t.store.accounts.addReceiveWebhook(account.id, `https://hooks.example.com/${name}`, 0);
+    const hook = (name: string) => () => addReceiveUrl(t.deps, account.id, `https://hooks.example.com/${name}`, 0);
 
     const results = await Promise.allSettled([
       commit.run(hook('first')),
@@ -43,10 +44,7 @@ describe('group commit', () => {
 
     expect(results.map((result) => result.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
     expect((results[2] as PromiseFulfilledResult<string>).value).toBe('third done');
-    expect(t.store.accounts.listReceiveWebhooks(account.id).sort()).toEqual([
-      'https://hooks.example.com/first',
-      'https://hooks.example.com/third',
-    ]);
+    expect(receiveUrls(t.deps, account.id).sort()).toEqual(['https://hooks.example.com/first', 'https://hooks.example.com/third']);
     expect(outerTransactions).toBe(1);
     expect(t.db.$client.inTransaction).toBe(false);
   });

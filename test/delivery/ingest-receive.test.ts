@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { statusCommand } from '../../src/cli/status.ts';
+import { addReceiveUrl } from '../../src/services/account-webhooks.ts';
 import { recordHandover } from '../../src/services/handover.ts';
 import { makeTestApp, type TestAccount, type TestApp } from '../helpers/app.ts';
 import { accountRow, send, sendGroup } from '../helpers/delivery.ts';
@@ -22,7 +23,7 @@ const RECEIVE_HOOK = 'https://client.example.com/inbound';
 function setup() {
   const t = makeTestApp({ ingestSecrets: [INGEST_SECRET], transportName: 'upstream' });
   const account = t.createAccount();
-  t.store.accounts.addReceiveWebhook(accountRow(t, account).id, RECEIVE_HOOK, t.clock.now());
+  addReceiveUrl(t.deps, accountRow(t, account).id, RECEIVE_HOOK, t.clock.now());
   return { t, account, line: account.numbers[0]! };
 }
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { AccountRow } from '../../src/db/rows.ts';
+import { addReceiveUrl } from '../../src/services/account-webhooks.ts';
 import { AppError } from '../../src/services/app-error.ts';
 import {
   type InboundMessage,
@@ -100,7 +101,7 @@ describe('receiveInbound: one-to-one', () => {
 
   it('queues one receive webhook per URL with the contract’s fields', () => {
     const { t, account, row } = setUp();
-    t.store.accounts.addReceiveWebhook(row.id, 'https://second.example.com/in', t.clock.now() + 1);
+    addReceiveUrl(t.deps, row.id, 'https://second.example.com/in', t.clock.now() + 1);
     const { message } = receiveInbound(t.deps, row, inbound({ service: 'SMS' }));
 
     const rows = outboxFor(t, message.handle);

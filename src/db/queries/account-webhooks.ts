@@ -1,6 +1,6 @@
 import { and, eq, isNull } from 'drizzle-orm';
 import type { Db } from '../connection.ts';
-import { accounts, receiveWebhooks } from '../schema.ts';
+import { accounts } from '../schema.ts';
 
 export type WebhookSecrets = {
   webhookSecret: string | null;
@@ -34,15 +34,6 @@ export function accountWebhookQueries(db: Db) {
     },
     setSecrets(accountId: string, secrets: WebhookSecrets): void {
       db.update(accounts).set(secrets).where(eq(accounts.id, accountId)).run();
-    },
-    /** False when the URL was not registered. */
-    removeReceiveWebhook(accountId: string, url: string): boolean {
-      return (
-        db
-          .delete(receiveWebhooks)
-          .where(and(eq(receiveWebhooks.accountId, accountId), eq(receiveWebhooks.url, url)))
-          .run().changes === 1
-      );
     },
   };
 }

@@ -2,7 +2,7 @@ import { and, asc, count, eq, sql } from 'drizzle-orm';
 import type { Db } from '../connection.ts';
 import { placeholdersFor, unplannedParam } from '../placeholders.ts';
 import type { AccountRow } from '../rows.ts';
-import { accounts, groups, numberPins, receiveWebhooks, serviceNumbers } from '../schema.ts';
+import { accounts, groups, numberPins, serviceNumbers } from '../schema.ts';
 
 export function accountQueries(db: Db) {
   /*
@@ -116,19 +116,6 @@ export function accountQueries(db: Db) {
     pinEndUser(accountId: string, endUserNumber: string, lineNumber: string, createdAt: number): void {
       insertPin.run({ accountId, endUserNumber, lineNumber, createdAt });
       countPin.run({ lineNumber });
-    },
-
-    addReceiveWebhook(accountId: string, url: string, createdAt: number): void {
-      db.insert(receiveWebhooks).values({ accountId, url, createdAt }).onConflictDoNothing().run();
-    },
-    listReceiveWebhooks(accountId: string): string[] {
-      return db
-        .select({ url: receiveWebhooks.url })
-        .from(receiveWebhooks)
-        .where(eq(receiveWebhooks.accountId, accountId))
-        .orderBy(asc(receiveWebhooks.createdAt), asc(receiveWebhooks.url))
-        .all()
-        .map((row) => row.url);
     },
   };
 }

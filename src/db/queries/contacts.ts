@@ -23,7 +23,13 @@ const CONTACT_COLUMNS = [
   'previewText',
   'lastInboundAt',
   'lastOutboundAt',
+  'assignedToEmail',
+  'tags',
+  'customVariables',
+  'optedOut',
+  'deletedAt',
   'createdAt',
+  'updatedAt',
 ] as const satisfies readonly (keyof ContactRow)[];
 
 const orderColumns = {

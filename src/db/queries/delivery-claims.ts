@@ -13,12 +13,15 @@ import type { webhookAttempts, webhookDeliveries } from '../schema.ts';
 type DeliveryRow = typeof webhookDeliveries.$inferSelect;
 
 /** A callback to send: the rest of the row (state, attempts, timestamps) starts the same for all. */
-export type OutboxEntry = Pick<DeliveryRow, 'webhookId' | 'accountId' | 'messageHandle' | 'eventType' | 'url' | 'payload'>;
+export type OutboxEntry = Pick<DeliveryRow, 'webhookId' | 'accountId' | 'messageHandle' | 'eventType' | 'url' | 'payload'> & {
+  /** Signs this delivery instead of the account's secret (an account webhook entry's own, or its globalSecret). */
+  signingSecret?: string | null | undefined;
+};
 
 /** A callback that may be claimed: the columns a post needs. */
 export type CandidateDelivery = Pick<
   DeliveryRow,
-  'seq' | 'webhookId' | 'accountId' | 'messageHandle' | 'eventType' | 'url' | 'payload' | 'attemptCount'
+  'seq' | 'webhookId' | 'accountId' | 'messageHandle' | 'eventType' | 'url' | 'payload' | 'attemptCount' | 'signingSecret'
 >;
 
 /** A due callback, with its place in the due order. */
@@ -63,6 +66,7 @@ const CANDIDATE_COLUMNS = (alias: string) =>
     'url',
     'payload',
     'attempt_count as attemptCount',
+    'signing_secret as signingSecret',
   ]
     .map((column) => `${alias}.${column}`)
     .join(', ');
@@ -78,8 +82,8 @@ export function deliveryClaimQueries(db: Db) {
    */
   const enqueue = client.prepare(`
     insert into webhook_deliveries
-      (webhook_id, account_id, message_handle, event_type, url, payload, state, next_attempt_at, created_at, updated_at)
-    values (@webhookId, @accountId, @messageHandle, @eventType, @url, @payload, 'pending',
+      (webhook_id, account_id, message_handle, event_type, url, payload, signing_secret, state, next_attempt_at, created_at, updated_at)
+    values (@webhookId, @accountId, @messageHandle, @eventType, @url, @payload, @signingSecret, 'pending',
       case when exists (select 1 from webhook_deliveries
         where message_handle = @messageHandle and url = @url and +state in ('pending', 'delivering'))
       then ${WAITS_FOR_EARLIER_CALLBACK} else @now end,
@@ -163,7 +167,7 @@ export function deliveryClaimQueries(db: Db) {
   return {
     /** Call inside the transaction that records the event, so the change and its callback commit together. */
     enqueue(entry: OutboxEntry, now: number): void {
-      enqueue.run({ ...entry, now });
+      enqueue.run({ ...entry, signingSecret: entry.signingSecret ?? null, now });
     },
 
     /**
@@ -186,7 +190,11 @@ export function deliveryClaimQueries(db: Db) {
       return rows.map((row) => {
         if (!secretsByAccount.has(row.accountId))
           secretsByAccount.set(row.accountId, signingSecrets.get(row.accountId) as RawSecrets | undefined);
-        const secrets = secretsByAccount.get(row.accountId);
+        // A delivery with its own secret is signed by that alone: it has no rotation.
+        const secrets: RawSecrets | undefined =
+          row.signingSecret === null
+            ? secretsByAccount.get(row.accountId)
+            : { webhook_secret: row.signingSecret, previous_webhook_secret: null, previous_webhook_secret_expires_at: null };
         return {
           seq: row.seq,
           webhookId: row.webhookId,
@@ -196,6 +204,7 @@ export function deliveryClaimQueries(db: Db) {
           url: row.url,
           payload: row.payload,
           attemptCount: row.attemptCount,
+          signingSecret: row.signingSecret,
           leaseExpiresAt: lease,
           webhookSecret: secrets?.webhook_secret ?? null,
           previousWebhookSecret: secrets?.previous_webhook_secret ?? null,

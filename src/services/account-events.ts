@@ -1,0 +1,17 @@
+import type { AccountEventType } from '../domain/account-events.ts';
+import type { ServiceDeps } from './deps.ts';
+
+/**
+ * Appends one event to the account's log. Call inside the transaction that records the fact, so
+ * the log holds an event exactly when the fact committed; live streams hear of it through
+ * `notify.accountActivity` once the caller's transaction is over.
+ */
+export function recordAccountEvent(
+  deps: ServiceDeps,
+  accountId: string,
+  type: AccountEventType,
+  data: Record<string, unknown>,
+  now: number,
+): void {
+  deps.store.accountEvents.append({ accountId, type, data: JSON.stringify(data), occurredAt: now });
+}

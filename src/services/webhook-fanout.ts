@@ -1,0 +1,47 @@
+import type { AccountRow } from '../db/rows.ts';
+import type { WebhookEventType } from '../domain/delivery-views.ts';
+import type { WebhookType } from '../domain/webhook-types.ts';
+import type { ServiceDeps } from './deps.ts';
+import { newWebhookId } from './ids.ts';
+
+export type FanOut = {
+  /** The account webhook list the event goes to. */
+  type: WebhookType;
+  /** How the outbox and the delivery log name it. */
+  eventType: WebhookEventType;
+  /**
+   * What orders this event's deliveries to one URL: a message handle for message events, or a key of
+   * the subject (a typing conversation, a contact) for the others.
+   */
+  orderKey: string;
+  /** The JSON body, fixed now so every attempt sends the same bytes. */
+  payload: string;
+  /** `receive` only: the line the message arrived on, for entries limited to some lines. */
+  line?: string;
+};
+
+/**
+ * Queues one delivery per entry of the account's list of that type, signed by the entry's own
+ * secret, else the account's globalSecret, else the account's signing secret. Call inside the
+ * transaction that records the event; returns how many deliveries it queued.
+ */
+export function fanOutToAccountWebhooks(deps: ServiceDeps, account: AccountRow, event: FanOut, now: number): number {
+  let queued = 0;
+  for (const entry of deps.store.webhookSubscriptions.ofType(account.id, event.type)) {
+    if (event.line !== undefined && entry.sendblueNumbers !== null && !entry.sendblueNumbers.includes(event.line)) continue;
+    deps.store.outbox.enqueue(
+      {
+        webhookId: newWebhookId(),
+        accountId: account.id,
+        messageHandle: event.orderKey,
+        eventType: event.eventType,
+        url: entry.url,
+        payload: event.payload,
+        signingSecret: entry.secret ?? account.webhookGlobalSecret,
+      },
+      now,
+    );
+    queued += 1;
+  }
+  return queued;
+}
