@@ -42,6 +42,7 @@ export function startBackgroundWork(
     async stop(): Promise<void> {
       await courier.stop();
       await Promise.all([transport.stop(), dispatcher.stop(), retention.stop()]);
+      await deps.provider?.close();
     },
   };
 }

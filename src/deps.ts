@@ -10,9 +10,11 @@ import { type Clock, systemClock } from './services/clock.ts';
 import { leaveToCourier, type TransportAtSend } from './services/deps.ts';
 import { createGroupCommit } from './services/group-commit.ts';
 import { createNotifierHub } from './services/notifier.ts';
+import type { ProviderApi } from './services/provider.ts';
 import { createRateLimiter } from './services/rate-limiter.ts';
 import { createSignInThrottle, SIGN_IN_THROTTLE_TRACKED } from './services/sign-in-throttle.ts';
 import { getGatewayStats } from './services/stats.ts';
+import { providerApiFromConfig } from './transports/provider-api.ts';
 import { VERSION } from './version.ts';
 
 /** What the configuration cannot give: the opened database, and what a caller may replace. */
@@ -28,6 +30,8 @@ export type DepsParts = {
   ingestSecrets?: () => string[];
   /** `leaveToCourier` unless given (the runtime gives the sandbox's when it is the transport). */
   transportAtSend?: TransportAtSend;
+  /** The provider client of upstream mode, built from the configuration unless given. */
+  provider?: ProviderApi;
 };
 
 /**
@@ -46,6 +50,7 @@ export function createDeps(config: Config, parts: DepsParts): AppDeps {
     displayTimeZone: config.TEXTRELAY_DISPLAY_TZ,
     defaultNumbersPerAccount: config.TEXTRELAY_NUMBERS_PER_ACCOUNT,
     transportAtSend: parts.transportAtSend ?? leaveToCourier,
+    provider: parts.provider ?? providerApiFromConfig(config),
     isReady,
     version: VERSION,
     checkCallbackUrl: createCallbackUrlCheck(outboundPolicyOf(config)),

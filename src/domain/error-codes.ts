@@ -8,6 +8,7 @@ export const ErrorCode = {
   notFound: 4040,
   conflict: 4090,
   internal: 5000,
+  notImplemented: 5010,
   overloaded: 5003,
   sendFailed: 10001,
   statusUnresolved: 10002,

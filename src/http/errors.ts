@@ -16,6 +16,7 @@ const HTTP_STATUS: Record<number, ContentfulStatusCode> = {
   [ErrorCode.notFound]: 404,
   [ErrorCode.conflict]: 409,
   [ErrorCode.internal]: 500,
+  [ErrorCode.notImplemented]: 501,
   [ErrorCode.overloaded]: 503,
 };
 
@@ -37,6 +38,8 @@ function fromHttpException(error: HTTPException): { status: ContentfulStatusCode
 
 export function respondWithError(c: Context<AppEnv>, status: ContentfulStatusCode, error: AppError): Response {
   if (error.retryAfterSeconds !== undefined) c.header('Retry-After', String(error.retryAfterSeconds));
+  // Every 409 here (duplicates, reused keys) and every 501 answers the same on a retry: the SDK should not make one.
+  if (status === 409 || status === 501) c.header('x-should-retry', 'false');
   if (c.get('errorShape') === 'contact' && error.code !== ErrorCode.unauthorized) {
     // The spec's contact errors: {status, message}, and a lower-case "error" for not-found.
     return c.json({ status: status === 404 ? 'error' : 'ERROR', message: error.message }, status);
