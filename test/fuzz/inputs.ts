@@ -85,10 +85,47 @@ export const ROUTE_INPUTS: Record<string, (owned: Owned) => RouteInputs> = {
     body: recordSpec(
       {
         group_id: fc.constantFrom(...owned.groupIds),
-        modify_type: fc.constantFrom('add_recipient', 'add_recipient', 'remove_recipient', 'rename', 'leave'),
+        // rename and leave answer 501 by design: valid inputs are the two changes of membership.
+        modify_type: fc.constantFrom('add_recipient', 'remove_recipient'),
         number: phone(owned.people),
+        from_number: fc.constantFrom(...owned.lines),
       },
       ['group_id', 'modify_type', 'number'],
+    ),
+  }),
+
+  'POST /api/send-typing-indicator': (owned) => ({
+    body: recordSpec(
+      {
+        number: phone(owned.people),
+        from_number: fc.constantFrom(...owned.lines),
+        state: fc.constant('start'),
+        max_duration_ms: fc.integer({ min: 1, max: 60_000 }),
+      },
+      ['number', 'from_number'],
+    ),
+  }),
+
+  // A closed local port: the fetch fails at once (400) rather than waiting on DNS for a made-up host.
+  'POST /api/upload-media-object': () => ({
+    body: recordSpec({ media_url: fc.constantFrom('http://127.0.0.1:9/a.png', 'http://127.0.0.1:9/clip.mp4') }, ['media_url']),
+  }),
+
+  'GET /api/v2/groups/:groupID': (owned) => ({ params: { groupID: fc.constantFrom(...owned.groupIds) } }),
+
+  'POST /api/v2/groups/:groupID/name': (owned) => ({
+    params: { groupID: fc.constantFrom(...owned.groupIds) },
+    body: recordSpec(
+      { group_name: fc.oneof(fc.string({ maxLength: 40 }), fc.constant(null)), from_number: fc.constantFrom(...owned.lines, null) },
+      ['group_name'],
+    ),
+  }),
+
+  'POST /api/v2/groups/:groupID/photo': (owned) => ({
+    params: { groupID: fc.constantFrom(...owned.groupIds) },
+    body: recordSpec(
+      { photo_url: fc.constantFrom(null, 'http://127.0.0.1:9/photo.png'), from_number: fc.constantFrom(...owned.lines, null) },
+      ['photo_url'],
     ),
   }),
 
