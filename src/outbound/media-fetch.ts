@@ -18,16 +18,13 @@ const MEGABYTES = MAX_MEDIA_BYTES / 1024 / 1024;
 
 const refused = (problem: string): FetchedMedia => ({ ok: false, problem });
 
-/** Reads the body, giving up (and closing the connection) as soon as it passes the cap. */
-async function readCapped(body: AsyncIterable<Buffer> & { destroy(): unknown }): Promise<Buffer | undefined> {
+/** Reads the body, giving up as soon as it passes the cap (leaving the loop destroys the stream and its connection). */
+async function readCapped(body: AsyncIterable<Buffer>): Promise<Buffer | undefined> {
   const chunks: Buffer[] = [];
   let length = 0;
   for await (const chunk of body) {
     length += chunk.length;
-    if (length > MAX_MEDIA_BYTES) {
-      body.destroy();
-      return undefined;
-    }
+    if (length > MAX_MEDIA_BYTES) return undefined;
     chunks.push(chunk);
   }
   return Buffer.concat(chunks, length);
@@ -54,12 +51,12 @@ async function fetchOnce(agent: Agent, url: URL, kind: MediaKind): Promise<Fetch
   }
   const contentType = bareContentType(typeof headers['content-type'] === 'string' ? headers['content-type'] : undefined);
   if (!isAcceptedType(contentType, kind)) {
-    body.destroy();
+    await body.dump();
     return refused(`is ${contentType || 'of no declared type'}, not ${ACCEPTED_DESCRIPTIONS[kind]}`);
   }
   const declared = Number(headers['content-length']);
   if (declared > MAX_MEDIA_BYTES) {
-    body.destroy();
+    await body.dump();
     return refused(`is larger than ${MEGABYTES} MB`);
   }
   const bytes = await readCapped(body);

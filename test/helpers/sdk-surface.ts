@@ -14,12 +14,25 @@ export function accountIdOf(t: TestApp, account: TestAccount): string {
 
 /** Adds `url` to the account's webhook list of `type`, as /api/account/webhooks would. */
 export function subscribe(t: TestApp, account: TestAccount, type: WebhookType, url: string): void {
-  t.store.webhookSubscriptions.add({ accountId: accountIdOf(t, account), type, url, secret: null, sendblueNumbers: null, givenAsObject: false, createdAt: 0 });
+  t.store.webhookSubscriptions.add({
+    accountId: accountIdOf(t, account),
+    type,
+    url,
+    secret: null,
+    sendblueNumbers: null,
+    givenAsObject: false,
+    createdAt: 0,
+  });
 }
 
 /** The account's outbox rows of every kind, in the order they were written. */
 export function accountOutbox(t: TestApp, account: TestAccount) {
-  return t.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.accountId, accountIdOf(t, account))).orderBy(asc(webhookDeliveries.seq)).all();
+  return t.db
+    .select()
+    .from(webhookDeliveries)
+    .where(eq(webhookDeliveries.accountId, accountIdOf(t, account)))
+    .orderBy(asc(webhookDeliveries.seq))
+    .all();
 }
 
 /** The account's event log, oldest first, with `data` parsed. */
