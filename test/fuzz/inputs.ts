@@ -7,7 +7,7 @@
  */
 import fc from 'fast-check';
 import { SEND_STYLES } from '../helpers/fixtures.ts';
-import type { Owned } from '../helpers/populated-app.ts';
+import { FIXTURE_MEDIA_HOST, type Owned } from '../helpers/populated-app.ts';
 
 export type InputSpec = {
   /** Valid values of each field, one at a time. */
@@ -46,6 +46,13 @@ const offset = fc.integer({ min: 0, max: 10 }).map(String);
 const flag = fc.constantFrom('true', 'false', '1', '0');
 // Not fc.webUrl(): it costs more than the request it goes into, and its odd corners are the fuzzer's job.
 const receiverUrl = fc.stringMatching(/^https?:\/\/[a-z]{1,10}\.example\.com(:[1-9][0-9]{1,3})?\/[a-z0-9]{0,8}$/);
+
+/** Served by the populated app's fixture fetcher; a closed local port fails at once (400), as an unreachable origin does. */
+const fixtureMediaUrl = fc.constantFrom(
+  `https://${FIXTURE_MEDIA_HOST}/a.png`,
+  `http://${FIXTURE_MEDIA_HOST}/b.jpg`,
+  'http://127.0.0.1:9/a.png',
+);
 
 function messageFields(owned: Owned) {
   return {
@@ -106,9 +113,8 @@ export const ROUTE_INPUTS: Record<string, (owned: Owned) => RouteInputs> = {
     ),
   }),
 
-  // A closed local port: the fetch fails at once (400) rather than waiting on DNS for a made-up host.
   'POST /api/upload-media-object': () => ({
-    body: recordSpec({ media_url: fc.constantFrom('http://127.0.0.1:9/a.png', 'http://127.0.0.1:9/clip.mp4') }, ['media_url']),
+    body: recordSpec({ media_url: fixtureMediaUrl }, ['media_url']),
   }),
 
   'GET /api/v2/groups/:groupID': (owned) => ({ params: { groupID: fc.constantFrom(...owned.groupIds) } }),
