@@ -92,6 +92,7 @@ describe('POST /api/upload-media-object', () => {
     expect(served.headers.get('content-length')).toBe(String(PNG.length));
     expect(served.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
     expect(served.headers.get('x-content-type-options')).toBe('nosniff');
+    expect(served.headers.get('content-security-policy')).toBe("default-src 'none'; sandbox");
     // The id alone serves it too.
     expect((await t.app.request(`/media/${mediaObjectId}`)).status).toBe(200);
   });

@@ -48,6 +48,8 @@ export function mediaRouter(deps: AppDeps) {
       'Content-Length': String(media.bytes.length),
       'Cache-Control': IMMUTABLE,
       'X-Content-Type-Options': 'nosniff',
+      // An uploaded SVG opened on this origin (the inbox's) must run no script.
+      'Content-Security-Policy': "default-src 'none'; sandbox",
     });
   });
   return router;
