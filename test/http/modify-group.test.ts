@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { makeTestApp, type TestAccount, type TestApp } from '../helpers/app.ts';
 import { expectMessageError } from '../helpers/expect.ts';
 import { ALICE, BOB, CAROL, DAVE, distinctNumbers } from '../helpers/fixtures.ts';
+import { fakeProvider } from '../helpers/sdk-surface.ts';
 
 const UNKNOWN_GROUP = '8a4c1e5e-3b8f-4d7e-9d55-1c2f3e4a5b6c';
 
@@ -300,5 +301,41 @@ describe('POST /api/modify-group: plan gating', () => {
     const reply = await modify(t, account, { group_id: UNKNOWN_GROUP, modify_type: 'add_recipient', number: DAVE });
     expectMessageError(reply, 403, 4030);
     expect(reply.body.error_message, JSON.stringify(reply.body)).toMatch(/sapphire/);
+  });
+});
+
+describe('POST /api/modify-group: relay mode', () => {
+  it("forwards under the provider's group id and records the change only when the provider agrees", async () => {
+    const t = makeTestApp();
+    const account = t.createAccount();
+    const groupId = await createGroup(t, account, [ALICE, BOB, CAROL]);
+    t.store.groups.setTransportGroupId(groupId, 'prov-group-1');
+    const answer = { status: 'OK', group_id: 'prov-group-1', modify_type: 'remove_recipient', number: CAROL };
+    const calls = fakeProvider(t, () => ({ status: 200, body: answer }));
+    const reply = await modify(t, account, { group_id: groupId, modify_type: 'remove_recipient', number: CAROL });
+    expect(reply.body).toEqual(answer);
+    expect(calls).toEqual([
+      {
+        method: 'POST',
+        path: '/api/modify-group',
+        body: { group_id: 'prov-group-1', modify_type: 'remove_recipient', number: CAROL, from_number: expect.any(String) },
+      },
+    ]);
+    expect(t.store.groups.members(groupId).sort()).toEqual([ALICE, BOB].sort());
+
+    fakeProvider(t, () => ({ status: 400, body: { status: 'ERROR', message: 'provider refused' } }));
+    const refused = await modify(t, account, { group_id: groupId, modify_type: 'add_recipient', number: DAVE });
+    expect(refused.status).toBe(400);
+    expect(refused.body.message).toBe('provider refused');
+    expect(t.store.groups.members(groupId).sort()).toEqual([ALICE, BOB].sort());
+  });
+
+  it('refuses locally, without calling the provider, what the rules refuse', async () => {
+    const t = makeTestApp();
+    const account = t.createAccount();
+    const groupId = await createGroup(t, account, [ALICE, BOB]);
+    const calls = fakeProvider(t, () => ({ status: 200, body: {} }));
+    expectMessageError(await modify(t, account, { group_id: groupId, modify_type: 'remove_recipient', number: DAVE }), 400, 4000);
+    expect(calls).toEqual([]);
   });
 });
