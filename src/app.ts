@@ -10,11 +10,14 @@ import { requestContext } from './http/request-context.ts';
 import { accountWebhooksRouter } from './http/routes/account-webhooks/routes.ts';
 import { contactsRouter } from './http/routes/contacts/routes.ts';
 import { docsRouter } from './http/routes/docs.ts';
+import { groupsRouter } from './http/routes/groups/routes.ts';
 import { healthRouter } from './http/routes/health.ts';
 import { ingestRouter } from './http/routes/ingest/routes.ts';
+import { mediaRouter } from './http/routes/media/routes.ts';
 import { messagesRouter } from './http/routes/messages/routes.ts';
 import { sandboxRouter } from './http/routes/sandbox/routes.ts';
 import { sendsRouter } from './http/routes/sends/routes.ts';
+import { typingIndicatorsRouter } from './http/routes/typing-indicators/routes.ts';
 import { AppError } from './services/app-error.ts';
 
 /** Builds the HTTP app from its dependencies; no I/O happens here. */
@@ -27,6 +30,9 @@ export function buildApp(deps: AppDeps) {
   app.route('/', contactsRouter(deps));
   app.route('/', messagesRouter(deps));
   app.route('/', sendsRouter(deps));
+  app.route('/', typingIndicatorsRouter(deps));
+  app.route('/', mediaRouter(deps));
+  app.route('/', groupsRouter(deps));
   app.route('/', accountWebhooksRouter(deps));
   if (deps.transportName === 'sandbox') app.route('/', sandboxRouter(deps));
   app.route('/', ingestRouter(deps));

@@ -6,6 +6,7 @@ import { createIngestSecrets } from './http/ingest-auth.ts';
 import { createLogger } from './logger.ts';
 import { createMetrics } from './metrics/metrics.ts';
 import { createCallbackUrlCheck } from './outbound/callback-url-check.ts';
+import { createMediaFetcher } from './outbound/media-fetch.ts';
 import { type Clock, systemClock } from './services/clock.ts';
 import { leaveToCourier, type TransportAtSend } from './services/deps.ts';
 import { createGroupCommit } from './services/group-commit.ts';
@@ -54,6 +55,8 @@ export function createDeps(config: Config, parts: DepsParts): AppDeps {
     isReady,
     version: VERSION,
     checkCallbackUrl: createCallbackUrlCheck(outboundPolicyOf(config)),
+    fetchMedia: createMediaFetcher(outboundPolicyOf(config)),
+    publicUrl: config.TEXTRELAY_PUBLIC_URL?.replace(/\/+$/, ''),
     transportName: config.TEXTRELAY_TRANSPORT,
     ingestSecrets: parts.ingestSecrets ?? createIngestSecrets(config.TEXTRELAY_INGEST_SECRET).list,
     metrics: createMetrics({ version: VERSION, readStats: () => getGatewayStats({ store, clock }) }),

@@ -394,12 +394,12 @@ export const sandboxSteps = sqliteTable(
     /** Our handle (the sandbox uses it as its own). */
     messageHandle: text().notNull(),
     stepIndex: integer().notNull(),
-    kind: text({ enum: ['status', 'inbound'] }).notNull(),
+    kind: text({ enum: ['status', 'typing', 'inbound'] }).notNull(),
     status: text({ enum: MESSAGE_STATUSES }),
     errorCode: integer(),
     errorMessage: text(),
     wasDowngraded: integer({ mode: 'boolean' }),
-    /** Inbound steps: who writes, what, and in which of our groups. */
+    /** Inbound and typing steps: who writes (or types), what, and in which of our groups. */
     inboundFrom: text(),
     inboundContent: text(),
     groupId: text(),

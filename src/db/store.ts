@@ -8,6 +8,7 @@ import { eventQueries } from './queries/events.ts';
 import { groupQueries } from './queries/groups.ts';
 import { idempotencyQueries } from './queries/idempotency.ts';
 import { inboxQueries } from './queries/inbox.ts';
+import { mediaQueries } from './queries/media.ts';
 import { messageQueries } from './queries/messages.ts';
 import { orphanQueries } from './queries/orphans.ts';
 import { outboxQueries } from './queries/outbox.ts';
@@ -32,6 +33,7 @@ export function createStore(db: Db) {
     groups: groupQueries(db),
     idempotency: idempotencyQueries(db),
     inbox: inboxQueries(db),
+    media: mediaQueries(db),
     messages: messageQueries(db),
     orphans: orphanQueries(db),
     outbox: outboxQueries(db),

@@ -36,7 +36,10 @@ export type StatusReportStep = {
 
 export type InboundStep = { kind: 'inbound'; atStep: number; from: string; content: string };
 
-export type PlannedStep = StatusReportStep | InboundStep;
+/** The end user starts typing on their phone: reported just before their reply arrives. */
+export type TypingStep = { kind: 'typing'; atStep: number; from: string };
+
+export type PlannedStep = StatusReportStep | TypingStep | InboundStep;
 
 function report(atStep: number, status: MessageStatus, extra: { errorCode?: number; wasDowngraded?: boolean } = {}): StatusReportStep {
   return { kind: 'status', atStep, status, errorCode: extra.errorCode ?? null, wasDowngraded: extra.wasDowngraded ?? null };
@@ -72,8 +75,8 @@ export type SandboxMessage = { recipients: readonly string[]; content: string; m
 
 /**
  * Every report the network makes about a message, in the order it makes them (ties in `atStep`
- * keep list order). Each 555-0106 recipient replies `echo: <content>` in the step of the first
- * DELIVERED, after that step's reports; a timeline that never reaches DELIVERED has no reply.
+ * keep list order). Each 555-0106 recipient types, then replies `echo: <content>`, in the step of the
+ * first DELIVERED, after that step's reports; a timeline that never reaches DELIVERED has no reply.
  */
 export function planTimeline(message: SandboxMessage): PlannedStep[] {
   const statuses = STATUS_TIMELINES[timelineBehaviour(message.recipients)];
@@ -84,7 +87,10 @@ export function planTimeline(message: SandboxMessage): PlannedStep[] {
   const atStep = statuses[delivered]!.atStep;
   // A message with only an attachment is echoed by its link, so the reply never reads "echo: ".
   const content = `echo: ${previewOf(message.content, message.mediaUrl)}`;
-  const echoes: InboundStep[] = echoers.map((from) => ({ kind: 'inbound', atStep, from, content }));
+  const echoes = echoers.flatMap((from): PlannedStep[] => [
+    { kind: 'typing', atStep, from },
+    { kind: 'inbound', atStep, from, content },
+  ]);
   const afterDelivered = statuses.findIndex((step, index) => index > delivered && step.atStep > atStep);
   const cut = afterDelivered === -1 ? statuses.length : afterDelivered;
   return [...statuses.slice(0, cut), ...echoes, ...statuses.slice(cut)];

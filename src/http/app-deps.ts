@@ -1,3 +1,4 @@
+import type { MediaFetcher } from '../domain/media-objects.ts';
 import type { Metrics } from '../metrics/metrics.ts';
 import type { CallbackUrlCheck } from '../outbound/callback-url-check.ts';
 import type { ServiceDeps } from '../services/deps.ts';
@@ -24,4 +25,8 @@ export type AppDeps = ServiceDeps &
     signInThrottle: SignInThrottle;
     /** Whether to believe a reverse proxy's X-Forwarded-* headers, and whether the public URL is https. */
     proxy: ProxySettings;
+    /** Fetches media uploads and group photos through the guarded client, under the callbacks' address policy. */
+    fetchMedia: MediaFetcher;
+    /** TEXTRELAY_PUBLIC_URL: the origin of the URLs textrelay gives for its own files; else the request's. */
+    publicUrl: string | undefined;
   };

@@ -13,6 +13,7 @@ type Registry = OpenAPIHono<AppEnv>['openAPIRegistry'];
 
 const TAGS = [
   { name: 'Sending', description: 'Send to one person or a group; every send answers 202 with the message QUEUED.' },
+  { name: 'Groups', description: 'Retrieve, rename and set the photo of a group (sapphire plan).' },
   { name: 'Messages', description: "Read the account's messages and each one's status history." },
   { name: 'Contacts', description: "The account's contacts. Errors keep the spec's `{status, message}` body (except 401)." },
   { name: 'Webhooks', description: 'Receive webhook URLs, the signing secret, and the log of every callback sent.' },
@@ -90,7 +91,7 @@ function registerErrorResponses(registry: Registry): void {
 }
 
 /** The statuses a route answers because of what it does, each with what causes it and its error_code. */
-type RouteErrors = Partial<Record<400 | 403 | 404 | 409 | 429, string>>;
+type RouteErrors = Partial<Record<400 | 403 | 404 | 409 | 429 | 501, string>>;
 
 /**
  * A route's error answers: its own (`statuses`), then those every API route can give. Routes that

@@ -6,7 +6,8 @@ import { GROUP_PLAN, MAX_GROUP_MEMBERS, planAllows } from '../domain/limits.ts';
 import { AppError } from './app-error.ts';
 import { ensureContact } from './contacts.ts';
 import type { ServiceDeps } from './deps.ts';
-import { leastLoadedLine } from './lines.ts';
+import { leastLoadedLine, requireOwnLine } from './lines.ts';
+import type { ProviderAnswer } from './provider.ts';
 
 export function requireGroupPlan(account: AccountRow): void {
   if (!planAllows(account.plan, GROUP_PLAN)) {
@@ -22,7 +23,7 @@ function checkMemberCount(count: number): void {
   if (problem === 'too_few') throw new AppError(ErrorCode.validation, 'A group needs at least 2 people besides the account');
 }
 
-function findGroup(deps: ServiceDeps, account: AccountRow, groupId: string): ResolvedGroup {
+export function findGroup(deps: ServiceDeps, account: AccountRow, groupId: string): ResolvedGroup {
   const group = deps.store.groups.findById(account.id, groupId);
   if (!group) throw new AppError(ErrorCode.notFound, `Group ${groupId} not found`);
   return { group, members: deps.store.groups.members(group.id) };
@@ -45,7 +46,8 @@ export function resolveGroupForSend(
 
   if (target.groupId !== undefined) {
     const resolved = findGroup(deps, account, target.groupId);
-    if (requested && memberKeyOf(requested) !== resolved.group.memberKey) {
+    // Compared with the members, not the stored key: a parked group's key is not its set (takeMemberKey).
+    if (requested && memberKeyOf(requested) !== memberKeyOf(resolved.members)) {
       throw new AppError(ErrorCode.validation, `numbers do not match the members of group ${target.groupId}`);
     }
     return resolved;
@@ -75,35 +77,96 @@ export function resolveGroupForSend(
 export const MODIFY_TYPES = ['add_recipient', 'remove_recipient', 'rename', 'leave'] as const;
 export type ModifyType = (typeof MODIFY_TYPES)[number];
 
-export function modifyGroup(
-  deps: ServiceDeps,
-  account: AccountRow,
-  input: { groupId: string; modifyType: ModifyType; number?: string | undefined },
-) {
-  requireGroupPlan(account);
-  if (input.modifyType !== 'add_recipient') {
-    throw new AppError(ErrorCode.validation, `modify_type ${input.modifyType} is not supported yet; only add_recipient is`);
-  }
-  const number = input.number;
-  if (number === undefined) throw new AppError(ErrorCode.validation, 'number is required for add_recipient');
+export type ModifyGroupInput = { groupId: string; modifyType: ModifyType; number: string; fromNumber?: string | undefined };
 
+export type GroupModified = {
+  status: 'OK';
+  group_id: string;
+  modify_type: ModifyType;
+  number: string;
+  error: null;
+  error_message: null;
+};
+
+/**
+ * Gives the group its new member set. Another group of the account with exactly that set keeps
+ * its id and members but is parked under a key no set of numbers produces: the set now addresses
+ * the group just changed, and the other stays reachable by its group_id. Refusing instead would
+ * make a removal impossible, and a removed person would keep receiving the group's messages.
+ */
+function takeMemberKey(deps: ServiceDeps, account: AccountRow, group: GroupRow, memberKey: string): void {
+  const clash = deps.store.groups.findByMemberKey(account.id, memberKey);
+  if (clash && clash.id !== group.id) deps.store.groups.setMemberKey(clash.id, `${memberKey}#${clash.id}`);
+}
+
+/** Checks a change against the rules; answers the members after it. */
+function membersAfter(ownLines: string[], members: string[], input: ModifyGroupInput): string[] {
+  const { number } = input;
+  if (input.modifyType === 'add_recipient') {
+    if (ownLines.includes(number)) throw new AppError(ErrorCode.validation, `number ${number} is this account's own number`);
+    if (members.includes(number))
+      throw new AppError(ErrorCode.validation, `number ${number} is already a member of group ${input.groupId}`);
+    if (members.length + 1 > MAX_GROUP_MEMBERS) {
+      throw new AppError(ErrorCode.validation, `A group holds at most ${MAX_GROUP_MEMBERS} people; group ${input.groupId} is full`);
+    }
+    return [...members, number];
+  }
+  if (!members.includes(number)) throw new AppError(ErrorCode.validation, `number ${number} is not a member of group ${input.groupId}`);
+  if (members.length === 1) {
+    throw new AppError(ErrorCode.validation, `number ${number} is the last person in group ${input.groupId} and cannot be removed`);
+  }
+  return members.filter((member) => member !== number);
+}
+
+function modifyInTransaction(deps: ServiceDeps, account: AccountRow, input: ModifyGroupInput): GroupModified {
   return deps.store.transaction(() => {
     const now = deps.clock.now();
     const { group, members } = findGroup(deps, account, input.groupId);
-    if (deps.store.accounts.listServiceNumbers(account.id).includes(number)) {
-      throw new AppError(ErrorCode.validation, `${number} is this account's own number`);
+    const after = membersAfter(deps.store.accounts.listServiceNumbers(account.id), members, input);
+    const memberKey = memberKeyOf(after);
+    takeMemberKey(deps, account, group, memberKey);
+    if (input.modifyType === 'add_recipient') {
+      deps.store.groups.addMember(group.id, input.number, memberKey, now);
+      ensureContact(deps, account.id, input.number, now);
+    } else {
+      deps.store.groups.removeMember(group.id, input.number, memberKey, now);
     }
-    // Adding someone already in the group is a no-op, so retries of the same request are safe.
-    if (!members.includes(number)) {
-      checkMemberCount(members.length + 1);
-      const memberKey = memberKeyOf([...members, number]);
-      const clash = deps.store.groups.findByMemberKey(account.id, memberKey);
-      if (clash) {
-        throw new AppError(ErrorCode.conflict, `Group ${clash.id} already has exactly these members`);
-      }
-      deps.store.groups.addMember(group.id, number, memberKey, now);
-      ensureContact(deps, account.id, number, now);
-    }
-    return { status: 'OK' as const, group_id: group.id, modify_type: input.modifyType, number };
+    return { status: 'OK', group_id: group.id, modify_type: input.modifyType, number: input.number, error: null, error_message: null };
   });
+}
+
+/**
+ * `groups.modify`: adds or removes one end user; the group keeps its group_id. rename and leave
+ * are not changes of membership (`v2.groups.rename` renames; leaving is not offered).
+ */
+export async function modifyGroup(
+  deps: ServiceDeps,
+  account: AccountRow,
+  input: ModifyGroupInput,
+): Promise<GroupModified | ProviderAnswer> {
+  requireGroupPlan(account);
+  if (input.modifyType === 'rename' || input.modifyType === 'leave') {
+    throw new AppError(
+      ErrorCode.notImplemented,
+      `modify_type ${input.modifyType} is not supported: use add_recipient or remove_recipient${input.modifyType === 'rename' ? ', and POST /api/v2/groups/{group_id}/name to rename' : ''}`,
+    );
+  }
+  if (input.fromNumber !== undefined) requireOwnLine(deps, account, input.fromNumber);
+  if (!deps.provider) return modifyInTransaction(deps, account, input);
+
+  // Checked before the provider changes anything, and again when recorded.
+  const { group, members } = findGroup(deps, account, input.groupId);
+  membersAfter(deps.store.accounts.listServiceNumbers(account.id), members, input);
+  const answer = await deps.provider.call({
+    method: 'POST',
+    path: '/api/modify-group',
+    body: {
+      group_id: group.transportGroupId ?? group.id,
+      modify_type: input.modifyType,
+      number: input.number,
+      from_number: input.fromNumber ?? group.lineNumber,
+    },
+  });
+  if (answer.ok) modifyInTransaction(deps, account, input);
+  return answer;
 }

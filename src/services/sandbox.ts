@@ -9,6 +9,7 @@ import type { OutboundMessage } from './handover.ts';
 import { getMessageStatus } from './messages.ts';
 import { receiveInbound } from './receive-inbound.ts';
 import { recordStatusInTransaction } from './record-status.ts';
+import { reportTyping } from './typing.ts';
 
 /** The name the sandbox network reports under, in status histories and inbound messages. */
 export const SANDBOX_SOURCE = 'sandbox';
@@ -25,6 +26,7 @@ function serviceOf(number: string): InboundService {
 function toRow(message: OutboundMessage, step: PlannedStep, stepIndex: number, dueAt: number): NewSandboxStep {
   const status = step.kind === 'status' ? step : undefined;
   const inbound = step.kind === 'inbound' ? step : undefined;
+  const writer = step.kind === 'status' ? undefined : step;
   return {
     messageHandle: message.handle,
     stepIndex,
@@ -34,9 +36,9 @@ function toRow(message: OutboundMessage, step: PlannedStep, stepIndex: number, d
     errorCode: status?.errorCode ?? null,
     errorMessage: null,
     wasDowngraded: status?.wasDowngraded ?? null,
-    inboundFrom: inbound?.from ?? null,
+    inboundFrom: writer?.from ?? null,
     inboundContent: inbound?.content ?? null,
-    groupId: inbound ? message.groupId : null,
+    groupId: writer ? message.groupId : null,
   };
 }
 
@@ -83,6 +85,9 @@ function applyStep(deps: ServiceDeps, step: SandboxStepRow): boolean {
   const original = deps.store.messages.findByAnyHandle(step.messageHandle);
   const account = original && deps.store.accounts.findById(original.accountId);
   if (!account || step.inboundFrom === null) throw new Error(`sandbox step ${stepId(step)} names no account or sender`);
+  if (step.kind === 'typing') {
+    return reportTyping(deps, account, { number: step.inboundFrom, fromNumber: original.lineNumber, isTyping: true }, deps.clock.now());
+  }
   try {
     return receiveInbound(deps, account, {
       from: step.inboundFrom,

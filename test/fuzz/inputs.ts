@@ -7,7 +7,7 @@
  */
 import fc from 'fast-check';
 import { SEND_STYLES } from '../helpers/fixtures.ts';
-import type { Owned } from '../helpers/populated-app.ts';
+import { FIXTURE_MEDIA_HOST, type Owned } from '../helpers/populated-app.ts';
 
 export type InputSpec = {
   /** Valid values of each field, one at a time. */
@@ -47,6 +47,13 @@ const flag = fc.constantFrom('true', 'false', '1', '0');
 // Not fc.webUrl(): it costs more than the request it goes into, and its odd corners are the fuzzer's job.
 const receiverUrl = fc.stringMatching(/^https?:\/\/[a-z]{1,10}\.example\.com(:[1-9][0-9]{1,3})?\/[a-z0-9]{0,8}$/);
 
+/** Served by the populated app's fixture fetcher; a closed local port fails at once (400), as an unreachable origin does. */
+const fixtureMediaUrl = fc.constantFrom(
+  `https://${FIXTURE_MEDIA_HOST}/a.png`,
+  `http://${FIXTURE_MEDIA_HOST}/b.jpg`,
+  'http://127.0.0.1:9/a.png',
+);
+
 function messageFields(owned: Owned) {
   return {
     content,
@@ -85,10 +92,46 @@ export const ROUTE_INPUTS: Record<string, (owned: Owned) => RouteInputs> = {
     body: recordSpec(
       {
         group_id: fc.constantFrom(...owned.groupIds),
-        modify_type: fc.constantFrom('add_recipient', 'add_recipient', 'remove_recipient', 'rename', 'leave'),
+        // rename and leave answer 501 by design: valid inputs are the two changes of membership.
+        modify_type: fc.constantFrom('add_recipient', 'remove_recipient'),
         number: phone(owned.people),
+        from_number: fc.constantFrom(...owned.lines),
       },
       ['group_id', 'modify_type', 'number'],
+    ),
+  }),
+
+  'POST /api/send-typing-indicator': (owned) => ({
+    body: recordSpec(
+      {
+        number: phone(owned.people),
+        from_number: fc.constantFrom(...owned.lines),
+        state: fc.constant('start'),
+        max_duration_ms: fc.integer({ min: 1, max: 60_000 }),
+      },
+      ['number', 'from_number'],
+    ),
+  }),
+
+  'POST /api/upload-media-object': () => ({
+    body: recordSpec({ media_url: fixtureMediaUrl }, ['media_url']),
+  }),
+
+  'GET /api/v2/groups/:groupID': (owned) => ({ params: { groupID: fc.constantFrom(...owned.groupIds) } }),
+
+  'POST /api/v2/groups/:groupID/name': (owned) => ({
+    params: { groupID: fc.constantFrom(...owned.groupIds) },
+    body: recordSpec(
+      { group_name: fc.oneof(fc.string({ maxLength: 40 }), fc.constant(null)), from_number: fc.constantFrom(...owned.lines, null) },
+      ['group_name'],
+    ),
+  }),
+
+  'POST /api/v2/groups/:groupID/photo': (owned) => ({
+    params: { groupID: fc.constantFrom(...owned.groupIds) },
+    body: recordSpec(
+      { photo_url: fc.constantFrom(null, 'http://127.0.0.1:9/photo.png'), from_number: fc.constantFrom(...owned.lines, null) },
+      ['photo_url'],
     ),
   }),
 

@@ -82,9 +82,17 @@ export async function populate(t: TestApp, account: TestAccount, people: [string
   };
 }
 
+/** Media URLs on this host answer a small PNG without a network; any other URL is really fetched. */
+export const FIXTURE_MEDIA_HOST = 'media.example.com';
+
 /** A sandbox app that accepts {@link INGEST_SECRET} on /webhooks/*, with a populated sapphire account. */
 export async function makePopulatedApp(overrides: Parameters<typeof makeTestApp>[0] = {}) {
   const t = makeTestApp({ ingestSecrets: [INGEST_SECRET], ...overrides });
+  const fetchMedia = t.deps.fetchMedia;
+  t.deps.fetchMedia = async (url, kind) =>
+    new URL(url).hostname === FIXTURE_MEDIA_HOST
+      ? { ok: true, contentType: 'image/png', bytes: Buffer.from('89504e470d0a1a0a', 'hex') }
+      : fetchMedia(url, kind);
   // Not in the 555-0110..0199 block the account's lines are drawn from at random: a person who is
   // also one of the account's lines is left out of a group, which then has too few members.
   const main = await populate(t, t.createAccount(), ['+12124567140', '+12124567141', '+12124567142'], 'main');

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { makeTestApp, type TestAccount, type TestApp } from '../helpers/app.ts';
 import { expectMessageError } from '../helpers/expect.ts';
 import { ALICE, BOB, CAROL, DAVE, distinctNumbers } from '../helpers/fixtures.ts';
+import { fakeProvider } from '../helpers/sdk-surface.ts';
 
 const UNKNOWN_GROUP = '8a4c1e5e-3b8f-4d7e-9d55-1c2f3e4a5b6c';
 
@@ -38,6 +39,8 @@ describe('POST /api/modify-group: add_recipient', () => {
       group_id: groupId,
       modify_type: 'add_recipient',
       number: CAROL,
+      error: null,
+      error_message: null,
     });
   });
 
@@ -85,21 +88,14 @@ describe('POST /api/modify-group: add_recipient', () => {
     expectMessageError(stale, 400, 4000);
   });
 
-  it('treats adding an existing member as a no-op', async () => {
+  it('refuses adding a current member with 400/4000 and changes nothing', async () => {
     const t = makeTestApp();
     const account = t.createAccount();
     const groupId = await createGroup(t, account, [ALICE, BOB]);
     const reply = await modify(t, account, { group_id: groupId, modify_type: 'add_recipient', number: BOB });
-    expect(reply.status, JSON.stringify(reply.body)).toBe(200);
-    expect(reply.body, JSON.stringify(reply.body)).toEqual({ status: 'OK', group_id: groupId, modify_type: 'add_recipient', number: BOB });
+    expectMessageError(reply, 400, 4000);
+    expect(reply.body.error_message, JSON.stringify(reply.body)).toMatch(/already a member/);
     expect(await membersOf(t, account, groupId)).toEqual([ALICE, BOB].sort());
-
-    // Repeating a successful add is safe too.
-    const first = await modify(t, account, { group_id: groupId, modify_type: 'add_recipient', number: CAROL });
-    const again = await modify(t, account, { group_id: groupId, modify_type: 'add_recipient', number: CAROL });
-    expect(first.status, JSON.stringify(first.body)).toBe(200);
-    expect(again.status, JSON.stringify(again.body)).toBe(200);
-    expect(await membersOf(t, account, groupId)).toEqual([ALICE, BOB, CAROL].sort());
   });
 
   it('lets a group grow to 25 and refuses the 26th person', async () => {
@@ -148,25 +144,95 @@ describe('POST /api/modify-group: add_recipient', () => {
     expect(await membersOf(t, account, groupId)).toEqual([ALICE, BOB].sort());
   });
 
-  it('refuses an add that would make the group identical to another group (409/4090)', async () => {
+  it('gives the new set to the changed group; a group that had that set stays reachable by its group_id', async () => {
     const t = makeTestApp();
     const account = t.createAccount();
     const small = await createGroup(t, account, [ALICE, BOB]);
     const big = await createGroup(t, account, [ALICE, BOB, CAROL]);
     const reply = await modify(t, account, { group_id: small, modify_type: 'add_recipient', number: CAROL });
-    expectMessageError(reply, 409, 4090);
-    expect(await membersOf(t, account, small)).toEqual([ALICE, BOB].sort());
+    expect(reply.status, JSON.stringify(reply.body)).toBe(200);
+    expect(await membersOf(t, account, small)).toEqual([ALICE, BOB, CAROL].sort());
     expect(await membersOf(t, account, big)).toEqual([ALICE, BOB, CAROL].sort());
+
+    const bySet = await sendGroup(t, account, { numbers: [ALICE, BOB, CAROL], content: 'by the set' });
+    expect(bySet.body.group_id, JSON.stringify(bySet.body)).toBe(small);
+    const byOldId = await sendGroup(t, account, { group_id: big, numbers: [ALICE, BOB, CAROL], content: 'by id and set' });
+    expect(byOldId.status, JSON.stringify(byOldId.body)).toBe(202);
+    expect(byOldId.body.group_id, JSON.stringify(byOldId.body)).toBe(big);
+  });
+});
+
+describe('POST /api/modify-group: remove_recipient', () => {
+  it('removes the member and keeps the group_id; the next send goes to the others only', async () => {
+    const t = makeTestApp();
+    const account = t.createAccount();
+    const groupId = await createGroup(t, account, [ALICE, BOB, CAROL]);
+    const reply = await modify(t, account, { group_id: groupId, modify_type: 'remove_recipient', number: CAROL });
+    expect(reply.status, JSON.stringify(reply.body)).toBe(200);
+    expect(reply.body).toEqual({
+      status: 'OK',
+      group_id: groupId,
+      modify_type: 'remove_recipient',
+      number: CAROL,
+      error: null,
+      error_message: null,
+    });
+    expect(await membersOf(t, account, groupId)).toEqual([ALICE, BOB].sort());
+    const bySet = await sendGroup(t, account, { numbers: [ALICE, BOB], content: 'by the new set' });
+    expect(bySet.body.group_id, JSON.stringify(bySet.body)).toBe(groupId);
+  });
+
+  it('refuses removing someone who is not a member with 400/4000', async () => {
+    const t = makeTestApp();
+    const account = t.createAccount();
+    const groupId = await createGroup(t, account, [ALICE, BOB]);
+    const reply = await modify(t, account, { group_id: groupId, modify_type: 'remove_recipient', number: DAVE });
+    expectMessageError(reply, 400, 4000);
+    expect(reply.body.error_message, JSON.stringify(reply.body)).toMatch(/not a member/);
+    expect(await membersOf(t, account, groupId)).toEqual([ALICE, BOB].sort());
+  });
+
+  it('refuses removing the last end user with 400/4000', async () => {
+    const t = makeTestApp();
+    const account = t.createAccount();
+    const groupId = await createGroup(t, account, [ALICE, BOB]);
+    const first = await modify(t, account, { group_id: groupId, modify_type: 'remove_recipient', number: BOB });
+    expect(first.status, JSON.stringify(first.body)).toBe(200);
+    const last = await modify(t, account, { group_id: groupId, modify_type: 'remove_recipient', number: ALICE });
+    expectMessageError(last, 400, 4000);
+    expect(last.body.error_message, JSON.stringify(last.body)).toMatch(/last/);
+    expect(await membersOf(t, account, groupId)).toEqual([ALICE]);
+  });
+
+  it("refuses the removed member's sandbox inbound for that group with 400; the others still write", async () => {
+    const t = makeTestApp();
+    const account = t.createAccount();
+    const groupId = await createGroup(t, account, [ALICE, BOB, CAROL]);
+    await modify(t, account, { group_id: groupId, modify_type: 'remove_recipient', number: CAROL });
+    const removed = await t.call('POST', '/sandbox/inbound', account, { number: CAROL, group_id: groupId, content: 'still here?' });
+    expectMessageError(removed, 400, 4000);
+    const member = await t.call('POST', '/sandbox/inbound', account, { number: ALICE, group_id: groupId, content: 'hi all' });
+    expect(member.status, JSON.stringify(member.body)).toBe(200);
+  });
+
+  it("refuses a from_number that is not one of the account's lines", async () => {
+    const t = makeTestApp();
+    const account = t.createAccount();
+    const groupId = await createGroup(t, account, [ALICE, BOB, CAROL]);
+    const reply = await modify(t, account, { group_id: groupId, modify_type: 'remove_recipient', number: CAROL, from_number: DAVE });
+    expectMessageError(reply, 400, 4000);
+    expect(reply.body.error_message, JSON.stringify(reply.body)).toMatch(/from_number/);
   });
 });
 
 describe('POST /api/modify-group: unsupported and invalid requests', () => {
-  it.each(['remove_recipient', 'rename', 'leave'])('refuses %s with 400 saying it is not supported', async (modifyType) => {
+  it.each(['rename', 'leave'])('answers %s with 501/5010, not to be retried', async (modifyType) => {
     const t = makeTestApp();
     const account = t.createAccount();
     const groupId = await createGroup(t, account, [ALICE, BOB, CAROL]);
     const reply = await modify(t, account, { group_id: groupId, modify_type: modifyType, number: CAROL });
-    expectMessageError(reply, 400, 4000);
+    expectMessageError(reply, 501, 5010);
+    expect(reply.headers.get('x-should-retry')).toBe('false');
     expect(reply.body.error_message, JSON.stringify(reply.body)).toMatch(/not supported/i);
     expect(await membersOf(t, account, groupId)).toEqual([ALICE, BOB, CAROL].sort());
   });
@@ -177,6 +243,7 @@ describe('POST /api/modify-group: unsupported and invalid requests', () => {
     const groupId = await createGroup(t, account, [ALICE, BOB]);
     const reply = await modify(t, account, { group_id: groupId, modify_type: modifyType, number: CAROL });
     expectMessageError(reply, 400, 4000);
+    expect(reply.body.error_message, JSON.stringify(reply.body)).toMatch(/add_recipient or remove_recipient/);
     expect(await membersOf(t, account, groupId)).toEqual([ALICE, BOB].sort());
   });
 
@@ -234,5 +301,41 @@ describe('POST /api/modify-group: plan gating', () => {
     const reply = await modify(t, account, { group_id: UNKNOWN_GROUP, modify_type: 'add_recipient', number: DAVE });
     expectMessageError(reply, 403, 4030);
     expect(reply.body.error_message, JSON.stringify(reply.body)).toMatch(/sapphire/);
+  });
+});
+
+describe('POST /api/modify-group: relay mode', () => {
+  it("forwards under the provider's group id and records the change only when the provider agrees", async () => {
+    const t = makeTestApp();
+    const account = t.createAccount();
+    const groupId = await createGroup(t, account, [ALICE, BOB, CAROL]);
+    t.store.groups.setTransportGroupId(groupId, 'prov-group-1');
+    const answer = { status: 'OK', group_id: 'prov-group-1', modify_type: 'remove_recipient', number: CAROL };
+    const calls = fakeProvider(t, () => ({ status: 200, body: answer }));
+    const reply = await modify(t, account, { group_id: groupId, modify_type: 'remove_recipient', number: CAROL });
+    expect(reply.body).toEqual(answer);
+    expect(calls).toEqual([
+      {
+        method: 'POST',
+        path: '/api/modify-group',
+        body: { group_id: 'prov-group-1', modify_type: 'remove_recipient', number: CAROL, from_number: expect.any(String) },
+      },
+    ]);
+    expect(t.store.groups.members(groupId).sort()).toEqual([ALICE, BOB].sort());
+
+    fakeProvider(t, () => ({ status: 400, body: { status: 'ERROR', message: 'provider refused' } }));
+    const refused = await modify(t, account, { group_id: groupId, modify_type: 'add_recipient', number: DAVE });
+    expect(refused.status).toBe(400);
+    expect(refused.body.message).toBe('provider refused');
+    expect(t.store.groups.members(groupId).sort()).toEqual([ALICE, BOB].sort());
+  });
+
+  it('refuses locally, without calling the provider, what the rules refuse', async () => {
+    const t = makeTestApp();
+    const account = t.createAccount();
+    const groupId = await createGroup(t, account, [ALICE, BOB]);
+    const calls = fakeProvider(t, () => ({ status: 200, body: {} }));
+    expectMessageError(await modify(t, account, { group_id: groupId, modify_type: 'remove_recipient', number: DAVE }), 400, 4000);
+    expect(calls).toEqual([]);
   });
 });

@@ -13,6 +13,7 @@ const NOT_API: { pattern: RegExp; why: string }[] = [
   { pattern: /^\/docs(\/|$)/, why: 'this viewer and its assets' },
   { pattern: /^\/openapi\.json$/, why: 'the document itself' },
   { pattern: /^\/metrics$/, why: 'Prometheus text for scrapers' },
+  { pattern: /^\/media\//, why: 'stored media files, fetched by phones and browsers by their unguessable URL' },
 ];
 
 const METHODS = ['get', 'post', 'put', 'patch', 'delete'] as const;

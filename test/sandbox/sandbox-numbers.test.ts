@@ -1,13 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { planTimeline, sandboxBehaviour, timelineBehaviour } from '../../src/domain/sandbox-numbers.ts';
 
-/** A plan as readable lines: `step status` or `step echo from content`. */
+/** A plan as readable lines: `step status`, `step typing from` or `step reply from content`. */
 function lines(plan: ReturnType<typeof planTimeline>): string[] {
-  return plan.map((step) =>
-    step.kind === 'status'
-      ? `${step.atStep} ${step.status}${step.errorCode ? ` ${step.errorCode}` : ''}${step.wasDowngraded ? ' sms' : ''}`
-      : `${step.atStep} reply from ${step.from}: ${step.content}`,
-  );
+  return plan.map((step) => {
+    if (step.kind === 'status')
+      return `${step.atStep} ${step.status}${step.errorCode ? ` ${step.errorCode}` : ''}${step.wasDowngraded ? ' sms' : ''}`;
+    if (step.kind === 'typing') return `${step.atStep} typing from ${step.from}`;
+    return `${step.atStep} reply from ${step.from}: ${step.content}`;
+  });
 }
 
 describe('sandboxBehaviour', () => {
@@ -53,11 +54,13 @@ describe('planTimeline', () => {
     expect(lines(planTimeline(message(['+12125550105'])))).toEqual(['1 DELIVERED', '1 DELIVERED', '2 SENT', '2 SENT', '3 READ', '3 READ']);
   });
 
-  it('each echo member replies in the step of the first DELIVERED, after its reports, once however often listed', () => {
+  it('each echo member types, then replies, in the step of the first DELIVERED, after its reports, once however often listed', () => {
     expect(lines(planTimeline(message(['+12125550106', '+13125550106', '+12125550106', '+12125550105'], 'team')))).toEqual([
       '1 DELIVERED',
       '1 DELIVERED',
+      '1 typing from +12125550106',
       '1 reply from +12125550106: echo: team',
+      '1 typing from +13125550106',
       '1 reply from +13125550106: echo: team',
       '2 SENT',
       '2 SENT',

@@ -28,6 +28,10 @@ export const PUBLIC_ROUTES: PublicRoute[] = [
   { matches: exactly('GET', '/inbox/login'), reason: 'the sign-in form: where a stranger is sent' },
   { matches: exactly('POST', '/inbox/login'), reason: 'signing in: credentials in the form are what it checks' },
   { matches: exactly('POST', '/inbox/logout'), reason: 'signing out ends whatever session the cookie names, if any' },
+  {
+    matches: exactly('GET', '/media/:file'),
+    reason: "uploaded media and group photos: the 32 random bytes of the id are the credential, so phones can fetch a send's media_url",
+  },
 ];
 
 export function publicReason(route: Route): string | undefined {

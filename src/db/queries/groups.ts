@@ -52,5 +52,21 @@ export function groupQueries(db: Db) {
       db.insert(groupMembers).values({ groupId, number, addedAt: at }).run();
       db.update(groups).set({ memberKey, updatedAt: at }).where(eq(groups.id, groupId)).run();
     },
+    removeMember(groupId: string, number: string, memberKey: string, at: number): void {
+      db.delete(groupMembers)
+        .where(and(eq(groupMembers.groupId, groupId), eq(groupMembers.number, number)))
+        .run();
+      db.update(groups).set({ memberKey, updatedAt: at }).where(eq(groups.id, groupId)).run();
+    },
+    /** Gives the group a key no set of numbers produces: it stays reachable by id only. */
+    setMemberKey(groupId: string, memberKey: string): void {
+      db.update(groups).set({ memberKey }).where(eq(groups.id, groupId)).run();
+    },
+    rename(groupId: string, displayName: string, at: number): void {
+      db.update(groups).set({ displayName, updatedAt: at }).where(eq(groups.id, groupId)).run();
+    },
+    setPhoto(groupId: string, photoMediaId: string | null, at: number): void {
+      db.update(groups).set({ photoMediaId, updatedAt: at }).where(eq(groups.id, groupId)).run();
+    },
   };
 }

@@ -7,6 +7,7 @@ import { sendGroupMessageInBatch, sendMessageInBatch } from '../../../services/s
 import type { AppDeps } from '../../app-deps.ts';
 import type { AppEnv } from '../../env.ts';
 import { API_SECURITY, apiErrors } from '../../openapi.ts';
+import { answerOrRelay } from '../../provider-answers.ts';
 import { apiRoute, createRouter } from '../../router.ts';
 import { Message } from '../messages/schemas.ts';
 import { IdempotencyHeaders, ModifyGroupBody, ModifyGroupResponse, SendGroupMessageBody, SendMessageBody } from './schemas.ts';
@@ -62,16 +63,17 @@ const modifyGroupRoute = createRoute({
   path: '/api/modify-group',
   tags: ['Sending'],
   operationId: 'modifyGroup',
-  summary: 'Change a group (only add_recipient is supported)',
+  summary: 'Add or remove a member of a group (sapphire plan)',
+  description: 'The group keeps its group_id. A group that already had the new set of members stays reachable by its own group_id only.',
   security: API_SECURITY,
   request: { body: { content: { 'application/json': { schema: ModifyGroupBody } }, required: true } },
   responses: {
     200: { description: 'Modified', content: { 'application/json': { schema: ModifyGroupResponse } } },
     ...apiErrors('message', {
-      400: "Validation error, unsupported modify_type or the account's own number (4000)",
+      400: "Validation error, unknown modify_type, adding a member or the account's own number, removing a non-member or the last one, over 25 (4000)",
       403: 'Plan does not include groups (4030)',
       404: 'Unknown group (4040)',
-      409: 'Another group already has exactly these members (4090)',
+      501: 'modify_type rename or leave (5010): rename with POST /api/v2/groups/{group_id}/name',
     }),
   },
 });
@@ -112,10 +114,15 @@ export function sendsRouter(deps: AppDeps) {
     return c.json(sent.body, 202);
   });
 
-  router.openapi({ ...modifyGroupRoute, middleware }, (c) => {
+  router.openapi({ ...modifyGroupRoute, middleware }, async (c) => {
     const body = c.req.valid('json');
-    const result = modifyGroup(deps, c.get('account'), { groupId: body.group_id, modifyType: body.modify_type, number: body.number });
-    return c.json(result, 200);
+    const result = await modifyGroup(deps, c.get('account'), {
+      groupId: body.group_id,
+      modifyType: body.modify_type,
+      number: body.number,
+      fromNumber: body.from_number,
+    });
+    return answerOrRelay(c, result);
   });
 
   return router;

@@ -66,11 +66,21 @@ export const IdempotencyHeaders = z.object({
 export const ModifyGroupBody = z
   .object({
     group_id: z.string().min(1),
-    modify_type: z.enum(MODIFY_TYPES),
-    number: RecipientNumber.optional(),
+    modify_type: z.enum(MODIFY_TYPES, { message: 'modify_type must be add_recipient or remove_recipient' }).openapi({
+      description: 'add_recipient or remove_recipient; rename and leave answer 501 (rename with POST /api/v2/groups/{group_id}/name)',
+    }),
+    number: RecipientNumber.openapi({ description: 'The end user to add or remove (E.164)' }),
+    from_number: LineNumber.optional().openapi({ type: 'string', description: "One of the account's numbers; default: the group's line" }),
   })
   .openapi('ModifyGroupRequest');
 
 export const ModifyGroupResponse = z
-  .object({ status: z.literal('OK'), group_id: z.string(), modify_type: z.string(), number: z.string() })
+  .object({
+    status: z.literal('OK'),
+    group_id: z.string(),
+    modify_type: z.string(),
+    number: z.string(),
+    error: z.null(),
+    error_message: z.null(),
+  })
   .openapi('ModifyGroupResponse');

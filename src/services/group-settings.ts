@@ -1,0 +1,130 @@
+import type { AccountRow, GroupRow } from '../db/rows.ts';
+import type { ServiceDeps } from './deps.ts';
+import { findGroup, requireGroupPlan } from './groups.ts';
+import { requireOwnLine } from './lines.ts';
+import { fetchAndStoreMedia, type MediaDeps, mediaUrlOf, recordRemoteMedia } from './media.ts';
+import type { ProviderAnswer } from './provider.ts';
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+export type GroupPhoto = { photo_guid: string; url: string };
+
+/** The photo as the SDK shows it: textrelay's own URL for stored bytes, the provider's for a relayed one. */
+function photoOf(deps: ServiceDeps, group: GroupRow, origin: string): GroupPhoto | null {
+  const media = group.photoMediaId === null ? undefined : deps.store.media.findById(group.photoMediaId);
+  if (!media) return null;
+  return { photo_guid: media.id, url: media.bytes ? mediaUrlOf(origin, media) : (media.remoteUrl ?? media.sourceUrl) };
+}
+
+/** `v2.groups.retrieve`: the group, its end users with their contact names, and its newest message. */
+export function retrieveGroup(deps: ServiceDeps, account: AccountRow, groupId: string, origin: string) {
+  requireGroupPlan(account);
+  const { group, members } = findGroup(deps, account, groupId);
+  const latest = deps.store.messages.list(account.id, { groupId: group.id }, 1, 0)[0];
+  const participants = members.map((phone) => {
+    const contact = deps.store.contacts.findByPhone(account.id, phone);
+    const name = contact && contact.deletedAt === null ? `${contact.firstName} ${contact.lastName}`.trim() : '';
+    return {
+      participant_id: phone,
+      type: 'contact' as const,
+      phone,
+      handle: phone,
+      contact_id: contact && contact.deletedAt === null ? contact.id : null,
+      name: name === '' ? null : name,
+      seat_id: null,
+    };
+  });
+  return {
+    status: 'OK' as const,
+    data: {
+      group_id: group.id,
+      group_name: group.displayName,
+      group_photo: photoOf(deps, group, origin),
+      participant_numbers: members,
+      participants,
+      created_at: iso(group.createdAt),
+      updated_at: iso(group.updatedAt),
+      latest_comm_at: latest ? iso(latest.dateSent) : null,
+      latest_message_id: latest?.handle ?? null,
+      worker_group_id: null,
+    },
+  };
+}
+
+/**
+ * The plan and the group, checked before the body is read: a group of another account answers
+ * 404 whatever the body, exactly as a group that does not exist.
+ */
+export function requireAccountGroup(deps: ServiceDeps, account: AccountRow, groupId: string): void {
+  requireGroupPlan(account);
+  findGroup(deps, account, groupId);
+}
+
+type SettingInput = { groupId: string; fromNumber?: string | null | undefined };
+
+/** The group and the line a change is made from (the group's own unless the caller names one). */
+function groupAndLine(deps: ServiceDeps, account: AccountRow, input: SettingInput): { group: GroupRow; fromNumber: string } {
+  requireGroupPlan(account);
+  const { group } = findGroup(deps, account, input.groupId);
+  const fromNumber = input.fromNumber ? requireOwnLine(deps, account, input.fromNumber) : group.lineNumber;
+  return { group, fromNumber };
+}
+
+/** Relay mode: the provider's path for this group, under the id it knows the group by. */
+const providerPath = (group: GroupRow, setting: 'name' | 'photo') =>
+  `/api/v2/groups/${encodeURIComponent(group.transportGroupId ?? group.id)}/${setting}`;
+
+/** `v2.groups.rename`: null or '' clears the name; later messages and webhooks carry it. */
+export async function renameGroup(deps: ServiceDeps, account: AccountRow, input: SettingInput & { groupName: string | null }) {
+  const { group, fromNumber } = groupAndLine(deps, account, input);
+  const groupName = input.groupName ?? '';
+  let answer: ProviderAnswer | undefined;
+  if (deps.provider) {
+    answer = await deps.provider.call({
+      method: 'POST',
+      path: providerPath(group, 'name'),
+      body: { group_name: input.groupName, from_number: fromNumber },
+    });
+    if (!answer.ok) return answer;
+  }
+  deps.store.transaction(() => deps.store.groups.rename(group.id, groupName, deps.clock.now()));
+  return answer ?? { status: 'OK' as const, data: { from_number: fromNumber, group_id: group.id, group_name: groupName } };
+}
+
+const providerPhotoUrl = (body: unknown): string | undefined => {
+  const url = (body as { data?: { group_photo?: { url?: unknown } | null } } | null)?.data?.group_photo?.url;
+  return typeof url === 'string' && url !== '' ? url : undefined;
+};
+
+/** `v2.groups.setPhoto`: fetched and stored like an upload (images only); null clears it. */
+export async function setGroupPhoto(
+  deps: MediaDeps,
+  account: AccountRow,
+  input: SettingInput & { photoUrl: string | null; origin: string },
+) {
+  const { group, fromNumber } = groupAndLine(deps, account, input);
+  const { photoUrl } = input;
+  let answer: ProviderAnswer | undefined;
+  let photoId: string | null = null;
+  if (deps.provider) {
+    answer = await deps.provider.call({
+      method: 'POST',
+      path: providerPath(group, 'photo'),
+      body: { photo_url: photoUrl, from_number: fromNumber },
+    });
+    if (!answer.ok) return answer;
+    if (photoUrl !== null) {
+      photoId = recordRemoteMedia(deps, account, { sourceUrl: photoUrl, remoteUrl: providerPhotoUrl(answer.body) ?? photoUrl }).id;
+    }
+  } else if (photoUrl !== null) {
+    photoId = (await fetchAndStoreMedia(deps, account, photoUrl, { field: 'photo_url', kind: 'image' })).id;
+  }
+  deps.store.transaction(() => deps.store.groups.setPhoto(group.id, photoId, deps.clock.now()));
+  const changed = { ...group, photoMediaId: photoId };
+  return (
+    answer ?? {
+      status: 'OK' as const,
+      data: { from_number: fromNumber, group_id: group.id, group_photo: photoOf(deps, changed, input.origin) },
+    }
+  );
+}

@@ -1,0 +1,106 @@
+import { randomBytes } from 'node:crypto';
+import type { MediaObjectRow } from '../db/queries/media.ts';
+import type { AccountRow } from '../db/rows.ts';
+import { ErrorCode } from '../domain/error-codes.ts';
+import { extensionOf, type MediaFetcher, type MediaKind } from '../domain/media-objects.ts';
+import { AppError } from './app-error.ts';
+import type { ServiceDeps } from './deps.ts';
+import type { ProviderAnswer } from './provider.ts';
+
+/** The services' deps plus the fetcher of media URLs (the guarded outbound client). */
+export type MediaDeps = ServiceDeps & { fetchMedia: MediaFetcher };
+
+/** 32 random bytes: the id is the only thing guarding a file served without credentials. */
+export function newMediaObjectId(): string {
+  return randomBytes(32).toString('base64url');
+}
+
+/** Where textrelay serves a stored object: its id plus an extension, since sends want one on a media_url. */
+export function mediaUrlOf(origin: string, media: Pick<MediaObjectRow, 'id' | 'contentType'>): string {
+  return `${origin}/media/${media.id}.${extensionOf(media.contentType)}`;
+}
+
+/** Fetches a URL's file and stores it for the account; `field` names the URL in the error. Not in a transaction (it awaits). */
+export async function fetchAndStoreMedia(
+  deps: MediaDeps,
+  account: AccountRow,
+  sourceUrl: string,
+  options: { field: string; kind: MediaKind },
+): Promise<MediaObjectRow> {
+  const fetched = await deps.fetchMedia(sourceUrl, options.kind);
+  if (!fetched.ok) throw new AppError(ErrorCode.validation, `${options.field} ${fetched.problem}`);
+  const row: MediaObjectRow = {
+    id: newMediaObjectId(),
+    accountId: account.id,
+    sourceUrl,
+    contentType: fetched.contentType,
+    bytes: fetched.bytes,
+    byteLength: fetched.bytes.length,
+    remoteUrl: null,
+    createdAt: deps.clock.now(),
+  };
+  deps.store.transaction(() => deps.store.media.insert(row));
+  return row;
+}
+
+/** A file the provider keeps (relay mode): recorded by its URL there, no bytes. */
+export function recordRemoteMedia(
+  deps: ServiceDeps,
+  account: AccountRow,
+  remote: { id?: string | undefined; sourceUrl: string; remoteUrl: string },
+): MediaObjectRow {
+  const row: MediaObjectRow = {
+    id: remote.id || newMediaObjectId(),
+    accountId: account.id,
+    sourceUrl: remote.sourceUrl,
+    contentType: 'application/octet-stream',
+    bytes: null,
+    byteLength: 0,
+    remoteUrl: remote.remoteUrl,
+    createdAt: deps.clock.now(),
+  };
+  deps.store.transaction(() => deps.store.media.insertIfNew(row));
+  return row;
+}
+
+export type MediaUploaded = { status: 'OK'; message: string; mediaObjectId: string; media_url: string };
+
+const stringField = (body: unknown, name: string): string | undefined => {
+  const value = (body as Record<string, unknown> | null)?.[name];
+  return typeof value === 'string' && value !== '' ? value : undefined;
+};
+
+/** `mediaObjects.upload`: stores the file behind `mediaUrl` and answers where textrelay serves it. */
+export async function uploadMediaObject(
+  deps: MediaDeps,
+  account: AccountRow,
+  input: { mediaUrl: string; origin: string },
+): Promise<MediaUploaded | ProviderAnswer> {
+  if (deps.provider) {
+    const answer = await deps.provider.call({ method: 'POST', path: '/api/upload-media-object', body: { media_url: input.mediaUrl } });
+    if (answer.ok) {
+      recordRemoteMedia(deps, account, {
+        id: stringField(answer.body, 'mediaObjectId'),
+        sourceUrl: input.mediaUrl,
+        remoteUrl: stringField(answer.body, 'media_url') ?? input.mediaUrl,
+      });
+    }
+    return answer;
+  }
+  const stored = await fetchAndStoreMedia(deps, account, input.mediaUrl, { field: 'media_url', kind: 'media' });
+  return {
+    status: 'OK',
+    message: 'Media object uploaded',
+    mediaObjectId: stored.id,
+    media_url: mediaUrlOf(input.origin, stored),
+  };
+}
+
+/** The bytes `GET /media/{file}` serves: `file` is the id, with or without the extension its URL carries. */
+export function findServedMedia(deps: ServiceDeps, file: string): { contentType: string; bytes: Buffer } | undefined {
+  const id = file.replace(/\.[A-Za-z0-9]{1,8}$/, '');
+  const row = deps.store.media.findById(id);
+  // A relayed object's bytes are the provider's: it serves them at its own URL.
+  if (!row?.bytes) return undefined;
+  return { contentType: row.contentType, bytes: row.bytes };
+}
