@@ -18,7 +18,6 @@ const SMS_ONLY = '+14155550102';
 const isoDate = expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/);
 
 /** Rejects with the SDK's class for `status`, and the body in the error shape with `code`. */
-// biome-ignore lint/suspicious/noExplicitAny: each SDK error class narrows the status its constructor takes.
 async function rejectsWith(
   call: Promise<unknown>,
   errorClass: abstract new (...args: any[]) => APIError,
