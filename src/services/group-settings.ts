@@ -3,7 +3,6 @@ import type { ServiceDeps } from './deps.ts';
 import { findGroup, requireGroupPlan } from './groups.ts';
 import { requireOwnLine } from './lines.ts';
 import { fetchAndStoreMedia, type MediaDeps, mediaUrlOf, recordRemoteMedia } from './media.ts';
-import type { ProviderAnswer } from './provider.ts';
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
@@ -78,9 +77,8 @@ const providerPath = (group: GroupRow, setting: 'name' | 'photo') =>
 export async function renameGroup(deps: ServiceDeps, account: AccountRow, input: SettingInput & { groupName: string | null }) {
   const { group, fromNumber } = groupAndLine(deps, account, input);
   const groupName = input.groupName ?? '';
-  let answer: ProviderAnswer | undefined;
   if (deps.provider) {
-    answer = await deps.provider.call({
+    const answer = await deps.provider.call({
       method: 'POST',
       path: providerPath(group, 'name'),
       body: { group_name: input.groupName, from_number: fromNumber },
@@ -88,7 +86,7 @@ export async function renameGroup(deps: ServiceDeps, account: AccountRow, input:
     if (!answer.ok) return answer;
   }
   deps.store.transaction(() => deps.store.groups.rename(group.id, groupName, deps.clock.now()));
-  return answer ?? { status: 'OK' as const, data: { from_number: fromNumber, group_id: group.id, group_name: groupName } };
+  return { status: 'OK' as const, data: { from_number: fromNumber, group_id: group.id, group_name: groupName } };
 }
 
 const providerPhotoUrl = (body: unknown): string | undefined => {
@@ -104,10 +102,9 @@ export async function setGroupPhoto(
 ) {
   const { group, fromNumber } = groupAndLine(deps, account, input);
   const { photoUrl } = input;
-  let answer: ProviderAnswer | undefined;
   let photoId: string | null = null;
   if (deps.provider) {
-    answer = await deps.provider.call({
+    const answer = await deps.provider.call({
       method: 'POST',
       path: providerPath(group, 'photo'),
       body: { photo_url: photoUrl, from_number: fromNumber },
@@ -121,10 +118,8 @@ export async function setGroupPhoto(
   }
   deps.store.transaction(() => deps.store.groups.setPhoto(group.id, photoId, deps.clock.now()));
   const changed = { ...group, photoMediaId: photoId };
-  return (
-    answer ?? {
-      status: 'OK' as const,
-      data: { from_number: fromNumber, group_id: group.id, group_photo: photoOf(deps, changed, input.origin) },
-    }
-  );
+  return {
+    status: 'OK' as const,
+    data: { from_number: fromNumber, group_id: group.id, group_photo: photoOf(deps, changed, input.origin) },
+  };
 }

@@ -167,6 +167,7 @@ export async function modifyGroup(
       from_number: input.fromNumber ?? group.lineNumber,
     },
   });
-  if (answer.ok) modifyInTransaction(deps, account, input);
-  return answer;
+  // The provider's refusal goes back as it is; a success is answered in our own ids, like the send that made the group.
+  if (!answer.ok) return answer;
+  return modifyInTransaction(deps, account, input);
 }

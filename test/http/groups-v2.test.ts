@@ -159,7 +159,10 @@ describe('POST /api/v2/groups/{groupID}/name', () => {
     t.store.groups.setTransportGroupId(groupId, 'prov-group-7');
     const answer = { status: 'OK', data: { from_number: account.numbers[0], group_id: 'prov-group-7', group_name: 'Relayed' } };
     const calls = fakeProvider(t, () => ({ status: 200, body: answer }));
-    expect((await rename(t, account, groupId, { group_name: 'Relayed' })).body).toEqual(answer);
+    expect((await rename(t, account, groupId, { group_name: 'Relayed' })).body).toEqual({
+      ...answer,
+      data: { ...answer.data, group_id: groupId },
+    });
     expect(calls).toEqual([
       { method: 'POST', path: '/api/v2/groups/prov-group-7/name', body: { group_name: 'Relayed', from_number: account.numbers[0] } },
     ]);
@@ -225,7 +228,8 @@ describe('POST /api/v2/groups/{groupID}/photo', () => {
     const providerPhoto = { photo_guid: 'p-1', url: 'https://cdn.provider.example/p-1.png' };
     const answer = { status: 'OK', data: { from_number: account.numbers[0], group_id: groupId, group_photo: providerPhoto } };
     const calls = fakeProvider(t, () => ({ status: 200, body: answer }));
-    expect((await setPhoto(t, account, groupId, { photo_url: `${origin}/face.png` })).body).toEqual(answer);
+    const reply = await setPhoto(t, account, groupId, { photo_url: `${origin}/face.png` });
+    expect(reply.body).toMatchObject({ status: 'OK', data: { group_id: groupId, group_photo: { url: providerPhoto.url } } });
     expect(calls[0]).toMatchObject({ method: 'POST', path: `/api/v2/groups/${groupId}/photo`, body: { photo_url: `${origin}/face.png` } });
     expect((await retrieve(t, account, groupId)).body.data.group_photo).toMatchObject({ url: providerPhoto.url });
   });
