@@ -2,9 +2,12 @@ import { asc, eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { webhookDeliveries } from '../../src/db/schema.ts';
 import { ProviderAnswer, type ProviderApi, type ProviderRequest } from '../../src/services/provider.ts';
+import { createProviderApi } from '../../src/transports/provider-api.ts';
 import { makeTestApp, type TestAccount, type TestApp } from '../helpers/app.ts';
 import { accountRow } from '../helpers/delivery.ts';
-import { ALICE, BOB, CAROL, show } from '../helpers/fixtures.ts';
+import { startFakeUpstream } from '../helpers/fake-upstream.ts';
+import { ALICE, BOB, CAROL, LOOPBACK_ALLOWED, show } from '../helpers/fixtures.ts';
+import { captureStatements, expectIndexed, explain } from '../helpers/query-plans.ts';
 
 /** The SDK's contacts calls (/api/v2/contacts), as a client using `sendblue` 3.17 makes them. */
 
@@ -178,14 +181,36 @@ describe('contacts.create / retrieve / update', () => {
     expect(missing.body).toMatchObject({ status: 'ERROR', error_code: 4040 });
   });
 
-  it('a contact made by a send can be named, and deleted', async () => {
-    const { call } = setUp();
+  it('a contact made by a send is announced with its line, can be named, and deleted', async () => {
+    const { t, account, call } = setUp();
+    subscribeToContacts(t, account);
     const sent = await call('POST', '/api/send-message', { number: ALICE, content: 'hello' });
+    expect(contactDeliveries(t)).toMatchObject([{ phone: ALICE, first_name: '', sendblue_number: sent.body.from_number }]);
+    await call('POST', '/api/send-message', { number: ALICE, content: 'again' });
+    expect(contactDeliveries(t)).toHaveLength(1);
     const named = await call('PUT', `/api/v2/contacts/${ALICE}`, { first_name: 'Alice' });
     expect(named.status, show(named.body)).toBe(200);
     expect(named.body.contact).toMatchObject({ phone: ALICE, first_name: 'Alice', sendblue_number: sent.body.from_number });
     expect((await call('DELETE', `/api/v2/contacts/${ALICE}`)).body).toEqual({ status: 'OK' });
     expect((await call('GET', `/api/v2/contacts/${ALICE}`)).status).toBe(404);
+  });
+});
+
+describe('routing', () => {
+  it('leaves POST /api/v2/contacts/verify to its own route (not a phone number)', async () => {
+    const { call } = setUp();
+    const reply = await call('POST', '/api/v2/contacts/verify', { number: ALICE });
+    expect([404, 501], show(reply.body)).toContain(reply.status);
+  });
+
+  it('v1 create brings a deleted contact back as a new one', async () => {
+    const { t, account, call } = setUp();
+    await call('POST', '/api/v2/contacts', { number: ALICE, tags: ['old'] });
+    await call('DELETE', `/api/v2/contacts/${ALICE}`);
+    const v1 = await call('POST', '/accounts/contacts', { firstName: 'New', lastName: 'One', number: ALICE });
+    expect(v1.status, show(v1.body)).toBe(200);
+    expect((await call('GET', `/api/v2/contacts/${ALICE}`)).body.contact).toMatchObject({ first_name: 'New', tags: [] });
+    expect(contactEvents(t, account)).toHaveLength(2);
   });
 });
 
@@ -369,6 +394,29 @@ describe('relay mode', () => {
     expect(provider.calls).toHaveLength(6);
   });
 
+  it('reaches a real provider over HTTP: the number stays literal in the path, DELETE carries its JSON body', async () => {
+    const upstream = await startFakeUpstream((request) => ({ status: 200, body: { status: 'OK', echoed: request.path } }));
+    const provider = createProviderApi({ url: upstream.url, keyId: 'relay-key', secret: 'relay-secret', outboundPolicy: LOOPBACK_ALLOWED });
+    try {
+      const t = makeTestApp({ provider });
+      const account = t.createAccount();
+      await t.call('POST', '/api/v2/contacts', account, { number: ALICE });
+      const updated = await t.call('PUT', `/api/v2/contacts/${ALICE}`, account, { first_name: 'Al' });
+      expect(updated.body).toEqual({ status: 'OK', echoed: `/api/v2/contacts/${ALICE}` });
+      await t.call('DELETE', '/api/v2/contacts', account, { contact_ids: [ALICE] });
+      expect(upstream.requests.map((request) => [request.method, request.path, request.body])).toEqual([
+        ['POST', '/api/v2/contacts', { number: ALICE }],
+        ['PUT', `/api/v2/contacts/${ALICE}`, { first_name: 'Al' }],
+        ['DELETE', '/api/v2/contacts', { contact_ids: [ALICE] }],
+      ]);
+      expect(upstream.requests[0]!.headers['sb-api-key-id']).toBe('relay-key');
+      expect((await t.call('GET', '/api/v2/contacts/count', account)).body).toEqual({ count: 0 });
+    } finally {
+      await provider.close();
+      await upstream.close();
+    }
+  });
+
   it('records nothing when the provider refuses, and returns its answer', async () => {
     const provider = fakeProvider(409);
     const t = makeTestApp({ provider });
@@ -378,4 +426,20 @@ describe('relay mode', () => {
     expect(reply.body).toEqual({ status: 'ERROR', from: 'provider' });
     expect((await t.call('GET', '/api/v2/contacts/count', account)).body).toEqual({ count: 0 });
   });
+});
+
+describe('contacts.list query plans', () => {
+  for (const orderBy of ['created_at', 'updated_at', 'phone', 'first_name', 'last_name']) {
+    for (const direction of ['asc', 'desc']) {
+      it(`order_by=${orderBy} ${direction} searches an index of the account and needs no sort`, async () => {
+        const { t, call } = setUp();
+        for (const number of [ALICE, BOB, CAROL]) await call('POST', '/api/v2/contacts', { number });
+        const path = `/api/v2/contacts?order_by=${orderBy}&order_direction=${direction}&limit=10&offset=1`;
+        const statements = await captureStatements(t.db, () => call('GET', path));
+        const listing = statements.find((statement) => /^select/i.test(statement.sql) && statement.sql.includes('from "contacts"'));
+        expect(listing, show(statements.map((statement) => statement.sql))).toBeDefined();
+        expectIndexed(explain(t.db, listing!), 'contacts', `${path}\n${listing!.sql}`, { noTempSort: true });
+      });
+    }
+  }
 });
