@@ -62,7 +62,8 @@ function messageFields(owned: Owned) {
 function sdkContactInputs(): Record<string, (owned: Owned) => RouteInputs> {
   const name = fc.string({ maxLength: 20 });
   const tags = fc.array(fc.string({ maxLength: 10 }), { maxLength: 3 });
-  const variables = fc.dictionary(fc.string({ minLength: 1, maxLength: 8 }), fc.string({ maxLength: 10 }), {
+  // Plain keys on a plain object: the fuzzer turns field values into text, which a `toString` key or a null prototype would break.
+  const variables = fc.dictionary(fc.stringMatching(/^[a-z][a-z0-9_]{0,7}$/), fc.string({ maxLength: 10 }), {
     maxKeys: 3,
     noNullPrototype: true,
   });
