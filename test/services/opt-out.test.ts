@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { OPT_IN_WORDS, OPT_OUT_WORDS, optOutIntent } from '../../src/domain/opt-out.ts';
 import { refuseIfOptedOut } from '../../src/services/contacts.ts';
+import { receiveFromTransport } from '../../src/services/receive-inbound.ts';
 import { makeTestApp, type TestAccount, type TestApp } from '../helpers/app.ts';
 import { accountRow } from '../helpers/delivery.ts';
 import { ALICE, BOB, show } from '../helpers/fixtures.ts';
@@ -62,6 +63,16 @@ describe('STOP and START from the end user', () => {
 
     await inbound(t, account, 'unsubscribe', BOB);
     expect(await optOutOf(t, account, BOB)).toBe(true);
+  });
+
+  it('holds for messages the upstream transport delivers (relay mode) too', async () => {
+    const t = makeTestApp();
+    const account = t.createAccount();
+    const inbound = { from: ALICE, mediaUrl: '', service: 'iMessage', source: 'upstream', toNumber: account.numbers[0]! } as const;
+    receiveFromTransport(t.deps, { ...inbound, content: 'cancel', transportHandle: 'up-1' });
+    expect(await optOutOf(t, account)).toBe(true);
+    receiveFromTransport(t.deps, { ...inbound, content: 'Unstop', transportHandle: 'up-2' });
+    expect(await optOutOf(t, account)).toBe(false);
   });
 
   it('a group send with an opted-out member is refused and queues nothing', async () => {
