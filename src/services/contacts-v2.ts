@@ -10,14 +10,7 @@ import { type ContactV2View, toContactV2 } from '../domain/contact-view-v2.ts';
 import { ErrorCode } from '../domain/error-codes.ts';
 import { checkPhoneNumber } from '../domain/phone.ts';
 import { AppError } from './app-error.ts';
-import {
-  applyContactFields,
-  type ContactFields,
-  contactV2View,
-  createLiveContact,
-  findLiveContact,
-  requireContactLine,
-} from './contacts.ts';
+import { applyContactFields, type ContactFields, contactV2View, findLiveContact, requireContactLine, upsertContact } from './contacts.ts';
 import type { ServiceDeps } from './deps.ts';
 import type { ProviderAnswer, ProviderRequest } from './provider.ts';
 
@@ -51,12 +44,6 @@ function requireLiveContact(deps: ServiceDeps, account: AccountRow, phone: strin
   const contact = findLiveContact(deps, account.id, phone);
   if (!contact) throw new AppError(ErrorCode.notFound, `No contact with number ${phone}`);
   return contact;
-}
-
-/** Creates the contact, or updates it when it exists (relay mode: the provider already decided). */
-function upsertContact(deps: ServiceDeps, account: AccountRow, phone: string, fields: ContactFields, now: number): ContactRow {
-  const live = findLiveContact(deps, account.id, phone);
-  return live ? applyContactFields(deps, account, live, fields, now) : createLiveContact(deps, account, phone, fields, now);
 }
 
 const contactPath = (phone: string) => `/api/v2/contacts/${phone}`;

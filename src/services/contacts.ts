@@ -113,6 +113,12 @@ export function createLiveContact(deps: ServiceDeps, account: AccountRow, phone:
   return row;
 }
 
+/** Creates the contact, or updates it when it exists. Call inside a transaction, after requireContactLine. */
+export function upsertContact(deps: ServiceDeps, account: AccountRow, phone: string, fields: ContactFields, now: number): ContactRow {
+  const live = findLiveContact(deps, account.id, phone);
+  return live ? applyContactFields(deps, account, live, fields, now) : createLiveContact(deps, account, phone, fields, now);
+}
+
 export function createContact(deps: ServiceDeps, account: AccountRow, input: CreateContactInput) {
   const row = deps.store.transaction(() => {
     if (findLiveContact(deps, account.id, input.phone)) throw new AppError(ErrorCode.conflict, 'Contact already exists');

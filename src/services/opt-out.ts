@@ -1,15 +1,22 @@
-import type { ContactRow } from '../db/rows.ts';
+import type { AccountRow, ContactRow } from '../db/rows.ts';
 import { optOutIntent } from '../domain/opt-out.ts';
+import { ensureContact, upsertContact } from './contacts.ts';
 import type { ServiceDeps } from './deps.ts';
 
 /**
- * An end user's STOP (or START) message sets (or clears) their contact's opt-out. Answers whether
- * this message opted them out, which its row and receive webhook carry. Call inside the receiving transaction.
+ * The contact an end user's message comes from, with their STOP (or START) applied: a contact
+ * created by a STOP is created opted out. Answers whether this very message opted them out, which
+ * its row and receive webhook carry. Call inside the receiving transaction.
  */
-export function applyOptOutKeyword(deps: ServiceDeps, contact: ContactRow, content: string, now: number): boolean {
+export function contactOfInbound(
+  deps: ServiceDeps,
+  account: AccountRow,
+  from: string,
+  content: string,
+  now: number,
+): { contact: ContactRow; optedOut: boolean } {
   const intent = optOutIntent(content);
-  if (intent === null) return false;
+  if (intent === null) return { contact: ensureContact(deps, account.id, from, now), optedOut: false };
   const optedOut = intent === 'opt_out';
-  if (contact.optedOut !== optedOut) deps.store.contacts.update(contact.id, { optedOut }, now);
-  return optedOut;
+  return { contact: upsertContact(deps, account, from, { optedOut }, now), optedOut };
 }

@@ -9,7 +9,7 @@ import { ensureContact } from './contacts.ts';
 import type { ServiceDeps } from './deps.ts';
 import { timeOrderedUuid } from './ids.ts';
 import { lineForEndUser } from './lines.ts';
-import { applyOptOutKeyword } from './opt-out.ts';
+import { contactOfInbound } from './opt-out.ts';
 import { fanOutToAccountWebhooks } from './webhook-fanout.ts';
 
 /** An end user's message to an account, already validated (E.164 sender, content or media). */
@@ -108,8 +108,7 @@ function receiveInConversation(
     return { message, created: true };
   }
   const lineNumber = lineForEndUser(deps, account, input.from, lineWrittenTo, now);
-  const contact = ensureContact(deps, account.id, input.from, now);
-  const optedOut = applyOptOutKeyword(deps, contact, input.content, now);
+  const { contact, optedOut } = contactOfInbound(deps, account, input.from, input.content, now);
   const message = insertInbound(deps, account, input, { lineNumber, contactId: contact.id, group: null, members: [], optedOut }, now);
   deps.store.contacts.recordMessage(contact.id, now, previewOf(message.content, message.mediaUrl), false);
   return { message, created: true };

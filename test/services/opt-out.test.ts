@@ -1,4 +1,6 @@
+import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
+import { webhookDeliveries } from '../../src/db/schema.ts';
 import { OPT_IN_WORDS, OPT_OUT_WORDS, optOutIntent } from '../../src/domain/opt-out.ts';
 import { refuseIfOptedOut } from '../../src/services/contacts.ts';
 import { receiveFromTransport } from '../../src/services/receive-inbound.ts';
@@ -61,8 +63,19 @@ describe('STOP and START from the end user', () => {
     expect(payloadsFor(t, hello.body.message_handle)[0].opted_out).toBe(false);
     expect(await optOutOf(t, account)).toBe(false);
 
+    t.store.webhookSubscriptions.add({
+      accountId: accountRow(t, account).id,
+      type: 'contact_created',
+      url: 'https://hooks.example.com/contacts',
+      secret: null,
+      sendblueNumbers: null,
+      givenAsObject: false,
+      createdAt: t.clock.now(),
+    });
     await inbound(t, account, 'unsubscribe', BOB);
     expect(await optOutOf(t, account, BOB)).toBe(true);
+    const announced = t.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.eventType, 'contact.created')).all();
+    expect(announced.map((row) => JSON.parse(row.payload))).toMatchObject([{ phone: BOB, opt_out: true }]);
   });
 
   it('holds for messages the upstream transport delivers (relay mode) too', async () => {
