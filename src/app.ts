@@ -9,6 +9,7 @@ import { serveOpenApiDocument } from './http/openapi.ts';
 import { requestContext } from './http/request-context.ts';
 import { accountWebhooksRouter } from './http/routes/account-webhooks/routes.ts';
 import { contactsRouter } from './http/routes/contacts/routes.ts';
+import { contactsV2Router } from './http/routes/contacts-v2/routes.ts';
 import { docsRouter } from './http/routes/docs.ts';
 import { groupsRouter } from './http/routes/groups/routes.ts';
 import { healthRouter } from './http/routes/health.ts';
@@ -28,6 +29,7 @@ export function buildApp(deps: AppDeps) {
   if (deps.metricsEndpoint.enabled) app.route('/', metricsRouter(deps.metrics, deps.metricsEndpoint.bearerToken));
   app.route('/', healthRouter(deps.isReady));
   app.route('/', contactsRouter(deps));
+  app.route('/', contactsV2Router(deps));
   app.route('/', messagesRouter(deps));
   app.route('/', sendsRouter(deps));
   app.route('/', typingIndicatorsRouter(deps));

@@ -41,7 +41,7 @@ export type InboundService = 'iMessage' | 'SMS';
 
 /** Receive webhook: an inbound message, with the group fields of contract section 4b. */
 export function toReceivePayload(
-  message: MessageFacts,
+  message: MessageFacts & { optedOut: boolean },
   account: AccountFacts,
   group: { participants: string[]; displayName: string } | null,
 ) {
@@ -53,6 +53,8 @@ export function toReceivePayload(
     service,
     group_display_name: group?.displayName ?? '',
     send_style: view.send_style,
+    // True on the message that opted its sender out (STOP and its synonyms).
+    opted_out: message.optedOut,
   };
 }
 

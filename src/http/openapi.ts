@@ -16,6 +16,10 @@ const TAGS = [
   { name: 'Groups', description: 'Retrieve, rename and set the photo of a group (sapphire plan).' },
   { name: 'Messages', description: "Read the account's messages and each one's status history." },
   { name: 'Contacts', description: "The account's contacts. Errors keep the spec's `{status, message}` body (except 401)." },
+  {
+    name: 'Contacts (SDK)',
+    description: "The official SDK's contacts calls, keyed by phone number; errors in the message shape (`error_code`, `error_message`).",
+  },
   { name: 'Webhooks', description: 'Receive webhook URLs, the signing secret, and the log of every callback sent.' },
   { name: 'Sandbox', description: 'Play the end user: present only when the transport is the sandbox.' },
   {

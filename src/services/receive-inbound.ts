@@ -9,6 +9,7 @@ import { ensureContact } from './contacts.ts';
 import type { ServiceDeps } from './deps.ts';
 import { timeOrderedUuid } from './ids.ts';
 import { lineForEndUser } from './lines.ts';
+import { contactOfInbound } from './opt-out.ts';
 import { fanOutToAccountWebhooks } from './webhook-fanout.ts';
 
 /** An end user's message to an account, already validated (E.164 sender, content or media). */
@@ -25,10 +26,17 @@ export type InboundMessage = {
 
 export type ReceiveOutcome = { message: MessageRow; created: boolean };
 
-type Conversation = { lineNumber: string; contactId: string | null; group: GroupRow | null; members: string[] };
+type Conversation = {
+  lineNumber: string;
+  contactId: string | null;
+  group: GroupRow | null;
+  members: string[];
+  /** This very message opted its sender out (STOP). */
+  optedOut?: boolean;
+};
 
 function insertInbound(deps: ServiceDeps, account: AccountRow, input: InboundMessage, conversation: Conversation, now: number): MessageRow {
-  const message = deps.store.messages.insert({
+  let message = deps.store.messages.insert({
     handle: timeOrderedUuid(),
     accountId: account.id,
     isOutbound: false,
@@ -48,6 +56,10 @@ function insertInbound(deps: ServiceDeps, account: AccountRow, input: InboundMes
     dateSent: now,
     dateUpdated: now,
   });
+  if (conversation.optedOut) {
+    deps.store.messages.markOptedOut(message.id);
+    message = { ...message, optedOut: true };
+  }
   deps.store.messages.insertStatusEvent({
     id: `evt_${timeOrderedUuid()}`,
     messageHandle: message.handle,
@@ -96,8 +108,8 @@ function receiveInConversation(
     return { message, created: true };
   }
   const lineNumber = lineForEndUser(deps, account, input.from, lineWrittenTo, now);
-  const contact = ensureContact(deps, account.id, input.from, now);
-  const message = insertInbound(deps, account, input, { lineNumber, contactId: contact.id, group: null, members: [] }, now);
+  const { contact, optedOut } = contactOfInbound(deps, account, input.from, input.content, now);
+  const message = insertInbound(deps, account, input, { lineNumber, contactId: contact.id, group: null, members: [], optedOut }, now);
   deps.store.contacts.recordMessage(contact.id, now, previewOf(message.content, message.mediaUrl), false);
   return { message, created: true };
 }

@@ -1,7 +1,7 @@
 import type { AccountRow, MessageRow } from '../db/rows.ts';
 import type { SendStyle } from '../domain/limits.ts';
 import { type MessageView, previewOf, toMessageObject } from '../domain/views.ts';
-import { ensureContact } from './contacts.ts';
+import { ensureContact, refuseIfOptedOut } from './contacts.ts';
 import type { ServiceDeps } from './deps.ts';
 import { requireGroupPlan, resolveGroupForSend } from './groups.ts';
 import { type StoredResponse, withIdempotency } from './idempotency.ts';
@@ -72,8 +72,10 @@ function storeMessage(
     deps.sendRateLimiter.consume(account.id);
     return deps.store.transaction(() => {
       const now = deps.clock.now();
+      // Refused before anything is written; the row it reads is the one ensureContact needs.
+      const known = refuseIfOptedOut(deps, account.id, input.number);
       const lineNumber = lineForEndUser(deps, account, input.number, input.fromNumber, now);
-      const contact = ensureContact(deps, account.id, input.number, now);
+      const contact = ensureContact(deps, account.id, input.number, now, known);
       const message = insertQueuedMessage(
         deps,
         account,
@@ -100,7 +102,10 @@ function storeGroupMessage(
       const now = deps.clock.now();
       // Checked before the group is found or created: a refused send writes nothing, not even rolled-back rows.
       const ownLine = input.fromNumber === undefined ? undefined : requireOwnLine(deps, account, input.fromNumber);
+      // Opted-out people are refused before a group of them would be created; a group_id's members once it is read.
+      for (const number of input.numbers ?? []) refuseIfOptedOut(deps, account.id, number);
       const { group, members } = resolveGroupForSend(deps, account, input, now);
+      if (input.numbers === undefined) for (const member of members) refuseIfOptedOut(deps, account.id, member);
       const lineNumber = ownLine ?? group.lineNumber;
       const message = insertQueuedMessage(
         deps,

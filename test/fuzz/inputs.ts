@@ -65,6 +65,101 @@ function messageFields(owned: Owned) {
   };
 }
 
+/** The SDK's contacts calls (/api/v2/contacts): both spellings of each field, numbers in the path with or without `+`. */
+function sdkContactInputs(): Record<string, (owned: Owned) => RouteInputs> {
+  const name = fc.string({ maxLength: 20 });
+  const tags = fc.array(fc.string({ maxLength: 10 }), { maxLength: 3 });
+  // Plain keys on a plain object: the fuzzer turns field values into text, which a `toString` key or a null prototype would break.
+  const variables = fc.dictionary(fc.stringMatching(/^[a-z][a-z0-9_]{0,7}$/), fc.string({ maxLength: 10 }), {
+    maxKeys: 3,
+    noNullPrototype: true,
+  });
+  const fields = (owned: Owned) => ({
+    first_name: name,
+    firstName: name,
+    last_name: name,
+    lastName: name,
+    company_name: name,
+    companyName: name,
+    assigned_to_email: fc.constantFrom('sales@example.com', ''),
+    assignedToEmail: fc.constantFrom('sales@example.com', ''),
+    sendblue_number: fc.constantFrom(...owned.lines),
+    sendblueNumber: fc.constantFrom(...owned.lines),
+    tags,
+    custom_variables: variables,
+  });
+  const pathPhone = (owned: Owned) => ({
+    phoneNumber: fc.oneof(
+      phone(owned.people),
+      fc.constantFrom(...owned.people).map((e164) => e164.slice(1)),
+    ),
+  });
+  return {
+    'POST /api/v2/contacts': (owned) => {
+      // One number, and no line (the auth matrix replays these bodies with another account's
+      // credentials): the first creation succeeds, every repeat is a 409, so a probe and its twin answer alike.
+      const { sendblue_number, sendblueNumber, ...rest } = fields(owned);
+      const valid = { number: fc.constant(owned.people[0]!), ...rest, update_if_exists: fc.boolean() };
+      return {
+        body: {
+          fields: { ...valid, sendblue_number, sendblueNumber },
+          valid: fc.record(valid, { requiredKeys: ['number'] }) as fc.Arbitrary<Record<string, unknown>>,
+        },
+      };
+    },
+    'GET /api/v2/contacts': (owned) => ({
+      query: recordSpec(
+        {
+          limit,
+          offset: fc.integer({ min: 0, max: 20_000 }).map(String),
+          order_by: fc.constantFrom('created_at', 'updated_at', 'phone', 'first_name', 'last_name'),
+          order_direction: fc.constantFrom('asc', 'desc'),
+          phone_number: phone(owned.people),
+          cid: fc.constantFrom(...owned.cids),
+          created_at_gte: fc.constantFrom('2026-11-23T00:00:00Z', '1970-01-01T00:00:00.000Z', '2999-12-31'),
+        },
+        [],
+      ),
+    }),
+    'DELETE /api/v2/contacts': (owned) => ({
+      body: recordSpec(
+        { contact_ids: fc.array(fc.oneof(phone(owned.people), fc.constantFrom(...owned.cids)), { minLength: 1, maxLength: 3 }) },
+        ['contact_ids'],
+      ),
+    }),
+    'POST /api/v2/contacts/bulk': () => ({
+      body: recordSpec(
+        {
+          contacts: fc.uniqueArray(
+            fc.record(
+              {
+                phone: fc.integer({ min: 0, max: 9_999 }).map((n) => `+1212456${String(n).padStart(4, '0')}`),
+                first_name: name,
+                last_name: name,
+                company_name: name,
+                tags,
+                custom_variables: variables,
+              },
+              { requiredKeys: ['phone'], noNullPrototype: true },
+            ),
+            { minLength: 1, maxLength: 3, selector: (item) => item.phone },
+          ),
+        },
+        ['contacts'],
+      ),
+    }),
+    'POST /api/v2/contacts/opt-out': (owned) => ({
+      body: recordSpec({ number: phone(owned.people), opted_out: fc.boolean() }, ['number']),
+    }),
+    'GET /api/v2/contacts/:phoneNumber': (owned) => ({ params: pathPhone(owned) }),
+    'DELETE /api/v2/contacts/:phoneNumber': (owned) => ({ params: pathPhone(owned) }),
+    'PUT /api/v2/contacts/:phoneNumber': (owned) => ({
+      params: pathPhone(owned),
+      body: recordSpec({ ...fields(owned), opt_out: fc.boolean(), optOut: fc.boolean() }, []),
+    }),
+  };
+}
+
 export const ROUTE_INPUTS: Record<string, (owned: Owned) => RouteInputs> = {
   'POST /api/send-message': (owned) => ({
     body: recordSpec({ number: phone(owned.people), ...messageFields(owned) }, ['number', 'content']),
@@ -167,6 +262,8 @@ export const ROUTE_INPUTS: Record<string, (owned: Owned) => RouteInputs> = {
   }),
 
   'GET /accounts/contacts/:contact_id': (owned) => ({ params: { contact_id: fc.constantFrom(...owned.cids) } }),
+
+  ...sdkContactInputs(),
 
   'GET /accounts/messages': (owned) => ({
     query: recordSpec(

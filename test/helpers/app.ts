@@ -37,6 +37,8 @@ export type TestAppOptions = {
   signInThrottle?: Partial<Pick<SignInThrottleSettings, 'maxFailures' | 'windowMs'>>;
   /** TEXTRELAY_TRUST_PROXY and an https TEXTRELAY_PUBLIC_URL; neither unless given. */
   proxy?: Partial<ProxySettings>;
+  /** The provider of relay mode (a fake in tests); none unless given, as with the sandbox. */
+  provider?: AppDeps['provider'];
 };
 
 /** The configuration `serve` would have for these options, with the tests' defaults: no rate limit, callbacks to loopback allowed. */
@@ -76,6 +78,7 @@ export function makeTestApp(overrides: TestAppOptions = {}) {
     log: overrides.log ?? pino({ level: 'silent' }),
     ingestSecrets: () => overrides.ingestSecrets ?? [],
     transportAtSend: overrides.transportAtSend,
+    provider: overrides.provider,
   });
   const app = buildApp(deps);
 

@@ -214,6 +214,10 @@ export function messageQueries(db: Db) {
     findByAnyHandle(handle: string): MessageRow | undefined {
       return byOurHandle.get({ handle }) ?? byTransportHandle.get({ handle });
     },
+    /** An inbound STOP: the message that opted its sender out says so (rare, so not prepared). */
+    markOptedOut(messageId: number): void {
+      db.update(messages).set({ optedOut: true }).where(eq(messages.id, messageId)).run();
+    },
     updateStatus(messageId: number, update: StatusUpdate): void {
       updateStatus.run({ id: messageId, ...update, wasDowngraded: update.wasDowngraded === null ? null : Number(update.wasDowngraded) });
     },

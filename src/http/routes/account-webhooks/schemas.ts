@@ -37,6 +37,7 @@ export const ReceiveWebhookPayload = StatusCallbackPayload.extend({
   service: z.enum(['iMessage', 'SMS']),
   group_display_name: z.string().openapi({ description: '"" unless the group has a name' }),
   send_style: Message.shape.send_style,
+  opted_out: z.boolean().openapi({ description: 'True on the message that opted its sender out (STOP and its synonyms)' }),
 }).openapi('ReceiveWebhookPayload');
 
 // Receive webhook URLs, the signing secret and the delivery log (contract sections 4 and 7).

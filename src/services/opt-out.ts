@@ -1,0 +1,22 @@
+import type { AccountRow, ContactRow } from '../db/rows.ts';
+import { optOutIntent } from '../domain/opt-out.ts';
+import { ensureContact, upsertContact } from './contacts.ts';
+import type { ServiceDeps } from './deps.ts';
+
+/**
+ * The contact an end user's message comes from, with their STOP (or START) applied: a contact
+ * created by a STOP is created opted out. Answers whether this very message opted them out, which
+ * its row and receive webhook carry. Call inside the receiving transaction.
+ */
+export function contactOfInbound(
+  deps: ServiceDeps,
+  account: AccountRow,
+  from: string,
+  content: string,
+  now: number,
+): { contact: ContactRow; optedOut: boolean } {
+  const intent = optOutIntent(content);
+  if (intent === null) return { contact: ensureContact(deps, account.id, from, now), optedOut: false };
+  const optedOut = intent === 'opt_out';
+  return { contact: upsertContact(deps, account, from, { optedOut }, now), optedOut };
+}
