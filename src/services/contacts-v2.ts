@@ -26,7 +26,8 @@ function commitContactWrite<T>(deps: ServiceDeps, account: AccountRow, write: (n
 
 /**
  * Relay mode: forwards the call, and records what it establishes only when the provider accepted
- * it; the caller gets the provider's answer. Sandbox mode: the local write is the answer.
+ * it; a refusal goes back as the provider sent it, a success is answered from our records (our
+ * contact ids). Sandbox mode: the local write is the answer.
  */
 async function forwardThenRecord<T>(
   deps: ServiceDeps,
@@ -36,8 +37,7 @@ async function forwardThenRecord<T>(
 ): Promise<T | ProviderAnswer> {
   if (!deps.provider) return commitContactWrite(deps, account, record);
   const answer = await deps.provider.call(request);
-  if (answer.ok) commitContactWrite(deps, account, record);
-  return answer;
+  return answer.ok ? commitContactWrite(deps, account, record) : answer;
 }
 
 function requireLiveContact(deps: ServiceDeps, account: AccountRow, phone: string): ContactRow {
@@ -55,9 +55,13 @@ export function createContactV2(
   forwardBody: unknown,
 ) {
   requireContactLine(deps, account, input.fields);
+  // The tenant's own list decides a conflict, before the provider (shared by every tenant) is asked.
+  if (!input.updateIfExists && findLiveContact(deps, account.id, input.phone)) {
+    throw new AppError(ErrorCode.conflict, `A contact with number ${input.phone} already exists; set update_if_exists to update it`);
+  }
   return forwardThenRecord(deps, account, { method: 'POST', path: '/api/v2/contacts', body: forwardBody }, (now) => {
     const live = findLiveContact(deps, account.id, input.phone);
-    if (live && !input.updateIfExists && !deps.provider) {
+    if (live && !input.updateIfExists) {
       throw new AppError(ErrorCode.conflict, `A contact with number ${input.phone} already exists; set update_if_exists to update it`);
     }
     const contact = upsertContact(deps, account, input.phone, input.fields, now);
@@ -71,12 +75,10 @@ export function getContactV2(deps: ServiceDeps, account: AccountRow, phone: stri
 
 export function updateContactV2(deps: ServiceDeps, account: AccountRow, phone: string, fields: ContactFields, forwardBody: unknown) {
   // Unknown first: whatever else is wrong, someone else's number answers 404 like a number nobody has.
-  if (!deps.provider) requireLiveContact(deps, account, phone);
+  requireLiveContact(deps, account, phone);
   requireContactLine(deps, account, fields);
   return forwardThenRecord(deps, account, { method: 'PUT', path: contactPath(phone), body: forwardBody }, (now) => {
-    const contact = deps.provider
-      ? upsertContact(deps, account, phone, fields, now)
-      : applyContactFields(deps, account, requireLiveContact(deps, account, phone), fields, now);
+    const contact = applyContactFields(deps, account, requireLiveContact(deps, account, phone), fields, now);
     return { status: 'OK' as const, contact: contactV2View(deps, contact) };
   });
 }
@@ -90,7 +92,7 @@ export function countContactsV2(deps: ServiceDeps, account: AccountRow) {
 }
 
 export function deleteContactV2(deps: ServiceDeps, account: AccountRow, phone: string) {
-  if (!deps.provider) requireLiveContact(deps, account, phone);
+  requireLiveContact(deps, account, phone);
   return forwardThenRecord(deps, account, { method: 'DELETE', path: contactPath(phone) }, (now) => {
     const contact = findLiveContact(deps, account.id, phone);
     if (contact) deps.store.contacts.softDelete(contact.id, now);
@@ -110,19 +112,22 @@ export function bulkCreateContactsV2(deps: ServiceDeps, account: AccountRow, ite
     }
     seen.set(item.phone, index);
   });
+  refuseExistingItems(deps, account, items);
   return forwardThenRecord(deps, account, { method: 'POST', path: '/api/v2/contacts/bulk', body: forwardBody }, (now) => {
-    // Every item is checked before the first is written.
-    if (!deps.provider) {
-      items.forEach((item, index) => {
-        if (findLiveContact(deps, account.id, item.phone)) {
-          throw new AppError(ErrorCode.conflict, `contacts[${index}].phone ${item.phone} is already a contact`, {
-            detail: `contacts[${index}]`,
-          });
-        }
-      });
-    }
+    refuseExistingItems(deps, account, items);
     const created = items.map((item) => upsertContact(deps, account, item.phone, item.fields, now));
     return { status: 'OK' as const, contacts: created.map((contact) => contactV2View(deps, contact)) };
+  });
+}
+
+/** Every item is checked before the first is written (and before the provider is asked). */
+function refuseExistingItems(deps: ServiceDeps, account: AccountRow, items: BulkContactInput[]): void {
+  items.forEach((item, index) => {
+    if (findLiveContact(deps, account.id, item.phone)) {
+      throw new AppError(ErrorCode.conflict, `contacts[${index}].phone ${item.phone} is already a contact`, {
+        detail: `contacts[${index}]`,
+      });
+    }
   });
 }
 

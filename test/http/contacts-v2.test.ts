@@ -368,14 +368,14 @@ function fakeProvider(status = 200): ProviderApi & { calls: ProviderRequest[] } 
 }
 
 describe('relay mode', () => {
-  it('forwards writes at the SDK path and verb with the body as sent, records them locally, and answers with the provider', async () => {
+  it('forwards writes at the SDK path and verb with the body as sent, records them, and answers from the record', async () => {
     const provider = fakeProvider();
     const t = makeTestApp({ provider });
     const account = t.createAccount();
     const call = (method: string, path: string, body?: unknown) => t.call(method, path, account, body);
 
     const created = await call('POST', '/api/v2/contacts', { number: ALICE, firstName: 'Al' });
-    expect(created.body).toEqual({ status: 'OK', from: 'provider' });
+    expect(created.body).toMatchObject({ status: 'OK', contact: { phone: ALICE, first_name: 'Al' } });
     await call('PUT', `/api/v2/contacts/${ALICE}`, { last_name: 'L' });
     await call('POST', '/api/v2/contacts/bulk', { contacts: [{ phone: BOB }] });
     await call('POST', '/api/v2/contacts/opt-out', { number: CAROL });
@@ -402,7 +402,7 @@ describe('relay mode', () => {
       const account = t.createAccount();
       await t.call('POST', '/api/v2/contacts', account, { number: ALICE });
       const updated = await t.call('PUT', `/api/v2/contacts/${ALICE}`, account, { first_name: 'Al' });
-      expect(updated.body).toEqual({ status: 'OK', echoed: `/api/v2/contacts/${ALICE}` });
+      expect(updated.body).toMatchObject({ status: 'OK', contact: { phone: ALICE, first_name: 'Al' } });
       await t.call('DELETE', '/api/v2/contacts', account, { contact_ids: [ALICE] });
       expect(upstream.requests.map((request) => [request.method, request.path, request.body])).toEqual([
         ['POST', '/api/v2/contacts', { number: ALICE }],
@@ -417,7 +417,7 @@ describe('relay mode', () => {
     }
   });
 
-  it('records nothing when the provider refuses, and returns its answer', async () => {
+  it('records nothing when the provider refuses, and returns its answer; the tenant’s own list decides 404 and 409', async () => {
     const provider = fakeProvider(409);
     const t = makeTestApp({ provider });
     const account = t.createAccount();
@@ -425,6 +425,9 @@ describe('relay mode', () => {
     expect(reply.status).toBe(409);
     expect(reply.body).toEqual({ status: 'ERROR', from: 'provider' });
     expect((await t.call('GET', '/api/v2/contacts/count', account)).body).toEqual({ count: 0 });
+    expect(provider.calls).toHaveLength(1);
+    expect((await t.call('PUT', `/api/v2/contacts/${ALICE}`, account, { first_name: 'A' })).status).toBe(404);
+    expect(provider.calls).toHaveLength(1);
   });
 });
 
