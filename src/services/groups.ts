@@ -119,7 +119,7 @@ function membersAfter(ownLines: string[], members: string[], input: ModifyGroupI
 }
 
 function modifyInTransaction(deps: ServiceDeps, account: AccountRow, input: ModifyGroupInput): GroupModified {
-  return deps.store.transaction(() => {
+  const modified = deps.store.transaction((): GroupModified => {
     const now = deps.clock.now();
     const { group, members } = findGroup(deps, account, input.groupId);
     const after = membersAfter(deps.store.accounts.listServiceNumbers(account.id), members, input);
@@ -133,6 +133,10 @@ function modifyInTransaction(deps: ServiceDeps, account: AccountRow, input: Modi
     }
     return { status: 'OK', group_id: group.id, modify_type: input.modifyType, number: input.number, error: null, error_message: null };
   });
+  // A member added may have become a contact, whose contact_created webhooks wait in the outbox.
+  deps.notify.outboxWritten();
+  deps.notify.accountActivity?.(account.id);
+  return modified;
 }
 
 /**
