@@ -12,7 +12,10 @@ import { contactsRouter } from './http/routes/contacts/routes.ts';
 import { docsRouter } from './http/routes/docs.ts';
 import { healthRouter } from './http/routes/health.ts';
 import { ingestRouter } from './http/routes/ingest/routes.ts';
+import { lookupsRouter } from './http/routes/lookups/routes.ts';
 import { messagesRouter } from './http/routes/messages/routes.ts';
+import { messagesV2Router } from './http/routes/messages-v2/routes.ts';
+import { outOfScopeRouter } from './http/routes/out-of-scope.ts';
 import { sandboxRouter } from './http/routes/sandbox/routes.ts';
 import { sendsRouter } from './http/routes/sends/routes.ts';
 import { AppError } from './services/app-error.ts';
@@ -26,11 +29,14 @@ export function buildApp(deps: AppDeps) {
   app.route('/', healthRouter(deps.isReady));
   app.route('/', contactsRouter(deps));
   app.route('/', messagesRouter(deps));
+  app.route('/', messagesV2Router(deps));
+  app.route('/', lookupsRouter(deps));
   app.route('/', sendsRouter(deps));
   app.route('/', accountWebhooksRouter(deps));
   if (deps.transportName === 'sandbox') app.route('/', sandboxRouter(deps));
   app.route('/', ingestRouter(deps));
   app.route('/', inboxRouter(deps));
+  app.route('/', outOfScopeRouter(deps));
 
   serveOpenApiDocument(app, deps.version);
   app.route('/', docsRouter());

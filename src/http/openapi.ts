@@ -90,7 +90,7 @@ function registerErrorResponses(registry: Registry): void {
 }
 
 /** The statuses a route answers because of what it does, each with what causes it and its error_code. */
-type RouteErrors = Partial<Record<400 | 403 | 404 | 409 | 429, string>>;
+type RouteErrors = Partial<Record<400 | 403 | 404 | 409 | 429 | 501, string>>;
 
 /**
  * A route's error answers: its own (`statuses`), then those every API route can give. Routes that
