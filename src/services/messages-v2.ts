@@ -109,7 +109,8 @@ export function listMessagesV2(deps: ServiceDeps, account: AccountRow, query: Me
   const rows = filter === NOTHING ? [] : deps.store.messagesV2.list(account.id, filter, query.order, query.limit, query.offset);
   // A short page that is not past the end says the total itself: only a full page needs counting.
   const pageSaysTotal = rows.length < query.limit && (rows.length > 0 || query.offset === 0);
-  const total = filter === NOTHING ? 0 : pageSaysTotal ? query.offset + rows.length : deps.store.messagesV2.count(account.id, filter);
+  const total =
+    filter === NOTHING ? 0 : pageSaysTotal ? query.offset + rows.length : deps.store.messagesV2.total(account.id, filter, deps.clock.now());
   return {
     status: 'OK' as const,
     data: rows.map((row) => rowOf(deps, account, row)),

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { TOTAL_RECOUNT_MS } from '../../src/db/queries/messages-v2.ts';
 import { workerIdOf } from '../../src/domain/line-state.ts';
 import { makeTestApp, type TestAccount, type TestApp } from '../helpers/app.ts';
 import { ALICE, BOB, CAROL, show } from '../helpers/fixtures.ts';
@@ -209,6 +210,25 @@ describe('GET /api/v2/messages', () => {
     expect(past.pagination).toEqual({ total: 4, limit: 3, offset: 10, hasMore: false });
     expect((await list(t, account, { limit: 4 })).pagination).toEqual({ total: 4, limit: 4, offset: 0, hasMore: false });
     expect((await list(t, account, { limit: 1000 })).pagination.limit).toBe(1000);
+  });
+
+  it('keeps the total right as messages arrive after it was counted, and after the recount time', async () => {
+    const t = makeTestApp();
+    const account = t.createAccount();
+    await conversation(t, account);
+    expect((await list(t, account, { limit: 1 })).pagination.total).toBe(4);
+    expect((await list(t, account, { limit: 1, is_outbound: 'true' })).pagination.total).toBe(3);
+    const response = await t.call('POST', '/api/send-message', account, { number: BOB, content: 'one more' });
+    expect(response.status).toBe(202);
+    expect((await list(t, account, { limit: 1 })).pagination.total).toBe(5);
+    expect((await list(t, account, { limit: 1, is_outbound: 'true' })).pagination.total).toBe(4);
+    expect((await list(t, account, { limit: 1, is_outbound: 'false' })).pagination.total).toBe(1);
+    t.db.$client.prepare('delete from status_events where message_handle = ?').run(response.body.message_handle);
+    t.db.$client.prepare('delete from webhook_deliveries').run();
+    t.db.$client.prepare('delete from messages where handle = ?').run(response.body.message_handle);
+    t.clock.advance(TOTAL_RECOUNT_MS);
+    expect((await list(t, account, { limit: 1 })).pagination.total).toBe(4);
+    expect((await list(t, account, { limit: 1, status: 'QUEUED' })).pagination).toMatchObject({ total: 3, hasMore: true });
   });
 
   it.each([
