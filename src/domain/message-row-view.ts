@@ -3,9 +3,7 @@
  * records as the v1 views, so v1 and v2 never disagree about a message.
  */
 import { toIso } from './dates.ts';
-import type { AccountFacts, MessageFacts } from './views.ts';
-
-export type ReplyFacts = { replyToHandle: string | null; replyToPartIndex: number | null; seatId: string | null; optedOut: boolean };
+import { type AccountFacts, type MessageFacts, replyToOf } from './views.ts';
 
 /** What else a row shows: the group's name and everyone in the conversation. */
 export type RowContext = { groupDisplayName: string | null; participants: string[] };
@@ -15,15 +13,7 @@ export function serviceOf(wasDowngraded: boolean | null): 'iMessage' | 'SMS' {
   return wasDowngraded === true ? 'SMS' : 'iMessage';
 }
 
-/** `{message_handle, part_index?}`, or null when the message answers none. */
-export function replyToOf(message: ReplyFacts) {
-  if (message.replyToHandle === null) return null;
-  return message.replyToPartIndex === null
-    ? { message_handle: message.replyToHandle }
-    : { message_handle: message.replyToHandle, part_index: message.replyToPartIndex };
-}
-
-export function toMessageRow(message: MessageFacts & ReplyFacts, account: AccountFacts, context: RowContext) {
+export function toMessageRow(message: MessageFacts, account: AccountFacts, context: RowContext) {
   const groupSend = message.isOutbound && message.messageType === 'group';
   const endUser = groupSend ? '' : message.number;
   const replyTo = replyToOf(message);

@@ -1,6 +1,8 @@
 import type { AccountRow, MessageRow } from '../db/rows.ts';
+import { ErrorCode } from '../domain/error-codes.ts';
 import type { SendStyle } from '../domain/limits.ts';
 import { type MessageView, previewOf, toMessageObject } from '../domain/views.ts';
+import { AppError } from './app-error.ts';
 import { ensureContact } from './contacts.ts';
 import type { ServiceDeps } from './deps.ts';
 import { requireGroupPlan, resolveGroupForSend } from './groups.ts';
@@ -16,6 +18,8 @@ type MessageBody = {
   sendStyle?: SendStyle | undefined;
   statusCallback?: string | undefined;
   fromNumber?: string | undefined;
+  replyTo?: { message_handle: string; part_index?: number | undefined } | undefined;
+  seatId?: string | undefined;
 };
 
 export type SendMessageInput = MessageBody & { number: string };
@@ -42,6 +46,9 @@ function insertQueuedMessage(
     mediaUrl: body.mediaUrl ?? '',
     sendStyle: body.sendStyle ?? '',
     statusCallback: body.statusCallback ?? null,
+    replyToHandle: repliedTo(deps, account, body),
+    replyToPartIndex: body.replyTo?.part_index ?? null,
+    seatId: body.seatId ?? null,
     dateSent: now,
     dateUpdated: now,
     transportHandle: transportHandle ?? null,
@@ -51,6 +58,16 @@ function insertQueuedMessage(
   recordQueued(deps, message, account, now);
   deps.transportAtSend.stored(deps, message);
   return message;
+}
+
+/** The handle a send answers: it must be one of the account's own messages. */
+function repliedTo(deps: ServiceDeps, account: AccountRow, body: MessageBody): string | null {
+  if (body.replyTo === undefined) return null;
+  const handle = body.replyTo.message_handle;
+  if (!deps.store.messages.findByHandle(account.id, handle)) {
+    throw new AppError(ErrorCode.validation, `reply_to.message_handle ${handle} is not one of this account's messages`);
+  }
+  return handle;
 }
 
 /** After the send committed: the transport hears of it (a replayed idempotent answer changes nothing for it). */

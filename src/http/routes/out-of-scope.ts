@@ -45,6 +45,12 @@ export function notSupported(sdkCall: string): AppError {
   return new AppError(ErrorCode.notImplemented, `${sdkCall} is not supported by textrelay`);
 }
 
+/** `v2.totp.getCode` -> `unsupportedVTotpGetCode`: the document's ids are letters only. */
+function operationIdOf(sdkCall: string): string {
+  const words = sdkCall.replace(/\d/g, '').split('.');
+  return `unsupported${words.map((word) => word[0]!.toUpperCase() + word.slice(1)).join('')}`;
+}
+
 /** `{a}/{b}` in a path: its parameters, declared so the document lists them. */
 function pathParams(path: string) {
   const names = [...path.matchAll(/\{(\w+)\}/g)].map((match) => match[1]!);
@@ -61,11 +67,15 @@ export function outOfScopeRouter(deps: ServiceDeps) {
       method,
       path,
       tags: ['Not supported'],
-      operationId: `unsupported_${sdkCall.replaceAll('.', '_')}`,
+      operationId: operationIdOf(sdkCall),
       summary: `${sdkCall}: not supported by textrelay (501)`,
       security: API_SECURITY,
       ...(params ? { request: { params } } : {}),
-      responses: apiErrors('message', { 501: `${sdkCall} is not supported by textrelay (5010); retrying does not help` }),
+      responses: apiErrors(
+        'message',
+        { 501: `${sdkCall} is not supported by textrelay (5010); retrying does not help` },
+        { body: method !== 'get' },
+      ),
     });
     router.openapi({ ...route, middleware }, () => {
       throw notSupported(sdkCall);

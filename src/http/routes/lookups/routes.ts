@@ -9,7 +9,7 @@ import { LineStates, LookupAnswer, LookupQuery } from './schemas.ts';
 const lookupRoute = createRoute({
   method: 'get',
   path: '/api/evaluate-service',
-  tags: ['Lookups'],
+  tags: ['Lines and lookups'],
   operationId: 'lookupNumber',
   summary: 'Which service reaches a number: iMessage or SMS (lookups.lookupNumber)',
   security: API_SECURITY,
@@ -23,7 +23,7 @@ const lookupRoute = createRoute({
 const lineStateRoute = createRoute({
   method: 'get',
   path: '/api/v2/lines/state',
-  tags: ['Lookups'],
+  tags: ['Lines and lookups'],
   operationId: 'getLineStates',
   summary: "The state of each of the account's lines (lines.getState)",
   security: API_SECURITY,
