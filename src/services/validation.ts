@@ -25,9 +25,13 @@ function sizeWords(issue: Extract<Issue, { code: 'too_small' | 'too_big' }>, lim
 function expectation(issue: Issue): string {
   switch (issue.code) {
     case 'invalid_type':
-      return issue.input === undefined ? 'is required' : `must be ${TYPE_WORDS[issue.expected] ?? issue.expected}`;
-    case 'invalid_value':
-      return issue.values.length === 1 ? `must be ${String(issue.values[0])}` : `must be one of: ${issue.values.map(String).join(', ')}`;
+      // zod reports no input by default; its own wording says when the field was absent.
+      return issue.message.endsWith('received undefined') ? 'is required' : `must be ${TYPE_WORDS[issue.expected] ?? issue.expected}`;
+    case 'invalid_value': {
+      // '' stands for "none" in form bodies: not worth naming as a choice.
+      const named = issue.values.filter((value) => value !== '').map(String);
+      return named.length === 1 ? `must be ${named[0]}` : `must be one of: ${named.join(', ')}`;
+    }
     case 'too_small':
       return sizeWords(issue, issue.minimum);
     case 'too_big':
