@@ -204,7 +204,13 @@ async function measureServer(dir: string) {
     log(LISTING_ALONE);
     scenarios.listingAlone = await measure(server, 'listing', env, ingestFirst, 1);
     log(LISTING_V2);
-    scenarios.listingV2 = await measure(server, 'listing', { ...env, BENCH_PATHS_FILE: v2PathsFile }, ingestFirst, LISTING_LATENCY_CONNECTIONS);
+    scenarios.listingV2 = await measure(
+      server,
+      'listing',
+      { ...env, BENCH_PATHS_FILE: v2PathsFile },
+      ingestFirst,
+      LISTING_LATENCY_CONNECTIONS,
+    );
     log('mixed load');
     scenarios.mixed = await measure(server, 'mixed', { ...env, BENCH_SEND_AREA: '718' }, ingestFirst);
     return { seeded, scenarios, peakRssMb: peakRssMb(server.pid), fileBytes: statSync(file).size };

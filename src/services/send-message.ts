@@ -46,7 +46,7 @@ function insertQueuedMessage(
     mediaUrl: body.mediaUrl ?? '',
     sendStyle: body.sendStyle ?? '',
     statusCallback: body.statusCallback ?? null,
-    replyToHandle: repliedTo(deps, account, body),
+    replyToHandle: body.replyTo?.message_handle ?? null,
     replyToPartIndex: body.replyTo?.part_index ?? null,
     seatId: body.seatId ?? null,
     dateSent: now,
@@ -60,14 +60,12 @@ function insertQueuedMessage(
   return message;
 }
 
-/** The handle a send answers: it must be one of the account's own messages. */
-function repliedTo(deps: ServiceDeps, account: AccountRow, body: MessageBody): string | null {
-  if (body.replyTo === undefined) return null;
-  const handle = body.replyTo.message_handle;
-  if (!deps.store.messages.findByHandle(account.id, handle)) {
+/** A send answers one of the account's own messages or none; checked before the send writes anything. */
+function requireOwnReplyTarget(deps: ServiceDeps, account: AccountRow, body: MessageBody): void {
+  const handle = body.replyTo?.message_handle;
+  if (handle !== undefined && !deps.store.messages.findByHandle(account.id, handle)) {
     throw new AppError(ErrorCode.validation, `reply_to.message_handle ${handle} is not one of this account's messages`);
   }
-  return handle;
 }
 
 /** After the send committed: the transport hears of it (a replayed idempotent answer changes nothing for it). */
@@ -88,6 +86,7 @@ function storeMessage(
   return withIdempotency(deps, account, idempotencyKey, { operation: 'send-message', input }, () => {
     deps.sendRateLimiter.consume(account.id);
     return deps.store.transaction(() => {
+      requireOwnReplyTarget(deps, account, input);
       const now = deps.clock.now();
       const lineNumber = lineForEndUser(deps, account, input.number, input.fromNumber, now);
       const contact = ensureContact(deps, account.id, input.number, now);
@@ -114,6 +113,7 @@ function storeGroupMessage(
   return withIdempotency(deps, account, idempotencyKey, { operation: 'send-group-message', input }, () => {
     deps.sendRateLimiter.consume(account.id);
     return deps.store.transaction(() => {
+      requireOwnReplyTarget(deps, account, input);
       const now = deps.clock.now();
       // Checked before the group is found or created: a refused send writes nothing, not even rolled-back rows.
       const ownLine = input.fromNumber === undefined ? undefined : requireOwnLine(deps, account, input.fromNumber);

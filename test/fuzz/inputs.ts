@@ -55,10 +55,13 @@ function messageFields(owned: Owned) {
     status_callback: callbackUrl,
     statusCallback: callbackUrl,
     from_number: fc.constantFrom(...owned.lines, ''),
-    reply_to: fc.record(
-      { message_handle: fc.constantFrom(...owned.handles), part_index: fc.integer({ min: 0, max: 3 }) },
-      { requiredKeys: ['message_handle'] },
-    ),
+    // Spread: the mutations print a field's value, which a record without a prototype cannot do.
+    reply_to: fc
+      .record(
+        { message_handle: fc.constantFrom(...owned.handles), part_index: fc.integer({ min: 0, max: 3 }) },
+        { requiredKeys: ['message_handle'] },
+      )
+      .map((replyTo) => ({ ...replyTo })),
     seat_id: fc.string({ maxLength: 20 }),
   };
 }
