@@ -38,10 +38,7 @@ const NOT_SUPPORTED = [
   ['post', '/api/v2/contacts/verify', 'contacts.verify'],
 ] as const;
 
-export type UnsupportedCall = (typeof NOT_SUPPORTED)[number];
-export const UNSUPPORTED_CALLS: readonly UnsupportedCall[] = NOT_SUPPORTED;
-
-export function notSupported(sdkCall: string): AppError {
+function notSupported(sdkCall: string): AppError {
   return new AppError(ErrorCode.notImplemented, `${sdkCall} is not supported by textrelay`);
 }
 
