@@ -8,7 +8,8 @@
  * 1. calibration: wrk against a bare node:http JSON handler (bench/bare-server.ts), then against
  *    the framework alone validating a status callback (bench/framework-floor.ts);
  * 2. a real `textrelay serve` on the seeded database, under wrk: status ingest (unique events),
- *    send-message (unique bodies), message listing (50 rows, filtered), a mixed load;
+ *    send-message (unique bodies), message listing (50 rows, filtered), the SDK's v2 listing
+ *    (50 rows and their total), a mixed load;
  * 3. webhook dispatch to a local receiver (bench/dispatch.ts).
  * Servers run on core 0 and wrk on core 1 (taskset) when the machine has two cores. Results go
  * to bench/results/latest.{json,md} and latest.svg.
@@ -40,6 +41,7 @@ import {
   LISTING_ALONE,
   LISTING_LATENCY,
   LISTING_LATENCY_CONNECTIONS,
+  LISTING_V2,
   renderTable,
   type ScenarioResult,
   TARGETS,
@@ -166,6 +168,8 @@ async function measureServer(dir: string) {
   };
   const pathsFile = join(dir, 'listing-paths.txt');
   writeFileSync(pathsFile, `${listingPaths(seeded).join('\n')}\n`);
+  const v2PathsFile = join(dir, 'listing-v2-paths.txt');
+  writeFileSync(v2PathsFile, '/api/v2/messages?limit=50\n');
   const server = await startServer({
     cpu: SERVER_CPU,
     nodeArgs: args['node-arg'],
@@ -199,6 +203,14 @@ async function measureServer(dir: string) {
     // One client: no queue at all, a listing's latency on a server that is not saturated.
     log(LISTING_ALONE);
     scenarios.listingAlone = await measure(server, 'listing', env, ingestFirst, 1);
+    log(LISTING_V2);
+    scenarios.listingV2 = await measure(
+      server,
+      'listing',
+      { ...env, BENCH_PATHS_FILE: v2PathsFile },
+      ingestFirst,
+      LISTING_LATENCY_CONNECTIONS,
+    );
     log('mixed load');
     scenarios.mixed = await measure(server, 'mixed', { ...env, BENCH_SEND_AREA: '718' }, ingestFirst);
     return { seeded, scenarios, peakRssMb: peakRssMb(server.pid), fileBytes: statSync(file).size };
@@ -258,6 +270,7 @@ async function main(): Promise<void> {
         scenario('message listing', server.scenarios.listing!),
         scenario(LISTING_LATENCY, server.scenarios.listingLatency!),
         scenario(LISTING_ALONE, server.scenarios.listingAlone!),
+        scenario(LISTING_V2, server.scenarios.listingV2!),
         scenario('mixed', server.scenarios.mixed!),
       ],
       dispatch,

@@ -14,8 +14,11 @@ import { docsRouter } from './http/routes/docs.ts';
 import { groupsRouter } from './http/routes/groups/routes.ts';
 import { healthRouter } from './http/routes/health.ts';
 import { ingestRouter } from './http/routes/ingest/routes.ts';
+import { lookupsRouter } from './http/routes/lookups/routes.ts';
 import { mediaRouter } from './http/routes/media/routes.ts';
 import { messagesRouter } from './http/routes/messages/routes.ts';
+import { messagesV2Router } from './http/routes/messages-v2/routes.ts';
+import { outOfScopeRouter } from './http/routes/out-of-scope.ts';
 import { sandboxRouter } from './http/routes/sandbox/routes.ts';
 import { sendsRouter } from './http/routes/sends/routes.ts';
 import { typingIndicatorsRouter } from './http/routes/typing-indicators/routes.ts';
@@ -31,6 +34,8 @@ export function buildApp(deps: AppDeps) {
   app.route('/', contactsRouter(deps));
   app.route('/', contactsV2Router(deps));
   app.route('/', messagesRouter(deps));
+  app.route('/', messagesV2Router(deps));
+  app.route('/', lookupsRouter(deps));
   app.route('/', sendsRouter(deps));
   app.route('/', typingIndicatorsRouter(deps));
   app.route('/', mediaRouter(deps));
@@ -39,6 +44,7 @@ export function buildApp(deps: AppDeps) {
   if (deps.transportName === 'sandbox') app.route('/', sandboxRouter(deps));
   app.route('/', ingestRouter(deps));
   app.route('/', inboxRouter(deps));
+  app.route('/', outOfScopeRouter(deps));
 
   serveOpenApiDocument(app, deps.version);
   app.route('/', docsRouter());

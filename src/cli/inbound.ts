@@ -1,8 +1,9 @@
 import type { Config } from '../config.ts';
 import { ErrorCode } from '../domain/error-codes.ts';
+import { checkPhoneNumber } from '../domain/phone.ts';
 import { AppError } from '../services/app-error.ts';
 import type { ServiceDeps } from '../services/deps.ts';
-import { SandboxInbound } from '../services/message-input.ts';
+import { SandboxInbound, SENDER_EXPECTED } from '../services/message-input.ts';
 import { receiveSandboxInbound, requireAccountByEmail } from '../services/sandbox.ts';
 import { parseInput } from '../services/validation.ts';
 
@@ -24,6 +25,8 @@ export function inboundCommand(deps: ServiceDeps & { transportName: Config['TEXT
   }
   if (!flags.email) throw new AppError(ErrorCode.validation, '--email is required');
   if (!flags.from) throw new AppError(ErrorCode.validation, '--from is required');
+  const sender = checkPhoneNumber(flags.from);
+  if (!sender.ok && sender.reason === 'invalid') throw new AppError(ErrorCode.validation, `--from ${SENDER_EXPECTED}`);
   const input = parseInput(SandboxInbound, {
     number: flags.from,
     content: flags.content,

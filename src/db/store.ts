@@ -8,8 +8,10 @@ import { eventQueries } from './queries/events.ts';
 import { groupQueries } from './queries/groups.ts';
 import { idempotencyQueries } from './queries/idempotency.ts';
 import { inboxQueries } from './queries/inbox.ts';
+import { lineQueries } from './queries/lines.ts';
 import { mediaQueries } from './queries/media.ts';
 import { messageQueries } from './queries/messages.ts';
+import { messageV2Queries } from './queries/messages-v2.ts';
 import { orphanQueries } from './queries/orphans.ts';
 import { outboxQueries } from './queries/outbox.ts';
 import { sandboxQueries } from './queries/sandbox.ts';
@@ -35,6 +37,8 @@ export function createStore(db: Db) {
     inbox: inboxQueries(db),
     media: mediaQueries(db),
     messages: messageQueries(db),
+    messagesV2: messageV2Queries(db),
+    lines: lineQueries(db),
     orphans: orphanQueries(db),
     outbox: outboxQueries(db),
     accountWebhooks: accountWebhookQueries(db),

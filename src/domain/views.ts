@@ -23,6 +23,12 @@ export type MessageFacts = {
   recipients: string[] | null;
   groupId: string | null;
   wasDowngraded: boolean | null;
+  /** The message this one answers (`reply_to`), and which part of it. */
+  replyToHandle: string | null;
+  replyToPartIndex: number | null;
+  seatId: string | null;
+  /** Inbound: the end user opted out with this very message. */
+  optedOut: boolean;
   dateSent: number;
   dateUpdated: number;
 };
@@ -54,7 +60,15 @@ function addressing(message: MessageFacts) {
     : { from_number: message.number, number: users, to_number: message.lineNumber };
 }
 
-/** The Message object answered by the sends and by GET /api/status. */
+/** `{message_handle, part_index?}`, or null when the message answers none. */
+export function replyToOf(message: Pick<MessageFacts, 'replyToHandle' | 'replyToPartIndex'>) {
+  if (message.replyToHandle === null) return null;
+  return message.replyToPartIndex === null
+    ? { message_handle: message.replyToHandle }
+    : { message_handle: message.replyToHandle, part_index: message.replyToPartIndex };
+}
+
+/** The Message object answered by the sends and by GET /api/status (the SDK's MessageResponse). */
 export function toMessageObject(message: MessageFacts, account: AccountFacts, participants: string[]) {
   const { from_number, number, to_number } = addressing(message);
   const base = {
@@ -78,7 +92,13 @@ export function toMessageObject(message: MessageFacts, account: AccountFacts, pa
     group_id: message.groupId ?? '',
     participants,
     send_style: message.sendStyle,
-    opted_out: false,
+    opted_out: message.optedOut,
+    // The SDK's MessageResponse spellings and fields beside the contract's.
+    account_email: account.email,
+    date_created: toIso(message.dateSent),
+    reply_to: replyToOf(message),
+    seat_id: message.seatId,
+    sender_email: null,
   };
   // The spec announces the rename of number/to_number to numbers/to_numbers for groups: send both.
   return Array.isArray(number) ? { ...base, numbers: number, to_numbers: number } : base;

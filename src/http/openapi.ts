@@ -26,6 +26,8 @@ const TAGS = [
     name: 'Transport callbacks',
     description: 'Where the transport (or the upstream service) reports statuses and inbound messages; authenticated by the ingest secret.',
   },
+  { name: 'Lines and lookups', description: "Which service reaches a number, and the state of the account's lines." },
+  { name: 'Not supported', description: 'Calls of the official SDK that textrelay does not offer: each answers 501 (error_code 5010).' },
   { name: 'Health', description: 'Liveness and readiness probes, without credentials.' },
 ];
 
@@ -36,7 +38,7 @@ const MessageError = z
     status: z.literal('ERROR'),
     error_code: z.number().int().openapi({
       description:
-        '4000 validation, 4001 rate limited, 4002 blacklisted number, 4010 credentials, 4030 plan, 4040 not found, 4090 conflict, 5000 internal, 5003 overloaded',
+        '4000 validation, 4001 rate limited, 4002 blacklisted number, 4010 credentials, 4030 plan, 4040 not found, 4090 conflict, 5000 internal, 5003 overloaded, 5010 not supported',
       example: 4000,
     }),
     error_message: z.string(),

@@ -11,18 +11,29 @@ import type { SandboxInboundInput } from './sandbox.ts';
  * it is not 4000, the API error code in params.
  */
 
-export function phoneNumber(options: { blacklistIsItsOwnError: boolean }) {
+/** What a send's number is held to, in words a caller can act on. */
+export const E164_EXPECTED = 'must be E.164, like +14155550100';
+/** The same rule for who wrote an inbound message. */
+export const SENDER_EXPECTED = "must be the sender's E.164 number, like +14155550100";
+
+/**
+ * A phone number field. Its problem is said after the field's name (validation.ts puts it first),
+ * as `expected` unless the field keeps a wording of its own (`invalidMessage`, a whole sentence).
+ */
+export function phoneNumber(options: { blacklistIsItsOwnError: boolean; expected?: string; invalidMessage?: string }) {
   return z.string().transform((raw, ctx) => {
     const check = checkPhoneNumber(raw);
     if (check.ok) return check.e164;
     const blacklisted = check.reason === 'blacklisted' && options.blacklistIsItsOwnError;
-    ctx.addIssue({
-      code: 'custom',
-      message: blacklisted
-        ? `${raw} is a blacklisted number (emergency numbers and short codes cannot be messaged)`
-        : 'Invalid phone number',
-      params: { errorCode: blacklisted ? ErrorCode.blacklisted : ErrorCode.validation },
-    });
+    const errorCode = blacklisted ? ErrorCode.blacklisted : ErrorCode.validation;
+    if (!blacklisted && options.invalidMessage !== undefined) {
+      ctx.addIssue({ code: 'custom', message: options.invalidMessage, params: { errorCode } });
+    } else {
+      const problem = blacklisted
+        ? `must not be an emergency number or short code (${raw} cannot be messaged)`
+        : (options.expected ?? E164_EXPECTED);
+      ctx.addIssue({ code: 'custom', message: problem, params: { errorCode, afterFieldName: true } });
+    }
     return z.NEVER;
   });
 }
@@ -37,6 +48,21 @@ const mediaUrlProblems: Record<MediaUrlProblem, string> = {
   signed: 'media_url must not be a signed URL (signature or expiry parameters are not supported)',
 };
 
+/** The message a send answers, and which of its parts. */
+export const ReplyTo = z.object({
+  message_handle: z.string().min(1, { message: 'reply_to.message_handle must be the message_handle of one of your messages' }),
+  part_index: z.number().int().min(0, { message: 'reply_to.part_index must be a whole number, 0 or more' }).optional(),
+});
+
+/** Interactive app cards are outside textrelay: any app_card refuses the send with 501. */
+export const AppCard = z.unknown().superRefine((_value, ctx) => {
+  ctx.addIssue({
+    code: 'custom',
+    message: 'app_card (messages.send with an app card, messages.updateAppCard) is not supported by textrelay',
+    params: { errorCode: ErrorCode.notImplemented },
+  });
+});
+
 /** Form clients send empty fields for "none": '' means absent for optional text. */
 export const mediaUrl = z.string().superRefine((value, ctx) => {
   const problem = value === '' ? null : checkMediaUrl(value);
@@ -49,7 +75,7 @@ export function requireContentOrMedia(body: { content?: string | undefined; medi
 
 /** An end user texting the account on the sandbox network, held to exactly what a send accepts. */
 const sandboxInboundFields = {
-  number: phoneNumber({ blacklistIsItsOwnError: true }),
+  number: phoneNumber({ blacklistIsItsOwnError: true, expected: SENDER_EXPECTED }),
   content: messageContent.optional(),
   media_url: mediaUrl.optional(),
   group_id: z.string().min(1).optional(),

@@ -11,7 +11,8 @@ export function listMessages(deps: ServiceDeps, account: AccountRow, query: { fi
   return { messages: rows.map((row) => toListRecord(row, account)) };
 }
 
-function participantsOf(deps: ServiceDeps, message: MessageRow): string[] {
+/** Everyone in a message's conversation, the account's line last. */
+export function participantsOf(deps: ServiceDeps, message: MessageRow): string[] {
   if (message.messageType === 'group' && message.groupId !== null) {
     const members = message.isOutbound ? (message.recipients ?? []) : deps.store.groups.members(message.groupId);
     return [...members, message.lineNumber];

@@ -1,6 +1,8 @@
 import type { AccountRow, MessageRow } from '../db/rows.ts';
+import { ErrorCode } from '../domain/error-codes.ts';
 import type { SendStyle } from '../domain/limits.ts';
 import { type MessageView, previewOf, toMessageObject } from '../domain/views.ts';
+import { AppError } from './app-error.ts';
 import { ensureContact, refuseIfOptedOut } from './contacts.ts';
 import type { ServiceDeps } from './deps.ts';
 import { requireGroupPlan, resolveGroupForSend } from './groups.ts';
@@ -16,6 +18,8 @@ type MessageBody = {
   sendStyle?: SendStyle | undefined;
   statusCallback?: string | undefined;
   fromNumber?: string | undefined;
+  replyTo?: { message_handle: string; part_index?: number | undefined } | undefined;
+  seatId?: string | undefined;
 };
 
 export type SendMessageInput = MessageBody & { number: string };
@@ -42,6 +46,9 @@ function insertQueuedMessage(
     mediaUrl: body.mediaUrl ?? '',
     sendStyle: body.sendStyle ?? '',
     statusCallback: body.statusCallback ?? null,
+    replyToHandle: body.replyTo?.message_handle ?? null,
+    replyToPartIndex: body.replyTo?.part_index ?? null,
+    seatId: body.seatId ?? null,
     dateSent: now,
     dateUpdated: now,
     transportHandle: transportHandle ?? null,
@@ -51,6 +58,14 @@ function insertQueuedMessage(
   recordQueued(deps, message, account, now);
   deps.transportAtSend.stored(deps, message);
   return message;
+}
+
+/** A send answers one of the account's own messages or none; checked before the send writes anything. */
+function requireOwnReplyTarget(deps: ServiceDeps, account: AccountRow, body: MessageBody): void {
+  const handle = body.replyTo?.message_handle;
+  if (handle !== undefined && !deps.store.messages.findByHandle(account.id, handle)) {
+    throw new AppError(ErrorCode.validation, `reply_to.message_handle ${handle} is not one of this account's messages`);
+  }
 }
 
 /** After the send committed: the transport hears of it (a replayed idempotent answer changes nothing for it). */
@@ -71,6 +86,7 @@ function storeMessage(
   return withIdempotency(deps, account, idempotencyKey, { operation: 'send-message', input }, () => {
     deps.sendRateLimiter.consume(account.id);
     return deps.store.transaction(() => {
+      requireOwnReplyTarget(deps, account, input);
       const now = deps.clock.now();
       // Refused before anything is written; the row it reads is the one ensureContact needs.
       const known = refuseIfOptedOut(deps, account.id, input.number);
@@ -99,6 +115,7 @@ function storeGroupMessage(
   return withIdempotency(deps, account, idempotencyKey, { operation: 'send-group-message', input }, () => {
     deps.sendRateLimiter.consume(account.id);
     return deps.store.transaction(() => {
+      requireOwnReplyTarget(deps, account, input);
       const now = deps.clock.now();
       // Checked before the group is found or created: a refused send writes nothing, not even rolled-back rows.
       const ownLine = input.fromNumber === undefined ? undefined : requireOwnLine(deps, account, input.fromNumber);

@@ -2,14 +2,70 @@ import type { z } from 'zod';
 import { ErrorCode } from '../domain/error-codes.ts';
 import { AppError } from './app-error.ts';
 
-/** A zod failure as one AppError: every message in one sentence, the most specific code wins. */
+type Issue = z.core.$ZodIssue;
+
+const TYPE_WORDS: Record<string, string> = {
+  string: 'text',
+  number: 'a number',
+  int: 'a whole number',
+  boolean: 'true or false',
+  array: 'a list',
+  object: 'an object',
+};
+
+function sizeWords(issue: Extract<Issue, { code: 'too_small' | 'too_big' }>, limit: number | bigint): string {
+  const atLeast = issue.code === 'too_small';
+  const bound = issue.inclusive === false ? (atLeast ? 'more than' : 'less than') : atLeast ? 'at least' : 'at most';
+  if (issue.origin === 'string') return atLeast && Number(limit) === 1 ? 'must not be empty' : `must be ${bound} ${limit} characters long`;
+  if (issue.origin === 'array' || issue.origin === 'set') return `must list ${bound} ${limit} entries`;
+  return `must be ${bound} ${limit}`;
+}
+
+/** What a built-in check expected, said after the field's name. */
+function expectation(issue: Issue): string {
+  switch (issue.code) {
+    case 'invalid_type':
+      // zod reports no input by default; its own wording says when the field was absent.
+      return issue.message.endsWith('received undefined') ? 'is required' : `must be ${TYPE_WORDS[issue.expected] ?? issue.expected}`;
+    case 'invalid_value': {
+      // '' stands for "none" in form bodies: not worth naming as a choice.
+      const named = issue.values.filter((value) => value !== '').map(String);
+      return named.length === 1 ? `must be ${named[0]}` : `must be one of: ${named.join(', ')}`;
+    }
+    case 'too_small':
+      return sizeWords(issue, issue.minimum);
+    case 'too_big':
+      return sizeWords(issue, issue.maximum);
+    case 'invalid_format':
+      return `must be a valid ${issue.format}`;
+    case 'unrecognized_keys':
+      return `has unknown fields: ${issue.keys.join(', ')}`;
+    default:
+      return 'is not valid';
+  }
+}
+
+/**
+ * One problem in plain words, naming the field: our own checks write whole sentences (or, with
+ * `afterFieldName`, what follows the field's name); a sentence a schema gave a built-in check
+ * starts with the field's name; zod's own wording is replaced by what the field expects.
+ */
+function describe(issue: Issue): string {
+  const field = issue.path.map(String).join('.');
+  if (issue.code === 'custom') return issue.params?.afterFieldName && field !== '' ? `${field} ${issue.message}` : issue.message;
+  if (field === '') return issue.message;
+  const root = String(issue.path[0]);
+  return issue.message.startsWith(root) ? issue.message : `${field} ${expectation(issue)}`;
+}
+
+/** A zod failure as one AppError: one sentence per problem, the most specific code wins. */
 export function validationError(error: z.ZodError): AppError {
-  const messages = error.issues.map((issue) =>
-    // Our own checks write whole sentences; zod's built-in ones need the field named.
-    issue.code === 'custom' || issue.path.length === 0 ? issue.message : `${issue.path.join('.')}: ${issue.message}`,
+  const messages = error.issues.map(describe);
+  const specific = error.issues.find(
+    (issue) => issue.code === 'custom' && issue.params?.errorCode !== undefined && issue.params.errorCode !== ErrorCode.validation,
   );
-  const blacklisted = error.issues.some((issue) => issue.code === 'custom' && issue.params?.errorCode === ErrorCode.blacklisted);
-  return new AppError(blacklisted ? ErrorCode.blacklisted : ErrorCode.validation, [...new Set(messages)].join('; '));
+  const code = specific?.code === 'custom' ? (specific.params?.errorCode as ErrorCode) : ErrorCode.validation;
+  return new AppError(code, [...new Set(messages)].join('; '));
 }
 
 /** The parsed input, or the AppError the API would answer for it. */

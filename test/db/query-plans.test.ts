@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { makeTestApp, type TestAccount, type TestApp } from '../helpers/app.ts';
 import { ALICE, BOB, CAROL, show } from '../helpers/fixtures.ts';
-import { type Captured, captureStatements, expectIndexed, explain } from '../helpers/query-plans.ts';
+import { type Captured, captureStatements, expectIndexed, explain, pretendMillionMessages } from '../helpers/query-plans.ts';
 
 /**
  * Listings must stay index-driven as accounts grow: EXPLAIN QUERY PLAN on the very SQL the app
@@ -45,32 +45,6 @@ async function seed() {
   return { t, account, cid, groupId: group.body.group_id as string };
 }
 
-/** Average rows per distinct value of each indexed column, as in one account of a million messages. */
-const MILLION_ROW_SPREAD: Record<string, number> = {
-  account_id: 1_000_000,
-  number: 500,
-  contact_id: 500,
-  group_id: 5_000,
-  status: 200_000,
-};
-
-/**
- * Gives the planner the statistics of one account holding a million messages (sqlite_stat1 rows
- * written by hand, then reloaded): plans chosen for a handful of rows must still hold there.
- */
-function pretendMillionMessages(t: TestApp): void {
-  const client = t.db.$client;
-  client.exec('ANALYZE');
-  client.prepare(`delete from sqlite_stat1 where tbl = 'messages'`).run();
-  const indexes = client.prepare(`select name from pragma_index_list('messages')`).all() as { name: string }[];
-  for (const { name } of indexes) {
-    const columns = client.prepare('select name from pragma_index_info(?) order by seqno').all(name) as { name: string }[];
-    const stat = [1_000_000, ...columns.map((column) => MILLION_ROW_SPREAD[column.name] ?? 1)].join(' ');
-    client.prepare(`insert into sqlite_stat1 (tbl, idx, stat) values ('messages', ?, ?)`).run(name, stat);
-  }
-  client.exec('ANALYZE sqlite_schema');
-}
-
 describe('query plans: message listing', () => {
   // `narrow`: the filter is selective, so the search must seek by it, not walk the account's
   // date index testing each row (which "uses an index" yet reads the whole account).
@@ -88,7 +62,7 @@ describe('query plans: message listing', () => {
     none: () => {},
     // With statistics the planner weighs real selectivity, as on a database that has been analyzed.
     'after ANALYZE': (t: TestApp) => t.db.$client.exec('ANALYZE'),
-    'of a million messages': pretendMillionMessages,
+    'of a million messages': (t: TestApp) => pretendMillionMessages(t.db),
   };
 
   for (const [name, params, { narrow }] of cases) {
@@ -120,7 +94,7 @@ describe('query plans: message listing', () => {
 
   it('by number merges one index search per conversation: the one-to-one and each of its groups', async () => {
     const { t, account } = await seed();
-    pretendMillionMessages(t);
+    pretendMillionMessages(t.db);
     const path = `/accounts/messages?${new URLSearchParams({ number: ALICE })}`;
     const statement = await listingStatement(t, account, path, 'messages');
     const searches = explain(t.db, statement)
@@ -134,7 +108,7 @@ describe('query plans: message listing', () => {
   });
   it('by is_outbound rejects the other direction on the index entry, before reading the message row', async () => {
     const { t, account } = await seed();
-    pretendMillionMessages(t);
+    pretendMillionMessages(t.db);
     const statement = await listingStatement(t, account, '/accounts/messages?is_outbound=false', 'messages');
     type Op = { addr: number; opcode: string; p1: number; p2: number; p3: number };
     const program = t.db.$client.prepare(`EXPLAIN ${statement.sql}`).all(...(statement.params as never[])) as Op[];

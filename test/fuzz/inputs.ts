@@ -62,6 +62,14 @@ function messageFields(owned: Owned) {
     status_callback: callbackUrl,
     statusCallback: callbackUrl,
     from_number: fc.constantFrom(...owned.lines, ''),
+    // Spread: the mutations print a field's value, which a record without a prototype cannot do.
+    reply_to: fc
+      .record(
+        { message_handle: fc.constantFrom(...owned.handles), part_index: fc.integer({ min: 0, max: 3 }) },
+        { requiredKeys: ['message_handle'] },
+      )
+      .map((replyTo) => ({ ...replyTo })),
+    seat_id: fc.string({ maxLength: 20 }),
   };
 }
 
@@ -159,6 +167,8 @@ function sdkContactInputs(): Record<string, (owned: Owned) => RouteInputs> {
     }),
   };
 }
+
+const isoDate = fc.constantFrom('2026-11-23T00:00:00Z', '2026-11-23T09:30:00.000Z', '1970-01-01T00:00:00Z', '2999-12-31T23:59:59+02:00');
 
 export const ROUTE_INPUTS: Record<string, (owned: Owned) => RouteInputs> = {
   'POST /api/send-message': (owned) => ({
@@ -280,6 +290,39 @@ export const ROUTE_INPUTS: Record<string, (owned: Owned) => RouteInputs> = {
       [],
     ),
   }),
+
+  'GET /api/v2/messages': (owned) => ({
+    query: recordSpec(
+      {
+        limit: fc.integer({ min: 1, max: 1_000 }).map(String),
+        offset,
+        number: phone(owned.people),
+        from_number: fc.oneof(phone(owned.people), fc.constantFrom(...owned.lines)),
+        to_number: fc.oneof(phone(owned.people), fc.constantFrom(...owned.lines)),
+        sendblue_number: fc.constantFrom(...owned.lines),
+        worker_id: fc.constantFrom('w_00000000', 'w_1234abcd'),
+        group_id: fc.constantFrom(...owned.groupIds),
+        is_outbound: fc.constantFrom('true', 'false'),
+        message_type: fc.constantFrom('message', 'group'),
+        service: fc.constantFrom('iMessage', 'SMS', 'RCS'),
+        status: fc.constantFrom('QUEUED', 'SENT', 'DELIVERED', 'READ', 'ERROR', 'RECEIVED', 'PENDING', 'SUCCESS'),
+        account_email: fc.constantFrom('someone@example.com', ''),
+        created_at_gte: isoDate,
+        created_at_lte: isoDate,
+        updated_at_gte: isoDate,
+        updated_at_lte: isoDate,
+        sent_at_gte: isoDate,
+        sent_at_lte: isoDate,
+        order_by: fc.constantFrom('createdAt', 'updatedAt', 'sentAt', 'created_at', 'updated_at', 'sent_at'),
+        order_direction: fc.constantFrom('asc', 'desc'),
+      },
+      [],
+    ),
+  }),
+
+  'GET /api/v2/messages/:id': (owned) => ({ params: { id: fc.constantFrom(...owned.handles) } }),
+
+  'GET /api/evaluate-service': (owned) => ({ query: recordSpec({ number: phone(owned.people) }, ['number']) }),
 
   'GET /api/status': (owned) => ({
     query: recordSpec({ handle: fc.constantFrom(...owned.handles), history: flag }, ['handle']),

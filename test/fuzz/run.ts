@@ -68,6 +68,8 @@ async function fuzzRoute(route: Route, seed: number): Promise<void> {
     },
   }).map((request) => Object.assign(request, { [fc.toStringMethod]: () => describeRequest(request) }));
 
+  // The SDK's calls textrelay does not offer answer 501 to everything: no rules behind it to reach.
+  const notSupported = operation?.tags?.includes('Not supported') ?? false;
   const property = fc.asyncProperty(requests, async (request) => {
     const before = writes();
     const response = await t.app.request(request.url, toInit(request));
@@ -76,7 +78,7 @@ async function fuzzRoute(route: Route, seed: number): Promise<void> {
     if (streaming) await response.body?.cancel();
     const text = streaming ? '' : await response.text();
     const where = `${describeRequest(request)} -> ${response.status} ${text.slice(0, 500)}`;
-    expect(response.status, where).toBeLessThan(500);
+    if (!(notSupported && response.status === 501)) expect(response.status, where).toBeLessThan(500);
     if (response.status < 400) {
       outcomes.accepted += 1;
       return;
@@ -90,7 +92,7 @@ async function fuzzRoute(route: Route, seed: number): Promise<void> {
   } catch (error) {
     throw new Error(`${routeKey(route)} failed; replay with FUZZ_SEED=${seed}\n${(error as Error).message}`, { cause: error });
   }
-  if (operation) {
+  if (operation && !notSupported) {
     // Generators that only ever reach one outcome would prove little about the other; a route
     // with neither credentials nor inputs (the health checks) has nothing to refuse.
     const refusable =

@@ -16,6 +16,7 @@ const CODES_BY_STATUS: Record<number, number[]> = {
   409: [4090],
   413: [4000],
   429: [4001],
+  501: [5010],
 };
 
 /** The two error bodies the API has, written out here rather than imported, so the app is checked against the contract. */

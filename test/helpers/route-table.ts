@@ -74,6 +74,7 @@ export type OpenApiOperation = {
   parameters?: { in: string; name: string }[];
   responses: Record<string, OpenApiResponse>;
   security?: Record<string, string[]>[];
+  tags?: string[];
 };
 
 export type OpenApiDocument = {

@@ -105,7 +105,7 @@ describe('textrelay inbound', () => {
     async () => {
       const { env, account } = await workspace();
       const attempts = [
-        [['--email', 'shop@example.com', '--from', 'not-a-number', '--content', 'x'], 'Invalid phone number'],
+        [['--email', 'shop@example.com', '--from', 'not-a-number', '--content', 'x'], "--from must be the sender's E.164 number"],
         [['--email', 'shop@example.com', '--from', PERSON], 'Either content or media_url is required'],
         [['--email', 'nobody@example.com', '--from', PERSON, '--content', 'x'], 'nobody@example.com'],
         [['--email', 'shop@example.com', '--from', CAROL, '--content', 'x', '--group-id', 'no-such-group'], 'no-such-group'],

@@ -26,6 +26,9 @@ const MESSAGE_COLUMNS = [
   'contactId',
   'groupId',
   'wasDowngraded',
+  'replyToHandle',
+  'replyToPartIndex',
+  'seatId',
   'transportHandle',
   'handedOverAt',
   'dateSent',
@@ -47,7 +50,16 @@ const STATUS_EVENT_COLUMNS = [
 ] as const satisfies readonly (keyof StatusEventRow)[];
 
 /** A message row as inserted: optional columns made explicit, since a prepared insert binds every one. */
-type OptionalColumn = 'errorCode' | 'errorMessage' | 'errorDetail' | 'wasDowngraded' | 'transportHandle' | 'handedOverAt';
+type OptionalColumn =
+  | 'errorCode'
+  | 'errorMessage'
+  | 'errorDetail'
+  | 'wasDowngraded'
+  | 'replyToHandle'
+  | 'replyToPartIndex'
+  | 'seatId'
+  | 'transportHandle'
+  | 'handedOverAt';
 export type MessageInsert = Omit<NewMessageRow, 'id' | OptionalColumn> & Partial<Pick<NewMessageRow, OptionalColumn>>;
 
 /** What a status change writes onto the message. */
@@ -200,6 +212,9 @@ export function messageQueries(db: Db) {
         errorMessage: null,
         errorDetail: null,
         wasDowngraded: null,
+        replyToHandle: null,
+        replyToPartIndex: null,
+        seatId: null,
         transportHandle: null,
         handedOverAt: null,
         ...row,

@@ -2,7 +2,7 @@ import { z } from '@hono/zod-openapi';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../../domain/limits.ts';
 import { isHttpUrl } from '../../domain/media-url.ts';
 import { checkPhoneNumber } from '../../domain/phone.ts';
-import { mediaUrl, phoneNumber } from '../../services/message-input.ts';
+import { mediaUrl, phoneNumber, SENDER_EXPECTED } from '../../services/message-input.ts';
 
 /** The fields several resources share, documented: each resource's schemas.ts builds on them. */
 
@@ -12,6 +12,10 @@ const PHONE_DOCS = { type: 'string', example: '+14155550100', description: 'E.16
 export const RecipientNumber = phoneNumber({ blacklistIsItsOwnError: true }).openapi(PHONE_DOCS);
 /** Someone who wrote or is stored: a blacklisted-looking number is just an invalid one. */
 export const PlainNumber = phoneNumber({ blacklistIsItsOwnError: false }).openapi(PHONE_DOCS);
+/** Who wrote an inbound message: its problem is said in inbound words. */
+export const SenderNumber = phoneNumber({ blacklistIsItsOwnError: false, expected: SENDER_EXPECTED }).openapi(PHONE_DOCS);
+/** A v1 contact's number: the spec answers exactly "Invalid phone number". */
+export const ContactNumber = phoneNumber({ blacklistIsItsOwnError: false, invalidMessage: 'Invalid phone number' }).openapi(PHONE_DOCS);
 
 export const MediaUrl = mediaUrl.openapi({ description: 'Public http(s) link ending with a file extension; signed URLs are refused' });
 
@@ -25,7 +29,7 @@ export const LineNumber = z.string().transform((raw, ctx) => {
   if (raw === '') return undefined;
   const check = checkPhoneNumber(raw);
   if (check.ok) return check.e164;
-  ctx.addIssue({ code: 'custom', message: 'from_number is not a valid phone number' });
+  ctx.addIssue({ code: 'custom', message: 'from_number must be one of your lines, in E.164 like +14155550100' });
   return z.NEVER;
 });
 

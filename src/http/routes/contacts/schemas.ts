@@ -1,12 +1,12 @@
 import { z } from '@hono/zod-openapi';
 import { CONTACT_ORDER_FIELDS } from '../../../domain/contact-order.ts';
-import { Limit, Offset, PlainNumber } from '../fields.ts';
+import { ContactNumber, Limit, Offset } from '../fields.ts';
 
 export const CreateContactBody = z
   .object({
     firstName: z.string().max(200),
     lastName: z.string().max(200),
-    number: PlainNumber,
+    number: ContactNumber,
     companyName: z.string().max(200).optional(),
   })
   .openapi('CreateContactRequest');

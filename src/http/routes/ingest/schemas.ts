@@ -2,7 +2,7 @@ import { z } from '@hono/zod-openapi';
 import { isHttpUrl } from '../../../domain/media-url.ts';
 import { type MessageStatus, PROGRESS_ORDER } from '../../../domain/status.ts';
 import type { InboundService } from '../../../domain/webhook-payloads.ts';
-import { PlainNumber } from '../fields.ts';
+import { PlainNumber, SenderNumber } from '../fields.ts';
 
 /** Inbound text comes from phones, not from our API: a blacklisted-looking sender is just an invalid one here. */
 const Phone = PlainNumber;
@@ -43,8 +43,8 @@ const InboundMediaUrl = z.string().refine((value) => value === '' || isHttpUrl(v
 export const ReceiveWebhookBody = z
   .object({
     message_handle: Handle,
-    number: Phone.optional(),
-    from_number: Phone.optional(),
+    number: SenderNumber.optional(),
+    from_number: SenderNumber.optional(),
     to_number: Phone,
     // Not capped like sends: the message already exists on the phone network, refusing it would lose it.
     content: z.string().optional(),

@@ -1,7 +1,7 @@
 import { z } from '@hono/zod-openapi';
 import { MAX_GROUP_MEMBERS, SEND_STYLES } from '../../../domain/limits.ts';
 import { MODIFY_TYPES } from '../../../services/groups.ts';
-import { messageContent, requireContentOrMedia } from '../../../services/message-input.ts';
+import { AppCard, messageContent, ReplyTo, requireContentOrMedia } from '../../../services/message-input.ts';
 import { CallbackUrl, LineNumber, MediaUrl, RecipientNumber } from '../fields.ts';
 
 const MAX_NUMBERS_LISTED = 100;
@@ -13,6 +13,9 @@ const messageFields = {
   status_callback: CallbackUrl.optional(),
   statusCallback: CallbackUrl.optional().openapi({ description: 'Older spelling of status_callback' }),
   from_number: LineNumber.optional().openapi({ type: 'string', description: "One of the account's numbers" }),
+  reply_to: ReplyTo.optional(),
+  seat_id: z.string().optional().openapi({ description: 'Stored and echoed; textrelay gives seats no meaning' }),
+  app_card: AppCard.optional(),
 };
 
 type MessageFields = z.output<z.ZodObject<typeof messageFields>>;
@@ -24,6 +27,8 @@ function toMessageBody(body: MessageFields) {
     sendStyle: body.send_style || undefined,
     statusCallback: body.status_callback || body.statusCallback || undefined,
     fromNumber: body.from_number,
+    replyTo: body.reply_to,
+    seatId: body.seat_id,
   };
 }
 

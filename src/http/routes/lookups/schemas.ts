@@ -1,0 +1,24 @@
+import { z } from '@hono/zod-openapi';
+import { QueryPhoneNumber } from '../fields.ts';
+
+/** lookups.lookupNumber and lines.getState of the SDK. */
+
+export const LookupQuery = z.object({ number: QueryPhoneNumber.openapi({ description: 'E.164 number to look up (encode + as %2B)' }) });
+
+export const LookupAnswer = z.object({ number: z.string(), service: z.enum(['iMessage', 'SMS']) }).openapi('LookupNumberResponse');
+
+const LineStateSchema = z
+  .object({
+    sendblue_number: z.string(),
+    worker_id: z.string().openapi({ description: "textrelay's stable id of the line (a message listing filter)" }),
+    assignment: z.enum(['assigned', 'shared', 'grace_period']),
+    status: z.enum(['ONLINE', 'OFFLINE', 'DEGRADED', 'UNKNOWN']),
+    status_changed_at: z.string().openapi({ description: 'ISO 8601, UTC' }),
+    degraded_since: z.string().nullable(),
+    effective_until: z.string().nullable(),
+  })
+  .openapi('LineState');
+
+export const LineStates = z
+  .object({ status: z.literal('OK'), snapshot_at: z.string(), data: z.array(LineStateSchema) })
+  .openapi('LineStatesResponse');

@@ -1,0 +1,47 @@
+import type { AccountRow } from '../db/rows.ts';
+import { toIso } from '../domain/dates.ts';
+import { type LineState, toLineState } from '../domain/line-state.ts';
+import { sandboxBehaviour } from '../domain/sandbox-numbers.ts';
+import type { ServiceDeps } from './deps.ts';
+import type { ProviderAnswer } from './provider.ts';
+
+/**
+ * lookups.lookupNumber: which service a number is reached by. The sandbox's SMS-only test number
+ * (555-0102) answers SMS, any other number iMessage; in relay mode the provider knows.
+ */
+export async function lookupNumber(
+  deps: ServiceDeps,
+  number: string,
+): Promise<{ number: string; service: 'iMessage' | 'SMS' } | ProviderAnswer> {
+  if (deps.provider) return deps.provider.call({ method: 'GET', path: '/api/evaluate-service', query: { number } });
+  return { number, service: sandboxBehaviour(number) === 'sms' ? 'SMS' : 'iMessage' };
+}
+
+function localLineStates(deps: ServiceDeps, account: AccountRow): LineState[] {
+  return deps.store.lines.ofAccount(account.id).map(toLineState);
+}
+
+/** The provider's states of this account's lines only: tenants share one provider account. */
+async function providerLineStates(deps: ServiceDeps, account: AccountRow, provider: NonNullable<ServiceDeps['provider']>) {
+  const own = new Set(deps.store.accounts.listServiceNumbers(account.id));
+  try {
+    const answer = await provider.call({ method: 'GET', path: '/api/v2/lines/state' });
+    const data = (answer.body as { data?: unknown } | null)?.data;
+    if (answer.ok && Array.isArray(data)) {
+      return data.filter(
+        (line: { sendblue_number?: unknown }) => typeof line?.sendblue_number === 'string' && own.has(line.sendblue_number),
+      );
+    }
+    deps.log.warn({ status: answer.status }, 'the provider did not answer line states; answering from local records');
+  } catch (error) {
+    deps.log.warn({ err: error }, 'asking the provider for line states failed; answering from local records');
+  }
+  return localLineStates(deps, account);
+}
+
+/** lines.getState: each of the account's lines and its state. */
+export async function lineStates(deps: ServiceDeps, account: AccountRow) {
+  const snapshotAt = toIso(deps.clock.now());
+  const data = deps.provider ? await providerLineStates(deps, account, deps.provider) : localLineStates(deps, account);
+  return { status: 'OK' as const, snapshot_at: snapshotAt, data };
+}
