@@ -10,6 +10,7 @@ import { requestContext } from './http/request-context.ts';
 import { accountWebhooksRouter } from './http/routes/account-webhooks/routes.ts';
 import { contactsRouter } from './http/routes/contacts/routes.ts';
 import { docsRouter } from './http/routes/docs.ts';
+import { eventsRouter } from './http/routes/events/routes.ts';
 import { healthRouter } from './http/routes/health.ts';
 import { ingestRouter } from './http/routes/ingest/routes.ts';
 import { messagesRouter } from './http/routes/messages/routes.ts';
@@ -28,6 +29,7 @@ export function buildApp(deps: AppDeps) {
   app.route('/', messagesRouter(deps));
   app.route('/', sendsRouter(deps));
   app.route('/', accountWebhooksRouter(deps));
+  app.route('/', eventsRouter(deps));
   if (deps.transportName === 'sandbox') app.route('/', sandboxRouter(deps));
   app.route('/', ingestRouter(deps));
   app.route('/', inboxRouter(deps));

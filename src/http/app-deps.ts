@@ -1,6 +1,7 @@
 import type { Metrics } from '../metrics/metrics.ts';
 import type { CallbackUrlCheck } from '../outbound/callback-url-check.ts';
 import type { ServiceDeps } from '../services/deps.ts';
+import type { EventStreamSettings } from '../services/event-stream.ts';
 import type { NotifierHub } from '../services/notifier.ts';
 import type { SignInThrottle } from '../services/sign-in-throttle.ts';
 import type { ProxySettings } from './forwarded.ts';
@@ -24,4 +25,6 @@ export type AppDeps = ServiceDeps &
     signInThrottle: SignInThrottle;
     /** Whether to believe a reverse proxy's X-Forwarded-* headers, and whether the public URL is https. */
     proxy: ProxySettings;
+    /** GET /api/v2/events: the cap per account and the timings; the defaults where unset. */
+    eventStreams?: Partial<EventStreamSettings>;
   };

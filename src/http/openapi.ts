@@ -15,6 +15,7 @@ const TAGS = [
   { name: 'Sending', description: 'Send to one person or a group; every send answers 202 with the message QUEUED.' },
   { name: 'Messages', description: "Read the account's messages and each one's status history." },
   { name: 'Contacts', description: "The account's contacts. Errors keep the spec's `{status, message}` body (except 401)." },
+  { name: 'Events', description: "The account's event log as server-sent events, live, resumable with Last-Event-ID." },
   { name: 'Webhooks', description: 'Receive webhook URLs, the signing secret, and the log of every callback sent.' },
   { name: 'Sandbox', description: 'Play the end user: present only when the transport is the sandbox.' },
   {

@@ -1,4 +1,4 @@
-import { randomFillSync } from 'node:crypto';
+import { createHash, randomFillSync } from 'node:crypto';
 
 /** Random bytes drawn 4 KiB at a time, as node's own randomUUID does: one draw per id is a system call per id. */
 const ENTROPY_POOL_BYTES = 4096;
@@ -30,4 +30,9 @@ export function timeOrderedUuid(now: number = Date.now()): string {
 /** A delivery's `webhook-id`, the same on every attempt so receivers can drop repeats. */
 export function newWebhookId(): string {
   return `msg_${timeOrderedUuid().replaceAll('-', '')}`;
+}
+
+/** A line's stable id (the public service's `worker_id`): derived from its number, so every instance and process agrees. */
+export function workerIdOf(number: string): string {
+  return `wrk_${createHash('sha256').update(number).digest('hex').slice(0, 16)}`;
 }

@@ -6,6 +6,7 @@
  * (see coverage.test.ts).
  */
 import fc from 'fast-check';
+import { ACCOUNT_EVENT_TYPES } from '../../src/domain/account-events.ts';
 import { SEND_STYLES } from '../helpers/fixtures.ts';
 import type { Owned } from '../helpers/populated-app.ts';
 
@@ -141,6 +142,15 @@ export const ROUTE_INPUTS: Record<string, (owned: Owned) => RouteInputs> = {
     ),
   }),
 
+  'GET /api/v2/events': () => ({
+    query: recordSpec(
+      {
+        types: fc.subarray([...ACCOUNT_EVENT_TYPES], { minLength: 1 }).map((types) => types.join(',')),
+        last_event_id: fc.nat({ max: 1_000_000 }).map(String),
+      },
+      [],
+    ),
+  }),
   'GET /api/status': (owned) => ({
     query: recordSpec({ handle: fc.constantFrom(...owned.handles), history: flag }, ['handle']),
   }),
