@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.ts';
 import type { AccountEventType } from '../../src/domain/account-events.ts';
 import { recordAccountEvent } from '../../src/services/account-events.ts';
-import { addLines } from '../../src/services/accounts.ts';
+import { addLines, removeLines } from '../../src/services/accounts.ts';
 import { workerIdOf } from '../../src/services/ids.ts';
 import { makeTestApp, type TestAccount, type TestApp } from '../helpers/app.ts';
 import { type Listening, serveOnLoopback } from '../helpers/listen.ts';
@@ -230,6 +230,13 @@ describe('GET /api/v2/events', () => {
       ['line.assigned', { sendblue_number: '+14155550102', worker_id: workerIdOf('+14155550102') }],
     ]);
     expect(workerIdOf('+14155550101')).toMatch(/^wrk_[0-9a-f]{16}$/);
+
+    removeLines(t.deps, account.email, ['+14155550102']);
+    const [removed] = await stream.events(1);
+    expect([removed!.type, removed!.data]).toEqual([
+      'line.unassigned',
+      { sendblue_number: '+14155550102', worker_id: workerIdOf('+14155550102') },
+    ]);
   });
 });
 
