@@ -11,6 +11,7 @@ import { accountWebhooksRouter } from './http/routes/account-webhooks/routes.ts'
 import { contactsRouter } from './http/routes/contacts/routes.ts';
 import { contactsV2Router } from './http/routes/contacts-v2/routes.ts';
 import { docsRouter } from './http/routes/docs.ts';
+import { eventsRouter } from './http/routes/events/routes.ts';
 import { groupsRouter } from './http/routes/groups/routes.ts';
 import { healthRouter } from './http/routes/health.ts';
 import { ingestRouter } from './http/routes/ingest/routes.ts';
@@ -41,6 +42,7 @@ export function buildApp(deps: AppDeps) {
   app.route('/', mediaRouter(deps));
   app.route('/', groupsRouter(deps));
   app.route('/', accountWebhooksRouter(deps));
+  app.route('/', eventsRouter(deps));
   if (deps.transportName === 'sandbox') app.route('/', sandboxRouter(deps));
   app.route('/', ingestRouter(deps));
   app.route('/', inboxRouter(deps));

@@ -39,6 +39,10 @@ export const ConfigSchema = z
     TEXTRELAY_ORPHAN_EVENT_RETENTION_DAYS: z.coerce.number().int().min(0).default(7),
     /** Days an inbound message for a line no account owns stays visible to the operator; 0 keeps it forever. */
     TEXTRELAY_UNROUTED_RETENTION_DAYS: z.coerce.number().int().min(0).default(30),
+    /** Days an event stays in the account event log that GET /api/v2/events resumes from; 0 keeps it forever. */
+    TEXTRELAY_EVENT_RETENTION_DAYS: z.coerce.number().int().min(0).default(7),
+    /** Open GET /api/v2/events streams an account may hold at once; one more is refused with 429. */
+    TEXTRELAY_EVENT_STREAMS_PER_ACCOUNT: z.coerce.number().int().min(1).default(5),
     /** Unset: allowed with the sandbox (receivers on a developer's machine), refused with upstream (a server). */
     TEXTRELAY_ALLOW_PRIVATE_CALLBACKS: Flag.optional(),
     /** Link-local and cloud-metadata addresses hold credentials: refused in every mode unless this says otherwise. */

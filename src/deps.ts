@@ -66,6 +66,7 @@ export function createDeps(config: Config, parts: DepsParts): AppDeps {
       windowMs: config.TEXTRELAY_INBOX_LOGIN_WINDOW_SECONDS * 1000,
       maxTracked: SIGN_IN_THROTTLE_TRACKED,
     }),
+    eventStreams: { perAccount: config.TEXTRELAY_EVENT_STREAMS_PER_ACCOUNT },
     proxy: {
       trustForwardedHeaders: config.TEXTRELAY_TRUST_PROXY,
       publicUrlIsHttps: config.TEXTRELAY_PUBLIC_URL !== undefined && new URL(config.TEXTRELAY_PUBLIC_URL).protocol === 'https:',

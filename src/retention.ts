@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { IDEMPOTENCY_WINDOW_MS } from './domain/limits.ts';
 import type { Metrics } from './metrics/metrics.ts';
+import { pruneAccountEvents } from './services/account-events.ts';
 import { pruneDeliveries } from './services/callback-deliveries.ts';
 import type { ServiceDeps } from './services/deps.ts';
 import { pruneExpiredIdempotencyKeys } from './services/idempotency.ts';
@@ -19,6 +20,8 @@ export type RetentionOptions = {
   orphanEventRetentionMs: number;
   /** How long an inbound message for a line no account owns stays for the operator to see; 0 keeps it forever. */
   unroutedRetentionMs: number;
+  /** How long an event stays in the account event log (and a stream can resume past it); 0 keeps it forever. */
+  eventRetentionMs?: number;
   /** Time between two passes. */
   intervalMs?: number;
   /** The first pass comes this long after start, once the server is serving. */
@@ -27,17 +30,19 @@ export type RetentionOptions = {
   batchPauseMs?: number;
 };
 
-const RETENTION_DEFAULTS = { intervalMs: 3_600_000, firstPassAfterMs: 60_000, batchPauseMs: 20 } as const;
+const RETENTION_DEFAULTS = { eventRetentionMs: 7 * DAY_MS, intervalMs: 3_600_000, firstPassAfterMs: 60_000, batchPauseMs: 20 } as const;
 
 export function retentionOptionsFromConfig(config: {
   TEXTRELAY_DELIVERY_RETENTION_DAYS: number;
   TEXTRELAY_ORPHAN_EVENT_RETENTION_DAYS: number;
   TEXTRELAY_UNROUTED_RETENTION_DAYS: number;
+  TEXTRELAY_EVENT_RETENTION_DAYS: number;
 }): RetentionOptions {
   return {
     deliveryRetentionMs: config.TEXTRELAY_DELIVERY_RETENTION_DAYS * DAY_MS,
     orphanEventRetentionMs: config.TEXTRELAY_ORPHAN_EVENT_RETENTION_DAYS * DAY_MS,
     unroutedRetentionMs: config.TEXTRELAY_UNROUTED_RETENTION_DAYS * DAY_MS,
+    eventRetentionMs: config.TEXTRELAY_EVENT_RETENTION_DAYS * DAY_MS,
   };
 }
 
@@ -50,8 +55,8 @@ type TablePass = { table: PrunedTable; message: string; before: number; batches:
 /**
  * Removes, once an hour, the rows of the tables that would otherwise only grow: delivered or
  * given-up deliveries past their retention (with their attempts), idempotency keys past the replay
- * window, expired inbox sessions, status events whose message never became known, and old unrouted
- * inbound messages.
+ * window, expired inbox sessions, status events whose message never became known, old unrouted
+ * inbound messages and old account events (media objects are kept).
  */
 export function createRetention(deps: ServiceDeps & { metrics: Pick<Metrics, 'rowsPruned'> }, options: RetentionOptions) {
   const settings = { ...RETENTION_DEFAULTS, ...options };
@@ -63,6 +68,7 @@ export function createRetention(deps: ServiceDeps & { metrics: Pick<Metrics, 'ro
     const deliveriesBefore = now - settings.deliveryRetentionMs;
     const orphansBefore = now - settings.orphanEventRetentionMs;
     const unroutedBefore = now - settings.unroutedRetentionMs;
+    const eventsBefore = now - settings.eventRetentionMs;
     return [
       ...(settings.deliveryRetentionMs > 0
         ? [
@@ -98,6 +104,16 @@ export function createRetention(deps: ServiceDeps & { metrics: Pick<Metrics, 'ro
               message: 'forgot old unrouted inbound messages',
               before: unroutedBefore,
               batches: pruneUnroutedInbound(deps, unroutedBefore),
+            } as const,
+          ]
+        : []),
+      ...(settings.eventRetentionMs > 0
+        ? [
+            {
+              table: 'account_events',
+              message: 'forgot account events past their retention',
+              before: eventsBefore,
+              batches: pruneAccountEvents(deps, eventsBefore),
             } as const,
           ]
         : []),

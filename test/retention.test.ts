@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { IDEMPOTENCY_WINDOW_MS } from '../src/domain/limits.ts';
 import { createLogger } from '../src/logger.ts';
 import { createRetention } from '../src/retention.ts';
+import { recordAccountEvent } from '../src/services/account-events.ts';
 import { recordHandover } from '../src/services/handover.ts';
 import { INBOX_SESSION_MS } from '../src/services/inbox-sessions.ts';
 import { receiveFromTransport } from '../src/services/receive-inbound.ts';
@@ -207,8 +208,11 @@ describe('retention passes over many rows', () => {
           expiresAt: now + INBOX_SESSION_MS,
         });
         recordStatus(t.deps, { handle: `t-unknown-${suffix}${i}`, status: 'SENT', source: 'upstream' });
+        recordAccountEvent(t.deps, accountId, 'typing.changed', { is_typing: true }, now);
       }
     };
+    // The account's creation logged its line.assigned events: as old as the old rows.
+    const lineEvents = t.store.accountEvents.latestId(accountId);
     rowsAt('old');
     t.clock.advance(7 * DAY_MS);
     rowsAt('new');
@@ -222,7 +226,9 @@ describe('retention passes over many rows', () => {
       inbox_sessions: total,
       orphan_status_events: total,
       unrouted_inbound: 0,
+      account_events: total + lineEvents,
     });
+    expect(t.store.accountEvents.after(accountId, 0, total + 1)).toHaveLength(total);
     const counts = rowCounts(t);
     expect([counts.idempotency_keys, counts.inbox_sessions, counts.orphan_status_events]).toEqual([total, total, total]);
     expect(orphanHandles()[0]).toBe('t-unknown-new0');

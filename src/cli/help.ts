@@ -35,6 +35,8 @@ const SETTINGS: Record<keyof Config, string> = {
   TEXTRELAY_WEBHOOK_RETRY_SCHEDULE: 'seconds between webhook attempts, comma-separated',
   TEXTRELAY_DELIVERY_RETENTION_DAYS: 'days finished webhook deliveries stay in the log, 0 for ever',
   TEXTRELAY_UNROUTED_RETENTION_DAYS: 'days an inbound message for a line no account owns is kept, 0 for ever',
+  TEXTRELAY_EVENT_RETENTION_DAYS: 'days an event stays in the log that /api/v2/events resumes from, 0 for ever',
+  TEXTRELAY_EVENT_STREAMS_PER_ACCOUNT: 'open /api/v2/events streams per account; one more answers 429',
   TEXTRELAY_ORPHAN_EVENT_RETENTION_DAYS: 'days a status event for an unknown handle waits for its message, 0 for ever',
   TEXTRELAY_ALLOW_PRIVATE_CALLBACKS:
     'allow outbound requests to private and loopback addresses (default: true with sandbox, false with upstream)',

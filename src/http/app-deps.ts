@@ -2,6 +2,7 @@ import type { MediaFetcher } from '../domain/media-objects.ts';
 import type { Metrics } from '../metrics/metrics.ts';
 import type { CallbackUrlCheck } from '../outbound/callback-url-check.ts';
 import type { ServiceDeps } from '../services/deps.ts';
+import type { EventStreamSettings } from '../services/event-stream.ts';
 import type { NotifierHub } from '../services/notifier.ts';
 import type { SignInThrottle } from '../services/sign-in-throttle.ts';
 import type { ProxySettings } from './forwarded.ts';
@@ -29,4 +30,6 @@ export type AppDeps = ServiceDeps &
     fetchMedia: MediaFetcher;
     /** TEXTRELAY_PUBLIC_URL: the origin of the URLs textrelay gives for its own files; else the request's. */
     publicUrl: string | undefined;
+    /** GET /api/v2/events: the cap per account and the timings; the defaults where unset. */
+    eventStreams?: Partial<EventStreamSettings>;
   };

@@ -20,6 +20,7 @@ const TAGS = [
     name: 'Contacts (SDK)',
     description: "The official SDK's contacts calls, keyed by phone number; errors in the message shape (`error_code`, `error_message`).",
   },
+  { name: 'Events', description: "The account's event log as server-sent events, live, resumable with Last-Event-ID." },
   { name: 'Webhooks', description: 'Receive webhook URLs, the signing secret, and the log of every callback sent.' },
   { name: 'Sandbox', description: 'Play the end user: present only when the transport is the sandbox.' },
   {

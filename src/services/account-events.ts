@@ -1,5 +1,6 @@
 import type { AccountEventType } from '../domain/account-events.ts';
 import type { ServiceDeps } from './deps.ts';
+import { pruneInBatches } from './pruning.ts';
 
 /**
  * Appends one event to the account's log. Call inside the transaction that records the fact, so
@@ -14,4 +15,9 @@ export function recordAccountEvent(
   now: number,
 ): void {
   deps.store.accountEvents.append({ accountId, type, data: JSON.stringify(data), occurredAt: now });
+}
+
+/** Drops, batch by batch, the events that occurred at or before `until`: a stream resumes from the log only within its retention. */
+export function pruneAccountEvents(deps: ServiceDeps, until: number): Generator<number, void, void> {
+  return pruneInBatches((afterRowid, limit) => deps.store.accountEvents.pruneOccurredBy(until, afterRowid, limit));
 }

@@ -2,7 +2,9 @@ import { createHash, randomBytes, randomInt, randomUUID, timingSafeEqual } from 
 import type { AccountRow } from '../db/rows.ts';
 import { ErrorCode } from '../domain/error-codes.ts';
 import type { Plan } from '../domain/limits.ts';
+import { workerIdOf } from '../domain/line-state.ts';
 import { FICTIONAL_LINE_COUNT, fictionalLineNumber } from '../domain/service-numbers.ts';
+import { recordAccountEvent } from './account-events.ts';
 import { addReceiveUrl, receiveUrls } from './account-webhooks.ts';
 import { AppError } from './app-error.ts';
 import type { ServiceDeps } from './deps.ts';
@@ -54,6 +56,17 @@ function allocateLines(deps: ServiceDeps, accountId: string, count: number, now:
   return lines;
 }
 
+/** Logs `line.assigned` or `line.unassigned` for each line; call inside the transaction that changes them. */
+function recordLineEvents(
+  deps: ServiceDeps,
+  accountId: string,
+  type: 'line.assigned' | 'line.unassigned',
+  numbers: readonly string[],
+  now: number,
+): void {
+  for (const number of numbers) recordAccountEvent(deps, accountId, type, { sendblue_number: number, worker_id: workerIdOf(number) }, now);
+}
+
 /** Gives the account these lines (the provider's real numbers); refuses, writing nothing, a line another account owns. */
 function claimLines(deps: ServiceDeps, accountId: string, numbers: readonly string[], now: number): string[] {
   for (const number of numbers) {
@@ -99,6 +112,7 @@ export function createAccount(deps: ServiceDeps, input: CreateAccountInput): Cre
       typeof input.numbers === 'object'
         ? claimLines(deps, account.id, input.numbers, now)
         : allocateLines(deps, account.id, input.numbers ?? deps.defaultNumbersPerAccount, now);
+    recordLineEvents(deps, account.id, 'line.assigned', numbers, now);
     if (input.receiveWebhook) addReceiveUrl(deps, account.id, input.receiveWebhook, now);
     return {
       email: account.email,
@@ -147,11 +161,14 @@ export function listLines(deps: ServiceDeps, email: string): AccountLines {
 
 /** Gives the account more lines; all or none, and none another account owns. */
 export function addLines(deps: ServiceDeps, email: string, numbers: readonly string[]): AccountLines {
-  return deps.store.transaction(() => {
+  const { accountId, lines } = deps.store.transaction(() => {
     const account = accountByEmail(deps, email);
-    claimLines(deps, account.id, numbers, deps.clock.now());
-    return listLines(deps, email);
+    const now = deps.clock.now();
+    recordLineEvents(deps, account.id, 'line.assigned', claimLines(deps, account.id, numbers, now), now);
+    return { accountId: account.id, lines: listLines(deps, email) };
   });
+  deps.notify.accountActivity?.(accountId);
+  return lines;
 }
 
 /**
@@ -159,7 +176,7 @@ export function addLines(deps: ServiceDeps, email: string, numbers: readonly str
  * is refused: their conversations would point at a line the account no longer answers on.
  */
 export function removeLines(deps: ServiceDeps, email: string, numbers: readonly string[]): AccountLines {
-  return deps.store.transaction(() => {
+  const { accountId, lines } = deps.store.transaction(() => {
     const account = accountByEmail(deps, email);
     const owned = deps.store.accounts.listServiceNumbers(account.id);
     for (const number of numbers) {
@@ -174,8 +191,11 @@ export function removeLines(deps: ServiceDeps, email: string, numbers: readonly 
     }
     if (numbers.length >= owned.length) throw new AppError(ErrorCode.conflict, `${email} would have no line left; add another first`);
     for (const number of numbers) deps.store.accounts.deleteServiceNumber(account.id, number);
-    return listLines(deps, email);
+    recordLineEvents(deps, account.id, 'line.unassigned', numbers, deps.clock.now());
+    return { accountId: account.id, lines: listLines(deps, email) };
   });
+  deps.notify.accountActivity?.(accountId);
+  return lines;
 }
 
 export const DEV_ACCOUNT_EMAIL = 'dev@textrelay.local';

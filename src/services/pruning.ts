@@ -7,6 +7,7 @@ export const PRUNED_TABLES = [
   'inbox_sessions',
   'orphan_status_events',
   'unrouted_inbound',
+  'account_events',
 ] as const;
 export type PrunedTable = (typeof PRUNED_TABLES)[number];
 

@@ -6,6 +6,7 @@
  * (see coverage.test.ts).
  */
 import fc from 'fast-check';
+import { ACCOUNT_EVENT_TYPES } from '../../src/domain/account-events.ts';
 import { SEND_STYLES } from '../helpers/fixtures.ts';
 import { FIXTURE_MEDIA_HOST, type Owned } from '../helpers/populated-app.ts';
 
@@ -315,6 +316,16 @@ export const ROUTE_INPUTS: Record<string, (owned: Owned) => RouteInputs> = {
         sent_at_lte: isoDate,
         order_by: fc.constantFrom('createdAt', 'updatedAt', 'sentAt', 'created_at', 'updated_at', 'sent_at'),
         order_direction: fc.constantFrom('asc', 'desc'),
+      },
+      [],
+    ),
+  }),
+
+  'GET /api/v2/events': () => ({
+    query: recordSpec(
+      {
+        types: fc.subarray([...ACCOUNT_EVENT_TYPES], { minLength: 1 }).map((types) => types.join(',')),
+        last_event_id: fc.nat({ max: 1_000_000 }).map(String),
       },
       [],
     ),

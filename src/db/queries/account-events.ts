@@ -1,5 +1,6 @@
-import { and, asc, eq, gt, lt, sql } from 'drizzle-orm';
+import { and, asc, eq, gt, sql } from 'drizzle-orm';
 import type { Db } from '../connection.ts';
+import { oldestRowsPruner, type PruneBatch } from '../oldest-rows.ts';
 import { unplannedParam } from '../placeholders.ts';
 import { accountEvents } from '../schema.ts';
 
@@ -24,6 +25,7 @@ export function accountEventQueries(db: Db) {
     .orderBy(asc(accountEvents.id))
     .limit(unplannedParam(sql.placeholder('limit')))
     .prepare();
+  const pruneOccurredBy = oldestRowsPruner(db, 'account_events', 'occurred_at');
 
   return {
     append(event: NewAccountEvent): void {
@@ -43,18 +45,9 @@ export function accountEventQueries(db: Db) {
           .get()?.id ?? 0
       );
     },
-    /** Deletes up to `limit` events older than `cutoff`, oldest first (ids grow with time); returns how many. */
-    pruneOlderThan(cutoff: number, limit: number): number {
-      const ids = db
-        .select({ id: accountEvents.id })
-        .from(accountEvents)
-        .where(lt(accountEvents.occurredAt, cutoff))
-        .orderBy(asc(accountEvents.id))
-        .limit(limit)
-        .all()
-        .map((row) => row.id);
-      if (ids.length === 0) return 0;
-      return db.delete(accountEvents).where(sql`${accountEvents.id} in ${ids}`).run().changes;
+    /** One batch of removing the events that occurred at or before `until`, oldest first (ids grow with time). */
+    pruneOccurredBy(until: number, afterRowid: number, limit: number): PruneBatch {
+      return pruneOccurredBy(until, afterRowid, limit);
     },
   };
 }
