@@ -47,6 +47,20 @@ const flag = fc.constantFrom('true', 'false', '1', '0');
 // Not fc.webUrl(): it costs more than the request it goes into, and its odd corners are the fuzzer's job.
 const receiverUrl = fc.stringMatching(/^https?:\/\/[a-z]{1,10}\.example\.com(:[1-9][0-9]{1,3})?\/[a-z0-9]{0,8}$/);
 
+const webhookSecret = fc.constantFrom('whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw', 'plain-secret');
+
+/** An /api/account/webhooks entry: a bare URL or an object, with a secret and lines or not. */
+function accountWebhookEntry(owned: Owned): fc.Arbitrary<unknown> {
+  const url = fc.oneof(fc.constantFrom(...owned.urls), receiverUrl);
+  return fc.oneof(
+    url,
+    fc.record(
+      { url, secret: webhookSecret, sendblue_numbers: fc.array(fc.constantFrom(...owned.lines), { maxLength: 2 }) },
+      { requiredKeys: ['url'] },
+    ),
+  );
+}
+
 function messageFields(owned: Owned) {
   return {
     content,
@@ -159,6 +173,43 @@ export const ROUTE_INPUTS: Record<string, (owned: Owned) => RouteInputs> = {
       }),
     ]),
   ),
+
+  'POST /api/account/webhooks': (owned) => ({
+    body: recordSpec(
+      {
+        webhooks: fc.array(accountWebhookEntry(owned), { minLength: 1, maxLength: 3 }),
+        type: fc.constantFrom('receive', 'typing_indicator'),
+        globalSecret: webhookSecret,
+      },
+      ['webhooks'],
+    ),
+  }),
+
+  'PUT /api/account/webhooks': (owned) => ({
+    body: recordSpec(
+      {
+        webhooks: fc.record(
+          {
+            receive: fc.array(accountWebhookEntry(owned), { maxLength: 3 }),
+            outbound: fc.array(fc.oneof(fc.constantFrom(...owned.urls), receiverUrl), { maxLength: 3 }),
+            globalSecret: webhookSecret,
+          },
+          { requiredKeys: [] },
+        ),
+      },
+      ['webhooks'],
+    ),
+  }),
+
+  'DELETE /api/account/webhooks': (owned) => ({
+    body: recordSpec(
+      {
+        webhooks: fc.array(fc.oneof(fc.constantFrom(...owned.urls), receiverUrl), { minLength: 1, maxLength: 3 }),
+        type: fc.constantFrom('receive', 'outbound'),
+      },
+      ['webhooks'],
+    ),
+  }),
 
   'GET /accounts/webhooks/deliveries': () => ({
     query: recordSpec(
