@@ -54,10 +54,12 @@ function accountWebhookEntry(owned: Owned): fc.Arbitrary<unknown> {
   const url = fc.oneof(fc.constantFrom(...owned.urls), receiverUrl);
   return fc.oneof(
     url,
-    fc.record(
-      { url, secret: webhookSecret, sendblue_numbers: fc.array(fc.constantFrom(...owned.lines), { maxLength: 2 }) },
-      { requiredKeys: ['url'] },
-    ),
+    fc
+      .record(
+        { url, secret: webhookSecret, sendblue_numbers: fc.array(fc.constantFrom(...owned.lines), { maxLength: 2 }) },
+        { requiredKeys: ['url'] },
+      )
+      .map((entry) => ({ ...entry })),
   );
 }
 
@@ -188,14 +190,16 @@ export const ROUTE_INPUTS: Record<string, (owned: Owned) => RouteInputs> = {
   'PUT /api/account/webhooks': (owned) => ({
     body: recordSpec(
       {
-        webhooks: fc.record(
-          {
-            receive: fc.array(accountWebhookEntry(owned), { maxLength: 3 }),
-            outbound: fc.array(fc.oneof(fc.constantFrom(...owned.urls), receiverUrl), { maxLength: 3 }),
-            globalSecret: webhookSecret,
-          },
-          { requiredKeys: [] },
-        ),
+        webhooks: fc
+          .record(
+            {
+              receive: fc.array(accountWebhookEntry(owned), { maxLength: 3 }),
+              outbound: fc.array(fc.oneof(fc.constantFrom(...owned.urls), receiverUrl), { maxLength: 3 }),
+              globalSecret: webhookSecret,
+            },
+            { requiredKeys: [] },
+          )
+          .map((map) => ({ ...map })), // a plain object, as JSON.parse makes: the fuzzer prints it
       },
       ['webhooks'],
     ),
