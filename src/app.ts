@@ -8,6 +8,7 @@ import { metricsRouter } from './http/metrics.ts';
 import { serveOpenApiDocument } from './http/openapi.ts';
 import { requestContext } from './http/request-context.ts';
 import { accountWebhooksRouter } from './http/routes/account-webhooks/routes.ts';
+import { accountWebhookListsRouter } from './http/routes/account-webhooks/v2-routes.ts';
 import { contactsRouter } from './http/routes/contacts/routes.ts';
 import { contactsV2Router } from './http/routes/contacts-v2/routes.ts';
 import { docsRouter } from './http/routes/docs.ts';
@@ -43,6 +44,7 @@ export function buildApp(deps: AppDeps) {
   app.route('/', groupsRouter(deps));
   app.route('/', accountWebhooksRouter(deps));
   app.route('/', eventsRouter(deps));
+  app.route('/', accountWebhookListsRouter(deps));
   if (deps.transportName === 'sandbox') app.route('/', sandboxRouter(deps));
   app.route('/', ingestRouter(deps));
   app.route('/', inboxRouter(deps));

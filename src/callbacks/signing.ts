@@ -9,7 +9,11 @@ export type SigningSecrets = {
 };
 
 // Building a Webhook decodes its key: keep one per secret (accounts are few, secrets rotate rarely).
-const signerFor = remembering((secret) => new Webhook(secret), 10_000);
+// A `whsec_` secret is used as Standard Webhooks says; any other (an entry's or a globalSecret) keys with its own bytes.
+const signerFor = remembering(
+  (secret) => (secret.startsWith('whsec_') ? new Webhook(secret) : new Webhook(secret, { format: 'raw' })),
+  10_000,
+);
 
 /**
  * The Standard Webhooks headers of one attempt, plus `svc-signing-secret` (the secret itself) for

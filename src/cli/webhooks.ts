@@ -21,7 +21,8 @@ export type CommandOutput = { value: unknown; human: string };
 
 function deliveryLine(delivery: DeliveryView): string {
   const last = delivery.last_status_code ?? delivery.last_error ?? '-';
-  return [delivery.id, delivery.state, `attempts=${delivery.attempt_count}`, `last=${last}`, delivery.created_at, delivery.url].join('\t');
+  const state = delivery.state === 'held' ? `held behind ${delivery.held_behind ?? '-'}` : delivery.state;
+  return [delivery.id, state, `attempts=${delivery.attempt_count}`, `last=${last}`, delivery.created_at, delivery.url].join('\t');
 }
 
 /** Replays every delivery given up since the flag's time, with progress and a summary on `progress`. */
@@ -67,7 +68,12 @@ export function webhooksCommand(
       if ((flags.id === undefined) === (since === undefined)) {
         throw new UsageError('webhooks replay takes exactly one of --id WEBHOOK_ID or --failed-since TIME', 'webhooks');
       }
-      const replayed = flags.id !== undefined ? [replayDelivery(deps, flags.id).id] : replaySince(deps, since!, progress);
+      const one = flags.id === undefined ? undefined : replayDelivery(deps, flags.id);
+      if (one?.state === 'held') {
+        const human = `${one.id} is held behind ${one.held_behind ?? 'an earlier delivery'} of the same message and URL: it goes once that one is delivered or given up.`;
+        return { value: { replayed: [], held_behind: one.held_behind }, human };
+      }
+      const replayed = one !== undefined ? [one.id] : replaySince(deps, since!, progress);
       const human =
         replayed.length === 0
           ? 'Nothing to replay.'

@@ -5,6 +5,10 @@ import type { ReceivePayload, StatusCallbackPayload } from './webhook-payloads.t
 export const DELIVERY_STATES = ['pending', 'delivering', 'delivered', 'failed'] as const;
 export type DeliveryState = (typeof DELIVERY_STATES)[number];
 
+/** States as the log shows them: `held` is a pending delivery waiting behind an earlier one of its message and URL. */
+export const DELIVERY_VIEW_STATES = [...DELIVERY_STATES, 'held'] as const;
+export type DeliveryViewState = (typeof DELIVERY_VIEW_STATES)[number];
+
 /**
  * What a delivery carries: a message's status for its status_callback, or an event for an account
  * webhook list (receive, outbound, typing_indicator, contact_created).
@@ -51,17 +55,24 @@ export function toAttemptView(attempt: AttemptFacts) {
   };
 }
 
-export function toDeliveryView(delivery: DeliveryFacts, attempts: readonly AttemptFacts[]) {
-  const scheduled = delivery.state === 'pending' && delivery.nextAttemptAt !== WAITS_FOR_EARLIER_CALLBACK;
+export function isHeld(delivery: Pick<DeliveryFacts, 'state' | 'nextAttemptAt'>): boolean {
+  return delivery.state === 'pending' && delivery.nextAttemptAt === WAITS_FOR_EARLIER_CALLBACK;
+}
+
+/** `heldBehind`: the webhook-id of the delivery a held one waits for (null when it is not held). */
+export function toDeliveryView(delivery: DeliveryFacts, attempts: readonly AttemptFacts[], heldBehind: string | null = null) {
+  const held = isHeld(delivery);
+  const state: DeliveryViewState = held ? 'held' : delivery.state;
   return {
     id: delivery.webhookId,
     event_type: delivery.eventType,
     url: delivery.url,
     message_handle: delivery.messageHandle,
-    state: delivery.state,
+    state,
+    held_behind: held ? heldBehind : null,
     attempt_count: delivery.attemptCount,
-    // Only a scheduled delivery has a next attempt (one waiting for an earlier callback has none yet).
-    next_attempt_at: scheduled ? toIso(delivery.nextAttemptAt) : null,
+    // Only a scheduled delivery has a next attempt (a held one has none until the one before it finishes).
+    next_attempt_at: delivery.state === 'pending' && !held ? toIso(delivery.nextAttemptAt) : null,
     last_status_code: delivery.lastStatusCode,
     last_error: delivery.lastError,
     created_at: toIso(delivery.createdAt),

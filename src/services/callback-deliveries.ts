@@ -1,6 +1,6 @@
 import type { DeliveryFilter, WebhookAttemptRow, WebhookDeliveryRow } from '../db/queries/outbox.ts';
 import type { AccountRow } from '../db/rows.ts';
-import { type DeliveryView, toDeliveryView } from '../domain/delivery-views.ts';
+import { type DeliveryView, isHeld, toDeliveryView } from '../domain/delivery-views.ts';
 import { ErrorCode } from '../domain/error-codes.ts';
 import { AppError } from './app-error.ts';
 import type { ServiceDeps } from './deps.ts';
@@ -13,7 +13,9 @@ function withAttempts(deps: ServiceDeps, rows: readonly WebhookDeliveryRow[]): D
   for (const attempt of deps.store.outbox.attemptsOf(rows.map((row) => row.seq))) {
     attempts.set(attempt.deliverySeq, [...(attempts.get(attempt.deliverySeq) ?? []), attempt]);
   }
-  return rows.map((row) => toDeliveryView(row, attempts.get(row.seq) ?? []));
+  return rows.map((row) =>
+    toDeliveryView(row, attempts.get(row.seq) ?? [], isHeld(row) ? (deps.store.outbox.blockerOf(row) ?? null) : null),
+  );
 }
 
 /** The account's deliveries, newest first. */
@@ -28,8 +30,9 @@ export function listAllDeliveries(deps: ServiceDeps, filter: DeliveryFilter): De
 
 /**
  * Sends a delivery again, due now, with the same webhook-id (receivers deduplicate on it) and a
- * fresh retry schedule; the attempts made so far stay in the log. `account` limits it to that
- * account's deliveries (the API); the CLI passes none.
+ * fresh retry schedule; the attempts made so far stay in the log. A held delivery is left as it
+ * is (its view names the delivery it waits for). `account` limits it to that account's
+ * deliveries (the API); the CLI passes none.
  */
 export function replayDelivery(deps: ServiceDeps, webhookId: string, account?: AccountRow): DeliveryView {
   const view = deps.store.transaction(() => {
@@ -37,6 +40,8 @@ export function replayDelivery(deps: ServiceDeps, webhookId: string, account?: A
     if (!row || (account !== undefined && row.accountId !== account.id)) {
       throw new AppError(ErrorCode.notFound, `Webhook delivery ${webhookId} not found`);
     }
+    // A held delivery goes as soon as the one before it finishes: replaying it now would break the order.
+    if (isHeld(row)) return withAttempts(deps, [row])[0]!;
     if (!deps.store.outbox.replay(row.seq, deps.clock.now())) {
       throw new AppError(
         ErrorCode.conflict,

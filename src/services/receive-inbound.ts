@@ -4,6 +4,7 @@ import { ErrorCode } from '../domain/error-codes.ts';
 import { memberKeyOf } from '../domain/groups.ts';
 import { previewOf } from '../domain/views.ts';
 import { type InboundService, toReceivePayload } from '../domain/webhook-payloads.ts';
+import { recordAccountEvent } from './account-events.ts';
 import { AppError } from './app-error.ts';
 import { ensureContact } from './contacts.ts';
 import type { ServiceDeps } from './deps.ts';
@@ -81,6 +82,19 @@ function insertInbound(deps: ServiceDeps, account: AccountRow, input: InboundMes
     deps,
     account,
     { type: 'receive', eventType: 'message.received', orderKey: message.handle, payload, line: message.lineNumber },
+    now,
+  );
+  recordAccountEvent(
+    deps,
+    account.id,
+    'message.received',
+    {
+      message_handle: message.handle,
+      number: message.number,
+      to_number: message.lineNumber,
+      group_id: message.groupId,
+      content: message.content,
+    },
     now,
   );
   return message;

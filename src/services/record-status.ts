@@ -3,8 +3,10 @@ import type { AccountRow, MessageRow } from '../db/rows.ts';
 import { DELIVERY_ERROR_MESSAGES, ErrorCode } from '../domain/error-codes.ts';
 import { decideStatus, type MessageStatus, type NotAppliedReason } from '../domain/status.ts';
 import { toStatusCallbackPayload } from '../domain/webhook-payloads.ts';
+import { recordAccountEvent } from './account-events.ts';
 import type { ServiceDeps } from './deps.ts';
 import { newWebhookId, timeOrderedUuid } from './ids.ts';
+import { fanOutToAccountWebhooks } from './webhook-fanout.ts';
 
 /** A status event as a transport (or the ingest endpoint) reports it. */
 export type StatusReport = {
@@ -35,20 +37,26 @@ function insertEvent(deps: ServiceDeps, event: Omit<StatusEventInsert, 'id'>): b
   return deps.store.messages.insertStatusEvent({ id: newEventId(), ...event });
 }
 
-/** Queues the status callback for the message as it now is, when the client asked for callbacks. */
-function enqueueStatusCallback(deps: ServiceDeps, message: MessageRow, account: AccountRow, now: number): void {
-  if (message.statusCallback === null || message.statusCallback === '') return;
-  deps.store.outbox.enqueue(
-    {
-      webhookId: newWebhookId(),
-      accountId: account.id,
-      messageHandle: message.handle,
-      eventType: 'message.status',
-      url: message.statusCallback,
-      payload: JSON.stringify(toStatusCallbackPayload(message, account)),
-    },
-    now,
-  );
+/**
+ * Queues the message's status, as it now is, to its status_callback (when the client asked for one)
+ * and to every `outbound` webhook of the account: one payload, ordered per message and URL alike.
+ */
+function enqueueStatusCallbacks(deps: ServiceDeps, message: MessageRow, account: AccountRow, now: number): void {
+  const payload = JSON.stringify(toStatusCallbackPayload(message, account));
+  if (message.statusCallback !== null && message.statusCallback !== '') {
+    deps.store.outbox.enqueue(
+      {
+        webhookId: newWebhookId(),
+        accountId: account.id,
+        messageHandle: message.handle,
+        eventType: 'message.status',
+        url: message.statusCallback,
+        payload,
+      },
+      now,
+    );
+  }
+  fanOutToAccountWebhooks(deps, account, { type: 'outbound', eventType: 'message.outbound', orderKey: message.handle, payload }, now);
 }
 
 /**
@@ -67,7 +75,21 @@ export function recordQueued(deps: ServiceDeps, message: MessageRow, account: Ac
     notAppliedReason: null,
     receivedAt: now,
   });
-  enqueueStatusCallback(deps, message, account, now);
+  enqueueStatusCallbacks(deps, message, account, now);
+  recordAccountEvent(
+    deps,
+    account.id,
+    'message.created',
+    {
+      message_handle: message.handle,
+      number: message.number,
+      from_number: message.lineNumber,
+      is_outbound: true,
+      status: message.status,
+      group_id: message.groupId,
+    },
+    now,
+  );
 }
 
 function notApplied(deps: ServiceDeps, message: MessageRow, report: StatusReport, reason: NotAppliedReason, now: number): RecordOutcome {
@@ -119,9 +141,17 @@ function applyReport(deps: ServiceDeps, message: MessageRow, report: StatusRepor
     });
     // The unique index on applied events disagrees with decideStatus: roll back rather than call back twice.
     if (!inserted) throw new Error(`status ${step.status} of ${message.handle} was already applied`);
+    const previousStatus = current.status;
     current = { ...current, ...update };
     deps.store.messages.updateStatus(current.id, update);
-    enqueueStatusCallback(deps, current, account, now);
+    enqueueStatusCallbacks(deps, current, account, now);
+    recordAccountEvent(
+      deps,
+      account.id,
+      'message.updated',
+      { message_handle: current.handle, status: current.status, previous_status: previousStatus, error_code: current.errorCode },
+      now,
+    );
   }
   return 'applied';
 }

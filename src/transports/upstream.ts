@@ -47,7 +47,15 @@ const RegistrationAnswer = z.object({ secret: z.string().min(1) });
 export type UpstreamTransport = Transport & {
   /** Resolves with the upstream's webhook secret once the receive webhook is registered (after `start`). */
   registered(): Promise<string>;
+  /** Resolves once the relay's receive and outbound webhooks are in the provider's /api/account/webhooks lists. */
+  listsRegistered(): Promise<void>;
 };
+
+/** The relay's own entries in the provider's /api/account/webhooks lists, and the path each one POSTs to. */
+const RELAY_WEBHOOKS = [
+  { type: 'receive', path: '/webhooks/receive' },
+  { type: 'outbound', path: '/webhooks/status' },
+] as const;
 
 /** An upstream answer that was neither a success nor a refusal: the courier retries. */
 class UpstreamUnavailable extends Error {}
@@ -100,7 +108,7 @@ export function createUpstreamTransport(deps: ServiceDeps, options: UpstreamOpti
     bodyTimeout: timeouts.bodyMs,
   });
   const inFlight = new Set<Promise<unknown>>();
-  let registrationTimer: NodeJS.Timeout | undefined;
+  const retryTimers = new Set<NodeJS.Timeout>();
   let stopped = false;
   let resolveRegistered: (secret: string) => void = () => {};
   const registration = new Promise<string>((resolve) => (resolveRegistered = resolve));
@@ -156,36 +164,75 @@ export function createUpstreamTransport(deps: ServiceDeps, options: UpstreamOpti
     return answer.data.secret;
   }
 
-  function attemptRegistration(attempt: number): void {
-    registrationTimer = undefined;
+  /** Adds one entry to the provider's list of that type; the provider keeps a URL already there once. */
+  async function registerInList(type: string, url: string): Promise<void> {
+    const { status, json } = await post('/api/account/webhooks', { webhooks: [url], type });
+    if (status >= 200 && status < 300) return;
+    const refusal = ErrorAnswer.safeParse(json);
+    const said = refusal.success ? (refusal.data.error_message ?? refusal.data.message) : undefined;
+    throw new UpstreamUnavailable(`upstream answered ${status}${said === undefined ? '' : `: ${said}`}`);
+  }
+
+  /**
+   * Runs `work` until it succeeds, pausing by the registration schedule between attempts. Not fatal
+   * meanwhile: sends work; only inbound messages and signed-only callbacks wait for it.
+   */
+  function untilRegistered<T>(
+    what: { label: string; type: string; url: string },
+    work: () => Promise<T>,
+    done: (value: T) => void,
+    attempt = 0,
+  ): void {
     if (stopped) return;
-    register().then(
-      (secret) => {
+    work().then(
+      (value) => {
         if (stopped) return;
-        options.onWebhookSecret(secret);
-        deps.log.info({ url: `${publicUrl}/webhooks/receive` }, 'receive webhook registered upstream');
-        resolveRegistered(secret);
+        deps.log.info({ type: what.type, url: what.url }, `${what.label} registered upstream`);
+        done(value);
       },
       (error: unknown) => {
         if (stopped) return;
         const delay = registrationDelays[Math.min(attempt, registrationDelays.length - 1)] ?? DEFAULT_REGISTRATION_DELAYS_MS[0]!;
-        // Not fatal: sends work meanwhile; only inbound messages and signed-only callbacks wait for it.
-        deps.log.warn({ err: error, attempt, retryInMs: delay }, 'registering the receive webhook upstream failed, will retry');
-        registrationTimer = setTimeout(() => attemptRegistration(attempt + 1), delay);
+        deps.log.warn(
+          { type: what.type, url: what.url, err: error, attempt, retryInMs: delay },
+          `registering the ${what.label} upstream failed, will retry`,
+        );
+        const timer = setTimeout(() => {
+          retryTimers.delete(timer);
+          untilRegistered(what, work, done, attempt + 1);
+        }, delay);
+        retryTimers.add(timer);
       },
     );
   }
+
+  const lists = RELAY_WEBHOOKS.map(({ type, path }) => {
+    const url = `${publicUrl}${path}`;
+    let resolve: () => void = () => {};
+    const registeredInList = new Promise<void>((resolved) => (resolve = resolved));
+    return {
+      start: () => untilRegistered({ label: `${type} webhook list entry`, type, url }, () => registerInList(type, url), resolve),
+      registeredInList,
+    };
+  });
+  const listsRegistration = Promise.all(lists.map((list) => list.registeredInList)).then(() => undefined);
 
   return {
     name: 'upstream',
     send,
     start() {
-      attemptRegistration(0);
+      // v1 registration: its answer carries the secret that signs the provider's callbacks.
+      untilRegistered({ label: 'receive webhook', type: 'receive', url: `${publicUrl}/webhooks/receive` }, register, (secret) => {
+        options.onWebhookSecret(secret);
+        resolveRegistered(secret);
+      });
+      for (const list of lists) list.start();
     },
     registered: () => registration,
+    listsRegistered: () => listsRegistration,
     async stop() {
       stopped = true;
-      clearTimeout(registrationTimer);
+      for (const timer of retryTimers) clearTimeout(timer);
       await Promise.allSettled([...inFlight]);
       await pool.close();
     },

@@ -50,7 +50,7 @@ describe('waiting callbacks: let go when the one before them finishes', () => {
     expect(next[0]!.webhookSecret, 'signed like any claimed row').toBe(secret);
     const states = (await deliveries(t, account)).map((d) => [d.payload.status, d.state, d.next_attempt_at]);
     expect(states, 'DELIVERED still waiting: no next attempt').toEqual([
-      ['DELIVERED', 'pending', null],
+      ['DELIVERED', 'held', null],
       ['SENT', 'delivering', null],
       ['QUEUED', 'delivered', null],
     ]);
@@ -70,8 +70,8 @@ describe('waiting callbacks: let go when the one before them finishes', () => {
     expect(next).toEqual([]);
     const waiting = (await deliveries(t, account)).filter((d) => d.payload.status !== 'QUEUED');
     expect(waiting.map((d) => [d.state, d.next_attempt_at])).toEqual([
-      ['pending', null],
-      ['pending', null],
+      ['held', null],
+      ['held', null],
     ]);
   });
 

@@ -289,8 +289,9 @@ describe('upstream transport: how answers end', () => {
 describe('upstream transport: receive webhook registration', () => {
   it('registers our /webhooks/receive at start, retrying a failure, and hands over the secret it gets back', async () => {
     const { t } = setup();
-    const upstream = await upstreamAnswering((request, index) =>
-      request.path === '/accounts/webhooks' && index > 0
+    let v1Calls = 0;
+    const upstream = await upstreamAnswering((request) =>
+      request.path === '/accounts/webhooks' && v1Calls++ > 0
         ? { status: 200, body: { status: 'OK', webhooks: { receive: ['x'] }, secret: 'whsec_dXBzdHJlYW0gc2VjcmV0' } }
         : { status: 503 },
     );
@@ -301,14 +302,58 @@ describe('upstream transport: receive webhook registration', () => {
 
     expect(await transport.registered()).toBe('whsec_dXBzdHJlYW0gc2VjcmV0');
     expect(learned).toEqual(['whsec_dXBzdHJlYW0gc2VjcmV0']);
-    expect(upstream.requests).toHaveLength(2);
-    for (const request of upstream.requests) {
+    const v1 = upstream.requests.filter((request) => request.path === '/accounts/webhooks');
+    expect(v1).toHaveLength(2);
+    for (const request of v1) {
       expect(request, show(request)).toMatchObject({
         path: '/accounts/webhooks',
         body: { webhooks: ['https://relay.example.com/base/webhooks/receive'], type: 'receive' },
         headers: { 'svc-api-key-id': KEY_ID, 'svc-api-secret-key': SECRET },
       });
     }
+  });
+});
+
+describe("upstream transport: the relay in the provider's /api/account/webhooks lists", () => {
+  it('adds receive and outbound entries, one call per type, retrying a refusal and logging what the provider said', async () => {
+    const { t } = setup();
+    let outboundCalls = 0;
+    const upstream = await upstreamAnswering((request) => {
+      if (request.path === '/accounts/webhooks')
+        return { status: 200, body: { status: 'OK', webhooks: {}, secret: 'whsec_dXBzdHJlYW0gc2VjcmV0' } };
+      if ((request.body as any).type === 'outbound' && outboundCalls++ === 0) {
+        return { status: 400, body: { status: 'ERROR', error_code: 4000, error_message: 'webhooks[0] is refused' } };
+      }
+      return { status: 200, body: { status: 'OK', webhooks: {} } };
+    });
+    const lines: string[] = [];
+    const warn = (fields: { url: string; err: Error }, message: string) => lines.push(`${message} ${fields.url} ${fields.err.message}`);
+    const transport = createUpstreamTransport(
+      { ...t.deps, log: Object.assign(Object.create(t.deps.log), { warn }) },
+      {
+        url: upstream.url,
+        keyId: KEY_ID,
+        secret: SECRET,
+        publicUrl: PUBLIC_URL,
+        onWebhookSecret: () => {},
+        registrationRetryDelaysMs: [1],
+        outboundPolicy: LOOPBACK_ALLOWED,
+      },
+    );
+    cleanups.push(() => transport.stop());
+
+    transport.start();
+    await transport.listsRegistered();
+
+    const lists = upstream.requests.filter((request) => request.path === '/api/account/webhooks');
+    expect(lists.map((request) => request.body)).toEqual(
+      expect.arrayContaining([
+        { webhooks: ['https://relay.example.com/base/webhooks/receive'], type: 'receive' },
+        { webhooks: ['https://relay.example.com/base/webhooks/status'], type: 'outbound' },
+      ]),
+    );
+    expect(lists.filter((request) => (request.body as any).type === 'outbound')).toHaveLength(2);
+    expect(lines.join('\n')).toMatch(/outbound webhook list entry upstream failed.*webhooks\/status.*400: webhooks\[0\] is refused/s);
   });
 });
 

@@ -55,6 +55,22 @@ const fixtureMediaUrl = fc.constantFrom(
   'http://127.0.0.1:9/a.png',
 );
 
+const webhookSecret = fc.constantFrom('whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw', 'plain-secret');
+
+/** An /api/account/webhooks entry: a bare URL or an object, with a secret and lines or not. */
+function accountWebhookEntry(owned: Owned): fc.Arbitrary<unknown> {
+  const url = fc.oneof(fc.constantFrom(...owned.urls), receiverUrl);
+  return fc.oneof(
+    url,
+    fc
+      .record(
+        { url, secret: webhookSecret, sendblue_numbers: fc.array(fc.constantFrom(...owned.lines), { maxLength: 2 }) },
+        { requiredKeys: ['url'] },
+      )
+      .map((entry) => ({ ...entry })),
+  );
+}
+
 function messageFields(owned: Owned) {
   return {
     content,
@@ -353,6 +369,45 @@ export const ROUTE_INPUTS: Record<string, (owned: Owned) => RouteInputs> = {
       }),
     ]),
   ),
+
+  'POST /api/account/webhooks': (owned) => ({
+    body: recordSpec(
+      {
+        webhooks: fc.array(accountWebhookEntry(owned), { minLength: 1, maxLength: 3 }),
+        type: fc.constantFrom('receive', 'typing_indicator'),
+        globalSecret: webhookSecret,
+      },
+      ['webhooks'],
+    ),
+  }),
+
+  'PUT /api/account/webhooks': (owned) => ({
+    body: recordSpec(
+      {
+        webhooks: fc
+          .record(
+            {
+              receive: fc.array(accountWebhookEntry(owned), { maxLength: 3 }),
+              outbound: fc.array(fc.oneof(fc.constantFrom(...owned.urls), receiverUrl), { maxLength: 3 }),
+              globalSecret: webhookSecret,
+            },
+            { requiredKeys: [] },
+          )
+          .map((map) => ({ ...map })), // a plain object, as JSON.parse makes: the fuzzer prints it
+      },
+      ['webhooks'],
+    ),
+  }),
+
+  'DELETE /api/account/webhooks': (owned) => ({
+    body: recordSpec(
+      {
+        webhooks: fc.array(fc.oneof(fc.constantFrom(...owned.urls), receiverUrl), { minLength: 1, maxLength: 3 }),
+        type: fc.constantFrom('receive', 'outbound'),
+      },
+      ['webhooks'],
+    ),
+  }),
 
   'GET /accounts/webhooks/deliveries': () => ({
     query: recordSpec(

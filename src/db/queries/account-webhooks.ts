@@ -32,6 +32,9 @@ export function accountWebhookQueries(db: Db) {
           .run().changes === 1
       );
     },
+    setGlobalSecret(accountId: string, globalSecret: string): void {
+      db.update(accounts).set({ webhookGlobalSecret: globalSecret }).where(eq(accounts.id, accountId)).run();
+    },
     setSecrets(accountId: string, secrets: WebhookSecrets): void {
       db.update(accounts).set(secrets).where(eq(accounts.id, accountId)).run();
     },

@@ -1,4 +1,4 @@
-import { and, asc, count, desc, eq, gte, inArray, lte, type SQL, sql } from 'drizzle-orm';
+import { and, asc, count, desc, eq, gte, inArray, lt, lte, type SQL, sql } from 'drizzle-orm';
 import type { DeliveryState } from '../../domain/delivery-views.ts';
 import type { Db } from '../connection.ts';
 import { webhookAttempts, webhookDeliveries } from '../schema.ts';
@@ -51,6 +51,24 @@ export function outboxQueries(db: Db) {
         counts[row.state] = row.total;
       }
       return counts;
+    },
+
+    /** The webhook-id of the earliest unfinished delivery before `seq` of the same message and URL (webhook_deliveries_order_idx). */
+    blockerOf(row: Pick<WebhookDeliveryRow, 'seq' | 'messageHandle' | 'url'>): string | undefined {
+      return db
+        .select({ webhookId: webhookDeliveries.webhookId })
+        .from(webhookDeliveries)
+        .where(
+          and(
+            eq(webhookDeliveries.messageHandle, row.messageHandle),
+            eq(webhookDeliveries.url, row.url),
+            lt(webhookDeliveries.seq, row.seq),
+            inArray(webhookDeliveries.state, ['pending', 'delivering']),
+          ),
+        )
+        .orderBy(asc(webhookDeliveries.seq))
+        .limit(1)
+        .get()?.webhookId;
     },
 
     findByWebhookId(webhookId: string): WebhookDeliveryRow | undefined {

@@ -86,6 +86,7 @@ label { display: block; font-weight: 600; font-size: 13px; }
 .s-ERROR, .d-failed { background: var(--bad-soft); color: var(--bad); }
 .s-RECEIVED { background: #f0e9fb; color: #6d3fc0; }
 .d-pending { background: var(--warn-soft); color: var(--warn); }
+.d-held { background: var(--warn-soft); color: var(--warn); }
 .d-delivering { background: var(--accent-soft); color: var(--accent); }
 .error-text { color: var(--bad); font-size: 13px; margin: 4px 0 0; }
 .history { font-size: 12.5px; margin-top: 4px; max-width: 100%; }

@@ -15,7 +15,7 @@ const Delivery: FC<{ delivery: DeliveryView; timeZone: string }> = ({ delivery, 
       {typeof delivery.payload.status === 'string' && <span class={`status s-${delivery.payload.status}`}>{delivery.payload.status}</span>}
       {at(delivery.created_at, timeZone)}
       <form method="post" action={`/inbox/deliveries/${encodeURIComponent(delivery.id)}/replay`}>
-        <button class="secondary" type="submit" disabled={delivery.state === 'delivering'}>
+        <button class="secondary" type="submit" disabled={delivery.state === 'delivering' || delivery.state === 'held'}>
           Replay
         </button>
       </form>
@@ -28,6 +28,12 @@ const Delivery: FC<{ delivery: DeliveryView; timeZone: string }> = ({ delivery, 
         · message <code>{delivery.message_handle}</code>
       </span>
       {delivery.next_attempt_at && <> · next attempt {at(delivery.next_attempt_at, timeZone)}</>}
+      {delivery.held_behind && (
+        <>
+          {' '}
+          · held behind <a href={`#delivery-${delivery.held_behind}`}>{delivery.held_behind}</a> (goes once that one finishes)
+        </>
+      )}
     </p>
     <details id={`attempts-${delivery.id}`} class="attempts">
       <summary>

@@ -1,5 +1,5 @@
 import { z } from '@hono/zod-openapi';
-import { DELIVERY_STATES, WEBHOOK_EVENT_TYPES } from '../../../domain/delivery-views.ts';
+import { DELIVERY_STATES, DELIVERY_VIEW_STATES, WEBHOOK_EVENT_TYPES } from '../../../domain/delivery-views.ts';
 import { isHttpUrl } from '../../../domain/media-url.ts';
 import { MAX_RECEIVE_WEBHOOKS } from '../../../services/account-webhooks.ts';
 import { Message } from '../messages/schemas.ts';
@@ -93,7 +93,10 @@ export const Delivery = z
     event_type: z.enum(WEBHOOK_EVENT_TYPES),
     url: z.string(),
     message_handle: z.string(),
-    state: z.enum(DELIVERY_STATES),
+    state: z.enum(DELIVERY_VIEW_STATES).openapi({
+      description: 'held: waiting behind an earlier unfinished delivery of the same message and URL (held_behind)',
+    }),
+    held_behind: z.string().nullable().openapi({ description: 'The id of the delivery a held one waits for; null unless held' }),
     attempt_count: z.number().int(),
     next_attempt_at: z.string().nullable(),
     last_status_code: z.number().int().nullable(),

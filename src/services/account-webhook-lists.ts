@@ -1,0 +1,135 @@
+import type { WebhookSubscriptionRow } from '../db/queries/webhook-subscriptions.ts';
+import type { AccountRow } from '../db/rows.ts';
+import { ErrorCode } from '../domain/error-codes.ts';
+import { WEBHOOK_TYPES, type WebhookType } from '../domain/webhook-types.ts';
+import { MAX_RECEIVE_WEBHOOKS } from './account-webhooks.ts';
+import { AppError } from './app-error.ts';
+import type { ServiceDeps } from './deps.ts';
+
+/** Entries an account may keep per webhook type: each one is POSTed every event of that type. */
+export const MAX_WEBHOOKS_PER_TYPE = MAX_RECEIVE_WEBHOOKS;
+
+/** An entry as the SDK gives and gets it: a bare URL, or an object. */
+export type WebhookEntry = string | { url: string; secret?: string; sendblue_numbers?: string[] };
+
+/** The SDK's `Webhooks` map: one array per type that has entries (empty types are left out), and globalSecret when set. */
+export type WebhookMap = Partial<Record<WebhookType, WebhookEntry[]>> & { globalSecret?: string };
+
+function urlOf(entry: WebhookEntry): string {
+  return typeof entry === 'string' ? entry : entry.url;
+}
+
+function toEntry(row: WebhookSubscriptionRow): WebhookEntry {
+  if (!row.givenAsObject) return row.url;
+  return {
+    url: row.url,
+    ...(row.secret === null ? {} : { secret: row.secret }),
+    ...(row.sendblueNumbers === null ? {} : { sendblue_numbers: row.sendblueNumbers }),
+  };
+}
+
+function toRow(accountId: string, type: WebhookType, entry: WebhookEntry, now: number): WebhookSubscriptionRow {
+  if (typeof entry === 'string') {
+    return { accountId, type, url: entry, secret: null, sendblueNumbers: null, givenAsObject: false, createdAt: now };
+  }
+  return {
+    accountId,
+    type,
+    url: entry.url,
+    secret: entry.secret ?? null,
+    sendblueNumbers: entry.sendblue_numbers ?? null,
+    givenAsObject: true,
+    createdAt: now,
+  };
+}
+
+/** Every URL of the entries, with the field path that names it in a 400: for the callback URL policy. */
+export function entryUrls(entries: readonly WebhookEntry[], field: string): { url: string; field: string }[] {
+  return entries.map((entry, index) => ({
+    url: urlOf(entry),
+    field: typeof entry === 'string' ? `${field}[${index}]` : `${field}[${index}].url`,
+  }));
+}
+
+function checkEntries(type: WebhookType, entries: readonly WebhookEntry[], field: string): void {
+  for (const [index, entry] of entries.entries()) {
+    if (typeof entry !== 'string' && entry.sendblue_numbers !== undefined && type !== 'receive') {
+      throw new AppError(ErrorCode.validation, `${field}[${index}].sendblue_numbers is allowed on receive webhooks only, not ${type}`);
+    }
+  }
+}
+
+/**
+ * Stores entries after the type's existing ones, in the order given: the list is ordered by
+ * created_at, so each entry gets its own millisecond after the latest one there.
+ */
+function appendEntries(deps: ServiceDeps, accountId: string, type: WebhookType, entries: readonly WebhookEntry[]): void {
+  const existing = deps.store.webhookSubscriptions.ofType(accountId, type);
+  const start = Math.max(deps.clock.now(), (existing.at(-1)?.createdAt ?? 0) + 1);
+  for (const [index, entry] of entries.entries()) {
+    deps.store.webhookSubscriptions.add(toRow(accountId, type, entry, start + index));
+  }
+}
+
+function checkCount(deps: ServiceDeps, accountId: string, type: WebhookType): void {
+  const count = deps.store.webhookSubscriptions.ofType(accountId, type).length;
+  if (count > MAX_WEBHOOKS_PER_TYPE) {
+    throw new AppError(
+      ErrorCode.validation,
+      `An account may have at most ${MAX_WEBHOOKS_PER_TYPE} ${type} webhooks (this would make ${count})`,
+    );
+  }
+}
+
+function mapOf(deps: ServiceDeps, accountId: string): WebhookMap {
+  const map: WebhookMap = {};
+  for (const row of deps.store.webhookSubscriptions.all(accountId)) {
+    const list = map[row.type] ?? [];
+    list.push(toEntry(row));
+    map[row.type] = list;
+  }
+  const globalSecret = deps.store.accounts.findById(accountId)?.webhookGlobalSecret;
+  if (globalSecret) map.globalSecret = globalSecret;
+  return map;
+}
+
+export function listWebhookMap(deps: ServiceDeps, account: AccountRow): WebhookMap {
+  return deps.store.transaction(() => mapOf(deps, account.id));
+}
+
+/** Appends entries to one type's list (a URL already there is kept as it was); URLs were checked by the caller. */
+export function addWebhookEntries(
+  deps: ServiceDeps,
+  account: AccountRow,
+  input: { type: WebhookType; webhooks: readonly WebhookEntry[]; globalSecret?: string | undefined },
+): WebhookMap {
+  checkEntries(input.type, input.webhooks, 'webhooks');
+  return deps.store.transaction(() => {
+    appendEntries(deps, account.id, input.type, input.webhooks);
+    checkCount(deps, account.id, input.type);
+    if (input.globalSecret !== undefined) deps.store.accountWebhooks.setGlobalSecret(account.id, input.globalSecret);
+    return mapOf(deps, account.id);
+  });
+}
+
+/** Replaces the list of every type present in the map; absent types stay as they are. */
+export function replaceWebhookEntries(deps: ServiceDeps, account: AccountRow, map: WebhookMap): WebhookMap {
+  const types = WEBHOOK_TYPES.filter((type) => map[type] !== undefined);
+  for (const type of types) checkEntries(type, map[type] ?? [], `webhooks.${type}`);
+  return deps.store.transaction(() => {
+    for (const type of types) {
+      deps.store.webhookSubscriptions.removeType(account.id, type);
+      appendEntries(deps, account.id, type, map[type] ?? []);
+      checkCount(deps, account.id, type);
+    }
+    if (map.globalSecret !== undefined) deps.store.accountWebhooks.setGlobalSecret(account.id, map.globalSecret);
+    return mapOf(deps, account.id);
+  });
+}
+
+/** Removes URLs from one type's list; URLs not there are ignored, so a repeated DELETE answers the same. */
+export function removeWebhookEntries(deps: ServiceDeps, account: AccountRow, type: WebhookType, urls: readonly string[]): void {
+  deps.store.transaction(() => {
+    for (const url of urls) deps.store.webhookSubscriptions.remove(account.id, type, url);
+  });
+}
