@@ -1,6 +1,6 @@
 import type { AccountRow, GroupRow } from '../db/rows.ts';
 import type { ServiceDeps } from './deps.ts';
-import { findGroup, requireGroupPlan } from './groups.ts';
+import { findGroup, providerGroupIdOf, requireGroupPlan } from './groups.ts';
 import { requireOwnLine } from './lines.ts';
 import { fetchAndStoreMedia, type MediaDeps, mediaUrlOf, recordRemoteMedia } from './media.ts';
 
@@ -70,8 +70,8 @@ function groupAndLine(deps: ServiceDeps, account: AccountRow, input: SettingInpu
 }
 
 /** Relay mode: the provider's path for this group, under the id it knows the group by. */
-const providerPath = (group: GroupRow, setting: 'name' | 'photo') =>
-  `/api/v2/groups/${encodeURIComponent(group.transportGroupId ?? group.id)}/${setting}`;
+const providerPath = async (deps: ServiceDeps, account: AccountRow, group: GroupRow, setting: 'name' | 'photo') =>
+  `/api/v2/groups/${encodeURIComponent(await providerGroupIdOf(deps, account, group.id))}/${setting}`;
 
 /** `v2.groups.rename`: null or '' clears the name; later messages and webhooks carry it. */
 export async function renameGroup(deps: ServiceDeps, account: AccountRow, input: SettingInput & { groupName: string | null }) {
@@ -80,7 +80,7 @@ export async function renameGroup(deps: ServiceDeps, account: AccountRow, input:
   if (deps.provider) {
     const answer = await deps.provider.call({
       method: 'POST',
-      path: providerPath(group, 'name'),
+      path: await providerPath(deps, account, group, 'name'),
       body: { group_name: input.groupName, from_number: fromNumber },
     });
     if (!answer.ok) return answer;
@@ -106,7 +106,7 @@ export async function setGroupPhoto(
   if (deps.provider) {
     const answer = await deps.provider.call({
       method: 'POST',
-      path: providerPath(group, 'photo'),
+      path: await providerPath(deps, account, group, 'photo'),
       body: { photo_url: photoUrl, from_number: fromNumber },
     });
     if (!answer.ok) return answer;

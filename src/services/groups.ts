@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { AccountRow, GroupRow } from '../db/rows.ts';
 import { ErrorCode } from '../domain/error-codes.ts';
 import { checkGroupSize, memberKeyOf } from '../domain/groups.ts';
@@ -165,7 +166,7 @@ export async function modifyGroup(
     method: 'POST',
     path: '/api/modify-group',
     body: {
-      group_id: group.transportGroupId ?? group.id,
+      group_id: await providerGroupIdOf(deps, account, group.id),
       modify_type: input.modifyType,
       number: input.number,
       from_number: input.fromNumber ?? group.lineNumber,
@@ -174,4 +175,29 @@ export async function modifyGroup(
   // The provider's refusal goes back as it is; a success is answered in our own ids, like the send that made the group.
   if (!answer.ok) return answer;
   return modifyInTransaction(deps, account, input);
+}
+
+/** How long a change to a group waits for the send that creates it at the provider, and how often it looks. */
+const HANDOVER_WAIT_MS = 10_000;
+const HANDOVER_POLL_MS = 50;
+
+/**
+ * Relay mode: the id the provider knows the group by. A group exists there only once the send that
+ * made it has been handed over, which happens just after that send was answered: a change made
+ * in between waits for it rather than name a group the provider has never seen.
+ */
+export async function providerGroupIdOf(deps: ServiceDeps, account: AccountRow, groupId: string): Promise<string> {
+  for (let waited = 0; ; waited += HANDOVER_POLL_MS) {
+    const group = deps.store.groups.findById(account.id, groupId);
+    if (!group) throw new AppError(ErrorCode.notFound, `Group ${groupId} not found`);
+    if (group.transportGroupId !== null) return group.transportGroupId;
+    // Never handed over and nothing on its way: the provider knows it by our id, if at all.
+    if (!deps.store.groups.awaitingHandover(account.id, groupId)) return group.id;
+    if (waited >= HANDOVER_WAIT_MS) {
+      throw new AppError(ErrorCode.overloaded, `Group ${groupId} is still being created at the provider; try again shortly`, {
+        retryAfterSeconds: 1,
+      });
+    }
+    await sleep(HANDOVER_POLL_MS);
+  }
 }

@@ -225,12 +225,17 @@ describe('POST /api/v2/groups/{groupID}/photo', () => {
     const t = makeTestApp();
     const account = t.createAccount();
     const { groupId } = await createGroup(t, account, [ALICE, BOB]);
+    t.store.groups.setTransportGroupId(groupId, 'prov-group-9');
     const providerPhoto = { photo_guid: 'p-1', url: 'https://cdn.provider.example/p-1.png' };
     const answer = { status: 'OK', data: { from_number: account.numbers[0], group_id: groupId, group_photo: providerPhoto } };
     const calls = fakeProvider(t, () => ({ status: 200, body: answer }));
     const reply = await setPhoto(t, account, groupId, { photo_url: `${origin}/face.png` });
     expect(reply.body).toMatchObject({ status: 'OK', data: { group_id: groupId, group_photo: { url: providerPhoto.url } } });
-    expect(calls[0]).toMatchObject({ method: 'POST', path: `/api/v2/groups/${groupId}/photo`, body: { photo_url: `${origin}/face.png` } });
+    expect(calls[0]).toMatchObject({
+      method: 'POST',
+      path: '/api/v2/groups/prov-group-9/photo',
+      body: { photo_url: `${origin}/face.png` },
+    });
     expect((await retrieve(t, account, groupId)).body.data.group_photo).toMatchObject({ url: providerPhoto.url });
   });
 });

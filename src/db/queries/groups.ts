@@ -1,7 +1,7 @@
 import { and, asc, eq, sql } from 'drizzle-orm';
 import type { Db } from '../connection.ts';
 import type { GroupRow } from '../rows.ts';
-import { groupMembers, groups } from '../schema.ts';
+import { groupMembers, groups, messages } from '../schema.ts';
 
 export function groupQueries(db: Db) {
   const byMembers = db
@@ -24,6 +24,25 @@ export function groupQueries(db: Db) {
   return {
     findByMemberKey(accountId: string, memberKey: string): GroupRow | undefined {
       return byMembers.get({ accountId, memberKey });
+    },
+    /** Whether a message to the group is still waiting for its hand-over to the transport. */
+    awaitingHandover(accountId: string, groupId: string): boolean {
+      return (
+        db
+          .select({ id: messages.id })
+          .from(messages)
+          .where(
+            and(
+              eq(messages.accountId, accountId),
+              eq(messages.groupId, groupId),
+              eq(messages.isOutbound, true),
+              sql`${messages.handedOverAt} is null`,
+              eq(messages.status, 'QUEUED'),
+            ),
+          )
+          .limit(1)
+          .get() !== undefined
+      );
     },
     findById(accountId: string, id: string): GroupRow | undefined {
       return byId.get({ accountId, id });
