@@ -71,8 +71,9 @@ function appendEntries(deps: ServiceDeps, accountId: string, type: WebhookType, 
   }
 }
 
-function checkCount(deps: ServiceDeps, accountId: string, type: WebhookType): void {
-  const count = deps.store.webhookSubscriptions.ofType(accountId, type).length;
+/** Refuses a list that would grow past the cap, before anything is written. */
+function checkCount(type: WebhookType, urls: Iterable<string>): void {
+  const count = new Set(urls).size;
   if (count > MAX_WEBHOOKS_PER_TYPE) {
     throw new AppError(
       ErrorCode.validation,
@@ -105,8 +106,9 @@ export function addWebhookEntries(
 ): WebhookMap {
   checkEntries(input.type, input.webhooks, 'webhooks');
   return deps.store.transaction(() => {
+    const existing = deps.store.webhookSubscriptions.ofType(account.id, input.type).map((row) => row.url);
+    checkCount(input.type, [...existing, ...input.webhooks.map(urlOf)]);
     appendEntries(deps, account.id, input.type, input.webhooks);
-    checkCount(deps, account.id, input.type);
     if (input.globalSecret !== undefined) deps.store.accountWebhooks.setGlobalSecret(account.id, input.globalSecret);
     return mapOf(deps, account.id);
   });
@@ -115,12 +117,14 @@ export function addWebhookEntries(
 /** Replaces the list of every type present in the map; absent types stay as they are. */
 export function replaceWebhookEntries(deps: ServiceDeps, account: AccountRow, map: WebhookMap): WebhookMap {
   const types = WEBHOOK_TYPES.filter((type) => map[type] !== undefined);
-  for (const type of types) checkEntries(type, map[type] ?? [], `webhooks.${type}`);
+  for (const type of types) {
+    checkEntries(type, map[type] ?? [], `webhooks.${type}`);
+    checkCount(type, (map[type] ?? []).map(urlOf));
+  }
   return deps.store.transaction(() => {
     for (const type of types) {
       deps.store.webhookSubscriptions.removeType(account.id, type);
       appendEntries(deps, account.id, type, map[type] ?? []);
-      checkCount(deps, account.id, type);
     }
     if (map.globalSecret !== undefined) deps.store.accountWebhooks.setGlobalSecret(account.id, map.globalSecret);
     return mapOf(deps, account.id);

@@ -36,8 +36,12 @@ export function accountOutbox(t: TestApp, account: TestAccount) {
 }
 
 /** The account's event log, oldest first, with `data` parsed. */
+/** The account's events but its lines' (creating the account logs one line.assigned per line). */
 export function accountEvents(t: TestApp, account: TestAccount) {
-  return t.store.accountEvents.after(accountIdOf(t, account), 0, 1_000).map((event) => ({ ...event, data: JSON.parse(event.data) }));
+  return t.store.accountEvents
+    .after(accountIdOf(t, account), 0, 1_000)
+    .filter((event) => !event.type.startsWith('line.'))
+    .map((event) => ({ ...event, data: JSON.parse(event.data) }));
 }
 
 /** A provider that answers `answer(request)` and remembers every request; installed on the app's deps (relay mode). */

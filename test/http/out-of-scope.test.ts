@@ -55,9 +55,11 @@ describe('SDK calls out of scope', () => {
     const t = makeTestApp();
     const doc = (await t.call('GET', '/openapi.json', undefined)).body;
     for (const [method, path] of CALLS) {
-      const documented = Object.entries(doc.paths as Record<string, Record<string, any>>).find(([template]) =>
-        new RegExp(`^${template.replace(/\{\w+\}/g, '[^/]+')}$`).test(path),
-      );
+      const paths = Object.entries(doc.paths as Record<string, Record<string, any>>);
+      // A literal path first: /api/v2/contacts/verify also fits the template /api/v2/contacts/{phoneNumber}.
+      const documented =
+        paths.find(([template]) => template === path) ??
+        paths.find(([template]) => new RegExp(`^${template.replace(/\{\w+\}/g, '[^/]+')}$`).test(path));
       expect(documented, `${method} ${path}`).toBeDefined();
       const operation = documented![1][method.toLowerCase()];
       expect(operation?.tags, `${method} ${path}`).toEqual(['Not supported']);

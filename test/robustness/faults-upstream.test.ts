@@ -28,7 +28,7 @@ afterEach(async () => {
 
 type Relayed = { idempotencyKey: string | undefined; body: any };
 
-/** A provider on a given port: accepts every send (its handle is `up-` + our Idempotency-Key) and the receive-webhook registration. */
+/** A provider on a given port: accepts every send (its handle is `up-` + our Idempotency-Key) and the relay's webhook registrations. */
 async function providerOn(port: number): Promise<{ sends: Relayed[]; server: Server }> {
   const sends: Relayed[] = [];
   const server = createServer((req, res) => {
@@ -37,6 +37,7 @@ async function providerOn(port: number): Promise<{ sends: Relayed[]; server: Ser
     req.on('end', () => {
       const json = (body: unknown, status = 200) => res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
       if (req.url === '/accounts/webhooks') return json({ status: 'OK', webhooks: { receive: [] }, secret: 'whsec_cHJvdmlkZXIgc2VjcmV0' });
+      if (req.url === '/api/account/webhooks') return json({ status: 'OK', message: 'Webhooks added', webhooks: {} });
       const key = req.headers['idempotency-key'] as string | undefined;
       sends.push({ idempotencyKey: key, body: JSON.parse(Buffer.concat(chunks).toString('utf8')) });
       json({ status: 'QUEUED', message_handle: `up-${key}`, group_id: '' }, 202);
