@@ -19,6 +19,9 @@ export type OutboundMessage = {
   groupId: string | null;
   /** The transport's id for that group, once it has told us one. */
   transportGroupId: string | null;
+  seatId: string | null;
+  /** The message this one answers, by the transport's handle for it when it has one. */
+  replyTo: { handle: string; partIndex: number | null } | null;
 };
 
 /** What the transport answers when it accepted a message. */
@@ -26,7 +29,11 @@ export type HandoverReceipt = { transportHandle: string; transportGroupId?: stri
 
 function toOutbound(deps: ServiceDeps, message: MessageRow): OutboundMessage {
   const group = message.groupId === null ? undefined : deps.store.groups.findById(message.accountId, message.groupId);
-  return outboundOf(message, group?.transportGroupId ?? null);
+  const outbound = outboundOf(message, group?.transportGroupId ?? null);
+  if (outbound.replyTo === null) return outbound;
+  // The provider knows the message answered by its own handle, not ours.
+  const answered = deps.store.messages.findByAnyHandle(outbound.replyTo.handle);
+  return { ...outbound, replyTo: { ...outbound.replyTo, handle: answered?.transportHandle ?? outbound.replyTo.handle } };
 }
 
 /** What the transport is given of a stored message; `transportGroupId` is the transport's id of its group, if any. */
@@ -42,6 +49,8 @@ export function outboundOf(message: MessageRow, transportGroupId: string | null)
     sendStyle: message.sendStyle,
     groupId: message.groupId,
     transportGroupId,
+    seatId: message.seatId,
+    replyTo: message.replyToHandle === null ? null : { handle: message.replyToHandle, partIndex: message.replyToPartIndex },
   };
 }
 

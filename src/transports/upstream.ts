@@ -82,6 +82,13 @@ export function upstreamRequestFor(message: OutboundMessage, statusCallback: str
   if (message.content !== '') common.content = message.content;
   if (message.mediaUrl !== '') common.media_url = message.mediaUrl;
   if (message.sendStyle !== '') common.send_style = message.sendStyle;
+  if (message.seatId !== null) common.seat_id = message.seatId;
+  if (message.replyTo !== null) {
+    common.reply_to =
+      message.replyTo.partIndex === null
+        ? { message_handle: message.replyTo.handle }
+        : { message_handle: message.replyTo.handle, part_index: message.replyTo.partIndex };
+  }
   if (message.messageType === 'message') {
     return { path: '/api/send-message', body: { number: message.recipients[0], ...common } };
   }

@@ -177,6 +177,8 @@ describe("the upstream relay's own requests", () => {
     sendStyle: '',
     groupId: null,
     transportGroupId: null,
+    seatId: null,
+    replyTo: null,
   };
 
   it('go through the same policy: a provider on loopback is not reached unless private addresses are allowed', async () => {

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config.ts';
-import { messageAwaitingHandover, type OutboundMessage } from '../../src/services/handover.ts';
+import { messageAwaitingHandover, type OutboundMessage, recordHandover } from '../../src/services/handover.ts';
 import { createCourier } from '../../src/transports/courier.ts';
 import { TransportRefusal } from '../../src/transports/transport.ts';
 import { createUpstreamTransport, type UpstreamOptions, type UpstreamTransport } from '../../src/transports/upstream.ts';
@@ -96,6 +96,23 @@ describe('upstream transport: what it sends', () => {
       status_callback: 'https://relay.example.com/base/webhooks/status',
     });
     expect(JSON.stringify(request!.body)).not.toContain(CALLBACK_URL);
+  });
+
+  it('passes seat_id on, and reply_to under the provider’s handle of the message answered', async () => {
+    const { t, account } = setup();
+    const upstream = await upstreamAnswering((_request, index) => accepted(`up-handle-${index}`));
+    const transport = transportTo(t, upstream.url);
+    const first = send(t, account, { content: 'question' });
+    recordHandover(t.deps, first.message_handle, await transport.send(outbound(t, first.message_handle)));
+
+    const answer = send(t, account, {
+      content: 'answer',
+      seatId: 'seat-7',
+      replyTo: { message_handle: first.message_handle, part_index: 1 },
+    });
+    await transport.send(outbound(t, answer.message_handle));
+
+    expect(upstream.requests[1]!.body).toMatchObject({ seat_id: 'seat-7', reply_to: { message_handle: 'up-handle-0', part_index: 1 } });
   });
 
   it('sends a group by numbers until the upstream has named the group, then by its group_id', async () => {
