@@ -93,6 +93,8 @@ describe('courier: hand-over', () => {
         sendStyle: 'slam',
         groupId: null,
         transportGroupId: null,
+        seatId: null,
+        replyTo: null,
       },
     ]);
     expect(seenAtHandover, 'committed, outside any transaction, still waiting').toEqual([[false, 'QUEUED', null]]);
