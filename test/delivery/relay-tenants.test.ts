@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { show } from '../helpers/fixtures.ts';
 import { INGEST_SECRET } from '../helpers/ingest.ts';
-import { api, type Credentials, eventually, startServerOnFreePort } from '../helpers/live.ts';
+import { api, type Credentials, createAccount, eventually, startServerOnFreePort } from '../helpers/live.ts';
 import { killAll, type RunningServer, runCli, startServer } from '../helpers/process.ts';
 
 /**
@@ -31,12 +31,6 @@ describe('relay with two tenants on one provider account', () => {
     const result = await runCli([...args, '--db', db], { LOG_LEVEL: 'silent' });
     expect(result.code, result.stderr).toBe(0);
     return result;
-  }
-
-  async function createAccount(db: string, email: string, numbers: string): Promise<Credentials> {
-    return JSON.parse(
-      (await cli(db, ['accounts', 'create', '--email', email, '--plan', 'sapphire', '--numbers', numbers, '--json'])).stdout,
-    ) as Credentials;
   }
 
   beforeAll(async () => {

@@ -57,8 +57,10 @@ export async function api(server: RunningServer, credentials: Credentials, metho
   return readReply(await fetch(`${server.url}${path}`, jsonRequest(method, headers, body)));
 }
 
-export async function createAccount(db: string, email: string): Promise<Credentials> {
-  const created = await runCli(['accounts', 'create', '--email', email, '--plan', 'sapphire', '--json', '--db', db], {
+/** A sapphire account made by the CLI; `numbers` as `--numbers` takes it (a count, or lines in E.164), else the default lines. */
+export async function createAccount(db: string, email: string, numbers?: string): Promise<Credentials> {
+  const lines = numbers === undefined ? [] : ['--numbers', numbers];
+  const created = await runCli(['accounts', 'create', '--email', email, '--plan', 'sapphire', ...lines, '--json', '--db', db], {
     LOG_LEVEL: 'silent',
   });
   expect(created.code, created.stderr).toBe(0);

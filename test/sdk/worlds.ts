@@ -9,8 +9,8 @@ import { join } from 'node:path';
 import SendblueAPI from 'sendblue';
 import { type Receiver, startReceiver } from '../callbacks/receiver.ts';
 import { INGEST_SECRET } from '../helpers/ingest.ts';
-import { type Credentials, startServerOnFreePort } from '../helpers/live.ts';
-import { killAll, type RunningServer, runCli, startServer } from '../helpers/process.ts';
+import { type Credentials, createAccount, startServerOnFreePort } from '../helpers/live.ts';
+import { killAll, type RunningServer, startServer } from '../helpers/process.ts';
 
 export const SLOW = 120_000;
 export const STEP_MS = 100;
@@ -32,16 +32,27 @@ export function sdkClient(server: RunningServer, credentials: Credentials): Send
   return new SendblueAPI({ apiKey: credentials.api_key_id, apiSecret: credentials.api_secret_key, baseURL: server.url, timeout: 20_000 });
 }
 
-async function cli(db: string, args: string[]): Promise<string> {
-  const result = await runCli([...args, '--db', db], { LOG_LEVEL: 'silent' });
-  if (result.code !== 0) throw new Error(`textrelay ${args.join(' ')} failed: ${result.stderr}`);
-  return result.stdout;
-}
-
-async function createAccount(db: string, email: string, numbers: string): Promise<Credentials> {
-  return JSON.parse(
-    await cli(db, ['accounts', 'create', '--email', email, '--plan', 'sapphire', '--numbers', numbers, '--json']),
-  ) as Credentials;
+/** The world around a started server: SDK clients for both accounts, a receiver, and what to clean up. */
+async function worldOf(
+  name: World['name'],
+  server: RunningServer,
+  accounts: { credentials: Credentials; strangerCredentials: Credentials },
+  dir: string,
+): Promise<World> {
+  const receiver = await startReceiver();
+  return {
+    name,
+    server,
+    client: sdkClient(server, accounts.credentials),
+    stranger: sdkClient(server, accounts.strangerCredentials),
+    ...accounts,
+    receiver,
+    async close() {
+      await receiver.close();
+      await killAll();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
 }
 
 const COMMON_ENV = {
@@ -60,21 +71,7 @@ export async function startSandboxWorld(): Promise<World> {
     (port) => ({ ...COMMON_ENV, TEXTRELAY_DB: db, TEXTRELAY_PUBLIC_URL: `http://127.0.0.1:${port}` }),
     SLOW,
   );
-  const receiver = await startReceiver();
-  return {
-    name: 'sandbox',
-    server,
-    client: sdkClient(server, credentials),
-    credentials,
-    stranger: sdkClient(server, strangerCredentials),
-    strangerCredentials,
-    receiver,
-    async close() {
-      await receiver.close();
-      await killAll();
-      rmSync(dir, { recursive: true, force: true });
-    },
-  };
+  return worldOf('sandbox', server, { credentials, strangerCredentials }, dir);
 }
 
 /** A relay R whose accounts use the real lines of one provider account on B (a sandbox textrelay). */
@@ -101,19 +98,5 @@ export async function startRelayWorld(): Promise<World> {
     SLOW,
   );
   await server.waitForLine(/receive webhook registered upstream/, SLOW);
-  const receiver = await startReceiver();
-  return {
-    name: 'relay',
-    server,
-    client: sdkClient(server, credentials),
-    credentials,
-    stranger: sdkClient(server, strangerCredentials),
-    strangerCredentials,
-    receiver,
-    async close() {
-      await receiver.close();
-      await killAll();
-      rmSync(dir, { recursive: true, force: true });
-    },
-  };
+  return worldOf('relay', server, { credentials, strangerCredentials }, dir);
 }
