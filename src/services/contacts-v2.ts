@@ -25,17 +25,25 @@ function commitContactWrite<T>(deps: ServiceDeps, account: AccountRow, write: (n
 }
 
 /**
- * Relay mode: forwards the call, and records what it establishes only when the provider accepted
- * it; a refusal goes back as the provider sent it, a success is answered from our records (our
- * contact ids). Sandbox mode: the local write is the answer.
+ * Relay mode: `refuse` decides from the tenant's own records before the provider (shared by every
+ * tenant) is asked; the call is forwarded, and what it establishes is recorded only when the
+ * provider accepted it. A refusal goes back as the provider sent it, a success is answered from our
+ * records (our contact ids). Sandbox mode: `refuse` and the write run in one transaction, which is the answer.
  */
 async function forwardThenRecord<T>(
   deps: ServiceDeps,
   account: AccountRow,
   request: ProviderRequest,
   record: (now: number) => T,
+  refuse: () => void = () => {},
 ): Promise<T | ProviderAnswer> {
-  if (!deps.provider) return commitContactWrite(deps, account, record);
+  if (!deps.provider) {
+    return commitContactWrite(deps, account, (now) => {
+      refuse();
+      return record(now);
+    });
+  }
+  refuse();
   const answer = await deps.provider.call(request);
   return answer.ok ? commitContactWrite(deps, account, record) : answer;
 }
@@ -55,18 +63,21 @@ export function createContactV2(
   forwardBody: unknown,
 ) {
   requireContactLine(deps, account, input.fields);
-  // The tenant's own list decides a conflict, before the provider (shared by every tenant) is asked.
-  if (!input.updateIfExists && findLiveContact(deps, account.id, input.phone)) {
-    throw new AppError(ErrorCode.conflict, `A contact with number ${input.phone} already exists; set update_if_exists to update it`);
-  }
-  return forwardThenRecord(deps, account, { method: 'POST', path: '/api/v2/contacts', body: forwardBody }, (now) => {
-    const live = findLiveContact(deps, account.id, input.phone);
-    if (live && !input.updateIfExists) {
+  const refuseDuplicate = () => {
+    if (!input.updateIfExists && findLiveContact(deps, account.id, input.phone)) {
       throw new AppError(ErrorCode.conflict, `A contact with number ${input.phone} already exists; set update_if_exists to update it`);
     }
-    const contact = upsertContact(deps, account, input.phone, input.fields, now);
-    return { status: 'OK' as const, contact: contactV2View(deps, contact) };
-  });
+  };
+  return forwardThenRecord(
+    deps,
+    account,
+    { method: 'POST', path: '/api/v2/contacts', body: forwardBody },
+    (now) => {
+      const contact = upsertContact(deps, account, input.phone, input.fields, now);
+      return { status: 'OK' as const, contact: contactV2View(deps, contact) };
+    },
+    refuseDuplicate,
+  );
 }
 
 export function getContactV2(deps: ServiceDeps, account: AccountRow, phone: string) {
@@ -112,12 +123,16 @@ export function bulkCreateContactsV2(deps: ServiceDeps, account: AccountRow, ite
     }
     seen.set(item.phone, index);
   });
-  refuseExistingItems(deps, account, items);
-  return forwardThenRecord(deps, account, { method: 'POST', path: '/api/v2/contacts/bulk', body: forwardBody }, (now) => {
-    refuseExistingItems(deps, account, items);
-    const created = items.map((item) => upsertContact(deps, account, item.phone, item.fields, now));
-    return { status: 'OK' as const, contacts: created.map((contact) => contactV2View(deps, contact)) };
-  });
+  return forwardThenRecord(
+    deps,
+    account,
+    { method: 'POST', path: '/api/v2/contacts/bulk', body: forwardBody },
+    (now) => {
+      const created = items.map((item) => upsertContact(deps, account, item.phone, item.fields, now));
+      return { status: 'OK' as const, contacts: created.map((contact) => contactV2View(deps, contact)) };
+    },
+    () => refuseExistingItems(deps, account, items),
+  );
 }
 
 /** Every item is checked before the first is written (and before the provider is asked). */
