@@ -1,6 +1,6 @@
 import { loadConfig } from '../src/config.ts';
-import { migrateDatabase, openDatabase } from '../src/db/connection.ts';
-import { createStore } from '../src/db/store.ts';
+import { migrateDatabase, openDatabase } from '../src/db/sqlite/connection.ts';
+import { createSqliteStore } from '../src/db/sqlite/store.ts';
 import { createDeps } from '../src/deps.ts';
 
 /**
@@ -17,6 +17,6 @@ export function openBenchDeps(file: string, logLevel: 'silent' | 'warn' = 'silen
     TEXTRELAY_RATE_LIMIT_PER_MINUTE: '0',
     TEXTRELAY_NUMBERS_PER_ACCOUNT: '4',
   });
-  const deps = createDeps(config, { store: createStore(db), isReady: () => true });
+  const deps = createDeps(config, { store: createSqliteStore(db, ':memory:').store, isReady: () => true });
   return { db, deps };
 }

@@ -21,8 +21,8 @@ import { Agent } from 'undici';
 import { createDispatcher, type Dispatcher } from '../src/callbacks/dispatcher.ts';
 import { DISPATCHER_DEFAULTS, dispatcherOptionsFromConfig } from '../src/callbacks/dispatcher-options.ts';
 import { loadConfig } from '../src/config.ts';
-import { closeDatabase, type Db } from '../src/db/connection.ts';
 import type { AccountRow } from '../src/db/rows.ts';
+import { closeDatabase, type Db } from '../src/db/sqlite/connection.ts';
 import { createMetrics } from '../src/metrics/metrics.ts';
 import { createAccount } from '../src/services/accounts.ts';
 import type { ServiceDeps } from '../src/services/deps.ts';
@@ -63,21 +63,21 @@ async function startReceiver(cpu: number | undefined) {
   };
 }
 
-function benchAccount(deps: ServiceDeps) {
-  createAccount(deps, { email: 'bench@example.com', plan: 'sapphire' });
-  return deps.store.accounts.findByEmail('bench@example.com')!;
+async function benchAccount(deps: ServiceDeps) {
+  await createAccount(deps, { email: 'bench@example.com', plan: 'sapphire' });
+  return (await deps.store.accounts.findByEmail('bench@example.com'))!;
 }
 
 /** Sends `messageCount` messages (numbers from `firstNumber` on) through QUEUED, SENT, DELIVERED and READ; returns the pending rows. */
-function seed(deps: ServiceDeps, account: AccountRow, callbackUrl: string, messageCount: number, firstNumber = 0): number {
+async function seed(deps: ServiceDeps, account: AccountRow, callbackUrl: string, messageCount: number, firstNumber = 0): Promise<number> {
   for (let i = firstNumber; i < firstNumber + messageCount; i += 1) {
     const number = `+1212${String(4_560_000 + i).padStart(7, '0')}`;
-    const { body } = sendMessage(deps, account, { number, content: `bench ${i}`, statusCallback: callbackUrl });
+    const { body } = await sendMessage(deps, account, { number, content: `bench ${i}`, statusCallback: callbackUrl });
     for (const status of ['SENT', 'DELIVERED', 'READ'] as const) {
-      recordStatus(deps, { handle: body.message_handle, status, source: 'bench' });
+      await recordStatus(deps, { handle: body.message_handle, status, source: 'bench' });
     }
   }
-  return deps.store.outbox.countByState().pending;
+  return (await deps.store.outbox.countByState()).pending;
 }
 
 /** Runs a dispatcher until nothing is pending; resolves with the time of the last completion. */
@@ -165,7 +165,7 @@ export async function measureDispatch(messageCount: number, options: { receiverC
   const { db, deps } = openBenchDeps(join(dir, 'bench.db'), 'warn');
   try {
     const bare = await bareUndici(receiver.url, messageCount * 4);
-    const account = benchAccount(deps);
+    const account = await benchAccount(deps);
     const metrics = createMetrics({ version: 'bench', readStats: () => getGatewayStats(deps) });
     const newDispatcher = () =>
       createDispatcher(
@@ -174,12 +174,12 @@ export async function measureDispatch(messageCount: number, options: { receiverC
       );
     // As for the bare client: a first pass compiles the dispatcher's code, the timed one measures it warm.
     const warmUpMessages = Math.ceil(messageCount / 5);
-    seed(deps, account, receiver.url, warmUpMessages);
+    await seed(deps, account, receiver.url, warmUpMessages);
     await drain(newDispatcher(), db);
-    const rows = seed(deps, account, receiver.url, messageCount, warmUpMessages);
+    const rows = await seed(deps, account, receiver.url, messageCount, warmUpMessages);
     const started = Date.now();
     const seconds = ((await drain(newDispatcher(), db)) - started) / 1000;
-    const counts = deps.store.outbox.countByState();
+    const counts = await deps.store.outbox.countByState();
     const received = await receiver.stop();
     return {
       messages: messageCount,

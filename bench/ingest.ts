@@ -18,7 +18,7 @@ import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { Pool } from 'undici';
-import { closeDatabase } from '../src/db/connection.ts';
+import { closeDatabase } from '../src/db/sqlite/connection.ts';
 import { createAccount } from '../src/services/accounts.ts';
 import { recordHandover } from '../src/services/handover.ts';
 import { sendMessage } from '../src/services/send-message.ts';
@@ -45,14 +45,14 @@ const messageCount = Number(args.messages);
 const connections = Number(args.connections);
 
 /** Seeds `count + WARMUP_MESSAGES` handed-over messages known upstream as bench-<i>. */
-function seed(file: string, callbackUrl: string | undefined, count: number): void {
+async function seed(file: string, callbackUrl: string | undefined, count: number): Promise<void> {
   const { db, deps } = openBenchDeps(file);
-  createAccount(deps, { email: 'bench@example.com', plan: 'sapphire' });
-  const account = deps.store.accounts.findByEmail('bench@example.com')!;
+  await createAccount(deps, { email: 'bench@example.com', plan: 'sapphire' });
+  const account = (await deps.store.accounts.findByEmail('bench@example.com'))!;
   for (let i = 0; i < count; i += 1) {
     const number = `+1212${String(4_560_000 + i).padStart(7, '0')}`;
-    const { body } = sendMessage(deps, account, { number, content: `bench ${i}`, statusCallback: callbackUrl });
-    recordHandover(deps, body.message_handle, { transportHandle: `bench-${i}` });
+    const { body } = await sendMessage(deps, account, { number, content: `bench ${i}`, statusCallback: callbackUrl });
+    await recordHandover(deps, body.message_handle, { transportHandle: `bench-${i}` });
   }
   closeDatabase(db);
 }
@@ -107,7 +107,7 @@ async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'textrelay-bench-'));
   const file = join(dir, 'bench.db');
   const sink = await startSink();
-  seed(file, args['no-callbacks'] ? undefined : sink.url, WARMUP_MESSAGES + messageCount);
+  await seed(file, args['no-callbacks'] ? undefined : sink.url, WARMUP_MESSAGES + messageCount);
   const server = await startServer({ root: args.root, env: { TEXTRELAY_DB: file, TEXTRELAY_INGEST_SECRET: SECRET } });
   const pool = new Pool(server.url, { connections, pipelining: 1 });
   try {

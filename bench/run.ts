@@ -155,7 +155,7 @@ async function measure(
 
 async function measureServer(dir: string) {
   const file = join(dir, 'bench.db');
-  const seeded = seedDatabase(file, plan, { fresh: args.reseed, log });
+  const seeded = await seedDatabase(file, plan, { fresh: args.reseed, log });
   const sink = await startSink();
   // Four wrk runs send status events (ingest and mixed, each with a warm-up): each gets its own targets.
   const ingestRuns = 4;

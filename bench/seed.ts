@@ -12,7 +12,7 @@ import { createHash } from 'node:crypto';
 import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { closeDatabase } from '../src/db/connection.ts';
+import { closeDatabase } from '../src/db/sqlite/connection.ts';
 import { createAccount } from '../src/services/accounts.ts';
 import type { ServiceDeps } from '../src/services/deps.ts';
 import { recordHandover } from '../src/services/handover.ts';
@@ -49,23 +49,23 @@ export function endUserNumber(i: number): string {
   return `+1646${String(2_000_000 + i)}`;
 }
 
-function seedSkeleton(deps: ServiceDeps, plan: SeedPlan) {
-  const created = createAccount(deps, { email: 'bench@example.com', plan: 'sapphire' });
-  const account = deps.store.accounts.findByEmail('bench@example.com')!;
+async function seedSkeleton(deps: ServiceDeps, plan: SeedPlan) {
+  const created = await createAccount(deps, { email: 'bench@example.com', plan: 'sapphire' });
+  const account = (await deps.store.accounts.findByEmail('bench@example.com'))!;
   const numbers = Array.from({ length: plan.endUsers }, (_, i) => endUserNumber(i));
   const handles: string[] = [];
   for (const number of numbers) {
-    handles.push(sendMessage(deps, account, { number, content: `hello ${number}` }).body.message_handle);
+    handles.push((await sendMessage(deps, account, { number, content: `hello ${number}` })).body.message_handle);
   }
   const groupIds: string[] = [];
   for (let g = 0; g < plan.groups; g += 1) {
     const members = [numbers[g]!, numbers[(g + 7) % numbers.length]!, numbers[(g + 13) % numbers.length]!];
-    const { body } = sendGroupMessage(deps, account, { numbers: members, content: `group ${g}` });
+    const { body } = await sendGroupMessage(deps, account, { numbers: members, content: `group ${g}` });
     handles.push(body.message_handle);
     groupIds.push((body as { group_id: string }).group_id);
   }
   // Handed over, so the server's courier has nothing to resume.
-  for (const handle of handles) recordHandover(deps, handle, { transportHandle: handle });
+  for (const handle of handles) await recordHandover(deps, handle, { transportHandle: handle });
   return { created, account, numbers, groupIds };
 }
 
@@ -133,7 +133,11 @@ function cacheKey(plan: SeedPlan): string {
 }
 
 /** Seeds a fresh database file (or copies the cached one) at `file`; returns what the load scripts need. */
-export function seedDatabase(file: string, plan: SeedPlan, options: { fresh?: boolean; log?: (line: string) => void } = {}): SeededAccount {
+export async function seedDatabase(
+  file: string,
+  plan: SeedPlan,
+  options: { fresh?: boolean; log?: (line: string) => void } = {},
+): Promise<SeededAccount> {
   const log = options.log ?? (() => {});
   const cacheDir = join(tmpdir(), 'textrelay-bench-cache');
   const cached = join(cacheDir, `seed-${cacheKey(plan)}.db`);
@@ -144,7 +148,7 @@ export function seedDatabase(file: string, plan: SeedPlan, options: { fresh?: bo
     rmSync(building, { force: true });
     const started = performance.now();
     const { db, deps } = openBenchDeps(building);
-    const { created, numbers, groupIds } = seedSkeleton(deps, plan);
+    const { created, numbers, groupIds } = await seedSkeleton(deps, plan);
     const client = db.$client;
     const lastDateSent = Date.now() - 86_400_000;
     const skeleton = (client.prepare('select count(*) as n from messages').get() as { n: number }).n;

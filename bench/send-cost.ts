@@ -35,7 +35,7 @@ const courier = createCourier(testApp.deps, transport);
 sandboxAtSend.onPlanned(transport.planned);
 testApp.notifier.subscribe({ messageQueued: courier.enqueue });
 transport.start();
-const account = testApp.createAccount({ plan: 'sapphire' });
+const account = await testApp.createAccount({ plan: 'sapphire' });
 
 let sent = 0;
 async function sendOne(): Promise<void> {

@@ -23,7 +23,7 @@ function transportFor(config: Config, deps: AppDeps, ingestSecrets: IngestSecret
  * and the webhook dispatcher, each woken by the services' notifier and each resuming from the
  * database what a previous process left unfinished; and, once an hour, removing rows past their retention.
  */
-export function startBackgroundWork(
+export async function startBackgroundWork(
   config: Config,
   { deps, ingestSecrets, sandboxAtSend }: Pick<Runtime, 'deps' | 'ingestSecrets' | 'sandboxAtSend'>,
 ) {
@@ -34,7 +34,7 @@ export function startBackgroundWork(
   const retention = createRetention(deps, retentionOptionsFromConfig(config));
   deps.notify.subscribe({ messageQueued: courier.enqueue, outboxWritten: dispatcher.wake });
   transport.start();
-  courier.resume();
+  await courier.resume();
   dispatcher.start();
   retention.start();
   return {

@@ -6,7 +6,7 @@ import { tailCommand } from './cli/tail.ts';
 import { UsageError } from './cli/usage-error.ts';
 import { webhooksCommand } from './cli/webhooks.ts';
 import { type Config, ConfigError, loadConfig } from './config.ts';
-import { closeDatabase } from './db/connection.ts';
+import { closeDatabase } from './db/sqlite/connection.ts';
 import { PLANS } from './domain/limits.ts';
 import { isHttpUrl } from './domain/media-url.ts';
 import { checkPhoneNumber } from './domain/phone.ts';
@@ -99,11 +99,11 @@ function print(value: unknown, asJson: boolean, human: () => string): void {
 }
 
 /** Runs a command against the database and closes it, whatever happens. */
-function withRuntime<T>(flags: Flags, work: (deps: ReturnType<typeof openRuntime>['deps']) => T): T {
+async function withRuntime<T>(flags: Flags, work: (deps: ReturnType<typeof openRuntime>['deps']) => Promise<T> | T): Promise<T> {
   const config = configFrom(flags);
   const { db, deps } = openRuntime(config, createLogger(config.LOG_LEVEL));
   try {
-    return work(deps);
+    return await work(deps);
   } finally {
     closeDatabase(db);
   }
@@ -114,7 +114,7 @@ const LinesFlags = z.object({
   numbers: z.array(z.string()).transform((words, ctx) => parseLineNumbers('NUMBERS', words, ctx)),
 });
 
-function linesCommand(action: string | undefined, words: string[], flags: Flags): void {
+async function linesCommand(action: string | undefined, words: string[], flags: Flags): Promise<void> {
   const email = () => parseFlags(LinesFlags.pick({ email: true }), { email: flags.email }).email;
   const edit = (change: typeof addLines) => {
     const input = parseFlags(LinesFlags, { email: flags.email, numbers: words });
@@ -124,13 +124,13 @@ function linesCommand(action: string | undefined, words: string[], flags: Flags)
   switch (action) {
     case 'list':
       if (words.length > 0) throw new UsageError('textrelay accounts lines list takes no numbers', 'accounts');
-      lines = withRuntime(flags, (deps) => listLines(deps, email()));
+      lines = await withRuntime(flags, (deps) => listLines(deps, email()));
       break;
     case 'add':
-      lines = edit(addLines);
+      lines = await edit(addLines);
       break;
     case 'remove':
-      lines = edit(removeLines);
+      lines = await edit(removeLines);
       break;
     default:
       throw new UsageError(`Unknown accounts lines command: ${action ?? '(none)'}`, 'accounts');
@@ -138,9 +138,9 @@ function linesCommand(action: string | undefined, words: string[], flags: Flags)
   print(lines, flags.json, () => `Lines of ${lines.email}: ${lines.numbers.join(', ')}`);
 }
 
-function accountsCommand(action: string | undefined, rest: string[], flags: Flags): void {
+async function accountsCommand(action: string | undefined, rest: string[], flags: Flags): Promise<void> {
   if (action === 'lines') {
-    linesCommand(rest[0], rest.slice(1), flags);
+    await linesCommand(rest[0], rest.slice(1), flags);
     return;
   }
   if (rest.length > 0) throw new UsageError(`Unexpected argument: ${rest[0]}`, 'accounts');
@@ -152,7 +152,7 @@ function accountsCommand(action: string | undefined, rest: string[], flags: Flag
         numbers: flags.numbers,
         receiveWebhook: flags['receive-webhook'],
       });
-      const account = withRuntime(flags, (deps) => createAccount(deps, input));
+      const account = await withRuntime(flags, (deps) => createAccount(deps, input));
       print(account, flags.json, () =>
         [
           `Created account ${account.email} (${account.plan}); the secret is shown only now.`,
@@ -164,7 +164,7 @@ function accountsCommand(action: string | undefined, rest: string[], flags: Flag
       return;
     }
     case 'list': {
-      const accounts = withRuntime(flags, listAccounts);
+      const accounts = await withRuntime(flags, listAccounts);
       print(accounts, flags.json, () =>
         accounts.length === 0
           ? 'No accounts.'
@@ -174,7 +174,7 @@ function accountsCommand(action: string | undefined, rest: string[], flags: Flag
     }
     case 'rotate-secret': {
       const { email } = parseFlags(CreateAccountFlags.pick({ email: true }), { email: flags.email });
-      const rotated = withRuntime(flags, (deps) => rotateSecret(deps, email));
+      const rotated = await withRuntime(flags, (deps) => rotateSecret(deps, email));
       print(
         rotated,
         flags.json,
@@ -230,17 +230,17 @@ async function main(argv: string[]): Promise<void> {
     case 'inbound': {
       // Loaded for inbound alone: it validates with the HTTP route's schema, which brings in the HTTP stack.
       const { inboundCommand } = await import('./cli/inbound.ts');
-      const message = withRuntime(flags, (deps) => inboundCommand(deps, flags));
+      const message = await withRuntime(flags, (deps) => inboundCommand(deps, flags));
       print(message, flags.json, () => message.message_handle);
       return;
     }
     case 'status': {
-      const output = withRuntime(flags, statusCommand);
+      const output = await withRuntime(flags, statusCommand);
       print(output.value, flags.json, () => output.human);
       return;
     }
     case 'webhooks': {
-      const output = withRuntime(flags, (deps) => webhooksCommand(deps, action, flags, process.stderr));
+      const output = await withRuntime(flags, (deps) => webhooksCommand(deps, action, flags, process.stderr));
       print(output.value, flags.json, () => output.human);
       return;
     }

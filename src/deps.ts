@@ -9,7 +9,6 @@ import { createCallbackUrlCheck } from './outbound/callback-url-check.ts';
 import { createMediaFetcher } from './outbound/media-fetch.ts';
 import { type Clock, systemClock } from './services/clock.ts';
 import { leaveToCourier, type TransportAtSend } from './services/deps.ts';
-import { createGroupCommit } from './services/group-commit.ts';
 import { createNotifierHub } from './services/notifier.ts';
 import type { ProviderApi } from './services/provider.ts';
 import { createRateLimiter } from './services/rate-limiter.ts';
@@ -43,7 +42,6 @@ export function createDeps(config: Config, parts: DepsParts): AppDeps {
   const { store, isReady, clock = systemClock } = parts;
   return {
     store,
-    groupCommit: createGroupCommit(store),
     clock,
     log: parts.log ?? createLogger(config.LOG_LEVEL),
     sendRateLimiter: createRateLimiter(clock, config.TEXTRELAY_RATE_LIMIT_PER_MINUTE),

@@ -50,7 +50,7 @@ export function retentionOptionsFromConfig(config: {
 export type PassResult = Record<PrunedTable, number>;
 
 /** One table's share of a pass: its batches (lazy: nothing runs until walked), and what the log line says. */
-type TablePass = { table: PrunedTable; message: string; before: number; batches: Iterable<number> };
+type TablePass = { table: PrunedTable; message: string; before: number; batches: AsyncIterable<number> };
 
 /**
  * Removes, once an hour, the rows of the tables that would otherwise only grow: delivered or
@@ -124,7 +124,7 @@ export function createRetention(deps: ServiceDeps & { metrics: Pick<Metrics, 'ro
   async function prunePass(): Promise<PassResult> {
     const result = Object.fromEntries(PRUNED_TABLES.map((table) => [table, 0])) as PassResult;
     for (const { table, message, before, batches } of tablePasses(deps.clock.now())) {
-      for (const pruned of batches) {
+      for await (const pruned of batches) {
         result[table] += pruned;
         deps.metrics.rowsPruned(table, pruned);
         if (stopping) break;

@@ -1,12 +1,11 @@
 import type { Logger } from 'pino';
 import type { Config } from './config.ts';
-import { closeDatabase, type Db, isWritable, migrateDatabase, openDatabase } from './db/connection.ts';
-import { watchStore } from './db/damage-watch.ts';
-import { checkIntegrity, damagedFile, type IntegrityCheck } from './db/integrity.ts';
-import { refuseMissingColumns } from './db/schema-shape.ts';
-import { refuseUnknownMigrations } from './db/schema-version.ts';
-import { isDamage } from './db/sqlite-codes.ts';
-import { createStore } from './db/store.ts';
+import { closeDatabase, type Db, isWritable, migrateDatabase, openDatabase } from './db/sqlite/connection.ts';
+import { checkIntegrity, damagedFile, type IntegrityCheck } from './db/sqlite/integrity.ts';
+import { refuseMissingColumns } from './db/sqlite/schema-shape.ts';
+import { refuseUnknownMigrations } from './db/sqlite/schema-version.ts';
+import { isDamage } from './db/sqlite/sqlite-codes.ts';
+import { createSqliteStore } from './db/sqlite/store.ts';
 import { createDeps } from './deps.ts';
 import type { AppDeps } from './http/app-deps.ts';
 import { createIngestSecrets, type IngestSecrets } from './http/ingest-auth.ts';
@@ -53,7 +52,7 @@ export function openRuntime(
     );
   }
   const ingestSecrets = createIngestSecrets(config.TEXTRELAY_INGEST_SECRET);
-  const watched = watchStore(createStore(db), config.TEXTRELAY_DB);
+  const watched = createSqliteStore(db, config.TEXTRELAY_DB);
   const sandboxAtSend =
     config.TEXTRELAY_TRANSPORT === 'sandbox' ? createSandboxAtSend({ stepMs: config.TEXTRELAY_SANDBOX_STEP_MS }) : undefined;
   const deps = createDeps(config, {

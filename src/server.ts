@@ -3,7 +3,7 @@ import { getRequestListener } from '@hono/node-server';
 import { buildApp } from './app.ts';
 import { startBackgroundWork } from './background.ts';
 import type { Config } from './config.ts';
-import { closeDatabase } from './db/connection.ts';
+import { closeDatabase } from './db/sqlite/connection.ts';
 import { createHttpServer, DEFAULT_HTTP_LIMITS, listen } from './http-server.ts';
 import { createLogger } from './logger.ts';
 import { openRuntime, type Runtime } from './runtime.ts';
@@ -12,7 +12,7 @@ import { createDevAccountIfEmpty } from './services/accounts.ts';
 /** How long shutdown waits for in-flight requests before closing their connections. */
 const SHUTDOWN_GRACE_MS = 10_000;
 
-function printDevAccount(account: NonNullable<ReturnType<typeof createDevAccountIfEmpty>>): void {
+function printDevAccount(account: NonNullable<Awaited<ReturnType<typeof createDevAccountIfEmpty>>>): void {
   // Printed once, on the empty database's first start: the secret is stored hashed and never shown again.
   process.stdout.write(
     [
@@ -44,14 +44,14 @@ export async function runServer(config: Config): Promise<void> {
     throw error;
   }
   const { db, deps } = runtime;
-  const devAccount = createDevAccountIfEmpty(deps);
+  const devAccount = await createDevAccountIfEmpty(deps);
   if (devAccount) printDevAccount(devAccount);
 
   deps.metrics.collectProcessMetrics();
   const app = buildApp(deps);
   // Connections accepted meanwhile wait in the socket's queue: the opening above is synchronous.
   server.on('request', getRequestListener(app.fetch));
-  const background = startBackgroundWork(config, runtime);
+  const background = await startBackgroundWork(config, runtime);
   const { port } = server.address() as AddressInfo;
   // Tests and scripts read this line to find the port when PORT=0.
   process.stdout.write(`textrelay listening on http://${config.HOST}:${port}\n`);

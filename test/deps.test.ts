@@ -1,8 +1,8 @@
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config.ts';
-import { migrateDatabase, openDatabase } from '../src/db/connection.ts';
-import { createStore } from '../src/db/store.ts';
+import { migrateDatabase, openDatabase } from '../src/db/sqlite/connection.ts';
+import { createSqliteStore } from '../src/db/sqlite/store.ts';
 import { createDeps } from '../src/deps.ts';
 import { leaveToCourier } from '../src/services/deps.ts';
 
@@ -12,7 +12,7 @@ function depsFor(env: Record<string, string>) {
   const db = openDatabase(':memory:');
   migrateDatabase(db);
   return createDeps(loadConfig({ TEXTRELAY_DB: ':memory:', ...env }), {
-    store: createStore(db),
+    store: createSqliteStore(db, ':memory:').store,
     isReady: () => true,
     log: pino({ level: 'silent' }),
   });

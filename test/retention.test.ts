@@ -54,7 +54,7 @@ function orphanHandles(): string[] {
 describe('retention of idempotency keys', () => {
   it('removes the keys past the 24 h replay window; a key inside it still replays, an expired one sends again as before', async () => {
     const lines = loggedApp();
-    const account = t.createAccount();
+    const account = await t.createAccount();
     const expired = await sendWithKey(account, 'key-expired');
     t.clock.advance(HOUR_MS);
     const recent = await sendWithKey(account, 'key-recent');
@@ -76,7 +76,7 @@ describe('retention of idempotency keys', () => {
 
   it('walks past a key reused after its window, which counts from its reuse', async () => {
     t = makeTestApp();
-    const account = t.createAccount();
+    const account = await t.createAccount();
     await sendWithKey(account, 'key-reused');
     t.clock.advance(HOUR_MS);
     await sendWithKey(account, 'key-once');
@@ -93,8 +93,8 @@ describe('retention of idempotency keys', () => {
 describe('retention of inbox sessions', () => {
   it('removes an expired session of an account that never logs in again, and keeps running sessions', async () => {
     t = makeTestApp();
-    const gone = t.createAccount();
-    const staying = t.createAccount();
+    const gone = await t.createAccount();
+    const staying = await t.createAccount();
     await loggedIn(t, gone);
     t.clock.advance(HOUR_MS);
     const browser = await loggedIn(t, staying);
@@ -104,7 +104,7 @@ describe('retention of inbox sessions', () => {
 
     expect(pass.inbox_sessions).toBe(1);
     const sessions = t.db.$client.prepare('select account_id from inbox_sessions').all() as { account_id: string }[];
-    expect(sessions.map((session) => session.account_id)).toEqual([t.store.accounts.findByKeyId(staying.api_key_id)!.id]);
+    expect(sessions.map((session) => session.account_id)).toEqual([(await t.store.accounts.findByKeyId(staying.api_key_id))!.id]);
     expect((await browser.get('/inbox')).status, 'the running session still opens the inbox').toBe(200);
   });
 });
@@ -112,11 +112,11 @@ describe('retention of inbox sessions', () => {
 describe('retention of orphan status events', () => {
   it('drops the events older than the retention, counts them in the log and /metrics, and a recent one still applies at hand-over', async () => {
     const lines = loggedApp();
-    const account = t.createAccount();
-    recordStatus(t.deps, { handle: 't-never-known', status: 'DELIVERED', source: 'upstream', sourceEventId: 'e-old' });
+    const account = await t.createAccount();
+    await recordStatus(t.deps, { handle: 't-never-known', status: 'DELIVERED', source: 'upstream', sourceEventId: 'e-old' });
     t.clock.advance(DAY_MS);
-    const message = send(t, account, { number: BOB });
-    recordStatus(t.deps, { handle: `t-${message.message_handle}`, status: 'SENT', source: 'upstream', sourceEventId: 'e-recent' });
+    const message = await send(t, account, { number: BOB });
+    await recordStatus(t.deps, { handle: `t-${message.message_handle}`, status: 'SENT', source: 'upstream', sourceEventId: 'e-recent' });
     t.clock.advance(6 * DAY_MS);
 
     const pass = await createRetention(t.deps, RETENTION).prunePass();
@@ -130,13 +130,13 @@ describe('retention of orphan status events', () => {
     expect(sampleValue(samples, 'textrelay_retention_pruned_rows_total', { table: 'orphan_status_events' })).toBe(1);
     expect(sampleValue(samples, 'textrelay_retention_pruned_rows_total', { table: 'inbox_sessions' })).toBe(0);
 
-    recordHandover(t.deps, message.message_handle, { transportHandle: `t-${message.message_handle}` });
-    expect(t.store.messages.findByAnyHandle(message.message_handle)!.status).toBe('SENT');
+    await recordHandover(t.deps, message.message_handle, { transportHandle: `t-${message.message_handle}` });
+    expect((await t.store.messages.findByAnyHandle(message.message_handle))!.status).toBe('SENT');
   });
 
   it('keeps them all with a retention of 0', async () => {
     t = makeTestApp();
-    recordStatus(t.deps, { handle: 't-never-known', status: 'DELIVERED', source: 'upstream' });
+    await recordStatus(t.deps, { handle: 't-never-known', status: 'DELIVERED', source: 'upstream' });
     t.clock.advance(365 * DAY_MS);
     expect((await createRetention(t.deps, { ...RETENTION, orphanEventRetentionMs: 0 }).prunePass()).orphan_status_events).toBe(0);
     expect(orphanHandles()).toEqual(['t-never-known']);
@@ -161,9 +161,9 @@ describe('retention of unrouted inbound messages', () => {
 
   it('forgets those older than the retention and keeps the rest', async () => {
     const lines = loggedApp();
-    toNoLine('up-old');
+    await toNoLine('up-old');
     t.clock.advance(29 * DAY_MS);
-    toNoLine('up-recent');
+    await toNoLine('up-recent');
     t.clock.advance(DAY_MS);
 
     const pass = await createRetention(t.deps, RETENTION).prunePass();
@@ -177,7 +177,7 @@ describe('retention of unrouted inbound messages', () => {
 
   it('keeps them all with a retention of 0', async () => {
     t = makeTestApp();
-    toNoLine('up-old');
+    await toNoLine('up-old');
     t.clock.advance(365 * DAY_MS);
     expect((await createRetention(t.deps, { ...RETENTION, unroutedRetentionMs: 0 }).prunePass()).unrouted_inbound).toBe(0);
     expect(unroutedHandles()).toEqual(['up-old']);
@@ -187,12 +187,12 @@ describe('retention of unrouted inbound messages', () => {
 describe('retention passes over many rows', () => {
   it('removes more rows than one batch from each table, and stops at the first row inside its retention', async () => {
     t = makeTestApp();
-    const accountId = t.store.accounts.findByKeyId(t.createAccount().api_key_id)!.id;
+    const accountId = (await t.store.accounts.findByKeyId((await t.createAccount()).api_key_id))!.id;
     const total = 1_234;
-    const rowsAt = (suffix: string) => {
+    const rowsAt = async (suffix: string) => {
       for (let i = 0; i < total; i += 1) {
         const now = t.clock.now();
-        t.store.idempotency.save({
+        await t.store.idempotency.save({
           accountId,
           key: `k${suffix}${i}`,
           requestHash: 'h',
@@ -200,22 +200,22 @@ describe('retention passes over many rows', () => {
           responseBody: '{}',
           createdAt: now,
         });
-        t.store.inbox.insertSession({
+        await t.store.inbox.insertSession({
           tokenHash: `s${suffix}${i}`,
           accountId,
           apiSecretHash: 'x',
           createdAt: now,
           expiresAt: now + INBOX_SESSION_MS,
         });
-        recordStatus(t.deps, { handle: `t-unknown-${suffix}${i}`, status: 'SENT', source: 'upstream' });
-        recordAccountEvent(t.deps, accountId, 'typing.changed', { is_typing: true }, now);
+        await recordStatus(t.deps, { handle: `t-unknown-${suffix}${i}`, status: 'SENT', source: 'upstream' });
+        await recordAccountEvent(t.deps, accountId, 'typing.changed', { is_typing: true }, now);
       }
     };
     // The account's creation logged its line.assigned events: as old as the old rows.
-    const lineEvents = t.store.accountEvents.latestId(accountId);
-    rowsAt('old');
+    const lineEvents = await t.store.accountEvents.latestId(accountId);
+    await rowsAt('old');
     t.clock.advance(7 * DAY_MS);
-    rowsAt('new');
+    await rowsAt('new');
     t.clock.advance(1);
 
     const pass = await createRetention(t.deps, RETENTION).prunePass();
@@ -228,16 +228,16 @@ describe('retention passes over many rows', () => {
       unrouted_inbound: 0,
       account_events: total + lineEvents,
     });
-    expect(t.store.accountEvents.after(accountId, 0, total + 1)).toHaveLength(total);
+    expect(await t.store.accountEvents.after(accountId, 0, total + 1)).toHaveLength(total);
     const counts = rowCounts(t);
     expect([counts.idempotency_keys, counts.inbox_sessions, counts.orphan_status_events]).toEqual([total, total, total]);
     expect(orphanHandles()[0]).toBe('t-unknown-new0');
   });
 
-  it('ends a batch at the first row inside the retention, without reading on', () => {
+  it('ends a batch at the first row inside the retention, without reading on', async () => {
     t = makeTestApp();
-    for (let i = 0; i < 3; i += 1) recordStatus(t.deps, { handle: `t-unknown-${i}`, status: 'SENT', source: 'upstream' });
-    expect(t.store.orphans.pruneReceivedBy(t.clock.now() - 1, 0, 2)).toEqual({ pruned: 0, resumeAfter: null });
-    expect(t.store.orphans.pruneReceivedBy(t.clock.now(), 0, 2)).toEqual({ pruned: 2, resumeAfter: 2 });
+    for (let i = 0; i < 3; i += 1) await recordStatus(t.deps, { handle: `t-unknown-${i}`, status: 'SENT', source: 'upstream' });
+    expect(await t.store.orphans.pruneReceivedBy(t.clock.now() - 1, 0, 2)).toEqual({ pruned: 0, resumeAfter: null });
+    expect(await t.store.orphans.pruneReceivedBy(t.clock.now(), 0, 2)).toEqual({ pruned: 2, resumeAfter: 2 });
   });
 });

@@ -4,7 +4,7 @@ import { makeTestApp } from './helpers/app.ts';
 describe('app', () => {
   it('sends a message and finds it by handle', async () => {
     const t = makeTestApp();
-    const account = t.createAccount();
+    const account = await t.createAccount();
     const sent = await t.call('POST', '/api/send-message', account, { number: '+14155550100', content: 'hello' });
     expect(sent.status, JSON.stringify(sent.body)).toBe(202);
     const found = await t.call('GET', `/api/status?handle=${sent.body.message_handle}`, account);

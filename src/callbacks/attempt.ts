@@ -1,4 +1,4 @@
-import type { ClaimedDelivery, FinishedDelivery } from '../db/queries/delivery-claims.ts';
+import type { ClaimedDelivery, FinishedDelivery } from '../db/sqlite/queries/delivery-claims.ts';
 import { outcomeOf } from '../domain/callback-claims.ts';
 import type { Metrics } from '../metrics/metrics.ts';
 import { createGuardedAgent } from '../outbound/guarded-client.ts';
@@ -31,7 +31,7 @@ export function createPoster(deps: ServiceDeps & { metrics: Pick<Metrics, 'deliv
     async attempt(row: ClaimedDelivery): Promise<FinishedDelivery> {
       const attemptedAt = deps.clock.now();
       const secrets = {
-        webhookSecret: signingSecretOf(deps, row),
+        webhookSecret: await signingSecretOf(deps, row),
         previousWebhookSecret: row.previousWebhookSecret,
         previousWebhookSecretExpiresAt: row.previousWebhookSecretExpiresAt,
       };

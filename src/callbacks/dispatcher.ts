@@ -1,4 +1,4 @@
-import type { ClaimedDelivery, FinishedDelivery } from '../db/queries/delivery-claims.ts';
+import type { ClaimedDelivery, FinishedDelivery } from '../db/sqlite/queries/delivery-claims.ts';
 import { createCallbackClaims } from '../domain/callback-claims.ts';
 import type { Metrics } from '../metrics/metrics.ts';
 import { recordAndClaim, recordAttempts, releaseDeliveries } from '../services/callback-dispatch.ts';
@@ -30,14 +30,16 @@ export function createDispatcher(deps: ServiceDeps & { metrics: Pick<Metrics, 'd
   let running = false;
   let stopping = false;
   let stepQueued = false;
+  /** The step running now, if any: steps run one after another, never two claims at once. */
+  let stepping: Promise<unknown> = Promise.resolve();
   let pollTimer: NodeJS.Timeout | undefined;
 
   /** Records the answers gathered so far, without claiming (shutdown). */
-  function recordAnswered(): void {
+  async function recordAnswered(): Promise<void> {
     const batch = answered;
     answered = [];
     try {
-      recordAttempts(deps, batch);
+      await recordAttempts(deps, batch);
     } catch (error) {
       // The rows keep their leases and return to the queue when those lapse: nothing is lost.
       deps.log.error({ err: error, count: batch.length }, 'recording webhook attempts failed');
@@ -63,9 +65,9 @@ export function createDispatcher(deps: ServiceDeps & { metrics: Pick<Metrics, 'd
   }
 
   /** One turn of the loop: records the answers gathered, claims what may go next, posts it. Returns how many posts it started. */
-  function step(): number {
+  async function step(): Promise<number> {
     if (stopping || (claims.freeSlots() <= 0 && answered.length === 0)) {
-      recordAnswered();
+      await recordAnswered();
       return 0;
     }
     const batch = answered;
@@ -73,7 +75,7 @@ export function createDispatcher(deps: ServiceDeps & { metrics: Pick<Metrics, 'd
     const claim = claims.claim();
     let rows: ClaimedDelivery[];
     try {
-      rows = recordAndClaim(deps, batch, claim, settings.leaseMs);
+      rows = await recordAndClaim(deps, batch, claim, settings.leaseMs);
     } catch (error) {
       // A full disk or a read-only file passes: its answers are recorded at a later step (while their
       // leases hold). Otherwise the answered rows return to the queue when their leases lapse: nothing is lost.
@@ -91,8 +93,10 @@ export function createDispatcher(deps: ServiceDeps & { metrics: Pick<Metrics, 'd
     stepQueued = true;
     const run = () => {
       stepQueued = false;
-      if (running) step();
-      else recordAnswered();
+      stepping = stepping.then(async () => {
+        if (running) await step();
+        else await recordAnswered();
+      });
     };
     // Deferred: wake() is called right after commits, possibly from inside an outer transaction.
     if (inFlight.size === 0) setImmediate(run);
@@ -130,7 +134,7 @@ export function createDispatcher(deps: ServiceDeps & { metrics: Pick<Metrics, 'd
       claims.restart();
       let attempts = 0;
       for (;;) {
-        const started = step();
+        const started = await step();
         attempts += started;
         if (started === 0 && inFlight.size === 0) break;
         await allPosted();
@@ -150,12 +154,13 @@ export function createDispatcher(deps: ServiceDeps & { metrics: Pick<Metrics, 'd
       });
       await Promise.race([allPosted(), grace]);
       clearTimeout(timer);
-      recordAnswered();
+      await stepping;
+      await recordAnswered();
       const unfinished = [...inFlight.values()].map((entry) => entry.row);
       inFlight.clear();
       if (unfinished.length > 0) {
         try {
-          releaseDeliveries(deps, unfinished);
+          await releaseDeliveries(deps, unfinished);
         } catch (error) {
           deps.log.error({ err: error, count: unfinished.length }, 'giving back webhook leases failed; they lapse on their own');
         }

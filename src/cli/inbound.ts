@@ -19,7 +19,7 @@ export type InboundFlags = {
  * `textrelay inbound`: an end user texts the account, through the validation and the service of
  * `POST /sandbox/inbound`. Answers the stored message (RECEIVED).
  */
-export function inboundCommand(deps: ServiceDeps & { transportName: Config['TEXTRELAY_TRANSPORT'] }, flags: InboundFlags) {
+export async function inboundCommand(deps: ServiceDeps & { transportName: Config['TEXTRELAY_TRANSPORT'] }, flags: InboundFlags) {
   if (deps.transportName !== 'sandbox') {
     throw new AppError(ErrorCode.validation, 'textrelay inbound simulates the sandbox network; TEXTRELAY_TRANSPORT is upstream');
   }
@@ -33,5 +33,5 @@ export function inboundCommand(deps: ServiceDeps & { transportName: Config['TEXT
     media_url: flags['media-url'],
     group_id: flags['group-id'],
   });
-  return receiveSandboxInbound(deps, requireAccountByEmail(deps, flags.email), input);
+  return receiveSandboxInbound(deps, await requireAccountByEmail(deps, flags.email), input);
 }

@@ -33,10 +33,10 @@ function destinationLine(destination: FailingDestination): string {
  * `textrelay status`: what the gateway holds right now, read from the database file, so it works
  * beside a running server or without one. The same figures as /metrics, plus the failing hosts.
  */
-export function statusCommand(deps: Pick<ServiceDeps, 'store' | 'clock'>): CommandOutput {
-  const stats = getGatewayStats(deps);
-  const failing = listFailingDestinations(deps);
-  const unrouted = latestUnroutedInbound(deps, UNROUTED_SHOWN);
+export async function statusCommand(deps: Pick<ServiceDeps, 'store' | 'clock'>): Promise<CommandOutput> {
+  const stats = await getGatewayStats(deps);
+  const failing = await listFailingDestinations(deps);
+  const unrouted = await latestUnroutedInbound(deps, UNROUTED_SHOWN);
   const { outbox } = stats;
   const waiting = outbox.due + outbox.retry_wait + outbox.held;
   const human = [

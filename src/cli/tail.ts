@@ -1,4 +1,4 @@
-import { closeDatabase, type Db } from '../db/connection.ts';
+import { closeDatabase, type Db } from '../db/sqlite/connection.ts';
 import { toIso } from '../domain/dates.ts';
 import type { EventView } from '../domain/event-views.ts';
 import type { ServiceDeps } from '../services/deps.ts';
@@ -60,7 +60,7 @@ export async function tailCommand({ db, deps }: { db: Db; deps: ServiceDeps }, f
   process.stdout.on('error', onStdoutError);
   try {
     const since = flags.since === undefined ? undefined : parseTimeFlag('--since', flags.since, deps.clock.now());
-    const from = startingCursor(deps, since);
+    const from = await startingCursor(deps, since);
     process.stderr.write(`Following ${db.$client.name}${since === undefined ? '' : ` since ${toIso(since)}`} (Ctrl-C stops)\n`);
     await followEvents(deps, {
       from,

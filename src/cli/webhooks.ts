@@ -26,20 +26,20 @@ function deliveryLine(delivery: DeliveryView): string {
 }
 
 /** Replays every delivery given up since the flag's time, with progress and a summary on `progress`. */
-function replaySince(deps: ServiceDeps, raw: string, progress: ProgressStream): string[] {
+async function replaySince(deps: ServiceDeps, raw: string, progress: ProgressStream): Promise<string[]> {
   const since = parseTimeFlag('--failed-since', raw, deps.clock.now());
   const line = progressLine(progress, 'Replaying failed deliveries:');
-  const replayed = replayFailedSince(deps, since, undefined, line.update);
+  const replayed = await replayFailedSince(deps, since, undefined, line.update);
   line.finish(`Replayed ${replayed.length} ${replayed.length === 1 ? 'delivery' : 'deliveries'} given up since ${toIso(since)}.`);
   return replayed;
 }
 
 /** Forgets the deliveries finished before the flag's time, in batches a running server's writes wait for one at a time. */
-function pruneBefore(deps: ServiceDeps, raw: string | undefined): CommandOutput {
+async function pruneBefore(deps: ServiceDeps, raw: string | undefined): Promise<CommandOutput> {
   if (raw === undefined) throw new UsageError('webhooks prune needs --before TIME (e.g. 30d)', 'webhooks');
   const before = parseTimeFlag('--before', raw, deps.clock.now());
   let pruned = 0;
-  for (const forgotten of pruneDeliveries(deps, before)) pruned += forgotten;
+  for await (const forgotten of pruneDeliveries(deps, before)) pruned += forgotten;
   const human = `Deleted ${pruned} ${pruned === 1 ? 'delivery' : 'deliveries'} delivered or given up before ${toIso(before)}, with their attempts.`;
   return { value: { pruned, before: toIso(before) }, human };
 }
@@ -48,17 +48,17 @@ function pruneBefore(deps: ServiceDeps, raw: string | undefined): CommandOutput 
  * `textrelay webhooks list|replay|prune`: the operator's view of every account's deliveries. A replay
  * of many reports its progress on `progress` (stderr), so stdout keeps only the answer.
  */
-export function webhooksCommand(
+export async function webhooksCommand(
   deps: ServiceDeps,
   action: string | undefined,
   flags: WebhooksFlags,
   progress: ProgressStream,
-): CommandOutput {
+): Promise<CommandOutput> {
   switch (action) {
     case 'list': {
       const limit = flags.limit === undefined ? 100 : Number(flags.limit);
       if (!Number.isInteger(limit) || limit < 1) throw new AppError(ErrorCode.validation, '--limit must be a positive integer');
-      const deliveries = listAllDeliveries(deps, { state: flags.failed ? 'failed' : undefined, limit, offset: 0 });
+      const deliveries = await listAllDeliveries(deps, { state: flags.failed ? 'failed' : undefined, limit, offset: 0 });
       const human =
         deliveries.length === 0 ? (flags.failed ? 'No failed deliveries.' : 'No deliveries.') : deliveries.map(deliveryLine).join('\n');
       return { value: deliveries, human };
@@ -68,12 +68,12 @@ export function webhooksCommand(
       if ((flags.id === undefined) === (since === undefined)) {
         throw new UsageError('webhooks replay takes exactly one of --id WEBHOOK_ID or --failed-since TIME', 'webhooks');
       }
-      const one = flags.id === undefined ? undefined : replayDelivery(deps, flags.id);
+      const one = flags.id === undefined ? undefined : await replayDelivery(deps, flags.id);
       if (one?.state === 'held') {
         const human = `${one.id} is held behind ${one.held_behind ?? 'an earlier delivery'} of the same message and URL: it goes once that one is delivered or given up.`;
         return { value: { replayed: [], held_behind: one.held_behind }, human };
       }
-      const replayed = one !== undefined ? [one.id] : replaySince(deps, since!, progress);
+      const replayed = one !== undefined ? [one.id] : await replaySince(deps, since!, progress);
       const human =
         replayed.length === 0
           ? 'Nothing to replay.'

@@ -15,7 +15,7 @@ export function requireAccount(deps: ServiceDeps) {
     const header = (name: string) => c.req.header(name);
     const keyId = credential(header, 'api-key-id');
     const secret = credential(header, 'api-secret-key');
-    const account = keyId && secret ? authenticate(deps, keyId, secret) : undefined;
+    const account = keyId && secret ? await authenticate(deps, keyId, secret) : undefined;
     // One answer for every failure, so a caller cannot tell a wrong key id from a wrong secret.
     if (!account) throw new AppError(ErrorCode.unauthorized, 'Invalid or missing API credentials');
     c.set('account', account);

@@ -19,7 +19,7 @@ const LATENCY_BUCKETS_SECONDS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0
  * (messages, outbox) are read by `readStats` at each scrape, so they are true across restarts and
  * across the CLI commands that write to the same file.
  */
-export function createMetrics(options: { version: string; readStats: () => GatewayStats }) {
+export function createMetrics(options: { version: string; readStats: () => Promise<GatewayStats> }) {
   const registry = new Registry();
   const registers = [registry];
 
@@ -133,7 +133,7 @@ export function createMetrics(options: { version: string; readStats: () => Gatew
 
     /** The exposition text, with the database gauges read now. */
     async render(): Promise<{ contentType: string; body: string }> {
-      const stats = options.readStats();
+      const stats = await options.readStats();
       for (const [status, count] of Object.entries(stats.messages)) messages.set({ status }, count);
       for (const [state, count] of Object.entries(stats.outbox)) outbox.set({ state }, count);
       oldestDue.set(stats.oldestDueAgeMs / 1000);

@@ -7,17 +7,17 @@ import { pruneInBatches } from './pruning.ts';
  * the log holds an event exactly when the fact committed; live streams hear of it through
  * `notify.accountActivity` once the caller's transaction is over.
  */
-export function recordAccountEvent(
+export async function recordAccountEvent(
   deps: ServiceDeps,
   accountId: string,
   type: AccountEventType,
   data: Record<string, unknown>,
   now: number,
-): void {
-  deps.store.accountEvents.append({ accountId, type, data: JSON.stringify(data), occurredAt: now });
+): Promise<void> {
+  await deps.store.accountEvents.append({ accountId, type, data: JSON.stringify(data), occurredAt: now });
 }
 
 /** Drops, batch by batch, the events that occurred at or before `until`: a stream resumes from the log only within its retention. */
-export function pruneAccountEvents(deps: ServiceDeps, until: number): Generator<number, void, void> {
-  return pruneInBatches((afterRowid, limit) => deps.store.accountEvents.pruneOccurredBy(until, afterRowid, limit));
+export function pruneAccountEvents(deps: ServiceDeps, until: number): AsyncGenerator<number, void, void> {
+  return pruneInBatches(async (afterRowid, limit) => await deps.store.accountEvents.pruneOccurredBy(until, afterRowid, limit));
 }

@@ -1,10 +1,11 @@
-import type { WebhookSubscriptionRow } from '../db/queries/webhook-subscriptions.ts';
 import type { AccountRow } from '../db/rows.ts';
+import type { WebhookSubscriptionRow } from '../db/sqlite/queries/webhook-subscriptions.ts';
 import { ErrorCode } from '../domain/error-codes.ts';
 import { WEBHOOK_TYPES, type WebhookType } from '../domain/webhook-types.ts';
 import { MAX_RECEIVE_WEBHOOKS } from './account-webhooks.ts';
 import { AppError } from './app-error.ts';
 import type { ServiceDeps } from './deps.ts';
+import { inTransaction } from './transactions.ts';
 
 /** Entries an account may keep per webhook type: each one is POSTed every event of that type. */
 export const MAX_WEBHOOKS_PER_TYPE = MAX_RECEIVE_WEBHOOKS;
@@ -63,11 +64,11 @@ function checkEntries(type: WebhookType, entries: readonly WebhookEntry[], field
  * Stores entries after the type's existing ones, in the order given: the list is ordered by
  * created_at, so each entry gets its own millisecond after the latest one there.
  */
-function appendEntries(deps: ServiceDeps, accountId: string, type: WebhookType, entries: readonly WebhookEntry[]): void {
-  const existing = deps.store.webhookSubscriptions.ofType(accountId, type);
+async function appendEntries(deps: ServiceDeps, accountId: string, type: WebhookType, entries: readonly WebhookEntry[]): Promise<void> {
+  const existing = await deps.store.webhookSubscriptions.ofType(accountId, type);
   const start = Math.max(deps.clock.now(), (existing.at(-1)?.createdAt ?? 0) + 1);
   for (const [index, entry] of entries.entries()) {
-    deps.store.webhookSubscriptions.add(toRow(accountId, type, entry, start + index));
+    await deps.store.webhookSubscriptions.add(toRow(accountId, type, entry, start + index));
   }
 }
 
@@ -82,58 +83,63 @@ function checkCount(type: WebhookType, urls: Iterable<string>): void {
   }
 }
 
-function mapOf(deps: ServiceDeps, accountId: string): WebhookMap {
+async function mapOf(deps: ServiceDeps, accountId: string): Promise<WebhookMap> {
   const map: WebhookMap = {};
-  for (const row of deps.store.webhookSubscriptions.all(accountId)) {
+  for (const row of await deps.store.webhookSubscriptions.all(accountId)) {
     const list = map[row.type] ?? [];
     list.push(toEntry(row));
     map[row.type] = list;
   }
-  const globalSecret = deps.store.accounts.findById(accountId)?.webhookGlobalSecret;
+  const globalSecret = (await deps.store.accounts.findById(accountId))?.webhookGlobalSecret;
   if (globalSecret) map.globalSecret = globalSecret;
   return map;
 }
 
-export function listWebhookMap(deps: ServiceDeps, account: AccountRow): WebhookMap {
-  return deps.store.transaction(() => mapOf(deps, account.id));
+export async function listWebhookMap(deps: ServiceDeps, account: AccountRow): Promise<WebhookMap> {
+  return inTransaction(deps, async (deps) => mapOf(deps, account.id));
 }
 
 /** Appends entries to one type's list (a URL already there is kept as it was); URLs were checked by the caller. */
-export function addWebhookEntries(
+export async function addWebhookEntries(
   deps: ServiceDeps,
   account: AccountRow,
   input: { type: WebhookType; webhooks: readonly WebhookEntry[]; globalSecret?: string | undefined },
-): WebhookMap {
+): Promise<WebhookMap> {
   checkEntries(input.type, input.webhooks, 'webhooks');
-  return deps.store.transaction(() => {
-    const existing = deps.store.webhookSubscriptions.ofType(account.id, input.type).map((row) => row.url);
+  return inTransaction(deps, async (deps) => {
+    const existing = (await deps.store.webhookSubscriptions.ofType(account.id, input.type)).map((row) => row.url);
     checkCount(input.type, [...existing, ...input.webhooks.map(urlOf)]);
-    appendEntries(deps, account.id, input.type, input.webhooks);
-    if (input.globalSecret !== undefined) deps.store.accountWebhooks.setGlobalSecret(account.id, input.globalSecret);
+    await appendEntries(deps, account.id, input.type, input.webhooks);
+    if (input.globalSecret !== undefined) await deps.store.accountWebhooks.setGlobalSecret(account.id, input.globalSecret);
     return mapOf(deps, account.id);
   });
 }
 
 /** Replaces the list of every type present in the map; absent types stay as they are. */
-export function replaceWebhookEntries(deps: ServiceDeps, account: AccountRow, map: WebhookMap): WebhookMap {
+export async function replaceWebhookEntries(deps: ServiceDeps, account: AccountRow, map: WebhookMap): Promise<WebhookMap> {
   const types = WEBHOOK_TYPES.filter((type) => map[type] !== undefined);
   for (const type of types) {
     checkEntries(type, map[type] ?? [], `webhooks.${type}`);
     checkCount(type, (map[type] ?? []).map(urlOf));
   }
-  return deps.store.transaction(() => {
+  return inTransaction(deps, async (deps) => {
     for (const type of types) {
-      deps.store.webhookSubscriptions.removeType(account.id, type);
-      appendEntries(deps, account.id, type, map[type] ?? []);
+      await deps.store.webhookSubscriptions.removeType(account.id, type);
+      await appendEntries(deps, account.id, type, map[type] ?? []);
     }
-    if (map.globalSecret !== undefined) deps.store.accountWebhooks.setGlobalSecret(account.id, map.globalSecret);
+    if (map.globalSecret !== undefined) await deps.store.accountWebhooks.setGlobalSecret(account.id, map.globalSecret);
     return mapOf(deps, account.id);
   });
 }
 
 /** Removes URLs from one type's list; URLs not there are ignored, so a repeated DELETE answers the same. */
-export function removeWebhookEntries(deps: ServiceDeps, account: AccountRow, type: WebhookType, urls: readonly string[]): void {
-  deps.store.transaction(() => {
-    for (const url of urls) deps.store.webhookSubscriptions.remove(account.id, type, url);
+export async function removeWebhookEntries(
+  deps: ServiceDeps,
+  account: AccountRow,
+  type: WebhookType,
+  urls: readonly string[],
+): Promise<void> {
+  await inTransaction(deps, async (deps) => {
+    for (const url of urls) await deps.store.webhookSubscriptions.remove(account.id, type, url);
   });
 }

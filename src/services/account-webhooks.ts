@@ -3,6 +3,7 @@ import type { AccountRow } from '../db/rows.ts';
 import { ErrorCode } from '../domain/error-codes.ts';
 import { AppError } from './app-error.ts';
 import type { ServiceDeps } from './deps.ts';
+import { inTransaction } from './transactions.ts';
 
 /** After a rotation the old secret still signs for this long, so receivers can switch without a gap. */
 export const PREVIOUS_SECRET_GRACE_MS = 24 * 60 * 60 * 1000;
@@ -15,29 +16,29 @@ function newWebhookSecret(): string {
   return `whsec_${randomBytes(24).toString('base64')}`;
 }
 
-function requireSecrets(deps: ServiceDeps, accountId: string) {
-  const secrets = deps.store.accountWebhooks.secretsOf(accountId);
+async function requireSecrets(deps: ServiceDeps, accountId: string) {
+  const secrets = await deps.store.accountWebhooks.secretsOf(accountId);
   if (!secrets) throw new AppError(ErrorCode.notFound, `Account ${accountId} not found`);
   return secrets;
 }
 
 /** The account's signing secret, created on first use (by whichever of the API or the dispatcher asks first). */
-export function getOrCreateWebhookSecret(deps: ServiceDeps, accountId: string): string {
-  return deps.store.transaction(() => {
-    const existing = requireSecrets(deps, accountId).webhookSecret;
+export async function getOrCreateWebhookSecret(deps: ServiceDeps, accountId: string): Promise<string> {
+  return inTransaction(deps, async (deps) => {
+    const existing = (await requireSecrets(deps, accountId)).webhookSecret;
     if (existing !== null) return existing;
     const secret = newWebhookSecret();
-    deps.store.accountWebhooks.setFirstSecret(accountId, secret);
+    await deps.store.accountWebhooks.setFirstSecret(accountId, secret);
     return secret;
   });
 }
 
 /** A new signing secret; the current one keeps signing beside it for 24 h. */
-export function rotateWebhookSecret(deps: ServiceDeps, account: AccountRow): string {
-  return deps.store.transaction(() => {
-    const current = requireSecrets(deps, account.id).webhookSecret;
+export async function rotateWebhookSecret(deps: ServiceDeps, account: AccountRow): Promise<string> {
+  return inTransaction(deps, async (deps) => {
+    const current = (await requireSecrets(deps, account.id)).webhookSecret;
     const secret = newWebhookSecret();
-    deps.store.accountWebhooks.setSecrets(account.id, {
+    await deps.store.accountWebhooks.setSecrets(account.id, {
       webhookSecret: secret,
       previousWebhookSecret: current,
       previousWebhookSecretExpiresAt: current === null ? null : deps.clock.now() + PREVIOUS_SECRET_GRACE_MS,
@@ -47,13 +48,13 @@ export function rotateWebhookSecret(deps: ServiceDeps, account: AccountRow): str
 }
 
 /** The account's `receive` list as bare URLs: what the v1 /accounts/webhooks shows. */
-export function receiveUrls(deps: ServiceDeps, accountId: string): string[] {
-  return deps.store.webhookSubscriptions.ofType(accountId, 'receive').map((entry) => entry.url);
+export async function receiveUrls(deps: ServiceDeps, accountId: string): Promise<string[]> {
+  return (await deps.store.webhookSubscriptions.ofType(accountId, 'receive')).map((entry) => entry.url);
 }
 
 /** Adds a URL to the `receive` list as a bare URL entry; one already there is kept as it is. */
-export function addReceiveUrl(deps: ServiceDeps, accountId: string, url: string, now: number): void {
-  deps.store.webhookSubscriptions.add({
+export async function addReceiveUrl(deps: ServiceDeps, accountId: string, url: string, now: number): Promise<void> {
+  await deps.store.webhookSubscriptions.add({
     accountId,
     type: 'receive',
     url,
@@ -66,19 +67,19 @@ export function addReceiveUrl(deps: ServiceDeps, accountId: string, url: string,
 
 export type WebhookSettings = { receive: string[]; secret: string };
 
-function settingsOf(deps: ServiceDeps, account: AccountRow): WebhookSettings {
-  return { receive: receiveUrls(deps, account.id), secret: getOrCreateWebhookSecret(deps, account.id) };
+async function settingsOf(deps: ServiceDeps, account: AccountRow): Promise<WebhookSettings> {
+  return { receive: await receiveUrls(deps, account.id), secret: await getOrCreateWebhookSecret(deps, account.id) };
 }
 
-export function getWebhookSettings(deps: ServiceDeps, account: AccountRow): WebhookSettings {
-  return deps.store.transaction(() => settingsOf(deps, account));
+export async function getWebhookSettings(deps: ServiceDeps, account: AccountRow): Promise<WebhookSettings> {
+  return inTransaction(deps, async (deps) => settingsOf(deps, account));
 }
 
 /** Adds receive URLs (already validated and checked against the SSRF policy); ones already there are kept once. */
-export function addReceiveWebhooks(deps: ServiceDeps, account: AccountRow, urls: readonly string[]): WebhookSettings {
-  return deps.store.transaction(() => {
+export async function addReceiveWebhooks(deps: ServiceDeps, account: AccountRow, urls: readonly string[]): Promise<WebhookSettings> {
+  return inTransaction(deps, async (deps) => {
     const now = deps.clock.now();
-    const known = new Set(receiveUrls(deps, account.id));
+    const known = new Set(await receiveUrls(deps, account.id));
     const total = new Set([...known, ...urls]).size;
     if (total > MAX_RECEIVE_WEBHOOKS) {
       throw new AppError(
@@ -86,15 +87,15 @@ export function addReceiveWebhooks(deps: ServiceDeps, account: AccountRow, urls:
         `An account may have at most ${MAX_RECEIVE_WEBHOOKS} receive webhooks (this would make ${total})`,
       );
     }
-    for (const url of urls) addReceiveUrl(deps, account.id, url, now);
+    for (const url of urls) await addReceiveUrl(deps, account.id, url, now);
     return settingsOf(deps, account);
   });
 }
 
 /** Removes receive URLs; URLs that were not registered are ignored, so a repeated DELETE answers the same. */
-export function removeReceiveWebhooks(deps: ServiceDeps, account: AccountRow, urls: readonly string[]): WebhookSettings {
-  return deps.store.transaction(() => {
-    for (const url of urls) deps.store.webhookSubscriptions.remove(account.id, 'receive', url);
+export async function removeReceiveWebhooks(deps: ServiceDeps, account: AccountRow, urls: readonly string[]): Promise<WebhookSettings> {
+  return inTransaction(deps, async (deps) => {
+    for (const url of urls) await deps.store.webhookSubscriptions.remove(account.id, 'receive', url);
     return settingsOf(deps, account);
   });
 }

@@ -8,6 +8,7 @@ import { recordAccountEvent } from './account-events.ts';
 import { addReceiveUrl, receiveUrls } from './account-webhooks.ts';
 import { AppError } from './app-error.ts';
 import type { ServiceDeps } from './deps.ts';
+import { inTransaction } from './transactions.ts';
 
 /** An account as the services take it: the callers above them never see the database row type. */
 export type Account = AccountRow;
@@ -35,20 +36,20 @@ function newSecret(): string {
 const UNKNOWN_KEY_HASH = hashSecret(newSecret()).toString('hex');
 
 /** The account these credentials belong to, or undefined; a miss and a wrong secret do the same work. */
-export function authenticate(deps: ServiceDeps, apiKeyId: string, apiSecret: string): AccountRow | undefined {
-  const account = deps.store.accounts.findByKeyId(apiKeyId);
+export async function authenticate(deps: ServiceDeps, apiKeyId: string, apiSecret: string): Promise<AccountRow | undefined> {
+  const account = await deps.store.accounts.findByKeyId(apiKeyId);
   const expected = Buffer.from(account?.apiSecretHash ?? UNKNOWN_KEY_HASH, 'hex');
   const matches = timingSafeEqual(hashSecret(apiSecret), expected);
   return account && matches ? account : undefined;
 }
 
-function allocateLines(deps: ServiceDeps, accountId: string, count: number, now: number): string[] {
+async function allocateLines(deps: ServiceDeps, accountId: string, count: number, now: number): Promise<string[]> {
   const lines: string[] = [];
   // Start at a random place so accounts do not crowd the first area code, then walk the block.
   const start = randomInt(FICTIONAL_LINE_COUNT);
   for (let offset = 0; offset < FICTIONAL_LINE_COUNT && lines.length < count; offset++) {
     const candidate = fictionalLineNumber((start + offset) % FICTIONAL_LINE_COUNT);
-    if (deps.store.accounts.insertServiceNumber(accountId, candidate, now)) lines.push(candidate);
+    if (await deps.store.accounts.insertServiceNumber(accountId, candidate, now)) lines.push(candidate);
   }
   if (lines.length < count) {
     throw new AppError(ErrorCode.conflict, `Only ${lines.length} sandbox numbers are left; cannot give ${count}`);
@@ -57,26 +58,27 @@ function allocateLines(deps: ServiceDeps, accountId: string, count: number, now:
 }
 
 /** Logs `line.assigned` or `line.unassigned` for each line; call inside the transaction that changes them. */
-function recordLineEvents(
+async function recordLineEvents(
   deps: ServiceDeps,
   accountId: string,
   type: 'line.assigned' | 'line.unassigned',
   numbers: readonly string[],
   now: number,
-): void {
-  for (const number of numbers) recordAccountEvent(deps, accountId, type, { sendblue_number: number, worker_id: workerIdOf(number) }, now);
+): Promise<void> {
+  for (const number of numbers)
+    await recordAccountEvent(deps, accountId, type, { sendblue_number: number, worker_id: workerIdOf(number) }, now);
 }
 
 /** Gives the account these lines (the provider's real numbers); refuses, writing nothing, a line another account owns. */
-function claimLines(deps: ServiceDeps, accountId: string, numbers: readonly string[], now: number): string[] {
+async function claimLines(deps: ServiceDeps, accountId: string, numbers: readonly string[], now: number): Promise<string[]> {
   for (const number of numbers) {
-    const owner = deps.store.accounts.findByServiceNumber(number);
+    const owner = await deps.store.accounts.findByServiceNumber(number);
     if (owner) {
       const whose = owner.id === accountId ? 'this account' : `account ${owner.email}`;
       throw new AppError(ErrorCode.conflict, `${number} is already a line of ${whose}; a line belongs to one account only`);
     }
   }
-  for (const number of numbers) deps.store.accounts.insertServiceNumber(accountId, number, now);
+  for (const number of numbers) await deps.store.accounts.insertServiceNumber(accountId, number, now);
   return [...numbers];
 }
 
@@ -88,7 +90,7 @@ export type CreateAccountInput = {
   receiveWebhook?: string | undefined;
 };
 
-export function createAccount(deps: ServiceDeps, input: CreateAccountInput): CreatedAccount {
+export async function createAccount(deps: ServiceDeps, input: CreateAccountInput): Promise<CreatedAccount> {
   const apiSecret = newSecret();
   const now = deps.clock.now();
   const account: AccountRow = {
@@ -103,17 +105,17 @@ export function createAccount(deps: ServiceDeps, input: CreateAccountInput): Cre
     webhookGlobalSecret: null,
     createdAt: now,
   };
-  return deps.store.transaction(() => {
-    if (deps.store.accounts.findByEmail(input.email)) {
+  return inTransaction(deps, async (deps) => {
+    if (await deps.store.accounts.findByEmail(input.email)) {
       throw new AppError(ErrorCode.conflict, `An account with email ${input.email} already exists`);
     }
-    deps.store.accounts.insertAccount(account);
+    await deps.store.accounts.insertAccount(account);
     const numbers =
       typeof input.numbers === 'object'
-        ? claimLines(deps, account.id, input.numbers, now)
-        : allocateLines(deps, account.id, input.numbers ?? deps.defaultNumbersPerAccount, now);
-    recordLineEvents(deps, account.id, 'line.assigned', numbers, now);
-    if (input.receiveWebhook) addReceiveUrl(deps, account.id, input.receiveWebhook, now);
+        ? await claimLines(deps, account.id, input.numbers, now)
+        : await allocateLines(deps, account.id, input.numbers ?? deps.defaultNumbersPerAccount, now);
+    await recordLineEvents(deps, account.id, 'line.assigned', numbers, now);
+    if (input.receiveWebhook) await addReceiveUrl(deps, account.id, input.receiveWebhook, now);
     return {
       email: account.email,
       plan: account.plan,
@@ -125,47 +127,52 @@ export function createAccount(deps: ServiceDeps, input: CreateAccountInput): Cre
   });
 }
 
-export function listAccounts(deps: ServiceDeps): AccountSummary[] {
-  return deps.store.accounts.list().map((account) => {
-    const webhooks = receiveUrls(deps, account.id);
-    return {
+export async function listAccounts(deps: ServiceDeps): Promise<AccountSummary[]> {
+  const summaries: AccountSummary[] = [];
+  for (const account of await deps.store.accounts.list()) {
+    const webhooks = await receiveUrls(deps, account.id);
+    summaries.push({
       email: account.email,
       plan: account.plan,
       api_key_id: account.apiKeyId,
-      numbers: deps.store.accounts.listServiceNumbers(account.id),
+      numbers: await deps.store.accounts.listServiceNumbers(account.id),
       receive_webhook: webhooks[0] ?? null,
       created_at: new Date(account.createdAt).toISOString(),
-    };
-  });
+    });
+  }
+  return summaries;
 }
 
 /** Issues a new API secret; the old one stops working at once. */
-export function rotateSecret(deps: ServiceDeps, email: string): { email: string; api_key_id: string; api_secret_key: string } {
-  const account = accountByEmail(deps, email);
+export async function rotateSecret(
+  deps: ServiceDeps,
+  email: string,
+): Promise<{ email: string; api_key_id: string; api_secret_key: string }> {
+  const account = await accountByEmail(deps, email);
   const apiSecret = newSecret();
-  deps.store.accounts.updateSecretHash(account.id, hashSecret(apiSecret).toString('hex'));
+  await deps.store.accounts.updateSecretHash(account.id, hashSecret(apiSecret).toString('hex'));
   return { email, api_key_id: account.apiKeyId, api_secret_key: apiSecret };
 }
 
-function accountByEmail(deps: ServiceDeps, email: string): AccountRow {
-  const account = deps.store.accounts.findByEmail(email);
+async function accountByEmail(deps: ServiceDeps, email: string): Promise<AccountRow> {
+  const account = await deps.store.accounts.findByEmail(email);
   if (!account) throw new AppError(ErrorCode.notFound, `No account with email ${email}`);
   return account;
 }
 
 export type AccountLines = { email: string; numbers: string[] };
 
-export function listLines(deps: ServiceDeps, email: string): AccountLines {
-  return { email, numbers: deps.store.accounts.listServiceNumbers(accountByEmail(deps, email).id) };
+export async function listLines(deps: ServiceDeps, email: string): Promise<AccountLines> {
+  return { email, numbers: await deps.store.accounts.listServiceNumbers((await accountByEmail(deps, email)).id) };
 }
 
 /** Gives the account more lines; all or none, and none another account owns. */
-export function addLines(deps: ServiceDeps, email: string, numbers: readonly string[]): AccountLines {
-  const { accountId, lines } = deps.store.transaction(() => {
-    const account = accountByEmail(deps, email);
+export async function addLines(deps: ServiceDeps, email: string, numbers: readonly string[]): Promise<AccountLines> {
+  const { accountId, lines } = await inTransaction(deps, async (deps) => {
+    const account = await accountByEmail(deps, email);
     const now = deps.clock.now();
-    recordLineEvents(deps, account.id, 'line.assigned', claimLines(deps, account.id, numbers, now), now);
-    return { accountId: account.id, lines: listLines(deps, email) };
+    await recordLineEvents(deps, account.id, 'line.assigned', await claimLines(deps, account.id, numbers, now), now);
+    return { accountId: account.id, lines: await listLines(deps, email) };
   });
   deps.notify.accountActivity?.(accountId);
   return lines;
@@ -175,13 +182,13 @@ export function addLines(deps: ServiceDeps, email: string, numbers: readonly str
  * Takes lines from the account; all or none. A line that end users are pinned to or groups live on
  * is refused: their conversations would point at a line the account no longer answers on.
  */
-export function removeLines(deps: ServiceDeps, email: string, numbers: readonly string[]): AccountLines {
-  const { accountId, lines } = deps.store.transaction(() => {
-    const account = accountByEmail(deps, email);
-    const owned = deps.store.accounts.listServiceNumbers(account.id);
+export async function removeLines(deps: ServiceDeps, email: string, numbers: readonly string[]): Promise<AccountLines> {
+  const { accountId, lines } = await inTransaction(deps, async (deps) => {
+    const account = await accountByEmail(deps, email);
+    const owned = await deps.store.accounts.listServiceNumbers(account.id);
     for (const number of numbers) {
       if (!owned.includes(number)) throw new AppError(ErrorCode.notFound, `${number} is not a line of ${email}`);
-      const users = deps.store.accounts.lineUsers(number);
+      const users = await deps.store.accounts.lineUsers(number);
       if (users.pinnedEndUsers > 0 || users.groups > 0) {
         throw new AppError(
           ErrorCode.conflict,
@@ -190,9 +197,9 @@ export function removeLines(deps: ServiceDeps, email: string, numbers: readonly 
       }
     }
     if (numbers.length >= owned.length) throw new AppError(ErrorCode.conflict, `${email} would have no line left; add another first`);
-    for (const number of numbers) deps.store.accounts.deleteServiceNumber(account.id, number);
-    recordLineEvents(deps, account.id, 'line.unassigned', numbers, deps.clock.now());
-    return { accountId: account.id, lines: listLines(deps, email) };
+    for (const number of numbers) await deps.store.accounts.deleteServiceNumber(account.id, number);
+    await recordLineEvents(deps, account.id, 'line.unassigned', numbers, deps.clock.now());
+    return { accountId: account.id, lines: await listLines(deps, email) };
   });
   deps.notify.accountActivity?.(accountId);
   return lines;
@@ -201,7 +208,7 @@ export function removeLines(deps: ServiceDeps, email: string, numbers: readonly 
 export const DEV_ACCOUNT_EMAIL = 'dev@textrelay.local';
 
 /** On an empty database, `serve` creates one account so the service is usable at once. */
-export function createDevAccountIfEmpty(deps: ServiceDeps): CreatedAccount | undefined {
-  if (deps.store.accounts.count() > 0) return undefined;
+export async function createDevAccountIfEmpty(deps: ServiceDeps): Promise<CreatedAccount | undefined> {
+  if ((await deps.store.accounts.count()) > 0) return undefined;
   return createAccount(deps, { email: DEV_ACCOUNT_EMAIL, plan: 'sapphire' });
 }

@@ -1,4 +1,4 @@
-import type { AttemptRecord, ClaimedDelivery, FinishedDelivery } from '../db/queries/delivery-claims.ts';
+import type { AttemptRecord, ClaimedDelivery, FinishedDelivery } from '../db/sqlite/queries/delivery-claims.ts';
 import type { AttemptOutcome, Claim } from '../domain/callback-claims.ts';
 import { getOrCreateWebhookSecret } from './account-webhooks.ts';
 import type { ServiceDeps } from './deps.ts';
@@ -6,7 +6,7 @@ import type { ServiceDeps } from './deps.ts';
 /** The outbox as the dispatcher works it: record what attempts did, claim what goes next, give back what it could not finish. */
 
 /** The secret to sign a claimed row with: an account that never asked for its secret gets one now. */
-export function signingSecretOf(deps: ServiceDeps, row: ClaimedDelivery): string {
+export async function signingSecretOf(deps: ServiceDeps, row: ClaimedDelivery): Promise<string> {
   return row.webhookSecret ?? getOrCreateWebhookSecret(deps, row.accountId);
 }
 
@@ -28,19 +28,23 @@ export function finishedDelivery(row: ClaimedDelivery, attempt: AttemptRecord, o
  * `claim` chooses: first the next callbacks the finished ones let go (those it does not start
  * become due), then due callbacks. Returns the leased rows, next callbacks first.
  */
-export function recordAndClaim(deps: ServiceDeps, finished: readonly FinishedDelivery[], claim: Claim, leaseMs: number): ClaimedDelivery[] {
-  const { outbox } = deps.store;
+export async function recordAndClaim(
+  deps: ServiceDeps,
+  finished: readonly FinishedDelivery[],
+  claim: Claim,
+  leaseMs: number,
+): Promise<ClaimedDelivery[]> {
   const now = deps.clock.now();
   const lease = now + leaseMs;
-  const claimed = outbox.writeTransaction(() => {
-    const { startNow, makeDue } = claim.splitNext(outbox.recordAttempts(finished, now));
-    outbox.makeDue(makeDue, now);
-    outbox.startNext(startNow, lease, now);
+  const claimed = await deps.store.transaction(async ({ outbox }) => {
+    const { startNow, makeDue } = claim.splitNext(await outbox.recordAttempts(finished, now));
+    await outbox.makeDue(makeDue, now);
+    await outbox.startNext(startNow, lease, now);
     const start = claim.readStart();
     if (start === 'none') return outbox.claimed(startNow, lease);
-    outbox.expireLeases(now);
-    const due = claim.chooseDue(outbox.dueCallbacks(now, start, claim.readLimit));
-    outbox.lease(due, lease, now);
+    await outbox.expireLeases(now);
+    const due = claim.chooseDue(await outbox.dueCallbacks(now, start, claim.readLimit));
+    await outbox.lease(due, lease, now);
     return outbox.claimed(startNow.length === 0 ? due : [...startNow, ...due], lease);
   });
   tellAccounts(deps, finished);
@@ -48,10 +52,10 @@ export function recordAndClaim(deps: ServiceDeps, finished: readonly FinishedDel
 }
 
 /** Records finished attempts without claiming (shutdown): the next callbacks they let go become due. */
-export function recordAttempts(deps: ServiceDeps, finished: readonly FinishedDelivery[]): void {
+export async function recordAttempts(deps: ServiceDeps, finished: readonly FinishedDelivery[]): Promise<void> {
   if (finished.length === 0) return;
   const now = deps.clock.now();
-  deps.store.outbox.writeTransaction(() => deps.store.outbox.makeDue(deps.store.outbox.recordAttempts(finished, now), now));
+  await deps.store.transaction(async ({ outbox }) => outbox.makeDue(await outbox.recordAttempts(finished, now), now));
   tellAccounts(deps, finished);
 }
 
@@ -61,6 +65,9 @@ function tellAccounts(deps: ServiceDeps, finished: readonly FinishedDelivery[]):
   for (const accountId of new Set(finished.map((delivery) => delivery.accountId))) deps.notify.accountActivity(accountId);
 }
 
-export function releaseDeliveries(deps: ServiceDeps, rows: readonly Pick<ClaimedDelivery, 'seq' | 'leaseExpiresAt'>[]): void {
-  deps.store.outbox.release(rows, deps.clock.now());
+export async function releaseDeliveries(
+  deps: ServiceDeps,
+  rows: readonly Pick<ClaimedDelivery, 'seq' | 'leaseExpiresAt'>[],
+): Promise<void> {
+  await deps.store.outbox.release(rows, deps.clock.now());
 }

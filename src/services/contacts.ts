@@ -1,5 +1,5 @@
-import type { ContactFieldsUpdate, ContactListQuery } from '../db/queries/contacts.ts';
 import type { AccountRow, ContactRow } from '../db/rows.ts';
+import type { ContactFieldsUpdate, ContactListQuery } from '../db/sqlite/queries/contacts.ts';
 import { type ContactV2View, toContactV2 } from '../domain/contact-view-v2.ts';
 import { ErrorCode } from '../domain/error-codes.ts';
 import { toContactData, toContactView } from '../domain/views.ts';
@@ -7,6 +7,7 @@ import { recordAccountEvent } from './account-events.ts';
 import { AppError } from './app-error.ts';
 import type { ServiceDeps } from './deps.ts';
 import { timeOrderedUuid } from './ids.ts';
+import { inTransaction } from './transactions.ts';
 import { fanOutToAccountWebhooks } from './webhook-fanout.ts';
 
 export type CreateContactInput = {
@@ -40,13 +41,13 @@ function newContactRow(accountId: string, input: CreateContactInput, now: number
 }
 
 /** The SDK's view of a contact, with the line its person is pinned to. */
-export function contactV2View(deps: ServiceDeps, contact: ContactRow): ContactV2View {
-  return toContactV2(contact, deps.store.accounts.findPinnedLine(contact.accountId, contact.phone) ?? '');
+export async function contactV2View(deps: ServiceDeps, contact: ContactRow): Promise<ContactV2View> {
+  return toContactV2(contact, (await deps.store.accounts.findPinnedLine(contact.accountId, contact.phone)) ?? '');
 }
 
 /** A live contact (not deleted) of the account with this number. */
-export function findLiveContact(deps: ServiceDeps, accountId: string, phone: string): ContactRow | undefined {
-  const row = deps.store.contacts.findByPhone(accountId, phone);
+export async function findLiveContact(deps: ServiceDeps, accountId: string, phone: string): Promise<ContactRow | undefined> {
+  const row = await deps.store.contacts.findByPhone(accountId, phone);
   return row && row.deletedAt === null ? row : undefined;
 }
 
@@ -54,42 +55,42 @@ export function findLiveContact(deps: ServiceDeps, accountId: string, phone: str
  * Tells the account a contact was created: its contact_created webhooks and the contact.created
  * event. Call inside the creating transaction; the caller notifies the outbox after the commit.
  */
-function announceContactCreated(deps: ServiceDeps, account: AccountRow, contact: ContactRow, now: number): void {
-  const payload = JSON.stringify(contactV2View(deps, contact));
-  fanOutToAccountWebhooks(
+async function announceContactCreated(deps: ServiceDeps, account: AccountRow, contact: ContactRow, now: number): Promise<void> {
+  const payload = JSON.stringify(await contactV2View(deps, contact));
+  await fanOutToAccountWebhooks(
     deps,
     account,
     { type: 'contact_created', eventType: 'contact.created', orderKey: `contact:${contact.id}`, payload },
     now,
   );
-  recordAccountEvent(deps, account.id, 'contact.created', { contact_id: contact.id, phone: contact.phone }, now);
+  await recordAccountEvent(deps, account.id, 'contact.created', { contact_id: contact.id, phone: contact.phone }, now);
 }
 
 /** What a write may set on a contact: its stored fields, and the line to pin its person to. */
 export type ContactFields = ContactFieldsUpdate & { sendblueNumber?: string | undefined };
 
 /** Checks that a chosen line is the account's, before anything is written or forwarded. */
-export function requireContactLine(deps: ServiceDeps, account: AccountRow, fields: ContactFields): void {
+export async function requireContactLine(deps: ServiceDeps, account: AccountRow, fields: ContactFields): Promise<void> {
   const line = fields.sendblueNumber;
-  if (line !== undefined && !deps.store.accounts.listServiceNumbers(account.id).includes(line)) {
+  if (line !== undefined && !(await deps.store.accounts.listServiceNumbers(account.id)).includes(line)) {
     throw new AppError(ErrorCode.validation, `sendblue_number ${line} is not one of this account's lines`);
   }
 }
 
 /** Writes the fields; a chosen line pins the person when they are not pinned yet (a pin never moves). */
-export function applyContactFields(
+export async function applyContactFields(
   deps: ServiceDeps,
   account: AccountRow,
   contact: ContactRow,
   fields: ContactFields,
   now: number,
-): ContactRow {
+): Promise<ContactRow> {
   const { sendblueNumber, ...stored } = fields;
-  if (sendblueNumber !== undefined && deps.store.accounts.findPinnedLine(account.id, contact.phone) === undefined) {
-    deps.store.accounts.pinEndUser(account.id, contact.phone, sendblueNumber, now);
+  if (sendblueNumber !== undefined && (await deps.store.accounts.findPinnedLine(account.id, contact.phone)) === undefined) {
+    await deps.store.accounts.pinEndUser(account.id, contact.phone, sendblueNumber, now);
   }
   if (Object.keys(stored).length === 0) return contact;
-  deps.store.contacts.update(contact.id, stored, now);
+  await deps.store.contacts.update(contact.id, stored, now);
   return { ...contact, ...stored, updatedAt: now };
 }
 
@@ -98,30 +99,42 @@ export function applyContactFields(
  * one brought back fresh. Either way it is a creation, announced with its fields. Call inside a
  * transaction, after requireContactLine.
  */
-export function createLiveContact(deps: ServiceDeps, account: AccountRow, phone: string, fields: ContactFields, now: number): ContactRow {
-  const existing = deps.store.contacts.findByPhone(account.id, phone);
+export async function createLiveContact(
+  deps: ServiceDeps,
+  account: AccountRow,
+  phone: string,
+  fields: ContactFields,
+  now: number,
+): Promise<ContactRow> {
+  const existing = await deps.store.contacts.findByPhone(account.id, phone);
   if (existing && existing.deletedAt === null) throw new AppError(ErrorCode.conflict, `A contact with number ${phone} already exists`);
   let row: ContactRow;
   if (existing) {
-    row = deps.store.contacts.revive(existing.id, now);
+    row = await deps.store.contacts.revive(existing.id, now);
   } else {
     row = newContactRow(account.id, { firstName: '', lastName: '', phone }, now);
-    if (!deps.store.contacts.insert(row)) throw new AppError(ErrorCode.conflict, `A contact with number ${phone} already exists`);
+    if (!(await deps.store.contacts.insert(row))) throw new AppError(ErrorCode.conflict, `A contact with number ${phone} already exists`);
   }
-  row = applyContactFields(deps, account, row, fields, now);
-  announceContactCreated(deps, account, row, now);
+  row = await applyContactFields(deps, account, row, fields, now);
+  await announceContactCreated(deps, account, row, now);
   return row;
 }
 
 /** Creates the contact, or updates it when it exists. Call inside a transaction, after requireContactLine. */
-export function upsertContact(deps: ServiceDeps, account: AccountRow, phone: string, fields: ContactFields, now: number): ContactRow {
-  const live = findLiveContact(deps, account.id, phone);
-  return live ? applyContactFields(deps, account, live, fields, now) : createLiveContact(deps, account, phone, fields, now);
+export async function upsertContact(
+  deps: ServiceDeps,
+  account: AccountRow,
+  phone: string,
+  fields: ContactFields,
+  now: number,
+): Promise<ContactRow> {
+  const live = await findLiveContact(deps, account.id, phone);
+  return live ? await applyContactFields(deps, account, live, fields, now) : await createLiveContact(deps, account, phone, fields, now);
 }
 
-export function createContact(deps: ServiceDeps, account: AccountRow, input: CreateContactInput) {
-  const row = deps.store.transaction(() => {
-    if (findLiveContact(deps, account.id, input.phone)) throw new AppError(ErrorCode.conflict, 'Contact already exists');
+export async function createContact(deps: ServiceDeps, account: AccountRow, input: CreateContactInput) {
+  const row = await inTransaction(deps, async (deps) => {
+    if (await findLiveContact(deps, account.id, input.phone)) throw new AppError(ErrorCode.conflict, 'Contact already exists');
     const { phone, ...names } = input;
     return createLiveContact(deps, account, phone, names, deps.clock.now());
   });
@@ -136,15 +149,16 @@ export function createContact(deps: ServiceDeps, account: AccountRow, input: Cre
  * this: an existing contact costs one lookup (none when the caller read it already, as `existing`);
  * only a creation reads the account and announces.
  */
-export function ensureContact(
+export async function ensureContact(
   deps: ServiceDeps,
   accountId: string,
   phone: string,
   now: number,
-  existing: ContactRow | undefined = deps.store.contacts.findByPhone(accountId, phone),
-): ContactRow {
+  known?: ContactRow,
+): Promise<ContactRow> {
+  const existing = known ?? (await deps.store.contacts.findByPhone(accountId, phone));
   if (existing && existing.deletedAt === null) return existing;
-  const account = deps.store.accounts.findById(accountId);
+  const account = await deps.store.accounts.findById(accountId);
   if (!account) throw new Error(`account ${accountId} vanished while creating a contact`);
   return createLiveContact(deps, account, phone, {}, now);
 }
@@ -154,8 +168,8 @@ export function ensureContact(
  * typing indicators. Call before writing anything; answers the contact row it read (deleted ones
  * included: an opt-out outlives the contact), so a send looks its contact up once.
  */
-export function refuseIfOptedOut(deps: ServiceDeps, accountId: string, number: string): ContactRow | undefined {
-  const contact = deps.store.contacts.findByPhone(accountId, number);
+export async function refuseIfOptedOut(deps: ServiceDeps, accountId: string, number: string): Promise<ContactRow | undefined> {
+  const contact = await deps.store.contacts.findByPhone(accountId, number);
   if (contact?.optedOut) {
     throw new AppError(
       ErrorCode.validation,
@@ -165,12 +179,12 @@ export function refuseIfOptedOut(deps: ServiceDeps, accountId: string, number: s
   return contact;
 }
 
-export function getContact(deps: ServiceDeps, account: AccountRow, contactId: string) {
-  const row = deps.store.contacts.findById(account.id, contactId);
+export async function getContact(deps: ServiceDeps, account: AccountRow, contactId: string) {
+  const row = await deps.store.contacts.findById(account.id, contactId);
   if (!row || row.deletedAt !== null) throw new AppError(ErrorCode.notFound, 'Contact not found');
   return toContactView(row, account.email, deps.displayTimeZone);
 }
 
-export function listContacts(deps: ServiceDeps, account: AccountRow, query: ContactListQuery) {
-  return deps.store.contacts.list(account.id, query).map((row) => toContactView(row, account.email, deps.displayTimeZone));
+export async function listContacts(deps: ServiceDeps, account: AccountRow, query: ContactListQuery) {
+  return (await deps.store.contacts.list(account.id, query)).map((row) => toContactView(row, account.email, deps.displayTimeZone));
 }

@@ -2,7 +2,6 @@ import type { Logger } from 'pino';
 import type { MessageRow } from '../db/rows.ts';
 import type { Store } from '../db/store.ts';
 import type { Clock } from './clock.ts';
-import type { GroupCommit } from './group-commit.ts';
 import type { ProviderApi } from './provider.ts';
 import type { RateLimiter } from './rate-limiter.ts';
 
@@ -34,7 +33,7 @@ export interface TransportAtSend {
    */
   handleAtSend(handle: string): string | undefined;
   /** Once the message is written, in the same transaction. */
-  stored(deps: ServiceDeps, message: MessageRow): void;
+  stored(deps: ServiceDeps, message: MessageRow): Promise<void>;
   /** After the commit; also after an idempotent replay of the answer, where it must change nothing. */
   committed(deps: ServiceDeps, handle: string): void;
 }
@@ -42,18 +41,13 @@ export interface TransportAtSend {
 /** The null implementation: nothing happens in the transaction, and the courier hands the message over after the commit. */
 export const leaveToCourier: TransportAtSend = {
   handleAtSend: () => undefined,
-  stored: () => {},
+  stored: async () => {},
   committed: (deps, handle) => deps.notify.messageQueued(handle),
 };
 
 /** What every use case may reach. Built once by the entry point (or a test) and passed down. */
 export type ServiceDeps = {
   store: Store;
-  /**
-   * The one write batch that requests (sends, transport callbacks) and background writers (the
-   * courier, the sandbox) share under load: each COMMIT covers all of them.
-   */
-  groupCommit: GroupCommit;
   clock: Clock;
   log: Logger;
   sendRateLimiter: RateLimiter;

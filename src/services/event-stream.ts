@@ -1,4 +1,4 @@
-import type { AccountEventRow } from '../db/queries/account-events.ts';
+import type { AccountEventRow } from '../db/sqlite/queries/account-events.ts';
 import { ACCOUNT_EVENT_TYPES, type AccountEventView } from '../domain/account-events.ts';
 import { ErrorCode } from '../domain/error-codes.ts';
 import { AppError } from './app-error.ts';
@@ -41,7 +41,7 @@ export function parseEventTypes(types: string | undefined): ReadonlySet<string> 
  * Where a stream starts: after the event the client saw last (`Last-Event-ID`), or, without one,
  * after the newest event at connect time (a fresh stream is live only).
  */
-export function streamStart(deps: ServiceDeps, accountId: string, lastEventId: string | undefined): number {
+export async function streamStart(deps: ServiceDeps, accountId: string, lastEventId: string | undefined): Promise<number> {
   if (lastEventId === undefined || lastEventId.trim() === '') return deps.store.accountEvents.latestId(accountId);
   if (!/^\d{1,15}$/.test(lastEventId.trim())) {
     throw new AppError(ErrorCode.validation, 'Last-Event-ID must be the id of an event this stream sent, a whole number like 42');
@@ -63,13 +63,13 @@ function viewOf(row: AccountEventRow): AccountEventView {
  * The next batch of the account's events after `afterId` that pass `types`, and the id to read on
  * from (past the skipped ones too); `more` says a full batch was read and another may follow.
  */
-export function readEventsAfter(
+export async function readEventsAfter(
   deps: ServiceDeps,
   accountId: string,
   afterId: number,
   types: ReadonlySet<string> | undefined,
-): { events: AccountEventView[]; nextAfterId: number; more: boolean } {
-  const rows = deps.store.accountEvents.after(accountId, afterId, EVENT_READ_BATCH);
+): Promise<{ events: AccountEventView[]; nextAfterId: number; more: boolean }> {
+  const rows = await deps.store.accountEvents.after(accountId, afterId, EVENT_READ_BATCH);
   return {
     events: rows.filter((row) => types === undefined || types.has(row.type)).map(viewOf),
     nextAfterId: rows.at(-1)?.id ?? afterId,

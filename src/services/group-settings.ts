@@ -3,27 +3,29 @@ import type { ServiceDeps } from './deps.ts';
 import { findGroup, providerGroupIdOf, requireGroupPlan } from './groups.ts';
 import { requireOwnLine } from './lines.ts';
 import { fetchAndStoreMedia, type MediaDeps, mediaUrlOf, recordRemoteMedia } from './media.ts';
+import { inTransaction } from './transactions.ts';
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
 export type GroupPhoto = { photo_guid: string; url: string };
 
 /** The photo as the SDK shows it: textrelay's own URL for stored bytes, the provider's for a relayed one. */
-function photoOf(deps: ServiceDeps, group: GroupRow, origin: string): GroupPhoto | null {
-  const media = group.photoMediaId === null ? undefined : deps.store.media.findById(group.photoMediaId);
+async function photoOf(deps: ServiceDeps, group: GroupRow, origin: string): Promise<GroupPhoto | null> {
+  const media = group.photoMediaId === null ? undefined : await deps.store.media.findById(group.photoMediaId);
   if (!media) return null;
   return { photo_guid: media.id, url: media.bytes ? mediaUrlOf(origin, media) : (media.remoteUrl ?? media.sourceUrl) };
 }
 
 /** `v2.groups.retrieve`: the group, its end users with their contact names, and its newest message. */
-export function retrieveGroup(deps: ServiceDeps, account: AccountRow, groupId: string, origin: string) {
+export async function retrieveGroup(deps: ServiceDeps, account: AccountRow, groupId: string, origin: string) {
   requireGroupPlan(account);
-  const { group, members } = findGroup(deps, account, groupId);
-  const latest = deps.store.messages.list(account.id, { groupId: group.id }, 1, 0)[0];
-  const participants = members.map((phone) => {
-    const contact = deps.store.contacts.findByPhone(account.id, phone);
+  const { group, members } = await findGroup(deps, account, groupId);
+  const [latest] = await deps.store.messages.list(account.id, { groupId: group.id }, 1, 0);
+  const participants = [];
+  for (const phone of members) {
+    const contact = await deps.store.contacts.findByPhone(account.id, phone);
     const name = contact && contact.deletedAt === null ? `${contact.firstName} ${contact.lastName}`.trim() : '';
-    return {
+    participants.push({
       participant_id: phone,
       type: 'contact' as const,
       phone,
@@ -31,14 +33,14 @@ export function retrieveGroup(deps: ServiceDeps, account: AccountRow, groupId: s
       contact_id: contact && contact.deletedAt === null ? contact.id : null,
       name: name === '' ? null : name,
       seat_id: null,
-    };
-  });
+    });
+  }
   return {
     status: 'OK' as const,
     data: {
       group_id: group.id,
       group_name: group.displayName,
-      group_photo: photoOf(deps, group, origin),
+      group_photo: await photoOf(deps, group, origin),
       participant_numbers: members,
       participants,
       created_at: iso(group.createdAt),
@@ -54,18 +56,18 @@ export function retrieveGroup(deps: ServiceDeps, account: AccountRow, groupId: s
  * The plan and the group, checked before the body is read: a group of another account answers
  * 404 whatever the body, exactly as a group that does not exist.
  */
-export function requireAccountGroup(deps: ServiceDeps, account: AccountRow, groupId: string): void {
+export async function requireAccountGroup(deps: ServiceDeps, account: AccountRow, groupId: string): Promise<void> {
   requireGroupPlan(account);
-  findGroup(deps, account, groupId);
+  await findGroup(deps, account, groupId);
 }
 
 type SettingInput = { groupId: string; fromNumber?: string | null | undefined };
 
 /** The group and the line a change is made from (the group's own unless the caller names one). */
-function groupAndLine(deps: ServiceDeps, account: AccountRow, input: SettingInput): { group: GroupRow; fromNumber: string } {
+async function groupAndLine(deps: ServiceDeps, account: AccountRow, input: SettingInput): Promise<{ group: GroupRow; fromNumber: string }> {
   requireGroupPlan(account);
-  const { group } = findGroup(deps, account, input.groupId);
-  const fromNumber = input.fromNumber ? requireOwnLine(deps, account, input.fromNumber) : group.lineNumber;
+  const { group } = await findGroup(deps, account, input.groupId);
+  const fromNumber = input.fromNumber ? await requireOwnLine(deps, account, input.fromNumber) : group.lineNumber;
   return { group, fromNumber };
 }
 
@@ -75,7 +77,7 @@ const providerPath = async (deps: ServiceDeps, account: AccountRow, group: Group
 
 /** `v2.groups.rename`: null or '' clears the name; later messages and webhooks carry it. */
 export async function renameGroup(deps: ServiceDeps, account: AccountRow, input: SettingInput & { groupName: string | null }) {
-  const { group, fromNumber } = groupAndLine(deps, account, input);
+  const { group, fromNumber } = await groupAndLine(deps, account, input);
   const groupName = input.groupName ?? '';
   if (deps.provider) {
     const answer = await deps.provider.call({
@@ -85,7 +87,7 @@ export async function renameGroup(deps: ServiceDeps, account: AccountRow, input:
     });
     if (!answer.ok) return answer;
   }
-  deps.store.transaction(() => deps.store.groups.rename(group.id, groupName, deps.clock.now()));
+  await inTransaction(deps, async (deps) => await deps.store.groups.rename(group.id, groupName, deps.clock.now()));
   return { status: 'OK' as const, data: { from_number: fromNumber, group_id: group.id, group_name: groupName } };
 }
 
@@ -100,7 +102,7 @@ export async function setGroupPhoto(
   account: AccountRow,
   input: SettingInput & { photoUrl: string | null; origin: string },
 ) {
-  const { group, fromNumber } = groupAndLine(deps, account, input);
+  const { group, fromNumber } = await groupAndLine(deps, account, input);
   const { photoUrl } = input;
   let photoId: string | null = null;
   if (deps.provider) {
@@ -111,15 +113,15 @@ export async function setGroupPhoto(
     });
     if (!answer.ok) return answer;
     if (photoUrl !== null) {
-      photoId = recordRemoteMedia(deps, account, { sourceUrl: photoUrl, remoteUrl: providerPhotoUrl(answer.body) ?? photoUrl }).id;
+      photoId = (await recordRemoteMedia(deps, account, { sourceUrl: photoUrl, remoteUrl: providerPhotoUrl(answer.body) ?? photoUrl })).id;
     }
   } else if (photoUrl !== null) {
     photoId = (await fetchAndStoreMedia(deps, account, photoUrl, { field: 'photo_url', kind: 'image' })).id;
   }
-  deps.store.transaction(() => deps.store.groups.setPhoto(group.id, photoId, deps.clock.now()));
+  await inTransaction(deps, async (deps) => await deps.store.groups.setPhoto(group.id, photoId, deps.clock.now()));
   const changed = { ...group, photoMediaId: photoId };
   return {
     status: 'OK' as const,
-    data: { from_number: fromNumber, group_id: group.id, group_photo: photoOf(deps, changed, input.origin) },
+    data: { from_number: fromNumber, group_id: group.id, group_photo: await photoOf(deps, changed, input.origin) },
   };
 }

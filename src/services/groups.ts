@@ -9,6 +9,7 @@ import { ensureContact } from './contacts.ts';
 import type { ServiceDeps } from './deps.ts';
 import { leastLoadedLine, requireOwnLine } from './lines.ts';
 import type { ProviderAnswer } from './provider.ts';
+import { inTransaction } from './transactions.ts';
 
 export function requireGroupPlan(account: AccountRow): void {
   if (!planAllows(account.plan, GROUP_PLAN)) {
@@ -24,29 +25,29 @@ function checkMemberCount(count: number): void {
   if (problem === 'too_few') throw new AppError(ErrorCode.validation, 'A group needs at least 2 people besides the account');
 }
 
-export function findGroup(deps: ServiceDeps, account: AccountRow, groupId: string): ResolvedGroup {
-  const group = deps.store.groups.findById(account.id, groupId);
+export async function findGroup(deps: ServiceDeps, account: AccountRow, groupId: string): Promise<ResolvedGroup> {
+  const group = await deps.store.groups.findById(account.id, groupId);
   if (!group) throw new AppError(ErrorCode.notFound, `Group ${groupId} not found`);
-  return { group, members: deps.store.groups.members(group.id) };
+  return { group, members: await deps.store.groups.members(group.id) };
 }
 
 /**
  * The group a send addresses: by group_id, or by its set of numbers (created on first use).
  * When both are given they must agree. Call inside the sending transaction.
  */
-export function resolveGroupForSend(
+export async function resolveGroupForSend(
   deps: ServiceDeps,
   account: AccountRow,
   target: { groupId?: string | undefined; numbers?: string[] | undefined },
   now: number,
-): ResolvedGroup {
-  const ownLines = new Set(deps.store.accounts.listServiceNumbers(account.id));
+): Promise<ResolvedGroup> {
+  const ownLines = new Set(await deps.store.accounts.listServiceNumbers(account.id));
   // The account's own line is in every group already; listing it is not an error, just redundant.
   const requested = target.numbers && [...new Set(target.numbers)].filter((number) => !ownLines.has(number));
   if (requested) checkMemberCount(requested.length);
 
   if (target.groupId !== undefined) {
-    const resolved = findGroup(deps, account, target.groupId);
+    const resolved = await findGroup(deps, account, target.groupId);
     // Compared with the members, not the stored key: a parked group's key is not its set (takeMemberKey).
     if (requested && memberKeyOf(requested) !== memberKeyOf(resolved.members)) {
       throw new AppError(ErrorCode.validation, `numbers do not match the members of group ${target.groupId}`);
@@ -56,22 +57,22 @@ export function resolveGroupForSend(
   if (!requested) throw new AppError(ErrorCode.validation, 'Either numbers or group_id is required');
 
   const memberKey = memberKeyOf(requested);
-  const existing = deps.store.groups.findByMemberKey(account.id, memberKey);
-  if (existing) return { group: existing, members: deps.store.groups.members(existing.id) };
+  const existing = await deps.store.groups.findByMemberKey(account.id, memberKey);
+  if (existing) return { group: existing, members: await deps.store.groups.members(existing.id) };
 
   const group: GroupRow = {
     id: randomUUID(),
     accountId: account.id,
     memberKey,
-    lineNumber: leastLoadedLine(deps, account),
+    lineNumber: await leastLoadedLine(deps, account),
     displayName: '',
     transportGroupId: null,
     photoMediaId: null,
     createdAt: now,
     updatedAt: now,
   };
-  deps.store.groups.insert(group, requested);
-  for (const number of requested) ensureContact(deps, account.id, number, now);
+  await deps.store.groups.insert(group, requested);
+  for (const number of requested) await ensureContact(deps, account.id, number, now);
   return { group, members: requested };
 }
 
@@ -95,9 +96,9 @@ export type GroupModified = {
  * the group just changed, and the other stays reachable by its group_id. Refusing instead would
  * make a removal impossible, and a removed person would keep receiving the group's messages.
  */
-function takeMemberKey(deps: ServiceDeps, account: AccountRow, group: GroupRow, memberKey: string): void {
-  const clash = deps.store.groups.findByMemberKey(account.id, memberKey);
-  if (clash && clash.id !== group.id) deps.store.groups.setMemberKey(clash.id, `${memberKey}#${clash.id}`);
+async function takeMemberKey(deps: ServiceDeps, account: AccountRow, group: GroupRow, memberKey: string): Promise<void> {
+  const clash = await deps.store.groups.findByMemberKey(account.id, memberKey);
+  if (clash && clash.id !== group.id) await deps.store.groups.setMemberKey(clash.id, `${memberKey}#${clash.id}`);
 }
 
 /** Checks a change against the rules; answers the members after it. */
@@ -119,20 +120,27 @@ function membersAfter(ownLines: string[], members: string[], input: ModifyGroupI
   return members.filter((member) => member !== number);
 }
 
-function modifyInTransaction(deps: ServiceDeps, account: AccountRow, input: ModifyGroupInput): GroupModified {
-  const modified = deps.store.transaction((): GroupModified => {
+async function modifyInTransaction(deps: ServiceDeps, account: AccountRow, input: ModifyGroupInput): Promise<GroupModified> {
+  const modified = await inTransaction(deps, async (deps) => {
     const now = deps.clock.now();
-    const { group, members } = findGroup(deps, account, input.groupId);
-    const after = membersAfter(deps.store.accounts.listServiceNumbers(account.id), members, input);
+    const { group, members } = await findGroup(deps, account, input.groupId);
+    const after = membersAfter(await deps.store.accounts.listServiceNumbers(account.id), members, input);
     const memberKey = memberKeyOf(after);
-    takeMemberKey(deps, account, group, memberKey);
+    await takeMemberKey(deps, account, group, memberKey);
     if (input.modifyType === 'add_recipient') {
-      deps.store.groups.addMember(group.id, input.number, memberKey, now);
-      ensureContact(deps, account.id, input.number, now);
+      await deps.store.groups.addMember(group.id, input.number, memberKey, now);
+      await ensureContact(deps, account.id, input.number, now);
     } else {
-      deps.store.groups.removeMember(group.id, input.number, memberKey, now);
+      await deps.store.groups.removeMember(group.id, input.number, memberKey, now);
     }
-    return { status: 'OK', group_id: group.id, modify_type: input.modifyType, number: input.number, error: null, error_message: null };
+    return {
+      status: 'OK' as const,
+      group_id: group.id,
+      modify_type: input.modifyType,
+      number: input.number,
+      error: null,
+      error_message: null,
+    };
   });
   // A member added may have become a contact, whose contact_created webhooks wait in the outbox.
   deps.notify.outboxWritten();
@@ -156,12 +164,12 @@ export async function modifyGroup(
       `modify_type ${input.modifyType} is not supported: use add_recipient or remove_recipient${input.modifyType === 'rename' ? ', and POST /api/v2/groups/{group_id}/name to rename' : ''}`,
     );
   }
-  if (input.fromNumber !== undefined) requireOwnLine(deps, account, input.fromNumber);
+  if (input.fromNumber !== undefined) await requireOwnLine(deps, account, input.fromNumber);
   if (!deps.provider) return modifyInTransaction(deps, account, input);
 
   // Checked before the provider changes anything, and again when recorded.
-  const { group, members } = findGroup(deps, account, input.groupId);
-  membersAfter(deps.store.accounts.listServiceNumbers(account.id), members, input);
+  const { group, members } = await findGroup(deps, account, input.groupId);
+  membersAfter(await deps.store.accounts.listServiceNumbers(account.id), members, input);
   const answer = await deps.provider.call({
     method: 'POST',
     path: '/api/modify-group',
@@ -188,11 +196,11 @@ const HANDOVER_POLL_MS = 50;
  */
 export async function providerGroupIdOf(deps: ServiceDeps, account: AccountRow, groupId: string): Promise<string> {
   for (let waited = 0; ; waited += HANDOVER_POLL_MS) {
-    const group = deps.store.groups.findById(account.id, groupId);
+    const group = await deps.store.groups.findById(account.id, groupId);
     if (!group) throw new AppError(ErrorCode.notFound, `Group ${groupId} not found`);
     if (group.transportGroupId !== null) return group.transportGroupId;
     // Never handed over and nothing on its way: the provider knows it by our id, if at all.
-    if (!deps.store.groups.awaitingHandover(account.id, groupId)) return group.id;
+    if (!(await deps.store.groups.awaitingHandover(account.id, groupId))) return group.id;
     if (waited >= HANDOVER_WAIT_MS) {
       throw new AppError(ErrorCode.overloaded, `Group ${groupId} is still being created at the provider; try again shortly`, {
         retryAfterSeconds: 1,

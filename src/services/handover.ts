@@ -1,6 +1,7 @@
 import type { MessageRow } from '../db/rows.ts';
 import type { ServiceDeps } from './deps.ts';
 import { applyOrphanEvents, recordStatus } from './record-status.ts';
+import { inWriteTransaction, type WriteOptions } from './transactions.ts';
 
 /** What a transport needs to carry a message: addressing and content, nothing of the API's bookkeeping. */
 export type OutboundMessage = {
@@ -27,12 +28,12 @@ export type OutboundMessage = {
 /** What the transport answers when it accepted a message. */
 export type HandoverReceipt = { transportHandle: string; transportGroupId?: string | undefined };
 
-function toOutbound(deps: ServiceDeps, message: MessageRow): OutboundMessage {
-  const group = message.groupId === null ? undefined : deps.store.groups.findById(message.accountId, message.groupId);
+async function toOutbound(deps: ServiceDeps, message: MessageRow): Promise<OutboundMessage> {
+  const group = message.groupId === null ? undefined : await deps.store.groups.findById(message.accountId, message.groupId);
   const outbound = outboundOf(message, group?.transportGroupId ?? null);
   if (outbound.replyTo === null) return outbound;
   // The provider knows the message answered by its own handle, not ours.
-  const answered = deps.store.messages.findByAnyHandle(outbound.replyTo.handle);
+  const answered = await deps.store.messages.findByAnyHandle(outbound.replyTo.handle);
   return { ...outbound, replyTo: { ...outbound.replyTo, handle: answered?.transportHandle ?? outbound.replyTo.handle } };
 }
 
@@ -55,8 +56,8 @@ export function outboundOf(message: MessageRow, transportGroupId: string | null)
 }
 
 /** The message, if it still waits for its hand-over (not yet accepted, not failed meanwhile). */
-export function messageAwaitingHandover(deps: ServiceDeps, handle: string): OutboundMessage | undefined {
-  const message = deps.store.messages.findByAnyHandle(handle);
+export async function messageAwaitingHandover(deps: ServiceDeps, handle: string): Promise<OutboundMessage | undefined> {
+  const message = await deps.store.messages.findByAnyHandle(handle);
   if (!message?.isOutbound || message.handedOverAt !== null || message.status !== 'QUEUED') return undefined;
   return toOutbound(deps, message);
 }
@@ -65,25 +66,35 @@ export function messageAwaitingHandover(deps: ServiceDeps, handle: string): Outb
  * Messages accepted but never handed over, oldest first: what a restart must resume. Pass the
  * previous page's `cursor` to read the next page.
  */
-export function messagesAwaitingHandover(deps: ServiceDeps, limit: number, cursor = 0): { messages: OutboundMessage[]; cursor: number } {
-  const rows = deps.store.messages.awaitingHandover(limit, cursor);
-  return { messages: rows.map((message) => toOutbound(deps, message)), cursor: rows.at(-1)?.id ?? cursor };
+export async function messagesAwaitingHandover(
+  deps: ServiceDeps,
+  limit: number,
+  cursor = 0,
+): Promise<{ messages: OutboundMessage[]; cursor: number }> {
+  const rows = await deps.store.messages.awaitingHandover(limit, cursor);
+  return { messages: await Promise.all(rows.map((message) => toOutbound(deps, message))), cursor: rows.at(-1)?.id ?? cursor };
 }
 
 /**
  * The transport accepted the message: remember its handle (and group id), then apply any status
  * events that arrived under that handle before we knew it.
  */
-export function recordHandover(deps: ServiceDeps, handle: string, receipt: HandoverReceipt): void {
-  const appliedOrphans = deps.store.transaction(() => {
-    const message = deps.store.messages.findByAnyHandle(handle);
+export async function recordHandover(
+  deps: ServiceDeps,
+  handle: string,
+  receipt: HandoverReceipt,
+  options: WriteOptions = {},
+): Promise<void> {
+  const appliedOrphans = await inWriteTransaction(deps, options, async (deps) => {
+    const message = await deps.store.messages.findByAnyHandle(handle);
     if (!message) throw new Error(`handed over an unknown message ${handle}`);
-    deps.store.messages.markHandedOver(message.id, receipt.transportHandle, deps.clock.now());
+    await deps.store.messages.markHandedOver(message.id, receipt.transportHandle, deps.clock.now());
     if (receipt.transportGroupId && message.groupId !== null) {
-      const group = deps.store.groups.findById(message.accountId, message.groupId);
+      const group = await deps.store.groups.findById(message.accountId, message.groupId);
       // Another of the account's groups already answering to this id keeps it: replies in it go there.
-      const taken = deps.store.groups.findByTransportGroupId(message.accountId, receipt.transportGroupId);
-      if (group && group.transportGroupId === null && !taken) deps.store.groups.setTransportGroupId(group.id, receipt.transportGroupId);
+      const taken = await deps.store.groups.findByTransportGroupId(message.accountId, receipt.transportGroupId);
+      if (group && group.transportGroupId === null && !taken)
+        await deps.store.groups.setTransportGroupId(group.id, receipt.transportGroupId);
     }
     return applyOrphanEvents(deps, receipt.transportHandle);
   });
@@ -91,10 +102,16 @@ export function recordHandover(deps: ServiceDeps, handle: string, receipt: Hando
 }
 
 /** The transport refused the message for good, or every retry failed: the message ends in ERROR. */
-export function failHandover(
+export async function failHandover(
   deps: ServiceDeps,
   handle: string,
   failure: { errorCode: number; errorMessage: string; source: string },
-): void {
-  recordStatus(deps, { handle, status: 'ERROR', errorCode: failure.errorCode, errorMessage: failure.errorMessage, source: failure.source });
+): Promise<void> {
+  await recordStatus(deps, {
+    handle,
+    status: 'ERROR',
+    errorCode: failure.errorCode,
+    errorMessage: failure.errorMessage,
+    source: failure.source,
+  });
 }

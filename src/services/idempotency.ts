@@ -5,6 +5,7 @@ import { IDEMPOTENCY_WINDOW_MS } from '../domain/limits.ts';
 import { AppError } from './app-error.ts';
 import type { ServiceDeps } from './deps.ts';
 import { pruneInBatches } from './pruning.ts';
+import { inTransaction } from './transactions.ts';
 
 export type StoredResponse<T> = { httpStatus: number; body: T };
 
@@ -13,26 +14,26 @@ export type StoredResponse<T> = { httpStatus: number; body: T };
  * gets the first answer back, a repeat with a different request is a 409. The lookup, the work and
  * the saved answer share one transaction, so two identical requests can never both do the work.
  */
-export function withIdempotency<T>(
+export async function withIdempotency<T>(
   deps: ServiceDeps,
   account: AccountRow,
   key: string | undefined,
   request: { operation: string; input: unknown },
-  work: () => StoredResponse<T>,
-): StoredResponse<T> {
-  if (key === undefined) return work();
+  work: (deps: ServiceDeps) => Promise<StoredResponse<T>>,
+): Promise<StoredResponse<T>> {
+  if (key === undefined) return work(deps);
   const requestHash = createHash('sha256').update(request.operation).update(JSON.stringify(request.input)).digest('hex');
-  return deps.store.transaction(() => {
+  return inTransaction(deps, async (deps) => {
     const now = deps.clock.now();
-    const previous = deps.store.idempotency.find(account.id, key);
+    const previous = await deps.store.idempotency.find(account.id, key);
     if (previous && now - previous.createdAt < IDEMPOTENCY_WINDOW_MS) {
       if (previous.requestHash !== requestHash) {
         throw new AppError(ErrorCode.conflict, 'Idempotency-Key was already used with a different request');
       }
       return { httpStatus: previous.responseStatus, body: JSON.parse(previous.responseBody) as T };
     }
-    const response = work();
-    deps.store.idempotency.save({
+    const response = await work(deps);
+    await deps.store.idempotency.save({
       accountId: account.id,
       key,
       requestHash,
@@ -48,7 +49,7 @@ export function withIdempotency<T>(
  * Removes, batch by batch, the keys `withIdempotency` no longer replays (created a whole window
  * ago or earlier): a send with such a key runs again whether its row is there or not.
  */
-export function pruneExpiredIdempotencyKeys(deps: ServiceDeps, now: number): Generator<number, void, void> {
+export function pruneExpiredIdempotencyKeys(deps: ServiceDeps, now: number): AsyncGenerator<number, void, void> {
   const windowStart = now - IDEMPOTENCY_WINDOW_MS;
-  return pruneInBatches((afterRowid, limit) => deps.store.idempotency.pruneCreatedBy(windowStart, afterRowid, limit));
+  return pruneInBatches(async (afterRowid, limit) => await deps.store.idempotency.pruneCreatedBy(windowStart, afterRowid, limit));
 }

@@ -3,6 +3,7 @@ import type { AccountRow } from '../db/rows.ts';
 import { authenticate } from './accounts.ts';
 import type { ServiceDeps } from './deps.ts';
 import { pruneInBatches } from './pruning.ts';
+import { inTransaction } from './transactions.ts';
 
 /** A working day: long enough not to nag, short enough that a forgotten laptop does not stay signed in for good. */
 export const INBOX_SESSION_MS = 12 * 60 * 60 * 1000;
@@ -18,15 +19,15 @@ function hashToken(token: string): string {
 }
 
 /** Signs in with the account's API credentials (checked like an API call); undefined when they are wrong. */
-export function openInboxSession(deps: ServiceDeps, apiKeyId: string, apiSecret: string): OpenedSession | undefined {
-  const account = authenticate(deps, apiKeyId, apiSecret);
+export async function openInboxSession(deps: ServiceDeps, apiKeyId: string, apiSecret: string): Promise<OpenedSession | undefined> {
+  const account = await authenticate(deps, apiKeyId, apiSecret);
   if (!account) return undefined;
   const token = randomBytes(32).toString('base64url');
   const now = deps.clock.now();
   const expiresAt = now + INBOX_SESSION_MS;
-  deps.store.transaction(() => {
-    deps.store.inbox.deleteExpiredSessions(account.id, now);
-    deps.store.inbox.insertSession({
+  await inTransaction(deps, async (deps) => {
+    await deps.store.inbox.deleteExpiredSessions(account.id, now);
+    await deps.store.inbox.insertSession({
       tokenHash: hashToken(token),
       accountId: account.id,
       apiSecretHash: account.apiSecretHash,
@@ -38,18 +39,18 @@ export function openInboxSession(deps: ServiceDeps, apiKeyId: string, apiSecret:
 }
 
 /** The account a session token belongs to, while the session lasts and the API secret it was opened with is still the account's. */
-export function accountOfInboxSession(deps: ServiceDeps, token: string): AccountRow | undefined {
-  const session = deps.store.inbox.findSession(hashToken(token));
+export async function accountOfInboxSession(deps: ServiceDeps, token: string): Promise<AccountRow | undefined> {
+  const session = await deps.store.inbox.findSession(hashToken(token));
   if (!session || session.expiresAt <= deps.clock.now()) return undefined;
-  const account = deps.store.accounts.findById(session.accountId);
+  const account = await deps.store.accounts.findById(session.accountId);
   return account && account.apiSecretHash === session.apiSecretHash ? account : undefined;
 }
 
-export function closeInboxSession(deps: ServiceDeps, token: string): void {
-  deps.store.inbox.deleteSession(hashToken(token));
+export async function closeInboxSession(deps: ServiceDeps, token: string): Promise<void> {
+  await deps.store.inbox.deleteSession(hashToken(token));
 }
 
 /** Removes, batch by batch, the sessions of every account that have expired by `now`, including those of accounts that never sign in again. */
-export function pruneExpiredInboxSessions(deps: ServiceDeps, now: number): Generator<number, void, void> {
-  return pruneInBatches((afterRowid, limit) => deps.store.inbox.pruneExpiredSessions(now, afterRowid, limit));
+export function pruneExpiredInboxSessions(deps: ServiceDeps, now: number): AsyncGenerator<number, void, void> {
+  return pruneInBatches(async (afterRowid, limit) => await deps.store.inbox.pruneExpiredSessions(now, afterRowid, limit));
 }

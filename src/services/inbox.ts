@@ -1,5 +1,5 @@
-import type { ConversationKind } from '../db/queries/conversations.ts';
 import type { AccountRow, MessageRow, StatusEventRow } from '../db/rows.ts';
+import type { ConversationKind } from '../db/sqlite/queries/conversations.ts';
 import { ErrorCode } from '../domain/error-codes.ts';
 import { formatDisplayPhone } from '../domain/phone.ts';
 import { previewOf } from '../domain/views.ts';
@@ -41,8 +41,8 @@ function titleOf(names: { firstName: string; lastName: string; displayName: stri
 }
 
 /** The account's recent conversations, one-to-one and groups, unread ones first, then the most recent. */
-export function listConversations(deps: ServiceDeps, account: AccountRow): ConversationSummary[] {
-  return deps.store.conversations.list(account.id, INBOX_CONVERSATIONS).map((row) => ({
+export async function listConversations(deps: ServiceDeps, account: AccountRow): Promise<ConversationSummary[]> {
+  return (await deps.store.conversations.list(account.id, INBOX_CONVERSATIONS)).map((row) => ({
     kind: row.kind,
     id: row.id,
     title: titleOf(row, row.numbers.split(',')),
@@ -52,25 +52,25 @@ export function listConversations(deps: ServiceDeps, account: AccountRow): Conve
   }));
 }
 
-function withHistories(deps: ServiceDeps, rows: MessageRow[]): InboxMessage[] {
+async function withHistories(deps: ServiceDeps, rows: MessageRow[]): Promise<InboxMessage[]> {
   const histories = new Map<string, StatusEventRow[]>();
-  for (const event of deps.store.inbox.histories(rows.map((row) => row.handle))) {
+  for (const event of await deps.store.inbox.histories(rows.map((row) => row.handle))) {
     histories.set(event.messageHandle, [...(histories.get(event.messageHandle) ?? []), event]);
   }
   return rows.map((row) => ({ ...row, history: histories.get(row.handle) ?? [] }));
 }
 
-function findConversation(deps: ServiceDeps, account: AccountRow, kind: ConversationKind, id: string) {
+async function findConversation(deps: ServiceDeps, account: AccountRow, kind: ConversationKind, id: string) {
   if (kind === 'contact') {
-    const contact = deps.store.contacts.findById(account.id, id);
+    const contact = await deps.store.contacts.findById(account.id, id);
     if (!contact) throw new AppError(ErrorCode.notFound, 'No such conversation');
     const members = [contact.phone];
-    const lineNumber = deps.store.accounts.findPinnedLine(account.id, contact.phone) ?? '';
+    const lineNumber = (await deps.store.accounts.findPinnedLine(account.id, contact.phone)) ?? '';
     return { title: titleOf({ ...contact, displayName: '' }, members), members, lineNumber, filter: { contactId: id } };
   }
-  const group = deps.store.groups.findById(account.id, id);
+  const group = await deps.store.groups.findById(account.id, id);
   if (!group) throw new AppError(ErrorCode.notFound, 'No such conversation');
-  const members = deps.store.groups.members(group.id);
+  const members = await deps.store.groups.members(group.id);
   const title = titleOf({ firstName: '', lastName: '', displayName: group.displayName }, members);
   return { title, members, lineNumber: group.lineNumber, filter: { groupId: id } };
 }
@@ -79,12 +79,12 @@ function findConversation(deps: ServiceDeps, account: AccountRow, kind: Conversa
  * A conversation of the account with every message's status history; reading it marks it read
  * through its newest message, as opening a thread does in any inbox.
  */
-export function readConversation(deps: ServiceDeps, account: AccountRow, kind: ConversationKind, id: string): Conversation {
-  const { title, members, lineNumber, filter } = findConversation(deps, account, kind, id);
-  const newestFirst = deps.store.messages.list(account.id, filter, INBOX_MESSAGES, 0);
+export async function readConversation(deps: ServiceDeps, account: AccountRow, kind: ConversationKind, id: string): Promise<Conversation> {
+  const { title, members, lineNumber, filter } = await findConversation(deps, account, kind, id);
+  const newestFirst = await deps.store.messages.list(account.id, filter, INBOX_MESSAGES, 0);
   const newest = newestFirst[0];
-  if (newest) deps.store.conversations.markRead(account.id, kind, id, { at: newest.dateSent, messageId: newest.id });
-  const messages = withHistories(deps, newestFirst.reverse());
+  if (newest) await deps.store.conversations.markRead(account.id, kind, id, { at: newest.dateSent, messageId: newest.id });
+  const messages = await withHistories(deps, newestFirst.reverse());
   return { kind, id, title, members, lineNumber, messages };
 }
 
@@ -92,14 +92,14 @@ export function readConversation(deps: ServiceDeps, account: AccountRow, kind: C
  * Sandbox: a person of the conversation writes to the account, as `POST /sandbox/inbound` would
  * have it (same service), limited to the people of this conversation.
  */
-export function replyAsEndUser(
+export async function replyAsEndUser(
   deps: ServiceDeps,
   account: AccountRow,
   kind: ConversationKind,
   id: string,
   reply: Omit<SandboxInboundInput, 'groupId'>,
 ) {
-  const { members } = findConversation(deps, account, kind, id);
+  const { members } = await findConversation(deps, account, kind, id);
   if (!members.includes(reply.number)) throw new AppError(ErrorCode.validation, `${reply.number} is not in this conversation`);
   return receiveSandboxInbound(deps, account, { ...reply, groupId: kind === 'group' ? id : undefined });
 }

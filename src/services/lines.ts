@@ -4,15 +4,15 @@ import { AppError } from './app-error.ts';
 import type { ServiceDeps } from './deps.ts';
 
 /** Checks a client-chosen from_number against the account's lines. */
-export function requireOwnLine(deps: ServiceDeps, account: AccountRow, fromNumber: string): string {
-  if (!deps.store.accounts.listServiceNumbers(account.id).includes(fromNumber)) {
+export async function requireOwnLine(deps: ServiceDeps, account: AccountRow, fromNumber: string): Promise<string> {
+  if (!(await deps.store.accounts.listServiceNumbers(account.id)).includes(fromNumber)) {
     throw new AppError(ErrorCode.validation, `from_number ${fromNumber} is not one of this account's numbers`);
   }
   return fromNumber;
 }
 
-export function leastLoadedLine(deps: ServiceDeps, account: AccountRow): string {
-  const line = deps.store.accounts.leastLoadedLine(account.id);
+export async function leastLoadedLine(deps: ServiceDeps, account: AccountRow): Promise<string> {
+  const line = await deps.store.accounts.leastLoadedLine(account.id);
   if (!line) throw new AppError(ErrorCode.internal, `Account ${account.email} has no service numbers`);
   return line;
 }
@@ -22,17 +22,17 @@ export function leastLoadedLine(deps: ServiceDeps, account: AccountRow): string 
  * least-loaded line, or the client's explicit choice, which then becomes their pin. Call inside
  * the sending transaction so two first messages cannot pin one person twice.
  */
-export function lineForEndUser(
+export async function lineForEndUser(
   deps: ServiceDeps,
   account: AccountRow,
   endUserNumber: string,
   requestedLine: string | undefined,
   now: number,
-): string {
-  const explicit = requestedLine === undefined ? undefined : requireOwnLine(deps, account, requestedLine);
-  const pinned = deps.store.accounts.findPinnedLine(account.id, endUserNumber);
+): Promise<string> {
+  const explicit = requestedLine === undefined ? undefined : await requireOwnLine(deps, account, requestedLine);
+  const pinned = await deps.store.accounts.findPinnedLine(account.id, endUserNumber);
   if (pinned) return explicit ?? pinned;
-  const line = explicit ?? leastLoadedLine(deps, account);
-  deps.store.accounts.pinEndUser(account.id, endUserNumber, line, now);
+  const line = explicit ?? (await leastLoadedLine(deps, account));
+  await deps.store.accounts.pinEndUser(account.id, endUserNumber, line, now);
   return line;
 }

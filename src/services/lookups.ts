@@ -17,13 +17,13 @@ export async function lookupNumber(
   return { number, service: sandboxBehaviour(number) === 'sms' ? 'SMS' : 'iMessage' };
 }
 
-function localLineStates(deps: ServiceDeps, account: AccountRow): LineState[] {
-  return deps.store.lines.ofAccount(account.id).map(toLineState);
+async function localLineStates(deps: ServiceDeps, account: AccountRow): Promise<LineState[]> {
+  return (await deps.store.lines.ofAccount(account.id)).map(toLineState);
 }
 
 /** The provider's states of this account's lines only: tenants share one provider account. */
 async function providerLineStates(deps: ServiceDeps, account: AccountRow, provider: NonNullable<ServiceDeps['provider']>) {
-  const own = new Set(deps.store.accounts.listServiceNumbers(account.id));
+  const own = new Set(await deps.store.accounts.listServiceNumbers(account.id));
   try {
     const answer = await provider.call({ method: 'GET', path: '/api/v2/lines/state' });
     const data = (answer.body as { data?: unknown } | null)?.data;
@@ -42,6 +42,6 @@ async function providerLineStates(deps: ServiceDeps, account: AccountRow, provid
 /** lines.getState: each of the account's lines and its state. */
 export async function lineStates(deps: ServiceDeps, account: AccountRow) {
   const snapshotAt = toIso(deps.clock.now());
-  const data = deps.provider ? await providerLineStates(deps, account, deps.provider) : localLineStates(deps, account);
+  const data = deps.provider ? await providerLineStates(deps, account, deps.provider) : await localLineStates(deps, account);
   return { status: 'OK' as const, snapshot_at: snapshotAt, data };
 }

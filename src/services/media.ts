@@ -1,11 +1,12 @@
 import { randomBytes } from 'node:crypto';
-import type { MediaObjectRow } from '../db/queries/media.ts';
 import type { AccountRow } from '../db/rows.ts';
+import type { MediaObjectRow } from '../db/sqlite/queries/media.ts';
 import { ErrorCode } from '../domain/error-codes.ts';
 import { extensionOf, type MediaFetcher, type MediaKind } from '../domain/media-objects.ts';
 import { AppError } from './app-error.ts';
 import type { ServiceDeps } from './deps.ts';
 import type { ProviderAnswer } from './provider.ts';
+import { inTransaction } from './transactions.ts';
 
 /** The services' deps plus the fetcher of media URLs (the guarded outbound client). */
 export type MediaDeps = ServiceDeps & { fetchMedia: MediaFetcher };
@@ -39,16 +40,16 @@ export async function fetchAndStoreMedia(
     remoteUrl: null,
     createdAt: deps.clock.now(),
   };
-  deps.store.transaction(() => deps.store.media.insert(row));
+  await inTransaction(deps, async (deps) => await deps.store.media.insert(row));
   return row;
 }
 
 /** A file the provider keeps (relay mode): recorded by its URL there, no bytes. */
-export function recordRemoteMedia(
+export async function recordRemoteMedia(
   deps: ServiceDeps,
   account: AccountRow,
   remote: { id?: string | undefined; sourceUrl: string; remoteUrl: string },
-): MediaObjectRow {
+): Promise<MediaObjectRow> {
   const row: MediaObjectRow = {
     id: remote.id || newMediaObjectId(),
     accountId: account.id,
@@ -59,7 +60,7 @@ export function recordRemoteMedia(
     remoteUrl: remote.remoteUrl,
     createdAt: deps.clock.now(),
   };
-  deps.store.transaction(() => deps.store.media.insertIfNew(row));
+  await inTransaction(deps, async (deps) => await deps.store.media.insertIfNew(row));
   return row;
 }
 
@@ -79,7 +80,7 @@ export async function uploadMediaObject(
   if (deps.provider) {
     const answer = await deps.provider.call({ method: 'POST', path: '/api/upload-media-object', body: { media_url: input.mediaUrl } });
     if (answer.ok) {
-      recordRemoteMedia(deps, account, {
+      await recordRemoteMedia(deps, account, {
         id: stringField(answer.body, 'mediaObjectId'),
         sourceUrl: input.mediaUrl,
         remoteUrl: stringField(answer.body, 'media_url') ?? input.mediaUrl,
@@ -97,9 +98,9 @@ export async function uploadMediaObject(
 }
 
 /** The bytes `GET /media/{file}` serves: `file` is the id, with or without the extension its URL carries. */
-export function findServedMedia(deps: ServiceDeps, file: string): { contentType: string; bytes: Buffer } | undefined {
+export async function findServedMedia(deps: ServiceDeps, file: string): Promise<{ contentType: string; bytes: Buffer } | undefined> {
   const id = file.replace(/\.[A-Za-z0-9]{1,8}$/, '');
-  const row = deps.store.media.findById(id);
+  const row = await deps.store.media.findById(id);
   // A relayed object's bytes are the provider's: it serves them at its own URL.
   if (!row?.bytes) return undefined;
   return { contentType: row.contentType, bytes: row.bytes };

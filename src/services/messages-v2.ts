@@ -1,5 +1,5 @@
-import type { MessageV2Filter, MessageV2Order } from '../db/queries/messages-v2.ts';
 import type { AccountRow, MessageRow } from '../db/rows.ts';
+import type { MessageV2Filter, MessageV2Order } from '../db/sqlite/queries/messages-v2.ts';
 import { ErrorCode } from '../domain/error-codes.ts';
 import { workerIdOf } from '../domain/line-state.ts';
 import { toMessageRow } from '../domain/message-row-view.ts';
@@ -60,11 +60,11 @@ function earliest(...times: (number | undefined)[]): number | undefined {
  * The API's filters in database terms. from_number and to_number name the account's line on one
  * side and the end user on the other, so they become a direction plus a line or number.
  */
-function toFilter(deps: ServiceDeps, account: AccountRow, query: MessageV2Query): MessageV2Filter | null {
+async function toFilter(deps: ServiceDeps, account: AccountRow, query: MessageV2Query): Promise<MessageV2Filter | null> {
   if (query.account_email !== undefined && query.account_email !== account.email) return NOTHING;
   if (query.service === 'RCS') return NOTHING;
   if (query.status !== undefined && !MESSAGE_STATUSES.includes(query.status as MessageStatus)) return NOTHING;
-  const lines = deps.store.accounts.listServiceNumbers(account.id);
+  const lines = await deps.store.accounts.listServiceNumbers(account.id);
   let filter: MessageV2Filter | null = {
     status: query.status as MessageStatus | undefined,
     groupId: query.group_id,
@@ -95,32 +95,38 @@ function toFilter(deps: ServiceDeps, account: AccountRow, query: MessageV2Query)
   return filter;
 }
 
-function rowOf(deps: ServiceDeps, account: AccountRow, message: MessageRow) {
-  const group = message.groupId === null ? undefined : deps.store.groups.findById(account.id, message.groupId);
+async function rowOf(deps: ServiceDeps, account: AccountRow, message: MessageRow) {
+  const group = message.groupId === null ? undefined : await deps.store.groups.findById(account.id, message.groupId);
   return toMessageRow(message, account, {
     groupDisplayName: group === undefined ? null : group.displayName,
-    participants: participantsOf(deps, message),
+    participants: await participantsOf(deps, message),
   });
 }
 
 /** messages.list: a page of the account's messages and how many match in all. */
-export function listMessagesV2(deps: ServiceDeps, account: AccountRow, query: MessageV2Query) {
-  const filter = toFilter(deps, account, query);
-  const rows = filter === NOTHING ? [] : deps.store.messagesV2.list(account.id, filter, query.order, query.limit, query.offset);
+export async function listMessagesV2(deps: ServiceDeps, account: AccountRow, query: MessageV2Query) {
+  const filter = await toFilter(deps, account, query);
+  const rows = filter === NOTHING ? [] : await deps.store.messagesV2.list(account.id, filter, query.order, query.limit, query.offset);
   // A short page that is not past the end says the total itself: only a full page needs counting.
   const pageSaysTotal = rows.length < query.limit && (rows.length > 0 || query.offset === 0);
   const total =
-    filter === NOTHING ? 0 : pageSaysTotal ? query.offset + rows.length : deps.store.messagesV2.total(account.id, filter, deps.clock.now());
+    filter === NOTHING
+      ? 0
+      : pageSaysTotal
+        ? query.offset + rows.length
+        : await deps.store.messagesV2.total(account.id, filter, deps.clock.now());
+  const data = [];
+  for (const row of rows) data.push(await rowOf(deps, account, row));
   return {
     status: 'OK' as const,
-    data: rows.map((row) => rowOf(deps, account, row)),
+    data,
     pagination: { total, limit: query.limit, offset: query.offset, hasMore: query.offset + rows.length < total },
   };
 }
 
 /** messages.retrieve: one of the account's messages by its handle. */
-export function retrieveMessageV2(deps: ServiceDeps, account: AccountRow, handle: string) {
-  const message = deps.store.messages.findByHandle(account.id, handle);
+export async function retrieveMessageV2(deps: ServiceDeps, account: AccountRow, handle: string) {
+  const message = await deps.store.messages.findByHandle(account.id, handle);
   if (!message) throw new AppError(ErrorCode.notFound, `No message with handle ${handle}`);
-  return { status: 'OK' as const, data: rowOf(deps, account, message) };
+  return { status: 'OK' as const, data: await rowOf(deps, account, message) };
 }

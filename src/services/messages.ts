@@ -1,32 +1,36 @@
-import type { MessageListFilter } from '../db/queries/messages.ts';
 import type { AccountRow, MessageRow } from '../db/rows.ts';
+import type { MessageListFilter } from '../db/sqlite/queries/messages.ts';
 import { toIso } from '../domain/dates.ts';
 import { ErrorCode } from '../domain/error-codes.ts';
 import { toListRecord, toMessageObject } from '../domain/views.ts';
 import { AppError } from './app-error.ts';
 import type { ServiceDeps } from './deps.ts';
 
-export function listMessages(deps: ServiceDeps, account: AccountRow, query: { filter: MessageListFilter; limit: number; offset: number }) {
-  const rows = deps.store.messages.list(account.id, query.filter, query.limit, query.offset);
+export async function listMessages(
+  deps: ServiceDeps,
+  account: AccountRow,
+  query: { filter: MessageListFilter; limit: number; offset: number },
+) {
+  const rows = await deps.store.messages.list(account.id, query.filter, query.limit, query.offset);
   return { messages: rows.map((row) => toListRecord(row, account)) };
 }
 
 /** Everyone in a message's conversation, the account's line last. */
-export function participantsOf(deps: ServiceDeps, message: MessageRow): string[] {
+export async function participantsOf(deps: ServiceDeps, message: MessageRow): Promise<string[]> {
   if (message.messageType === 'group' && message.groupId !== null) {
-    const members = message.isOutbound ? (message.recipients ?? []) : deps.store.groups.members(message.groupId);
+    const members = message.isOutbound ? (message.recipients ?? []) : await deps.store.groups.members(message.groupId);
     return [...members, message.lineNumber];
   }
   return [message.number, message.lineNumber];
 }
 
 /** GET /api/status: the Message object, with every status event received when asked. */
-export function getMessageStatus(deps: ServiceDeps, account: AccountRow, handle: string, withHistory: boolean) {
-  const message = deps.store.messages.findByHandle(account.id, handle);
+export async function getMessageStatus(deps: ServiceDeps, account: AccountRow, handle: string, withHistory: boolean) {
+  const message = await deps.store.messages.findByHandle(account.id, handle);
   if (!message) throw new AppError(ErrorCode.notFound, `No message with handle ${handle}`);
-  const body = toMessageObject(message, account, participantsOf(deps, message));
+  const body = toMessageObject(message, account, await participantsOf(deps, message));
   if (!withHistory) return body;
-  const history = deps.store.messages.history(handle).map((event) => ({
+  const history = (await deps.store.messages.history(handle)).map((event) => ({
     status: event.status,
     applied: event.applied,
     implied: event.implied,

@@ -8,15 +8,15 @@ import type { ServiceDeps } from './deps.ts';
  * created by a STOP is created opted out. Answers whether this very message opted them out, which
  * its row and receive webhook carry. Call inside the receiving transaction.
  */
-export function contactOfInbound(
+export async function contactOfInbound(
   deps: ServiceDeps,
   account: AccountRow,
   from: string,
   content: string,
   now: number,
-): { contact: ContactRow; optedOut: boolean } {
+): Promise<{ contact: ContactRow; optedOut: boolean }> {
   const intent = optOutIntent(content);
-  if (intent === null) return { contact: ensureContact(deps, account.id, from, now), optedOut: false };
+  if (intent === null) return { contact: await ensureContact(deps, account.id, from, now), optedOut: false };
   const optedOut = intent === 'opt_out';
-  return { contact: upsertContact(deps, account, from, { optedOut }, now), optedOut };
+  return { contact: await upsertContact(deps, account, from, { optedOut }, now), optedOut };
 }

@@ -5,6 +5,6 @@ import { pruneInBatches } from './pruning.ts';
  * Drops, batch by batch, the status events received at or before `until` for a handle no message
  * took: a hand-over that never came (or a stray report) would otherwise keep them for good.
  */
-export function pruneOrphanEvents(deps: ServiceDeps, until: number): Generator<number, void, void> {
-  return pruneInBatches((afterRowid, limit) => deps.store.orphans.pruneReceivedBy(until, afterRowid, limit));
+export function pruneOrphanEvents(deps: ServiceDeps, until: number): AsyncGenerator<number, void, void> {
+  return pruneInBatches(async (afterRowid, limit) => await deps.store.orphans.pruneReceivedBy(until, afterRowid, limit));
 }

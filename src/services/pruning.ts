@@ -1,4 +1,4 @@
-import type { PruneBatch } from '../db/oldest-rows.ts';
+import type { PruneBatch } from '../db/prune-batch.ts';
 
 /** The tables the retention pass removes old rows from (a delivery goes with its attempts). */
 export const PRUNED_TABLES = [
@@ -18,9 +18,11 @@ const PRUNE_BATCH = 500;
  * Walks a table from its oldest row, one transaction per batch, yielding how many rows each batch
  * removed: the caller decides what happens between batches (nothing for the CLI, a pause in the server).
  */
-export function* pruneInBatches(batch: (afterRowid: number, limit: number) => PruneBatch): Generator<number, void, void> {
+export async function* pruneInBatches(
+  batch: (afterRowid: number, limit: number) => Promise<PruneBatch>,
+): AsyncGenerator<number, void, void> {
   for (let afterRowid: number | null = 0; afterRowid !== null; ) {
-    const { pruned, resumeAfter } = batch(afterRowid, PRUNE_BATCH);
+    const { pruned, resumeAfter } = await batch(afterRowid, PRUNE_BATCH);
     afterRowid = resumeAfter;
     yield pruned;
   }

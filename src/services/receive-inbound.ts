@@ -11,6 +11,7 @@ import type { ServiceDeps } from './deps.ts';
 import { timeOrderedUuid } from './ids.ts';
 import { lineForEndUser } from './lines.ts';
 import { contactOfInbound } from './opt-out.ts';
+import { inTransaction, inWriteTransaction, type WriteOptions } from './transactions.ts';
 import { fanOutToAccountWebhooks } from './webhook-fanout.ts';
 
 /** An end user's message to an account, already validated (E.164 sender, content or media). */
@@ -36,8 +37,14 @@ type Conversation = {
   optedOut?: boolean;
 };
 
-function insertInbound(deps: ServiceDeps, account: AccountRow, input: InboundMessage, conversation: Conversation, now: number): MessageRow {
-  let message = deps.store.messages.insert({
+async function insertInbound(
+  deps: ServiceDeps,
+  account: AccountRow,
+  input: InboundMessage,
+  conversation: Conversation,
+  now: number,
+): Promise<MessageRow> {
+  let message = await deps.store.messages.insert({
     handle: timeOrderedUuid(),
     accountId: account.id,
     isOutbound: false,
@@ -58,10 +65,10 @@ function insertInbound(deps: ServiceDeps, account: AccountRow, input: InboundMes
     dateUpdated: now,
   });
   if (conversation.optedOut) {
-    deps.store.messages.markOptedOut(message.id);
+    await deps.store.messages.markOptedOut(message.id);
     message = { ...message, optedOut: true };
   }
-  deps.store.messages.insertStatusEvent({
+  await deps.store.messages.insertStatusEvent({
     id: `evt_${timeOrderedUuid()}`,
     messageHandle: message.handle,
     status: 'RECEIVED',
@@ -78,13 +85,13 @@ function insertInbound(deps: ServiceDeps, account: AccountRow, input: InboundMes
     displayName: conversation.group.displayName,
   };
   const payload = JSON.stringify(toReceivePayload(message, account, group));
-  fanOutToAccountWebhooks(
+  await fanOutToAccountWebhooks(
     deps,
     account,
     { type: 'receive', eventType: 'message.received', orderKey: message.handle, payload, line: message.lineNumber },
     now,
   );
-  recordAccountEvent(
+  await recordAccountEvent(
     deps,
     account.id,
     'message.received',
@@ -101,30 +108,30 @@ function insertInbound(deps: ServiceDeps, account: AccountRow, input: InboundMes
 }
 
 /** Stores one inbound message in its conversation. Call inside a transaction. */
-function receiveInConversation(
+async function receiveInConversation(
   deps: ServiceDeps,
   account: AccountRow,
   input: InboundMessage,
   group: GroupRow | null,
   lineWrittenTo?: string,
-): ReceiveOutcome {
+): Promise<ReceiveOutcome> {
   if (input.transportHandle !== undefined) {
-    const known = deps.store.messages.findByAnyHandle(input.transportHandle);
+    const known = await deps.store.messages.findByAnyHandle(input.transportHandle);
     if (known) return { message: known, created: false };
   }
   const now = deps.clock.now();
   if (group) {
-    const members = deps.store.groups.members(group.id);
+    const members = await deps.store.groups.members(group.id);
     if (!members.includes(input.from)) {
       throw new AppError(ErrorCode.validation, `${input.from} is not a member of group ${group.id}`);
     }
-    const message = insertInbound(deps, account, input, { lineNumber: group.lineNumber, contactId: null, group, members }, now);
+    const message = await insertInbound(deps, account, input, { lineNumber: group.lineNumber, contactId: null, group, members }, now);
     return { message, created: true };
   }
-  const lineNumber = lineForEndUser(deps, account, input.from, lineWrittenTo, now);
-  const { contact, optedOut } = contactOfInbound(deps, account, input.from, input.content, now);
-  const message = insertInbound(deps, account, input, { lineNumber, contactId: contact.id, group: null, members: [], optedOut }, now);
-  deps.store.contacts.recordMessage(contact.id, now, previewOf(message.content, message.mediaUrl), false);
+  const lineNumber = await lineForEndUser(deps, account, input.from, lineWrittenTo, now);
+  const { contact, optedOut } = await contactOfInbound(deps, account, input.from, input.content, now);
+  const message = await insertInbound(deps, account, input, { lineNumber, contactId: contact.id, group: null, members: [], optedOut }, now);
+  await deps.store.contacts.recordMessage(contact.id, now, previewOf(message.content, message.mediaUrl), false);
   return { message, created: true };
 }
 
@@ -140,17 +147,17 @@ function committed(deps: ServiceDeps, outcome: ReceiveOutcome): ReceiveOutcome {
  * An end user texts the account, one-to-one or in one of the account's groups (`groupId` is ours).
  * Used by the sandbox network and `POST /sandbox/inbound`.
  */
-export function receiveInbound(
+export async function receiveInbound(
   deps: ServiceDeps,
   account: AccountRow,
   input: InboundMessage & { groupId?: string | undefined },
-): ReceiveOutcome {
+): Promise<ReceiveOutcome> {
   return committed(
     deps,
-    deps.store.transaction(() => {
+    await inTransaction(deps, async (deps) => {
       let group: GroupRow | null = null;
       if (input.groupId !== undefined) {
-        group = deps.store.groups.findById(account.id, input.groupId) ?? null;
+        group = (await deps.store.groups.findById(account.id, input.groupId)) ?? null;
         if (!group) throw new AppError(ErrorCode.notFound, `Group ${input.groupId} not found`);
       }
       return receiveInConversation(deps, account, input, group);
@@ -169,20 +176,20 @@ export type TransportInbound = InboundMessage & {
 };
 
 /** Our group for a transport's group id seen for the first time: the account's group with the same people, or a new one. */
-function adoptTransportGroup(
+async function adoptTransportGroup(
   deps: ServiceDeps,
   account: AccountRow,
   input: TransportInbound,
   transportGroupId: string,
   lineWrittenTo: string,
-): GroupRow {
-  const ownLines = new Set([...deps.store.accounts.listServiceNumbers(account.id), input.toNumber]);
+): Promise<GroupRow> {
+  const ownLines = new Set([...(await deps.store.accounts.listServiceNumbers(account.id)), input.toNumber]);
   const people = [...new Set([...(input.participants ?? []), input.from])].filter((number) => !ownLines.has(number));
   const memberKey = memberKeyOf(people);
   const now = deps.clock.now();
-  const existing = deps.store.groups.findByMemberKey(account.id, memberKey);
+  const existing = await deps.store.groups.findByMemberKey(account.id, memberKey);
   if (existing) {
-    deps.store.groups.setTransportGroupId(existing.id, transportGroupId);
+    await deps.store.groups.setTransportGroupId(existing.id, transportGroupId);
     return { ...existing, transportGroupId };
   }
   const group: GroupRow = {
@@ -196,8 +203,8 @@ function adoptTransportGroup(
     createdAt: now,
     updatedAt: now,
   };
-  deps.store.groups.insert(group, people);
-  for (const number of people) ensureContact(deps, account.id, number, now);
+  await deps.store.groups.insert(group, people);
+  for (const number of people) await ensureContact(deps, account.id, number, now);
   return group;
 }
 
@@ -205,8 +212,8 @@ function adoptTransportGroup(
 export type TransportReceiveOutcome = (ReceiveOutcome & { routed: true }) | { routed: false; created: boolean };
 
 /** Kept for the operator: no account owns the line, and guessing one would hand a person's message to a stranger. */
-function keepUnrouted(deps: ServiceDeps, input: TransportInbound): TransportReceiveOutcome {
-  const created = deps.store.unrouted.insert({
+async function keepUnrouted(deps: ServiceDeps, input: TransportInbound): Promise<TransportReceiveOutcome> {
+  const created = await deps.store.unrouted.insert({
     transportHandle: input.transportHandle ?? null,
     fromNumber: input.from,
     toNumber: input.toNumber,
@@ -227,14 +234,19 @@ function keepUnrouted(deps: ServiceDeps, input: TransportInbound): TransportRece
  * line it arrived on (a line has one owner), and a group message to that account's group with the
  * transport's group id; a message to a line nobody owns is kept as unrouted.
  */
-export function receiveFromTransport(deps: ServiceDeps, input: TransportInbound): TransportReceiveOutcome {
-  const outcome = deps.store.transaction((): TransportReceiveOutcome => {
-    const account = deps.store.accounts.findByServiceNumber(input.toNumber);
+export async function receiveFromTransport(
+  deps: ServiceDeps,
+  input: TransportInbound,
+  options: WriteOptions = {},
+): Promise<TransportReceiveOutcome> {
+  const outcome = await inWriteTransaction(deps, options, async (deps) => {
+    const account = await deps.store.accounts.findByServiceNumber(input.toNumber);
     if (!account) return keepUnrouted(deps, input);
     const { transportGroupId } = input;
-    const knownGroup = transportGroupId ? deps.store.groups.findByTransportGroupId(account.id, transportGroupId) : undefined;
-    const group = knownGroup ?? (transportGroupId ? adoptTransportGroup(deps, account, input, transportGroupId, input.toNumber) : null);
-    return { routed: true, ...receiveInConversation(deps, account, input, group, input.toNumber) };
+    const knownGroup = transportGroupId ? await deps.store.groups.findByTransportGroupId(account.id, transportGroupId) : undefined;
+    const group =
+      knownGroup ?? (transportGroupId ? await adoptTransportGroup(deps, account, input, transportGroupId, input.toNumber) : null);
+    return { routed: true as const, ...(await receiveInConversation(deps, account, input, group, input.toNumber)) };
   });
   if (outcome.routed) committed(deps, outcome);
   return outcome;

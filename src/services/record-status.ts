@@ -1,11 +1,12 @@
-import type { StatusEventInsert, StatusUpdate } from '../db/queries/messages.ts';
 import type { AccountRow, MessageRow } from '../db/rows.ts';
+import type { StatusEventInsert, StatusUpdate } from '../db/sqlite/queries/messages.ts';
 import { DELIVERY_ERROR_MESSAGES, ErrorCode } from '../domain/error-codes.ts';
 import { decideStatus, type MessageStatus, type NotAppliedReason } from '../domain/status.ts';
 import { toStatusCallbackPayload } from '../domain/webhook-payloads.ts';
 import { recordAccountEvent } from './account-events.ts';
 import type { ServiceDeps } from './deps.ts';
 import { newWebhookId, timeOrderedUuid } from './ids.ts';
+import { inWriteTransaction, type WriteOptions } from './transactions.ts';
 import { fanOutToAccountWebhooks } from './webhook-fanout.ts';
 
 /** A status event as a transport (or the ingest endpoint) reports it. */
@@ -33,7 +34,7 @@ function newEventId(): string {
   return `evt_${timeOrderedUuid()}`;
 }
 
-function insertEvent(deps: ServiceDeps, event: Omit<StatusEventInsert, 'id'>): boolean {
+async function insertEvent(deps: ServiceDeps, event: Omit<StatusEventInsert, 'id'>): Promise<boolean> {
   return deps.store.messages.insertStatusEvent({ id: newEventId(), ...event });
 }
 
@@ -41,10 +42,10 @@ function insertEvent(deps: ServiceDeps, event: Omit<StatusEventInsert, 'id'>): b
  * Queues the message's status, as it now is, to its status_callback (when the client asked for one)
  * and to every `outbound` webhook of the account: one payload, ordered per message and URL alike.
  */
-function enqueueStatusCallbacks(deps: ServiceDeps, message: MessageRow, account: AccountRow, now: number): void {
+async function enqueueStatusCallbacks(deps: ServiceDeps, message: MessageRow, account: AccountRow, now: number): Promise<void> {
   const payload = JSON.stringify(toStatusCallbackPayload(message, account));
   if (message.statusCallback !== null && message.statusCallback !== '') {
-    deps.store.outbox.enqueue(
+    await deps.store.outbox.enqueue(
       {
         webhookId: newWebhookId(),
         accountId: account.id,
@@ -56,15 +57,15 @@ function enqueueStatusCallbacks(deps: ServiceDeps, message: MessageRow, account:
       now,
     );
   }
-  fanOutToAccountWebhooks(deps, account, { type: 'outbound', eventType: 'message.outbound', orderKey: message.handle, payload }, now);
+  await fanOutToAccountWebhooks(deps, account, { type: 'outbound', eventType: 'message.outbound', orderKey: message.handle, payload }, now);
 }
 
 /**
  * The first status of a message just inserted by a send: its QUEUED event and QUEUED callback.
  * Call inside the sending transaction.
  */
-export function recordQueued(deps: ServiceDeps, message: MessageRow, account: AccountRow, now: number): void {
-  insertEvent(deps, {
+export async function recordQueued(deps: ServiceDeps, message: MessageRow, account: AccountRow, now: number): Promise<void> {
+  await insertEvent(deps, {
     messageHandle: message.handle,
     status: 'QUEUED',
     errorCode: null,
@@ -75,8 +76,8 @@ export function recordQueued(deps: ServiceDeps, message: MessageRow, account: Ac
     notAppliedReason: null,
     receivedAt: now,
   });
-  enqueueStatusCallbacks(deps, message, account, now);
-  recordAccountEvent(
+  await enqueueStatusCallbacks(deps, message, account, now);
+  await recordAccountEvent(
     deps,
     account.id,
     'message.created',
@@ -92,8 +93,14 @@ export function recordQueued(deps: ServiceDeps, message: MessageRow, account: Ac
   );
 }
 
-function notApplied(deps: ServiceDeps, message: MessageRow, report: StatusReport, reason: NotAppliedReason, now: number): RecordOutcome {
-  const inserted = insertEvent(deps, {
+async function notApplied(
+  deps: ServiceDeps,
+  message: MessageRow,
+  report: StatusReport,
+  reason: NotAppliedReason,
+  now: number,
+): Promise<RecordOutcome> {
+  const inserted = await insertEvent(deps, {
     messageHandle: message.handle,
     status: report.status,
     errorCode: report.errorCode ?? null,
@@ -109,11 +116,11 @@ function notApplied(deps: ServiceDeps, message: MessageRow, report: StatusReport
 }
 
 /** Applies a report to a known message. Call inside a transaction. */
-function applyReport(deps: ServiceDeps, message: MessageRow, report: StatusReport, now: number): RecordOutcome {
+async function applyReport(deps: ServiceDeps, message: MessageRow, report: StatusReport, now: number): Promise<RecordOutcome> {
   const decision = decideStatus(message.status, report.status);
   if (!decision.applied) return notApplied(deps, message, report, decision.reason, now);
 
-  const account = deps.store.accounts.findById(message.accountId);
+  const account = await deps.store.accounts.findById(message.accountId);
   if (!account) throw new Error(`message ${message.handle} belongs to no account`);
   let current = message;
   for (const step of decision.steps) {
@@ -127,7 +134,7 @@ function applyReport(deps: ServiceDeps, message: MessageRow, report: StatusRepor
       // A transport's clock is not ours: date_updated never moves backwards.
       dateUpdated: Math.max(now, current.dateUpdated),
     };
-    const inserted = insertEvent(deps, {
+    const inserted = await insertEvent(deps, {
       messageHandle: message.handle,
       status: step.status,
       errorCode: update.errorCode,
@@ -143,9 +150,9 @@ function applyReport(deps: ServiceDeps, message: MessageRow, report: StatusRepor
     if (!inserted) throw new Error(`status ${step.status} of ${message.handle} was already applied`);
     const previousStatus = current.status;
     current = { ...current, ...update };
-    deps.store.messages.updateStatus(current.id, update);
-    enqueueStatusCallbacks(deps, current, account, now);
-    recordAccountEvent(
+    await deps.store.messages.updateStatus(current.id, update);
+    await enqueueStatusCallbacks(deps, current, account, now);
+    await recordAccountEvent(
       deps,
       account.id,
       'message.updated',
@@ -157,19 +164,19 @@ function applyReport(deps: ServiceDeps, message: MessageRow, report: StatusRepor
 }
 
 /** Records a status report inside the caller's transaction. */
-export function recordStatusInTransaction(deps: ServiceDeps, report: StatusReport): RecordOutcome {
+export async function recordStatusInTransaction(deps: ServiceDeps, report: StatusReport): Promise<RecordOutcome> {
   const now = deps.clock.now();
-  if (report.sourceEventId && deps.store.messages.sourceEventSeen(report.source, report.sourceEventId)) {
+  if (report.sourceEventId && (await deps.store.messages.sourceEventSeen(report.source, report.sourceEventId))) {
     return 'duplicate_event';
   }
-  const message = deps.store.messages.findByAnyHandle(report.handle);
+  const message = await deps.store.messages.findByAnyHandle(report.handle);
   if (message) {
-    const outcome = applyReport(deps, message, report, now);
+    const outcome = await applyReport(deps, message, report, now);
     // Applied or not, the event joined the message's history, which the inbox shows.
     if (outcome !== 'duplicate_event') deps.notify.accountActivity?.(message.accountId);
     return outcome;
   }
-  const kept = deps.store.orphans.insert({
+  const kept = await deps.store.orphans.insert({
     transportHandle: report.handle,
     status: report.status,
     errorCode: report.errorCode ?? null,
@@ -186,17 +193,17 @@ export function recordStatusInTransaction(deps: ServiceDeps, report: StatusRepor
  * The one way a status change enters the database: event, decision, message and callback in one
  * transaction, so a crash leaves either all of them or none.
  */
-export function recordStatus(deps: ServiceDeps, report: StatusReport): RecordOutcome {
-  const outcome = deps.store.transaction(() => recordStatusInTransaction(deps, report));
+export async function recordStatus(deps: ServiceDeps, report: StatusReport, options: WriteOptions = {}): Promise<RecordOutcome> {
+  const outcome = await inWriteTransaction(deps, options, (deps) => recordStatusInTransaction(deps, report));
   if (outcome === 'applied') deps.notify.outboxWritten();
   return outcome;
 }
 
 /** Applies the events that arrived under `transportHandle` before the message was known by it. Call inside a transaction. */
-export function applyOrphanEvents(deps: ServiceDeps, transportHandle: string): boolean {
+export async function applyOrphanEvents(deps: ServiceDeps, transportHandle: string): Promise<boolean> {
   let applied = false;
-  for (const orphan of deps.store.orphans.take(transportHandle)) {
-    const outcome = recordStatusInTransaction(deps, {
+  for (const orphan of await deps.store.orphans.take(transportHandle)) {
+    const outcome = await recordStatusInTransaction(deps, {
       handle: transportHandle,
       status: orphan.status,
       errorCode: orphan.errorCode,

@@ -1,5 +1,5 @@
-import type { NewSandboxStep, SandboxStepRow } from '../db/queries/sandbox.ts';
 import type { AccountRow } from '../db/rows.ts';
+import type { NewSandboxStep, SandboxStepRow } from '../db/sqlite/queries/sandbox.ts';
 import { ErrorCode } from '../domain/error-codes.ts';
 import { type PlannedStep, planTimeline, sandboxBehaviour } from '../domain/sandbox-numbers.ts';
 import type { InboundService } from '../domain/webhook-payloads.ts';
@@ -9,6 +9,7 @@ import type { OutboundMessage } from './handover.ts';
 import { getMessageStatus } from './messages.ts';
 import { receiveInbound } from './receive-inbound.ts';
 import { recordStatusInTransaction } from './record-status.ts';
+import { inTransaction, inWriteTransaction, type WriteOptions } from './transactions.ts';
 import { reportTyping } from './typing.ts';
 
 /** The name the sandbox network reports under, in status histories and inbound messages. */
@@ -46,9 +47,14 @@ function toRow(message: OutboundMessage, step: PlannedStep, stepIndex: number, d
  * Plans the whole timeline of a message handed to the sandbox, `stepMs` apart from now. Returns
  * how many steps are new: none when the same message was handed over before.
  */
-export function planSandboxTimeline(deps: ServiceDeps, message: OutboundMessage, stepMs: number): number {
-  return deps.store.transaction(() => {
-    const stored = deps.store.messages.findByAnyHandle(message.handle);
+export async function planSandboxTimeline(
+  deps: ServiceDeps,
+  message: OutboundMessage,
+  stepMs: number,
+  options: WriteOptions = {},
+): Promise<number> {
+  return inWriteTransaction(deps, options, async (deps) => {
+    const stored = await deps.store.messages.findByAnyHandle(message.handle);
     // Its first report was applied, so its steps ran (and were deleted): planning again would replay them.
     if (stored && stored.status !== 'QUEUED') return 0;
     return planNewTimeline(deps, message, stepMs);
@@ -56,7 +62,7 @@ export function planSandboxTimeline(deps: ServiceDeps, message: OutboundMessage,
 }
 
 /** Plans the timeline of a message the sandbox has never seen: one just stored, in the transaction that stores it. */
-export function planNewTimeline(deps: ServiceDeps, message: OutboundMessage, stepMs: number): number {
+export async function planNewTimeline(deps: ServiceDeps, message: OutboundMessage, stepMs: number): Promise<number> {
   const now = deps.clock.now();
   const rows = planTimeline(message).map((step, index) => toRow(message, step, index, now + step.atStep * stepMs));
   return deps.store.sandbox.plan(rows);
@@ -68,10 +74,10 @@ function stepId(step: SandboxStepRow): string {
 }
 
 /** Answers whether the step wrote to the outbox. Call inside the transaction that deletes the step. */
-function applyStep(deps: ServiceDeps, step: SandboxStepRow): boolean {
+async function applyStep(deps: ServiceDeps, step: SandboxStepRow): Promise<boolean> {
   if (step.kind === 'status') {
     if (step.status === null) throw new Error(`sandbox step ${stepId(step)} has no status`);
-    const outcome = recordStatusInTransaction(deps, {
+    const outcome = await recordStatusInTransaction(deps, {
       handle: step.messageHandle,
       status: step.status,
       errorCode: step.errorCode,
@@ -82,22 +88,24 @@ function applyStep(deps: ServiceDeps, step: SandboxStepRow): boolean {
     });
     return outcome === 'applied';
   }
-  const original = deps.store.messages.findByAnyHandle(step.messageHandle);
-  const account = original && deps.store.accounts.findById(original.accountId);
+  const original = await deps.store.messages.findByAnyHandle(step.messageHandle);
+  const account = original && (await deps.store.accounts.findById(original.accountId));
   if (!account || step.inboundFrom === null) throw new Error(`sandbox step ${stepId(step)} names no account or sender`);
   if (step.kind === 'typing') {
     return reportTyping(deps, account, { number: step.inboundFrom, fromNumber: original.lineNumber, isTyping: true }, deps.clock.now());
   }
   try {
-    return receiveInbound(deps, account, {
-      from: step.inboundFrom,
-      content: step.inboundContent ?? '',
-      mediaUrl: '',
-      service: serviceOf(step.inboundFrom),
-      source: SANDBOX_SOURCE,
-      transportHandle: stepId(step),
-      groupId: step.groupId ?? undefined,
-    }).created;
+    return (
+      await receiveInbound(deps, account, {
+        from: step.inboundFrom,
+        content: step.inboundContent ?? '',
+        mediaUrl: '',
+        service: serviceOf(step.inboundFrom),
+        source: SANDBOX_SOURCE,
+        transportHandle: stepId(step),
+        groupId: step.groupId ?? undefined,
+      })
+    ).created;
   } catch (error) {
     // The conversation no longer takes the reply (the member left the group): the reply is lost, as on a phone.
     if (!(error instanceof AppError)) throw error;
@@ -110,16 +118,16 @@ function applyStep(deps: ServiceDeps, step: SandboxStepRow): boolean {
  * Applies every step due now, each in its own transaction together with its deletion, so each
  * happens exactly once even across a crash. Returns how many steps ran.
  */
-export function runDueSandboxSteps(deps: ServiceDeps): number {
+export async function runDueSandboxSteps(deps: ServiceDeps): Promise<number> {
   const now = deps.clock.now();
   let ran = 0;
   let wroteOutbox = false;
   for (;;) {
-    const wrote = deps.store.transaction(() => {
-      const step = deps.store.sandbox.nextDue(now);
+    const wrote = await inTransaction(deps, async (deps) => {
+      const step = await deps.store.sandbox.nextDue(now);
       if (!step) return undefined;
-      const result = applyStep(deps, step);
-      deps.store.sandbox.remove(step.id);
+      const result = await applyStep(deps, step);
+      await deps.store.sandbox.remove(step.id);
       return result;
     });
     if (wrote === undefined) break;
@@ -131,7 +139,7 @@ export function runDueSandboxSteps(deps: ServiceDeps): number {
 }
 
 /** When the next planned step is due, if any is. */
-export function nextSandboxStepAt(deps: ServiceDeps): number | undefined {
+export async function nextSandboxStepAt(deps: ServiceDeps): Promise<number | undefined> {
   return deps.store.sandbox.earliestDueAt();
 }
 
@@ -145,11 +153,11 @@ export type SandboxInboundInput = {
 };
 
 /** An end user texts the account on the sandbox network; answers the stored message (RECEIVED). */
-export function receiveSandboxInbound(deps: ServiceDeps, account: AccountRow, input: SandboxInboundInput) {
-  if (deps.store.accounts.listServiceNumbers(account.id).includes(input.number)) {
+export async function receiveSandboxInbound(deps: ServiceDeps, account: AccountRow, input: SandboxInboundInput) {
+  if ((await deps.store.accounts.listServiceNumbers(account.id)).includes(input.number)) {
     throw new AppError(ErrorCode.validation, `${input.number} is one of this account's own numbers, not an end user`);
   }
-  const { message } = receiveInbound(deps, account, {
+  const { message } = await receiveInbound(deps, account, {
     from: input.number,
     content: input.content ?? '',
     mediaUrl: input.mediaUrl ?? '',
@@ -161,8 +169,8 @@ export function receiveSandboxInbound(deps: ServiceDeps, account: AccountRow, in
 }
 
 /** The account a CLI command names by email. */
-export function requireAccountByEmail(deps: ServiceDeps, email: string): AccountRow {
-  const account = deps.store.accounts.findByEmail(email);
+export async function requireAccountByEmail(deps: ServiceDeps, email: string): Promise<AccountRow> {
+  const account = await deps.store.accounts.findByEmail(email);
   if (!account) throw new AppError(ErrorCode.notFound, `No account with email ${email}`);
   return account;
 }

@@ -10,6 +10,7 @@ import { type StoredResponse, withIdempotency } from './idempotency.ts';
 import { timeOrderedUuid } from './ids.ts';
 import { lineForEndUser, requireOwnLine } from './lines.ts';
 import { recordQueued } from './record-status.ts';
+import { inBatchedTransaction, inTransaction } from './transactions.ts';
 
 /** What every send carries, already validated and normalized by the HTTP layer. */
 type MessageBody = {
@@ -28,16 +29,16 @@ export type SendGroupMessageInput = MessageBody & { numbers?: string[] | undefin
 /** Accepted, not yet delivered: the contract answers sends with 202. */
 const ACCEPTED = 202;
 
-function insertQueuedMessage(
+async function insertQueuedMessage(
   deps: ServiceDeps,
   account: AccountRow,
   body: MessageBody,
   addressing: Pick<MessageRow, 'messageType' | 'lineNumber' | 'number' | 'recipients' | 'contactId' | 'groupId'>,
   now: number,
-): MessageRow {
+): Promise<MessageRow> {
   const handle = timeOrderedUuid();
   const transportHandle = deps.transportAtSend.handleAtSend(handle);
-  const message = deps.store.messages.insert({
+  const message = await deps.store.messages.insert({
     handle,
     accountId: account.id,
     isOutbound: true,
@@ -55,15 +56,15 @@ function insertQueuedMessage(
     handedOverAt: transportHandle === undefined ? null : now,
     ...addressing,
   });
-  recordQueued(deps, message, account, now);
-  deps.transportAtSend.stored(deps, message);
+  await recordQueued(deps, message, account, now);
+  await deps.transportAtSend.stored(deps, message);
   return message;
 }
 
 /** A send answers one of the account's own messages or none; checked before the send writes anything. */
-function requireOwnReplyTarget(deps: ServiceDeps, account: AccountRow, body: MessageBody): void {
+async function requireOwnReplyTarget(deps: ServiceDeps, account: AccountRow, body: MessageBody): Promise<void> {
   const handle = body.replyTo?.message_handle;
-  if (handle !== undefined && !deps.store.messages.findByHandle(account.id, handle)) {
+  if (handle !== undefined && !(await deps.store.messages.findByHandle(account.id, handle))) {
     throw new AppError(ErrorCode.validation, `reply_to.message_handle ${handle} is not one of this account's messages`);
   }
 }
@@ -77,54 +78,54 @@ function handOver(deps: ServiceDeps, account: AccountRow, response: StoredRespon
 }
 
 /** A send's writes, in a transaction of their own (a savepoint when the caller holds one); nothing is told yet. */
-function storeMessage(
+async function storeMessage(
   deps: ServiceDeps,
   account: AccountRow,
   input: SendMessageInput,
   idempotencyKey?: string,
-): StoredResponse<MessageView> {
-  return withIdempotency(deps, account, idempotencyKey, { operation: 'send-message', input }, () => {
+): Promise<StoredResponse<MessageView>> {
+  return withIdempotency(deps, account, idempotencyKey, { operation: 'send-message', input }, async (deps) => {
     deps.sendRateLimiter.consume(account.id);
-    return deps.store.transaction(() => {
-      requireOwnReplyTarget(deps, account, input);
+    return inTransaction(deps, async (deps) => {
+      await requireOwnReplyTarget(deps, account, input);
       const now = deps.clock.now();
       // Refused before anything is written; the row it reads is the one ensureContact needs.
-      const known = refuseIfOptedOut(deps, account.id, input.number);
-      const lineNumber = lineForEndUser(deps, account, input.number, input.fromNumber, now);
-      const contact = ensureContact(deps, account.id, input.number, now, known);
-      const message = insertQueuedMessage(
+      const known = await refuseIfOptedOut(deps, account.id, input.number);
+      const lineNumber = await lineForEndUser(deps, account, input.number, input.fromNumber, now);
+      const contact = await ensureContact(deps, account.id, input.number, now, known);
+      const message = await insertQueuedMessage(
         deps,
         account,
         input,
         { messageType: 'message', lineNumber, number: input.number, recipients: null, contactId: contact.id, groupId: null },
         now,
       );
-      deps.store.contacts.recordMessage(contact.id, now, previewOf(message.content, message.mediaUrl), true);
+      await deps.store.contacts.recordMessage(contact.id, now, previewOf(message.content, message.mediaUrl), true);
       return { httpStatus: ACCEPTED, body: toMessageObject(message, account, [input.number, lineNumber]) };
     });
   });
 }
 
-function storeGroupMessage(
+async function storeGroupMessage(
   deps: ServiceDeps,
   account: AccountRow,
   input: SendGroupMessageInput,
   idempotencyKey?: string,
-): StoredResponse<MessageView> {
+): Promise<StoredResponse<MessageView>> {
   requireGroupPlan(account);
-  return withIdempotency(deps, account, idempotencyKey, { operation: 'send-group-message', input }, () => {
+  return withIdempotency(deps, account, idempotencyKey, { operation: 'send-group-message', input }, async (deps) => {
     deps.sendRateLimiter.consume(account.id);
-    return deps.store.transaction(() => {
-      requireOwnReplyTarget(deps, account, input);
+    return inTransaction(deps, async (deps) => {
+      await requireOwnReplyTarget(deps, account, input);
       const now = deps.clock.now();
       // Checked before the group is found or created: a refused send writes nothing, not even rolled-back rows.
-      const ownLine = input.fromNumber === undefined ? undefined : requireOwnLine(deps, account, input.fromNumber);
+      const ownLine = input.fromNumber === undefined ? undefined : await requireOwnLine(deps, account, input.fromNumber);
       // Opted-out people are refused before a group of them would be created; a group_id's members once it is read.
-      for (const number of input.numbers ?? []) refuseIfOptedOut(deps, account.id, number);
-      const { group, members } = resolveGroupForSend(deps, account, input, now);
-      if (input.numbers === undefined) for (const member of members) refuseIfOptedOut(deps, account.id, member);
+      for (const number of input.numbers ?? []) await refuseIfOptedOut(deps, account.id, number);
+      const { group, members } = await resolveGroupForSend(deps, account, input, now);
+      if (input.numbers === undefined) for (const member of members) await refuseIfOptedOut(deps, account.id, member);
       const lineNumber = ownLine ?? group.lineNumber;
-      const message = insertQueuedMessage(
+      const message = await insertQueuedMessage(
         deps,
         account,
         input,
@@ -137,22 +138,22 @@ function storeGroupMessage(
 }
 
 /** Sends at once, committing alone: for scripts and tests that send outside a request. */
-export function sendMessage(
+export async function sendMessage(
   deps: ServiceDeps,
   account: AccountRow,
   input: SendMessageInput,
   idempotencyKey?: string,
-): StoredResponse<MessageView> {
-  return handOver(deps, account, storeMessage(deps, account, input, idempotencyKey));
+): Promise<StoredResponse<MessageView>> {
+  return handOver(deps, account, await storeMessage(deps, account, input, idempotencyKey));
 }
 
-export function sendGroupMessage(
+export async function sendGroupMessage(
   deps: ServiceDeps,
   account: AccountRow,
   input: SendGroupMessageInput,
   idempotencyKey?: string,
-): StoredResponse<MessageView> {
-  return handOver(deps, account, storeGroupMessage(deps, account, input, idempotencyKey));
+): Promise<StoredResponse<MessageView>> {
+  return handOver(deps, account, await storeGroupMessage(deps, account, input, idempotencyKey));
 }
 
 /**
@@ -165,7 +166,7 @@ export async function sendMessageInBatch(
   input: SendMessageInput,
   idempotencyKey?: string,
 ): Promise<StoredResponse<MessageView>> {
-  return handOver(deps, account, await deps.groupCommit.run(() => storeMessage(deps, account, input, idempotencyKey)));
+  return handOver(deps, account, await inBatchedTransaction(deps, async (deps) => storeMessage(deps, account, input, idempotencyKey)));
 }
 
 export async function sendGroupMessageInBatch(
@@ -174,5 +175,5 @@ export async function sendGroupMessageInBatch(
   input: SendGroupMessageInput,
   idempotencyKey?: string,
 ): Promise<StoredResponse<MessageView>> {
-  return handOver(deps, account, await deps.groupCommit.run(() => storeGroupMessage(deps, account, input, idempotencyKey)));
+  return handOver(deps, account, await inBatchedTransaction(deps, async (deps) => storeGroupMessage(deps, account, input, idempotencyKey)));
 }

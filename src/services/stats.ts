@@ -1,5 +1,5 @@
-import type { OutboxDepth } from '../db/queries/stats.ts';
 import type { UnroutedInboundRow } from '../db/rows.ts';
+import type { OutboxDepth } from '../db/sqlite/queries/stats.ts';
 import { MESSAGE_STATUSES, type MessageStatus } from '../domain/status.ts';
 import type { ServiceDeps } from './deps.ts';
 
@@ -29,23 +29,23 @@ export type FailingDestination = {
 };
 
 /** The gateway's state right now, read from the database (what /metrics exposes and `textrelay status` prints). */
-export function getGatewayStats(deps: StatsDeps): GatewayStats {
+export async function getGatewayStats(deps: StatsDeps): Promise<GatewayStats> {
   const now = deps.clock.now();
-  const counted = deps.store.stats.messagesByStatus();
+  const counted = await deps.store.stats.messagesByStatus();
   const messages = Object.fromEntries(MESSAGE_STATUSES.map((status) => [status, counted[status] ?? 0])) as Record<MessageStatus, number>;
-  const oldestDueAt = deps.store.stats.oldestDueAt(now);
+  const oldestDueAt = await deps.store.stats.oldestDueAt(now);
   return {
     messages,
-    outbox: deps.store.stats.outboxDepth(now),
+    outbox: await deps.store.stats.outboxDepth(now),
     oldestDueAgeMs: oldestDueAt === null ? 0 : now - oldestDueAt,
-    unroutedInbound: deps.store.unrouted.count(),
+    unroutedInbound: await deps.store.unrouted.count(),
   };
 }
 
 export type UnroutedInbound = UnroutedInboundRow;
 
 /** The latest inbound messages no account owns the line of, newest first. */
-export function latestUnroutedInbound(deps: StatsDeps, limit: number): UnroutedInbound[] {
+export async function latestUnroutedInbound(deps: StatsDeps, limit: number): Promise<UnroutedInbound[]> {
   return deps.store.unrouted.latest(limit);
 }
 
@@ -59,9 +59,9 @@ function hostOf(url: string): string {
 }
 
 /** Hosts with deliveries retrying now or given up within `windowMs`, the most affected first. */
-export function listFailingDestinations(deps: StatsDeps, windowMs = FAILING_WINDOW_MS): FailingDestination[] {
+export async function listFailingDestinations(deps: StatsDeps, windowMs = FAILING_WINDOW_MS): Promise<FailingDestination[]> {
   const byHost = new Map<string, FailingDestination>();
-  for (const url of deps.store.stats.failingUrls(deps.clock.now() - windowMs)) {
+  for (const url of await deps.store.stats.failingUrls(deps.clock.now() - windowMs)) {
     const host = hostOf(url.url);
     const entry = byHost.get(host) ?? { host, retrying: 0, givenUp: 0, lastFailureAt: 0, lastStatusCode: null, lastError: null };
     entry[url.kind] += url.count;

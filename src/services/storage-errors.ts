@@ -3,4 +3,4 @@
  * the HTTP layer answers 503 and background work retries later instead of failing a message. Which
  * driver codes mean what is the store's to know.
  */
-export { type StorageTrouble, storageTrouble } from '../db/sqlite-codes.ts';
+export { type StorageTrouble, storageTrouble } from '../db/sqlite/sqlite-codes.ts';

@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { EventCursor, EventTable, Followed } from '../db/queries/events.ts';
+import type { EventCursor, EventTable, Followed } from '../db/sqlite/queries/events.ts';
 import { type EventView, toDeliveryAttemptView, toInboundView, toStatusEventView, toUnroutedView } from '../domain/event-views.ts';
 import type { ServiceDeps } from './deps.ts';
 
@@ -14,14 +14,14 @@ const BATCH = 500;
 export type EventBatch = { events: EventView[]; cursor: EventCursor; more: boolean };
 
 /** Where to start: after every event so far, or after the last one written before `since`. */
-export function startingCursor(deps: ServiceDeps, since?: number): EventCursor {
+export async function startingCursor(deps: ServiceDeps, since?: number): Promise<EventCursor> {
   const { events } = deps.store;
   if (since === undefined) return events.latest();
   return {
-    statusEvents: events.lastBefore('statusEvents', since),
-    messages: events.lastBefore('messages', since),
-    attempts: events.lastBefore('attempts', since),
-    unrouted: events.lastBefore('unrouted', since),
+    statusEvents: await events.lastBefore('statusEvents', since),
+    messages: await events.lastBefore('messages', since),
+    attempts: await events.lastBefore('attempts', since),
+    unrouted: await events.lastBefore('unrouted', since),
   };
 }
 
@@ -32,15 +32,15 @@ type Source = { table: EventTable; rows: Followed<{ at: number }>[]; views: Even
  * more than a batch waiting, the others are read only up to the time its batch reached, so the
  * tables' events come out in time order across batches too.
  */
-export function readEventsAfter(deps: ServiceDeps, cursor: EventCursor): EventBatch {
+export async function readEventsAfter(deps: ServiceDeps, cursor: EventCursor): Promise<EventBatch> {
   const { events } = deps.store;
   // Reading up to the newest rowids seen first: a table's rows past them belong to the next read.
-  const upto = events.latest();
+  const upto = await events.latest();
   const range = (table: EventTable) => ({ after: cursor[table], upto: upto[table], limit: BATCH });
-  const statusEvents = events.statusEvents(range('statusEvents'));
-  const inbound = events.inbound(range('messages'));
-  const attempts = events.attempts(range('attempts'));
-  const unrouted = events.unrouted(range('unrouted'));
+  const statusEvents = await events.statusEvents(range('statusEvents'));
+  const inbound = await events.inbound(range('messages'));
+  const attempts = await events.attempts(range('attempts'));
+  const unrouted = await events.unrouted(range('unrouted'));
   const sources: Source[] = [
     { table: 'statusEvents', rows: statusEvents, views: statusEvents.map(toStatusEventView) },
     { table: 'messages', rows: inbound, views: inbound.map(toInboundView) },
@@ -80,7 +80,7 @@ export type Follow = {
 export async function followEvents(deps: ServiceDeps, { from, pollMs, signal, onEvent }: Follow): Promise<void> {
   let cursor = from;
   while (!signal.aborted) {
-    const batch = readEventsAfter(deps, cursor);
+    const batch = await readEventsAfter(deps, cursor);
     for (const event of batch.events) onEvent(event);
     cursor = batch.cursor;
     if (batch.more) continue;

@@ -6,6 +6,7 @@ import { AppError } from './app-error.ts';
 import type { ServiceDeps } from './deps.ts';
 import { requireOwnLine } from './lines.ts';
 import type { ProviderAnswer } from './provider.ts';
+import { inTransaction } from './transactions.ts';
 import { fanOutToAccountWebhooks } from './webhook-fanout.ts';
 
 export const TYPING_STATES = ['start', 'stop'] as const;
@@ -21,8 +22,8 @@ export type TypingIndicatorInput = {
 export type TypingIndicatorSent = { number: string; status: 'SENT'; error_message: null };
 
 /** Refuses a typing indicator, like a send, to someone who opted out. */
-function requireNotOptedOut(deps: ServiceDeps, account: AccountRow, number: string): void {
-  if (deps.store.contacts.findByPhone(account.id, number)?.optedOut) {
+async function requireNotOptedOut(deps: ServiceDeps, account: AccountRow, number: string): Promise<void> {
+  if ((await deps.store.contacts.findByPhone(account.id, number))?.optedOut) {
     throw new AppError(ErrorCode.validation, `${number} has opted out: no typing indicator is sent to them`);
   }
 }
@@ -36,19 +37,19 @@ export async function sendTypingIndicator(
   account: AccountRow,
   input: TypingIndicatorInput,
 ): Promise<TypingIndicatorSent | ProviderAnswer> {
-  requireOwnLine(deps, account, input.fromNumber);
-  requireNotOptedOut(deps, account, input.number);
+  await requireOwnLine(deps, account, input.fromNumber);
+  await requireNotOptedOut(deps, account, input.number);
   if (deps.provider) {
     const body = { number: input.number, from_number: input.fromNumber, state: input.state, max_duration_ms: input.maxDurationMs };
     return deps.provider.call({ method: 'POST', path: '/api/send-typing-indicator', body });
   }
-  if (input.state === 'start' && sandboxBehaviour(input.number) === 'echo') echoTyping(deps, account, input);
+  if (input.state === 'start' && sandboxBehaviour(input.number) === 'echo') await echoTyping(deps, account, input);
   return { number: input.number, status: 'SENT', error_message: null };
 }
 
 /** The sandbox's echo number answers "typing…" with its own, as it answers a message with its reply. */
-function echoTyping(deps: ServiceDeps, account: AccountRow, input: TypingIndicatorInput): void {
-  const queued = deps.store.transaction(() =>
+async function echoTyping(deps: ServiceDeps, account: AccountRow, input: TypingIndicatorInput): Promise<void> {
+  const queued = await inTransaction(deps, async (deps) =>
     reportTyping(deps, account, { number: input.number, fromNumber: input.fromNumber, isTyping: true }, deps.clock.now()),
   );
   if (queued) deps.notify.outboxWritten();
@@ -58,16 +59,16 @@ function echoTyping(deps: ServiceDeps, account: AccountRow, input: TypingIndicat
  * An end user typing to a line: a `typing_indicator` webhook to the account's list and a
  * `typing.changed` event. Call inside a transaction; answers whether it queued any delivery.
  */
-export function reportTyping(
+export async function reportTyping(
   deps: ServiceDeps,
   account: AccountRow,
   typing: { number: string; fromNumber: string; isTyping: boolean },
   now: number,
-): boolean {
+): Promise<boolean> {
   const data = { number: typing.number, from_number: typing.fromNumber, is_typing: typing.isTyping };
-  recordAccountEvent(deps, account.id, 'typing.changed', data, now);
+  await recordAccountEvent(deps, account.id, 'typing.changed', data, now);
   const payload = JSON.stringify({ ...data, timestamp: new Date(now).toISOString() });
-  const queued = fanOutToAccountWebhooks(
+  const queued = await fanOutToAccountWebhooks(
     deps,
     account,
     { type: 'typing_indicator', eventType: 'typing.changed', orderKey: `typing:${typing.fromNumber}:${typing.number}`, payload },

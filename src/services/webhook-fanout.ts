@@ -25,11 +25,11 @@ export type FanOut = {
  * secret, else the account's globalSecret, else the account's signing secret. Call inside the
  * transaction that records the event; returns how many deliveries it queued.
  */
-export function fanOutToAccountWebhooks(deps: ServiceDeps, account: AccountRow, event: FanOut, now: number): number {
+export async function fanOutToAccountWebhooks(deps: ServiceDeps, account: AccountRow, event: FanOut, now: number): Promise<number> {
   let queued = 0;
-  for (const entry of deps.store.webhookSubscriptions.ofType(account.id, event.type)) {
+  for (const entry of await deps.store.webhookSubscriptions.ofType(account.id, event.type)) {
     if (event.line !== undefined && entry.sendblueNumbers !== null && !entry.sendblueNumbers.includes(event.line)) continue;
-    deps.store.outbox.enqueue(
+    await deps.store.outbox.enqueue(
       {
         webhookId: newWebhookId(),
         accountId: account.id,

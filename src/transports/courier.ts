@@ -54,7 +54,7 @@ export function createCourier(deps: ServiceDeps, transport: Transport, options: 
    * the database's trouble (which waits for the database) is retried with backoff, then ends the
    * message in ERROR with the reason.
    */
-  function recordingFailed(work: Work & { receipt: HandoverReceipt }, error: unknown): void {
+  async function recordingFailed(work: Work & { receipt: HandoverReceipt }, error: unknown): Promise<void> {
     if (stopped) return;
     if (storageTrouble(error) !== undefined) {
       deps.log.warn({ handle: work.handle, err: error }, 'could not record the hand-over (storage); will record it again');
@@ -69,7 +69,7 @@ export function createCourier(deps: ServiceDeps, transport: Transport, options: 
         'could not record the hand-over; the message fails',
       );
       try {
-        failHandover(deps, work.handle, {
+        await failHandover(deps, work.handle, {
           errorCode: ErrorCode.sendFailed,
           errorMessage: `The ${transport.name} transport accepted the message, but recording its answer failed ${recordings + 1} times; it was not sent again`,
           source: transport.name,
@@ -88,16 +88,16 @@ export function createCourier(deps: ServiceDeps, transport: Transport, options: 
   async function record(work: Work & { receipt: HandoverReceipt }): Promise<void> {
     try {
       // Batched with the other hand-overs and the requests of this turn: one COMMIT for all of them.
-      await deps.groupCommit.run(() => recordHandover(deps, work.handle, work.receipt));
+      await recordHandover(deps, work.handle, work.receipt, { batched: true });
     } catch (error) {
-      recordingFailed(work, error);
+      await recordingFailed(work, error);
     }
   }
 
   async function handOver(work: Work): Promise<void> {
     if (work.receipt) return record({ ...work, receipt: work.receipt });
     const { handle, attempt } = work;
-    const message = messageAwaitingHandover(deps, handle);
+    const message = await messageAwaitingHandover(deps, handle);
     if (!message) return;
     let receipt: HandoverReceipt;
     try {
@@ -106,12 +106,12 @@ export function createCourier(deps: ServiceDeps, transport: Transport, options: 
       // The sandbox plans in our own database: its full disk is not the network's failure.
       if (storageTrouble(error) !== undefined) throw error;
       if (error instanceof TransportRefusal) {
-        failHandover(deps, handle, { errorCode: error.errorCode, errorMessage: error.message, source: transport.name });
+        await failHandover(deps, handle, { errorCode: error.errorCode, errorMessage: error.message, source: transport.name });
       } else if (stopped) {
         // Left QUEUED and not handed over: the next start resumes it.
       } else if (attempt >= options.retryDelaysMs.length) {
         deps.log.warn({ handle, attempt, err: error }, 'hand-over failed for good');
-        failHandover(deps, handle, {
+        await failHandover(deps, handle, {
           errorCode: ErrorCode.sendFailed,
           errorMessage: `The ${transport.name} transport did not accept the message after ${attempt + 1} attempts`,
           source: transport.name,
@@ -141,7 +141,7 @@ export function createCourier(deps: ServiceDeps, transport: Transport, options: 
         .finally(() => {
           busy.delete(next.handle);
           inFlight.delete(work);
-          if (waiting.length === 0 && resumeCursor !== null) resumeNextPage(resumeCursor);
+          if (waiting.length === 0 && resumeCursor !== null) void resumePage(resumeCursor);
           else pump();
         });
       inFlight.add(work);
@@ -155,15 +155,22 @@ export function createCourier(deps: ServiceDeps, transport: Transport, options: 
     setImmediate(pump);
   }
 
-  function resumeNextPage(cursor: number): void {
-    const page = messagesAwaitingHandover(deps, RESUME_BATCH, cursor);
+  async function resumeNextPage(cursor: number): Promise<void> {
+    // Taken while the page is read, so that hand-overs finishing meanwhile do not read it again.
+    resumeCursor = null;
+    const page = await messagesAwaitingHandover(deps, RESUME_BATCH, cursor);
     resumeCursor = page.messages.length === RESUME_BATCH ? page.cursor : null;
     for (const message of page.messages) enqueueWork({ handle: message.handle, attempt: 0 });
   }
 
   /** Queues every message that was accepted but never handed over, a batch at a time. */
-  function resume(): void {
-    resumeNextPage(0);
+  function resume(): Promise<void> {
+    return resumeNextPage(0);
+  }
+
+  /** A page read from the pump: a failure is logged, and the next start resumes what it missed. */
+  function resumePage(cursor: number): Promise<void> {
+    return resumeNextPage(cursor).catch((error: unknown) => deps.log.error({ err: error }, 'reading messages awaiting hand-over failed'));
   }
 
   return {

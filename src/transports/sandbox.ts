@@ -12,7 +12,7 @@ export type SandboxTransport = Transport & {
   /** Sends planned steps themselves (`createSandboxAtSend`): re-arms the timer if one of them falls due sooner. */
   planned(): void;
   /** Applies every step due by `deps.clock` now; returns how many ran. Tests call it after advancing a fake clock. */
-  runDue(): number;
+  runDue(): Promise<number>;
 };
 
 export type SandboxAtSend = TransportAtSend & {
@@ -30,9 +30,9 @@ export function createSandboxAtSend(options: SandboxOptions): SandboxAtSend {
   return {
     // The sandbox knows messages by our handle, as its send() answers.
     handleAtSend: (handle) => handle,
-    stored(deps, message) {
+    async stored(deps, message) {
       // The sandbox keeps no group ids of its own: replies are tied to ours.
-      planNewTimeline(deps, outboundOf(message, null), options.stepMs);
+      await planNewTimeline(deps, outboundOf(message, null), options.stepMs);
     },
     committed() {
       for (const listener of listeners) listener();
@@ -58,32 +58,33 @@ export function createSandboxTransport(deps: ServiceDeps, options: SandboxOption
   let timer: NodeJS.Timeout | undefined;
   let rearmQueued = false;
 
-  function arm(delayMs?: number): void {
+  async function arm(delayMs?: number): Promise<void> {
+    if (!started) return;
+    const dueAt = await nextSandboxStepAt(deps);
     if (!started) return;
     clearTimeout(timer);
     timer = undefined;
-    const dueAt = nextSandboxStepAt(deps);
     if (dueAt === undefined && delayMs === undefined) return;
     const delay = delayMs ?? Math.max(0, (dueAt ?? 0) - deps.clock.now());
-    timer = setTimeout(runGuarded, Math.min(delay, MAX_TIMER_MS));
+    timer = setTimeout(() => void runGuarded(), Math.min(delay, MAX_TIMER_MS));
     // The server's socket keeps the process alive; a pending step alone must not.
     timer.unref();
   }
 
   /** A run from a timer or from start(): its failure is logged and retried, never thrown at the caller. */
-  function runGuarded(): void {
+  async function runGuarded(): Promise<void> {
     timer = undefined;
     try {
-      runDue();
+      await runDue();
     } catch (error) {
       deps.log.error({ err: error }, 'sandbox steps failed, retrying');
-      arm(RETRY_AFTER_FAILURE_MS);
+      await arm(RETRY_AFTER_FAILURE_MS).catch(() => {});
     }
   }
 
-  function runDue(): number {
-    const ran = runDueSandboxSteps(deps);
-    arm();
+  async function runDue(): Promise<number> {
+    const ran = await runDueSandboxSteps(deps);
+    await arm();
     return ran;
   }
 
@@ -91,8 +92,8 @@ export function createSandboxTransport(deps: ServiceDeps, options: SandboxOption
     name: 'sandbox',
     async send(message: OutboundMessage): Promise<HandoverReceipt> {
       // In the shared write batch: a burst of sends is planned under one COMMIT, not one per message.
-      await deps.groupCommit.run(() => planSandboxTimeline(deps, message, options.stepMs));
-      arm();
+      await planSandboxTimeline(deps, message, options.stepMs, { batched: true });
+      await arm();
       // The sandbox knows messages by our handle: that is its dedupe key and its handle.
       return { transportHandle: message.handle };
     },
@@ -100,15 +101,15 @@ export function createSandboxTransport(deps: ServiceDeps, options: SandboxOption
       // A group commit answers a burst of sends together: one look at the earliest step serves them all.
       if (rearmQueued) return;
       rearmQueued = true;
-      queueMicrotask(() => {
+      queueMicrotask(async () => {
         rearmQueued = false;
-        arm();
+        await arm().catch((error: unknown) => deps.log.error({ err: error }, 'sandbox could not read its next step'));
       });
     },
     start(): void {
       started = true;
       // Steps that fell due while the process was down run now; the rest wait for their time.
-      runGuarded();
+      void runGuarded();
     },
     async stop(): Promise<void> {
       started = false;

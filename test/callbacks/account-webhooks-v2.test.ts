@@ -8,7 +8,7 @@ const B = 'https://b.example.com/hook';
 
 describe('/api/account/webhooks', () => {
   it('creates receive entries by default, as strings and objects, and lists them back in the form given', async () => {
-    const { t, account } = appWithAccount();
+    const { t, account } = await appWithAccount();
     const created = await t.call('POST', PATH, account, {
       webhooks: [A, { url: B, secret: 'entry-secret', sendblue_numbers: ['+14155550199'] }],
       globalSecret: 'global-secret',
@@ -24,14 +24,14 @@ describe('/api/account/webhooks', () => {
   });
 
   it('appends to the type given, never duplicating a URL, and leaves empty types out', async () => {
-    const { t, account } = appWithAccount();
+    const { t, account } = await appWithAccount();
     await t.call('POST', PATH, account, { webhooks: [A], type: 'outbound' });
     const again = await t.call('POST', PATH, account, { webhooks: [A, B], type: 'outbound' });
     expect(again.body.webhooks).toEqual({ outbound: [A, B] });
   });
 
   it('shows the receive list on the v1 /accounts/webhooks too', async () => {
-    const { t, account } = appWithAccount();
+    const { t, account } = await appWithAccount();
     await t.call('POST', PATH, account, { webhooks: [{ url: A }, B] });
     await t.call('POST', PATH, account, { webhooks: ['https://c.example.com/x'], type: 'typing_indicator' });
     const v1 = await t.call('GET', '/accounts/webhooks', account);
@@ -39,7 +39,7 @@ describe('/api/account/webhooks', () => {
   });
 
   it('PUT replaces the types given, keeps the others, and replaces globalSecret when present', async () => {
-    const { t, account } = appWithAccount();
+    const { t, account } = await appWithAccount();
     await t.call('POST', PATH, account, { webhooks: [A], globalSecret: 'first' });
     await t.call('POST', PATH, account, { webhooks: [A], type: 'outbound' });
     const updated = await t.call('PUT', PATH, account, { webhooks: { outbound: [B, { url: A, secret: 's' }], contact_created: [] } });
@@ -50,7 +50,7 @@ describe('/api/account/webhooks', () => {
   });
 
   it('DELETE takes a JSON body, removes from one type and ignores unknown URLs', async () => {
-    const { t, account } = appWithAccount();
+    const { t, account } = await appWithAccount();
     await t.call('POST', PATH, account, { webhooks: [A, B] });
     await t.call('POST', PATH, account, { webhooks: [A], type: 'outbound' });
     const removed = await t.call('DELETE', PATH, account, { webhooks: [A, 'https://never.example.com/'] });
@@ -62,8 +62,8 @@ describe('/api/account/webhooks', () => {
   });
 
   it('keeps each account to its own lists', async () => {
-    const { t, account } = appWithAccount();
-    const other = t.createAccount();
+    const { t, account } = await appWithAccount();
+    const other = await t.createAccount();
     await t.call('POST', PATH, account, { webhooks: [A] });
     expect((await t.call('GET', PATH, other)).body.webhooks).toEqual({});
   });
@@ -71,7 +71,7 @@ describe('/api/account/webhooks', () => {
 
 describe('/api/account/webhooks: refusals', () => {
   it('an unknown type answers 400 listing the allowed types', async () => {
-    const { t, account } = appWithAccount();
+    const { t, account } = await appWithAccount();
     for (const [method, body] of [
       ['POST', { webhooks: [A], type: 'sent' }],
       ['DELETE', { webhooks: [A], type: 'sent' }],
@@ -85,7 +85,7 @@ describe('/api/account/webhooks: refusals', () => {
   });
 
   it('a URL the callback policy refuses answers 400 naming it, and nothing is stored', async () => {
-    const { t, account } = appWithAccount();
+    const { t, account } = await appWithAccount();
     const reply = await t.call('POST', PATH, account, { webhooks: [A, { url: 'http://169.254.169.254/latest' }] });
     expect(reply.status, show(reply.body)).toBe(400);
     expect(reply.body.error_message).toContain('webhooks[1].url');
@@ -96,7 +96,7 @@ describe('/api/account/webhooks: refusals', () => {
   });
 
   it('refuses a non-http URL, an empty list, sendblue_numbers outside receive, and too many entries', async () => {
-    const { t, account } = appWithAccount();
+    const { t, account } = await appWithAccount();
     const cases = [
       { webhooks: ['ftp://x.example.com/'] },
       { webhooks: [] },
@@ -116,7 +116,7 @@ describe('/api/account/webhooks: refusals', () => {
   });
 
   it('needs credentials', async () => {
-    const { t } = appWithAccount();
+    const { t } = await appWithAccount();
     expect((await t.call('GET', PATH, undefined)).status).toBe(401);
   });
 });

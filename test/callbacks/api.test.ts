@@ -12,7 +12,7 @@ async function settings(t: TestApp, account: TestAccount) {
 
 describe('webhook settings API', () => {
   it('adds, lists and removes receive webhooks; the secret is created once and kept', async () => {
-    const { t, account } = appWithAccount();
+    const { t, account } = await appWithAccount();
     const added = await t.call('POST', '/accounts/webhooks', account, {
       webhooks: ['https://a.example.com/in', 'https://b.example.com/in', 'https://a.example.com/in'],
       type: 'receive',
@@ -34,7 +34,7 @@ describe('webhook settings API', () => {
   });
 
   it('takes one URL as {url, type} too, the way the public service documents it', async () => {
-    const { t, account } = appWithAccount();
+    const { t, account } = await appWithAccount();
     const added = await t.call('POST', '/accounts/webhooks', account, { url: 'https://a.example.com/in', type: 'receive' });
     expect(added.status, show(added.body)).toBe(200);
     expect(added.body.webhooks).toEqual({ receive: ['https://a.example.com/in'] });
@@ -55,20 +55,20 @@ describe('webhook settings API', () => {
     [{ webhooks: [`https://example.com/${'x'.repeat(2100)}`], type: 'receive' }],
     [{ webhooks: Array.from({ length: 11 }, (_, i) => `https://example.com/${i}`), type: 'receive' }],
   ])('refuses %j with 400/4000 and writes nothing', async (body) => {
-    const { t, account } = appWithAccount();
+    const { t, account } = await appWithAccount();
     const reply = await t.call('POST', '/accounts/webhooks', account, body);
     expectMessageError(reply, 400, 4000, { nonEmpty: true });
     expect((await settings(t, account)).webhooks.receive).toEqual([]);
   });
 
   it('refuses a malformed JSON body with 400/4000', async () => {
-    const { t, account } = appWithAccount();
+    const { t, account } = await appWithAccount();
     const reply = await t.call('POST', '/accounts/webhooks', account, undefined, { 'content-type': 'application/json' });
     expectMessageError(reply, 400, 4000);
   });
 
   it('caps the account at 10 receive webhooks across requests', async () => {
-    const { t, account } = appWithAccount();
+    const { t, account } = await appWithAccount();
     const urls = Array.from({ length: 10 }, (_, i) => `https://example.com/${i}`);
     expect((await t.call('POST', '/accounts/webhooks', account, { webhooks: urls, type: 'receive' })).status).toBe(200);
     const over = await t.call('POST', '/accounts/webhooks', account, { webhooks: ['https://example.com/extra'], type: 'receive' });
@@ -84,7 +84,7 @@ describe('webhook settings API', () => {
     ['GET', '/accounts/webhooks/deliveries'],
     ['POST', '/accounts/webhooks/deliveries/msg_x/replay'],
   ])('%s %s needs credentials (401/4010)', async (method, path) => {
-    const { t } = appWithAccount();
+    const { t } = await appWithAccount();
     const body =
       method === 'GET' || path.endsWith('replay') || path.endsWith('secret')
         ? undefined
@@ -101,8 +101,8 @@ describe('webhook settings API', () => {
   });
 
   it('keeps accounts apart: their own URLs and secrets', async () => {
-    const { t, account } = appWithAccount();
-    const other = t.createAccount();
+    const { t, account } = await appWithAccount();
+    const other = await t.createAccount();
     await t.call('POST', '/accounts/webhooks', account, { webhooks: ['https://a.example.com/in'], type: 'receive' });
     const theirs = await settings(t, other);
     expect(theirs.webhooks.receive).toEqual([]);
@@ -114,7 +114,7 @@ describe('webhook settings API', () => {
 
 describe('deliveries API', () => {
   it('lists deliveries with their attempts, filtered by state and paged', async () => {
-    const { t, account } = appWithAccount();
+    const { t, account } = await appWithAccount();
     const ok = await receiver();
     const gone = await receiver((_request, _index, response) => response.writeHead(410).end('gone'));
     await sendWithCallback(t, account, ok.url());
@@ -141,14 +141,14 @@ describe('deliveries API', () => {
   });
 
   it("replays a failed delivery with the same webhook-id; another account's id is 404", async () => {
-    const { t, account } = appWithAccount();
-    const other = t.createAccount();
+    const { t, account } = await appWithAccount();
+    const other = await t.createAccount();
     let down = true;
     const hook = await receiver((_request, _index, response) => response.writeHead(down ? 410 : 200).end());
     await sendWithCallback(t, account, hook.url());
     const dispatcher = dispatcherFor(t);
     await dispatcher.runOnce();
-    const [failed] = (await t.call('GET', '/accounts/webhooks/deliveries', account)).body.deliveries;
+    const [failed] = await (await t.call('GET', '/accounts/webhooks/deliveries', account)).body.deliveries;
     expect(failed.state).toBe('failed');
 
     expectMessageError(await t.call('POST', `/accounts/webhooks/deliveries/${failed.id}/replay`, other), 404, 4040);
@@ -163,7 +163,7 @@ describe('deliveries API', () => {
     down = false;
     expect(await dispatcher.runOnce()).toBe(1);
     expect(hook.received.map((request) => request.headers['webhook-id'])).toEqual([failed.id, failed.id]);
-    const [after] = (await t.call('GET', '/accounts/webhooks/deliveries', account)).body.deliveries;
+    const [after] = await (await t.call('GET', '/accounts/webhooks/deliveries', account)).body.deliveries;
     expect(after).toMatchObject({ state: 'delivered', attempt_count: 1 });
     expect(after.attempts.map((a: any) => a.status_code)).toEqual([410, 200]);
   });

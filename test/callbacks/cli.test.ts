@@ -19,7 +19,7 @@ async function databaseWithFailures() {
     t.db.$client.close();
   });
   t.clock.set(Date.UTC(2026, 10, 23, 9, 0, 0));
-  const account = t.createAccount();
+  const account = await t.createAccount();
   const gone = await receiver((_request, _index, response) => response.writeHead(410).end());
   const ok = await receiver();
   await sendWithCallback(t, account, gone.url());
@@ -61,7 +61,7 @@ describe('textrelay webhooks', () => {
     const { t, env, deliveries } = await databaseWithFailures();
     const target = deliveries.find((d) => d.state === 'failed');
     expect(json(await runCli(['webhooks', 'replay', '--id', target.id, '--json'], env))).toEqual({ replayed: [target.id] });
-    expect(t.store.outbox.findByWebhookId(target.id)).toMatchObject({ state: 'pending', attemptCount: 0 });
+    expect(await t.store.outbox.findByWebhookId(target.id)).toMatchObject({ state: 'pending', attemptCount: 0 });
 
     const unknown = await runCli(['webhooks', 'replay', '--id', 'msg_nope'], env);
     expect(unknown.code, show(unknown)).toBe(1);
@@ -75,7 +75,7 @@ describe('textrelay webhooks', () => {
     expect(json(await runCli(['webhooks', 'replay', '--failed-since', '2026-11-23T10:00:00Z', '--json'], env))).toEqual({
       replayed: [later[0].id],
     });
-    expect(t.store.outbox.listAll({ state: 'failed', limit: 10, offset: 0 })).toHaveLength(1);
+    expect(await t.store.outbox.listAll({ state: 'failed', limit: 10, offset: 0 })).toHaveLength(1);
   });
 
   it('prune --before TIME deletes the deliveries finished before then, with their attempts', async () => {
@@ -86,10 +86,10 @@ describe('textrelay webhooks', () => {
       pruned: 1,
       before: '2026-11-23T10:00:00.000Z',
     });
-    expect(t.store.outbox.findByWebhookId(early[0].id)).toBeUndefined();
+    expect(await t.store.outbox.findByWebhookId(early[0].id)).toBeUndefined();
     const attempts = t.db.$client.prepare('select count(*) as n from webhook_attempts').get() as { n: number };
     expect(attempts.n, 'the two kept deliveries made one attempt each').toBe(2);
-    expect(t.store.outbox.listAll({ limit: 10, offset: 0 })).toHaveLength(2);
+    expect(await t.store.outbox.listAll({ limit: 10, offset: 0 })).toHaveLength(2);
     const again = await runCli(['webhooks', 'prune', '--before', '2026-11-23T10:00:00Z'], env);
     expect(again.stdout).toMatch(/^Deleted 0 deliveries delivered or given up before 2026-11-23T10:00:00.000Z/);
   });
@@ -110,7 +110,7 @@ describe('textrelay webhooks', () => {
       expect(result.stderr.length, args.join(' ')).toBeGreaterThan(0);
       if (code === 2) expect(result.stderr, args.join(' ')).toMatch(/Usage|textrelay webhooks/);
     }
-    const after = t.store.outbox.listAll({ limit: 10, offset: 0 }).map((row) => [row.webhookId, row.state]);
+    const after = (await t.store.outbox.listAll({ limit: 10, offset: 0 })).map((row) => [row.webhookId, row.state]);
     expect(after).toEqual(deliveries.map((d) => [d.id, d.state]));
   });
 });

@@ -40,7 +40,7 @@ async function holdingReceiver() {
 
 describe('webhook dispatcher: one delivery', () => {
   it('POSTs the status callback with every header, signed so the standardwebhooks verifier accepts it', async () => {
-    const { t, account } = appWithAccount();
+    const { t, account } = await appWithAccount();
     t.clock.set(Date.now()); // the verifier checks the timestamp against the real clock
     const hook = await receiver();
     const handle = await sendWithCallback(t, account, hook.url());
@@ -72,7 +72,7 @@ describe('webhook dispatcher: one delivery', () => {
   });
 
   it('a signature made with another secret does not verify', async () => {
-    const { t, account } = appWithAccount();
+    const { t, account } = await appWithAccount();
     t.clock.set(Date.now());
     const hook = await receiver();
     await sendWithCallback(t, account, hook.url());
@@ -82,7 +82,7 @@ describe('webhook dispatcher: one delivery', () => {
   });
 
   it('fails twice then succeeds: same webhook-id each time, three attempts recorded', async () => {
-    const { t, account } = appWithAccount();
+    const { t, account } = await appWithAccount();
     const hook = await receiver((_request, index, response) => {
       response.writeHead(index < 2 ? 500 : 200).end(index < 2 ? 'not yet' : 'ok');
     });
@@ -113,7 +113,7 @@ describe('webhook dispatcher: one delivery', () => {
   });
 
   it('410 gives up at once', async () => {
-    const { t, account } = appWithAccount();
+    const { t, account } = await appWithAccount();
     const hook = await receiver(answerWith(410));
     await sendWithCallback(t, account, hook.url());
     const dispatcher = dispatcherFor(t);
@@ -126,7 +126,7 @@ describe('webhook dispatcher: one delivery', () => {
   });
 
   it('after the schedule is spent the delivery fails', async () => {
-    const { t, account } = appWithAccount();
+    const { t, account } = await appWithAccount();
     const hook = await receiver(answerWith(500));
     await sendWithCallback(t, account, hook.url());
     const dispatcher = dispatcherFor(t);
@@ -140,7 +140,7 @@ describe('webhook dispatcher: one delivery', () => {
   });
 
   it('a receiver that does not answer in time is a failed attempt, retried later', async () => {
-    const { t, account } = appWithAccount();
+    const { t, account } = await appWithAccount();
     const hook = await receiver(() => new Promise(() => {})); // never answers
     await sendWithCallback(t, account, hook.url());
     expect(await dispatcherFor(t, { timeoutMs: 200 }).runOnce()).toBe(1);
@@ -152,7 +152,7 @@ describe('webhook dispatcher: one delivery', () => {
   });
 
   it('a refused connection is a failed attempt, retried later', async () => {
-    const { t, account } = appWithAccount();
+    const { t, account } = await appWithAccount();
     const hook = await receiver();
     const url = hook.url();
     await hook.close();
@@ -164,7 +164,7 @@ describe('webhook dispatcher: one delivery', () => {
   });
 
   it('honours Retry-After, capped at the longest pause of the schedule', async () => {
-    const { t, account } = appWithAccount();
+    const { t, account } = await appWithAccount();
     const hook = await receiver((_request, index, response) => {
       if (index === 0) response.writeHead(503, { 'retry-after': '60' }).end();
       else if (index === 1) response.writeHead(429, { 'retry-after': '999999' }).end();
@@ -185,7 +185,7 @@ describe('webhook dispatcher: one delivery', () => {
   });
 
   it('does not follow redirects: a 3xx is a failed attempt', async () => {
-    const { t, account } = appWithAccount();
+    const { t, account } = await appWithAccount();
     const hook = await receiver((request, _index, response) => {
       if (request.path === '/hook') response.writeHead(302, { location: '/elsewhere' }).end();
       else answerOk(request, 0, response);
@@ -198,7 +198,7 @@ describe('webhook dispatcher: one delivery', () => {
   });
 
   it('keeps only the first 2 KiB of a long answer', async () => {
-    const { t, account } = appWithAccount();
+    const { t, account } = await appWithAccount();
     const hook = await receiver(answerWith(500, {}, 'x'.repeat(10_000)));
     await sendWithCallback(t, account, hook.url());
     await dispatcherFor(t).runOnce();
@@ -209,7 +209,7 @@ describe('webhook dispatcher: one delivery', () => {
 
 describe('webhook dispatcher: ordering, leases, shutdown', () => {
   it("delivers each message's callbacks in status order, many messages at once, receiver slow and flaky", async () => {
-    const { t, account } = appWithAccount();
+    const { t, account } = await appWithAccount();
     let seed = 42;
     const random = () => {
       seed = (seed * 1103515245 + 12345) % 2 ** 31;
@@ -225,11 +225,11 @@ describe('webhook dispatcher: ordering, leases, shutdown', () => {
       const number = `+1212456${String(7000 + i)}`;
       const handle = await sendWithCallback(t, account, hook.url(`/m${i % 3}`), number);
       handles.push(handle);
-      report(t, handle, 'SENT');
-      report(t, handle, 'DELIVERED');
+      await report(t, handle, 'SENT');
+      await report(t, handle, 'DELIVERED');
     }
     // READ arrives while earlier callbacks are still unsent.
-    for (const handle of handles) report(t, handle, 'READ');
+    for (const handle of handles) await report(t, handle, 'READ');
 
     // Ten pauses: a flaky receiver must not make a delivery give up (that would let the next one go).
     const dispatcher = dispatcherFor(t, { concurrency: 16, perHostConcurrency: 8, retryScheduleMs: Array(10).fill(5_000) });
@@ -255,14 +255,14 @@ describe('webhook dispatcher: ordering, leases, shutdown', () => {
   });
 
   it('a later callback waits, with no due time, until the one before it is delivered or given up', async () => {
-    const { t, account } = appWithAccount();
+    const { t, account } = await appWithAccount();
     // The QUEUED callback is refused (410, given up at once); SENT then waits behind nothing.
     const hook = await receiver((_request, index, response) => {
       response.writeHead(index === 0 ? 410 : 200).end();
     });
     const handle = await sendWithCallback(t, account, hook.url());
-    report(t, handle, 'SENT');
-    report(t, handle, 'DELIVERED');
+    await report(t, handle, 'SENT');
+    await report(t, handle, 'DELIVERED');
     const waiting = await deliveries(t, account, '?state=pending');
     expect(
       waiting.map((d) => [d.payload.status, d.next_attempt_at]),
@@ -280,7 +280,7 @@ describe('webhook dispatcher: ordering, leases, shutdown', () => {
   });
 
   it('one slow receiver does not hold back the others', async () => {
-    const { t, account } = appWithAccount();
+    const { t, account } = await appWithAccount();
     const slow = await holdingReceiver();
     const fast = await receiver();
     for (let i = 0; i < 6; i++) await sendWithCallback(t, account, slow.url(), `+1212456${String(7100 + i)}`);
@@ -293,7 +293,7 @@ describe('webhook dispatcher: ordering, leases, shutdown', () => {
   });
 
   it('after passing over a full host’s backlog it still reaches a callback written later for another host, and the backlog as slots free up', async () => {
-    const { t, account } = appWithAccount();
+    const { t, account } = await appWithAccount();
     const slow = await holdingReceiver();
     const fast = await receiver();
     const backlog = 70; // more rows than one claim passes over before it gives up on finding other hosts
@@ -319,10 +319,10 @@ describe('webhook dispatcher: ordering, leases, shutdown', () => {
   });
 
   it('a row claimed by a dispatcher that died goes back to the queue when its lease lapses', async () => {
-    const { t, account } = appWithAccount();
+    const { t, account } = await appWithAccount();
     const hook = await receiver();
     await sendWithCallback(t, account, hook.url());
-    const crashed = claimDue(t.deps, 10);
+    const crashed = await claimDue(t.deps, 10);
     expect(crashed).toHaveLength(1);
 
     const dispatcher = dispatcherFor(t);
@@ -335,7 +335,7 @@ describe('webhook dispatcher: ordering, leases, shutdown', () => {
   });
 
   it('stop() waits for posts in flight up to its bound, then gives their rows back', async () => {
-    const { t, account } = appWithAccount();
+    const { t, account } = await appWithAccount();
     const hook = await receiver(() => new Promise(() => {}));
     await sendWithCallback(t, account, hook.url());
     const dispatcher = dispatcherFor(t, { shutdownGraceMs: 100 });
@@ -351,19 +351,19 @@ describe('webhook dispatcher: ordering, leases, shutdown', () => {
   });
 
   it('start() delivers rows written later when woken, and by polling', async () => {
-    const { t, account } = appWithAccount();
+    const { t, account } = await appWithAccount();
     const hook = await receiver();
     const dispatcher = dispatcherFor(t, { pollIntervalMs: 50 });
     dispatcher.start();
     const handle = await sendWithCallback(t, account, hook.url());
     dispatcher.wake();
     await expect.poll(() => hook.received.length).toBe(1);
-    report(t, handle, 'SENT'); // nobody calls wake(): the poll finds it
+    await report(t, handle, 'SENT'); // nobody calls wake(): the poll finds it
     await expect.poll(() => hook.received.map((request) => request.json.status)).toEqual(['QUEUED', 'SENT']);
   });
 
   it('sends every receive webhook of the account an inbound message', async () => {
-    const { t, account } = appWithAccount();
+    const { t, account } = await appWithAccount();
     const first = await receiver();
     const second = await receiver();
     const added = await t.call('POST', '/accounts/webhooks', account, { webhooks: [first.url(), second.url()], type: 'receive' });

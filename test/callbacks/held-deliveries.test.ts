@@ -19,15 +19,15 @@ async function deliveries(t: TestApp, account: TestAccount): Promise<any[]> {
 /** QUEUED, SENT and DELIVERED callbacks of one message to an unreachable URL: the last two wait for QUEUED. */
 async function heldBehindQueued(t: TestApp, account: TestAccount) {
   const handle = await sendWithCallback(t, account, 'http://127.0.0.1:9/hook');
-  report(t, handle, 'SENT');
-  report(t, handle, 'DELIVERED');
+  await report(t, handle, 'SENT');
+  await report(t, handle, 'DELIVERED');
   const [delivered, sent, queued] = await deliveries(t, account);
   return { handle, queued, sent, delivered };
 }
 
 describe('held deliveries', () => {
   it('show state held and the id of the delivery they wait for, with no next attempt', async () => {
-    const { t, account } = appWithAccount();
+    const { t, account } = await appWithAccount();
     const { queued, sent, delivered } = await heldBehindQueued(t, account);
     expect(queued).toMatchObject({ state: 'pending', held_behind: null });
     expect(queued.next_attempt_at).not.toBeNull();
@@ -37,7 +37,7 @@ describe('held deliveries', () => {
   });
 
   it('a replay of a held delivery leaves it waiting and says for which one', async () => {
-    const { t, account } = appWithAccount();
+    const { t, account } = await appWithAccount();
     const { queued, delivered } = await heldBehindQueued(t, account);
     const reply = await t.call('POST', `/accounts/webhooks/deliveries/${delivered.id}/replay`, account);
     expect(reply.status, show(reply.body)).toBe(200);
@@ -45,7 +45,7 @@ describe('held deliveries', () => {
   });
 
   it('the inbox deliveries page says held behind which delivery', async () => {
-    const { t, account } = appWithAccount();
+    const { t, account } = await appWithAccount();
     const { queued } = await heldBehindQueued(t, account);
     const page = await (await loggedIn(t, account)).get('/inbox/deliveries');
     expect(page.status).toBe(200);
@@ -60,7 +60,7 @@ describe('held deliveries', () => {
     onCleanup(() => {
       t.db.$client.close();
     });
-    const account = t.createAccount();
+    const account = await t.createAccount();
     const { queued, delivered } = await heldBehindQueued(t, account);
     const env = { TEXTRELAY_DB: database, LOG_LEVEL: 'warn' };
 

@@ -22,9 +22,9 @@ const UPSTREAM = {
   TEXTRELAY_PUBLIC_URL: 'https://relay.example.com',
 };
 
-function serviceWith(env: Record<string, string>) {
+async function serviceWith(env: Record<string, string>) {
   const dir = mkdtempSync(join(tmpdir(), 'textrelay-outbound-'));
-  const service = startInProcessService({ TEXTRELAY_DB: join(dir, 'textrelay.db'), TEXTRELAY_SANDBOX_STEP_MS: '60000', ...env });
+  const service = await startInProcessService({ TEXTRELAY_DB: join(dir, 'textrelay.db'), TEXTRELAY_SANDBOX_STEP_MS: '60000', ...env });
   onCleanup(() => rmSync(dir, { recursive: true, force: true }));
   onCleanup(() => service.stop());
   return service;
@@ -40,7 +40,7 @@ async function internalAdmin() {
 describe('callbacks to loopback, per mode, as configured by the environment', () => {
   it('upstream mode by default: a loopback status_callback is refused with 400 naming the field, and nothing is posted or read back', async () => {
     const admin = await internalAdmin();
-    const service = serviceWith(UPSTREAM);
+    const service = await serviceWith(UPSTREAM);
     const reply = await service.call('POST', '/api/send-message', {
       number: ALICE,
       content: 'hi',
@@ -63,7 +63,7 @@ describe('callbacks to loopback, per mode, as configured by the environment', ()
 
   it('sandbox mode by default: a loopback receiver is posted to (a developer machine)', async () => {
     const hook = await internalAdmin();
-    const service = serviceWith({});
+    const service = await serviceWith({});
     const reply = await service.call('POST', '/api/send-message', { number: ALICE, content: 'hi', status_callback: hook.url() });
     expect(reply.status, show(reply.body)).toBe(202);
     await eventually('the QUEUED callback', async () => (hook.received.length > 0 ? true : undefined), 10_000);
@@ -71,7 +71,7 @@ describe('callbacks to loopback, per mode, as configured by the environment', ()
 
   it('upstream mode with TEXTRELAY_ALLOW_PRIVATE_CALLBACKS=true: a loopback receiver is posted to', async () => {
     const hook = await internalAdmin();
-    const service = serviceWith({ ...UPSTREAM, TEXTRELAY_ALLOW_PRIVATE_CALLBACKS: 'true' });
+    const service = await serviceWith({ ...UPSTREAM, TEXTRELAY_ALLOW_PRIVATE_CALLBACKS: 'true' });
     const reply = await service.call('POST', '/api/send-message', { number: ALICE, content: 'hi', status_callback: hook.url() });
     expect(reply.status, show(reply.body)).toBe(202);
     await eventually('the QUEUED callback', async () => (hook.received.length > 0 ? true : undefined), 10_000);
@@ -85,11 +85,11 @@ describe('link-local and cloud-metadata callbacks', () => {
     'http://100.100.100.200/latest/meta-data/',
     'http://[fe80::1]/x',
   ])('sandbox mode refuses %s by default, and accepts it with TEXTRELAY_ALLOW_LINK_LOCAL_CALLBACKS=true', async (url) => {
-    const refused = await serviceWith({}).call('POST', '/api/send-message', { number: ALICE, content: 'hi', status_callback: url });
+    const refused = await (await serviceWith({})).call('POST', '/api/send-message', { number: ALICE, content: 'hi', status_callback: url });
     expectMessageError(refused, 400, 4000);
     expect(refused.body.error_message).toMatch(/status_callback is refused: .* link-local or cloud-metadata/);
 
-    const allowed = await serviceWith({ TEXTRELAY_ALLOW_LINK_LOCAL_CALLBACKS: 'true' }).call('POST', '/api/send-message', {
+    const allowed = await (await serviceWith({ TEXTRELAY_ALLOW_LINK_LOCAL_CALLBACKS: 'true' })).call('POST', '/api/send-message', {
       number: ALICE,
       content: 'hi',
       status_callback: url,

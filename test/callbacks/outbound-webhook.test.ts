@@ -36,14 +36,14 @@ function verify(secret: string, request: Received): unknown {
 
 describe('outbound webhooks: every status change of every outbound message', () => {
   it('POSTs QUEUED, SENT and DELIVERED in order, retrying a failed one before the next goes', async () => {
-    const { t, account } = appWithAccount();
+    const { t, account } = await appWithAccount();
     const hook = await receiver((_request, index, response) => {
       response.writeHead(index === 0 || index === 2 ? 500 : 200).end();
     });
     await addWebhooks(t, account, { webhooks: [hook.url()], type: 'outbound' });
     const handle = await send(t, account);
-    report(t, handle, 'SENT');
-    report(t, handle, 'DELIVERED');
+    await report(t, handle, 'SENT');
+    await report(t, handle, 'DELIVERED');
 
     await deliverAll(t);
 
@@ -61,7 +61,7 @@ describe('outbound webhooks: every status change of every outbound message', () 
   });
 
   it('goes beside the status_callback, with the same payload, and without one too', async () => {
-    const { t, account } = appWithAccount();
+    const { t, account } = await appWithAccount();
     const outbound = await receiver();
     const callback = await receiver();
     await addWebhooks(t, account, { webhooks: [outbound.url('/outbound')], type: 'outbound' });
@@ -77,7 +77,7 @@ describe('outbound webhooks: every status change of every outbound message', () 
   });
 
   it('is not sent to receive or other lists', async () => {
-    const { t, account } = appWithAccount();
+    const { t, account } = await appWithAccount();
     const hook = await receiver();
     await addWebhooks(t, account, { webhooks: [hook.url()], type: 'receive' });
     await addWebhooks(t, account, { webhooks: [hook.url('/typing')], type: 'typing_indicator' });
@@ -89,7 +89,7 @@ describe('outbound webhooks: every status change of every outbound message', () 
 
 describe('account webhooks: signed by the entry secret, else globalSecret, else the account secret', () => {
   it('signs each entry with the secret that applies to it', async () => {
-    const { t, account } = appWithAccount();
+    const { t, account } = await appWithAccount();
     t.clock.set(Date.now()); // the verifier checks the timestamp against the real clock
     const hook = await receiver();
     const entrySecret = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
@@ -102,7 +102,7 @@ describe('account webhooks: signed by the entry secret, else globalSecret, else 
       ],
       globalSecret: 'the global secret',
     });
-    const other = t.createAccount();
+    const other = await t.createAccount();
     await addWebhooks(t, other, { type: 'outbound', webhooks: [hook.url('/account')] });
     const accountSecret = (await t.call('GET', '/accounts/webhooks', other)).body.secret;
 
@@ -129,20 +129,19 @@ describe('account webhooks: signed by the entry secret, else globalSecret, else 
 
 describe('message events in the account event log', () => {
   /** The message events only: creating the account and messaging someone also log line and contact events. */
-  function events(t: TestApp, account: TestAccount) {
-    return t.store.accountEvents
-      .after(t.store.accounts.findByKeyId(account.api_key_id)!.id, 0, 100)
+  async function events(t: TestApp, account: TestAccount) {
+    return (await t.store.accountEvents.after((await t.store.accounts.findByKeyId(account.api_key_id))!.id, 0, 100))
       .filter((event) => event.type.startsWith('message.'))
       .map((event) => ({ type: event.type, data: JSON.parse(event.data) }));
   }
 
   it('writes message.created at the send and message.updated at each applied step', async () => {
-    const { t, account } = appWithAccount();
+    const { t, account } = await appWithAccount();
     const handle = await send(t, account);
-    report(t, handle, 'DELIVERED');
-    report(t, handle, 'DELIVERED'); // a duplicate applies nothing, so logs nothing
+    await report(t, handle, 'DELIVERED');
+    await report(t, handle, 'DELIVERED'); // a duplicate applies nothing, so logs nothing
     const line = (await t.call('GET', `/api/status?handle=${handle}`, account)).body.from_number;
-    expect(events(t, account)).toEqual([
+    expect(await events(t, account)).toEqual([
       {
         type: 'message.created',
         data: { message_handle: handle, number: ALICE, from_number: line, is_outbound: true, status: 'QUEUED', group_id: null },
@@ -153,10 +152,10 @@ describe('message events in the account event log', () => {
   });
 
   it('writes message.received for an inbound message', async () => {
-    const { t, account } = appWithAccount();
+    const { t, account } = await appWithAccount();
     const reply = await t.call('POST', '/sandbox/inbound', account, { number: ALICE, content: 'hi there' });
     expect(reply.status, show(reply.body)).toBeLessThan(300);
-    const [event] = events(t, account);
+    const [event] = await events(t, account);
     expect(event).toEqual({
       type: 'message.received',
       data: {

@@ -16,7 +16,7 @@ async function deliveries(t: TestApp, account: TestAccount): Promise<any[]> {
 }
 
 /** A status callback to a receiver nobody runs, due now. */
-function enqueueNow(t: TestApp, accountId: string, webhookId: string, messageHandle: string): void {
+async function enqueueNow(t: TestApp, accountId: string, webhookId: string, messageHandle: string): Promise<void> {
   const entry = {
     webhookId,
     accountId,
@@ -25,7 +25,7 @@ function enqueueNow(t: TestApp, accountId: string, webhookId: string, messageHan
     url: 'http://127.0.0.1:9/hook',
     payload: '{}',
   };
-  t.store.outbox.enqueue(entry, t.clock.now());
+  await t.store.outbox.enqueue(entry, t.clock.now());
 }
 
 function attemptCount(t: TestApp): number {
@@ -34,7 +34,7 @@ function attemptCount(t: TestApp): number {
 
 describe('delivery log retention', () => {
   it('forgets deliveries delivered or given up before the retention, with their attempts, and nothing else', async () => {
-    const { t, account } = appWithAccount();
+    const { t, account } = await appWithAccount();
     const ok = await receiver();
     const gone = await receiver((_request, _index, response) => response.writeHead(410).end());
     const failingOnce = await receiver((_request, index, response) => response.writeHead(index === 0 ? 500 : 200).end());
@@ -43,7 +43,7 @@ describe('delivery log retention', () => {
     await sendWithCallback(t, account, ok.url());
     await sendWithCallback(t, account, gone.url(), BOB);
     const retrying = await sendWithCallback(t, account, failingOnce.url(), CAROL);
-    report(t, retrying, 'SENT'); // held behind the QUEUED callback that is retrying
+    await report(t, retrying, 'SENT'); // held behind the QUEUED callback that is retrying
     await dispatcher.runOnce();
     const old = await deliveries(t, account);
     expect(old.map((d) => [d.url, d.state])).toEqual([
@@ -77,12 +77,12 @@ describe('delivery log retention', () => {
   });
 
   it('keeps a delivery that is old but still retrying, and its held followers, which then go out in order', async () => {
-    const { t, account } = appWithAccount();
+    const { t, account } = await appWithAccount();
     const failingOnce = await receiver((_request, index, response) => response.writeHead(index === 0 ? 500 : 200).end());
     const dispatcher = dispatcherFor(t);
     const handle = await sendWithCallback(t, account, failingOnce.url());
-    report(t, handle, 'SENT');
-    report(t, handle, 'DELIVERED');
+    await report(t, handle, 'SENT');
+    await report(t, handle, 'DELIVERED');
     await dispatcher.runOnce();
 
     t.clock.advance(40 * DAY_MS);
@@ -93,36 +93,36 @@ describe('delivery log retention', () => {
   });
 
   it('walks a log longer than one batch, and stops at the first delivery younger than the retention', async () => {
-    const { t, account } = appWithAccount();
+    const { t, account } = await appWithAccount();
     const total = 1_234;
-    const accountId = t.store.accounts.findByKeyId(account.api_key_id)!.id;
+    const accountId = (await t.store.accounts.findByKeyId(account.api_key_id))!.id;
     for (let i = 0; i < total; i += 1) {
-      enqueueNow(t, accountId, `msg_old${i}`, `m${i}`);
+      await enqueueNow(t, accountId, `msg_old${i}`, `m${i}`);
     }
-    const claimed = claimDue(t.deps, total);
-    recordAttempts(
+    const claimed = await claimDue(t.deps, total);
+    await recordAttempts(
       t.deps,
       claimed.map((row) => finishedAs(row, { kind: 'delivered' }, { statusCode: 204 })),
     );
     t.clock.advance(30 * DAY_MS + 1);
-    enqueueNow(t, accountId, 'msg_new', 'm-new');
+    await enqueueNow(t, accountId, 'msg_new', 'm-new');
 
     expect((await createRetention(t.deps, { ...RETENTION, batchPauseMs: 0 }).prunePass()).webhook_deliveries).toBe(total);
     expect((await deliveries(t, account)).map((d) => d.id)).toEqual(['msg_new']);
     expect(attemptCount(t)).toBe(0);
   });
 
-  it('ends a pass at the first delivery younger than the retention, without reading on', () => {
-    const { t, account } = appWithAccount();
-    const accountId = t.store.accounts.findByKeyId(account.api_key_id)!.id;
+  it('ends a pass at the first delivery younger than the retention, without reading on', async () => {
+    const { t, account } = await appWithAccount();
+    const accountId = (await t.store.accounts.findByKeyId(account.api_key_id))!.id;
     for (let i = 0; i < 3; i += 1) {
-      enqueueNow(t, accountId, `msg_${i}`, `m${i}`);
+      await enqueueNow(t, accountId, `msg_${i}`, `m${i}`);
     }
-    expect(t.store.outbox.pruneFinished(t.clock.now() - 1, 0, 2)).toEqual({ pruned: 0, resumeAfter: null });
+    expect(await t.store.outbox.pruneFinished(t.clock.now() - 1, 0, 2)).toEqual({ pruned: 0, resumeAfter: null });
   });
 
   it('runs by itself once started, and not at all with a retention of 0', async () => {
-    const { t, account } = appWithAccount();
+    const { t, account } = await appWithAccount();
     const ok = await receiver();
     await sendWithCallback(t, account, ok.url());
     await dispatcherFor(t).runOnce();

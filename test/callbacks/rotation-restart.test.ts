@@ -10,7 +10,7 @@ import { appWithAccount, dispatcherFor, onCleanup, receiver, report, sendWithCal
 
 describe('secret rotation', () => {
   it('signs with both secrets for 24 h after a rotation, then with the new one only', async () => {
-    const { t, account } = appWithAccount();
+    const { t, account } = await appWithAccount();
     t.clock.set(Date.now());
     const hook = await receiver();
     const oldSecret = (await t.call('GET', '/accounts/webhooks', account)).body.secret;
@@ -32,7 +32,7 @@ describe('secret rotation', () => {
     }
 
     t.clock.advance(24 * 3600_000 + 1);
-    report(t, handle, 'SENT');
+    await report(t, handle, 'SENT');
     await dispatcher.runOnce();
     const after = hook.received[1]!;
     const signatures = String(after.headers['webhook-signature']).split(' ');
@@ -55,9 +55,9 @@ describe('receiver down across a restart', () => {
     await probe.close();
 
     const first = makeTestApp({ database });
-    const account = first.createAccount();
+    const account = await first.createAccount();
     const handle = await sendWithCallback(first, account, `http://127.0.0.1:${port}/hook`);
-    report(first, handle, 'SENT');
+    await report(first, handle, 'SENT');
     const before = dispatcherFor(first);
     expect(await before.runOnce(), 'only the QUEUED callback goes first; it is refused').toBe(1);
     await before.stop();

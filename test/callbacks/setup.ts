@@ -47,16 +47,16 @@ export async function sendWithCallback(t: TestApp, account: TestAccount, callbac
 }
 
 /** The transport reports a status, as the sandbox or the upstream would. */
-export function report(t: TestApp, handle: string, status: MessageStatus): void {
-  recordStatus(t.deps, { handle, status, source: 'sandbox' });
+export async function report(t: TestApp, handle: string, status: MessageStatus): Promise<void> {
+  await recordStatus(t.deps, { handle, status, source: 'sandbox' });
 }
 
 /** A test app with one account, whose webhook secret the test can read. */
-export function appWithAccount(overrides: Parameters<typeof makeTestApp>[0] = {}) {
+export async function appWithAccount(overrides: Parameters<typeof makeTestApp>[0] = {}) {
   const t = makeTestApp(overrides);
   onCleanup(() => {
     t.db.$client.close();
   });
-  const account = t.createAccount();
+  const account = await t.createAccount();
   return { t, account };
 }

@@ -51,7 +51,7 @@ describe('callback URLs refused when they are given', () => {
     'http://192.88.99.1/hook',
     'http://[fd00::5]/hook',
   ])('upstream mode refuses status_callback %s with 400/4000 naming the field, and writes nothing', async (url) => {
-    const { t, account } = appWithAccount({ outboundPolicy: UPSTREAM_DEFAULT });
+    const { t, account } = await appWithAccount({ outboundPolicy: UPSTREAM_DEFAULT });
     const reply = await t.call('POST', '/api/send-message', account, { number: ALICE, content: 'hi', status_callback: url });
     await expectRejectedWithoutWrite(t, account, reply, 4000);
     expect(reply.body.error_message).toMatch(
@@ -60,7 +60,7 @@ describe('callback URLs refused when they are given', () => {
   });
 
   it('send-group-message and receive webhooks are refused alike, naming their field', async () => {
-    const { t, account } = appWithAccount({ outboundPolicy: UPSTREAM_DEFAULT });
+    const { t, account } = await appWithAccount({ outboundPolicy: UPSTREAM_DEFAULT });
     const group = await t.call('POST', '/api/send-group-message', account, {
       numbers: [ALICE, BOB],
       content: 'hi',
@@ -79,7 +79,7 @@ describe('callback URLs refused when they are given', () => {
   });
 
   it('sandbox mode refuses metadata and link-local addresses, and accepts loopback', async () => {
-    const { t, account } = appWithAccount({ outboundPolicy: SANDBOX_DEFAULT });
+    const { t, account } = await appWithAccount({ outboundPolicy: SANDBOX_DEFAULT });
     for (const url of ['http://169.254.169.254/latest/meta-data', 'http://[fe80::1]/x', 'http://[::ffff:a9fe:a9fe]/x']) {
       const reply = await t.call('POST', '/api/send-message', account, { number: ALICE, content: 'hi', status_callback: url });
       await expectRejectedWithoutWrite(t, account, reply, 4000);
@@ -94,7 +94,7 @@ describe('callback URLs refused when they are given', () => {
   });
 
   it('names are accepted as given: what they resolve to is checked at each connection', async () => {
-    const { t, account } = appWithAccount({ outboundPolicy: UPSTREAM_DEFAULT });
+    const { t, account } = await appWithAccount({ outboundPolicy: UPSTREAM_DEFAULT });
     const sent = await t.call('POST', '/api/send-message', account, {
       number: ALICE,
       content: 'hi',
@@ -107,7 +107,7 @@ describe('callback URLs refused when they are given', () => {
 describe('callbacks refused at connection time, on the address actually connected to', () => {
   // Stored while allowed (as after a configuration change, or a name whose DNS changed since the send).
   async function storedCallbacks(urls: string[]) {
-    const { t, account } = appWithAccount({ outboundPolicy: EVERYTHING_ALLOWED });
+    const { t, account } = await appWithAccount({ outboundPolicy: EVERYTHING_ALLOWED });
     for (const [index, url] of urls.entries()) await sendWithCallback(t, account, url, [ALICE, BOB][index]);
     return { t, account };
   }
@@ -144,14 +144,14 @@ describe('callbacks refused at connection time, on the address actually connecte
     const { t, account } = await storedCallbacks([hook.url()]);
     expect(await dispatcherFor(t, { outboundPolicy: policy }).runOnce()).toBe(1);
     expect(hook.received).toHaveLength(1);
-    const [delivery] = (await t.call('GET', '/accounts/webhooks/deliveries', account)).body.deliveries;
+    const [delivery] = await (await t.call('GET', '/accounts/webhooks/deliveries', account)).body.deliveries;
     expect(delivery, show(delivery)).toMatchObject({ state: 'delivered', last_status_code: 200 });
   });
 
   it('sandbox mode refuses the metadata address without trying it; TEXTRELAY_ALLOW_LINK_LOCAL_CALLBACKS=true lets the attempt go out', async () => {
     const { t, account } = await storedCallbacks(['http://169.254.169.254/latest/meta-data/']);
     expect(await dispatcherFor(t, { outboundPolicy: SANDBOX_DEFAULT }).runOnce()).toBe(1);
-    const [refused] = (await t.call('GET', '/accounts/webhooks/deliveries', account)).body.deliveries;
+    const [refused] = await (await t.call('GET', '/accounts/webhooks/deliveries', account)).body.deliveries;
     expect(refused.attempts[0].error, show(refused)).toBe(
       'refused by the outbound address policy: 169.254.169.254 is a link-local or cloud-metadata address',
     );
@@ -159,7 +159,7 @@ describe('callbacks refused at connection time, on the address actually connecte
     t.clock.advance(5_000);
     const allowed = policyFor({ TEXTRELAY_ALLOW_LINK_LOCAL_CALLBACKS: 'true' });
     expect(await dispatcherFor(t, { outboundPolicy: allowed, timeoutMs: 300 }).runOnce()).toBe(1);
-    const [tried] = (await t.call('GET', '/accounts/webhooks/deliveries', account)).body.deliveries;
+    const [tried] = await (await t.call('GET', '/accounts/webhooks/deliveries', account)).body.deliveries;
     expect(tried.attempts, show(tried)).toHaveLength(2);
     expect(tried.attempts[1].error ?? '', show(tried)).not.toMatch(/outbound address policy/);
   });
@@ -184,7 +184,7 @@ describe("the upstream relay's own requests", () => {
   it('go through the same policy: a provider on loopback is not reached unless private addresses are allowed', async () => {
     const provider = await startFakeUpstream(() => ({ status: 202, body: { message_handle: 'up-1' } }));
     onCleanup(() => provider.close());
-    const { t } = appWithAccount();
+    const { t } = await appWithAccount();
     const options = {
       url: provider.url,
       keyId: 'key',

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { closeDatabase } from '../../src/db/connection.ts';
+import { closeDatabase } from '../../src/db/sqlite/connection.ts';
 import { recordAttempts } from '../../src/services/callback-dispatch.ts';
 import { makeTestApp, type TestApp } from '../helpers/app.ts';
 import { claimDue, finishedAs } from '../helpers/outbox.ts';
@@ -23,30 +23,30 @@ afterAll(() => {
 });
 
 /** Gives up, at `at`, every delivery due then, as the dispatcher does after a 410. */
-function giveUpAll(t: TestApp, at: number): void {
+async function giveUpAll(t: TestApp, at: number): Promise<void> {
   const answer = { attemptedAt: at, durationMs: 3, statusCode: 410 };
   const deps = { ...t.deps, clock: { now: () => at } };
-  recordAttempts(
+  await recordAttempts(
     deps,
-    claimDue(deps, GIVEN_UP * 2).map((row) => finishedAs(row, { kind: 'failed' }, answer)),
+    (await claimDue(deps, GIVEN_UP * 2)).map((row) => finishedAs(row, { kind: 'failed' }, answer)),
   );
 }
 
 /** A database file holding GIVEN_UP given-up deliveries, each of its own message. */
-function databaseWithManyFailures(): { file: string; t: TestApp } {
+async function databaseWithManyFailures(): Promise<{ file: string; t: TestApp }> {
   const folder = mkdtempSync(join(tmpdir(), 'textrelay-replay-'));
   folders.push(folder);
   const file = join(folder, 'textrelay.db');
   const t = makeTestApp({ database: file });
-  const accountId = t.store.accounts.findByKeyId(t.createAccount().api_key_id)!.id;
-  t.store.transaction(() => {
+  const accountId = (await t.store.accounts.findByKeyId((await t.createAccount()).api_key_id))!.id;
+  await t.store.transaction(async (tx) => {
     for (let i = 0; i < GIVEN_UP; i += 1) {
       const entry = { webhookId: `msg_replay_${i}`, accountId, messageHandle: `handle-${i}`, eventType: 'message.status' as const };
-      t.store.outbox.enqueue({ ...entry, url: 'http://127.0.0.1:9/gone', payload: '{}' }, FAILED_AT - 1_000);
+      await tx.outbox.enqueue({ ...entry, url: 'http://127.0.0.1:9/gone', payload: '{}' }, FAILED_AT - 1_000);
     }
   });
-  giveUpAll(t, FAILED_AT);
-  expect(t.store.outbox.countByState().failed).toBe(GIVEN_UP);
+  await giveUpAll(t, FAILED_AT);
+  expect((await t.store.outbox.countByState()).failed).toBe(GIVEN_UP);
   return { file, t };
 }
 
@@ -54,18 +54,18 @@ describe('textrelay webhooks replay --failed-since, many deliveries', () => {
   it(
     'piped: no progress line, a summary on stderr, every id on stdout; on a terminal: progress by batch, then the summary',
     async () => {
-      const { file, t } = databaseWithManyFailures();
+      const { file, t } = await databaseWithManyFailures();
       const env = { TEXTRELAY_DB: file, LOG_LEVEL: 'warn' };
 
       const piped = await runCli(['webhooks', 'replay', '--failed-since', '2026-11-23T08:00:00Z', '--json'], env);
       expect(piped.code, piped.stderr).toBe(0);
       expect(JSON.parse(piped.stdout).replayed).toHaveLength(GIVEN_UP);
       expect(piped.stderr).toBe(`Replayed ${GIVEN_UP} deliveries given up since 2026-11-23T08:00:00.000Z.\n`);
-      expect(t.store.outbox.countByState()).toMatchObject({ failed: 0, pending: GIVEN_UP });
+      expect(await t.store.outbox.countByState()).toMatchObject({ failed: 0, pending: GIVEN_UP });
 
       // Given up again (the replay made them due at the CLI's real time), then replayed with stderr on
       // a pseudo-terminal (`script` runs the command in one).
-      giveUpAll(t, Date.now());
+      await giveUpAll(t, Date.now());
       closeDatabase(t.db);
       const command = `${process.execPath} bin/textrelay.js webhooks replay --failed-since 2026-11-23T08:00:00Z --json > /dev/null`;
       const terminal = execFileSync('script', ['-qec', command, '/dev/null'], {

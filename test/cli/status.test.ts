@@ -35,16 +35,16 @@ describe('textrelay status', () => {
     const t = makeTestApp({ database: db });
     // The CLI reads the real clock: the app's fake one starts now, so "the last 24 hours" includes it.
     t.clock.set(Date.now());
-    const account = t.createAccount();
+    const account = await t.createAccount();
     const ok = await receiver();
     const down = await receiver((_request, _index, response) => response.writeHead(503).end('maintenance'));
     const gone = await receiver((_request, _index, response) => response.writeHead(410).end());
     const delivered = await sendWithCallback(t, account, ok.url(), ALICE);
     await sendWithCallback(t, account, down.url(), BOB);
     await sendWithCallback(t, account, gone.url(), CAROL);
-    recordStatus(t.deps, { handle: delivered, status: 'DELIVERED', source: 'sandbox' });
+    await recordStatus(t.deps, { handle: delivered, status: 'DELIVERED', source: 'sandbox' });
     expect((await t.call('POST', '/sandbox/inbound', account, { number: DAVE, content: 'hi' })).status).toBe(200);
-    receiveFromTransport(t.deps, {
+    await receiveFromTransport(t.deps, {
       from: DAVE,
       toNumber: '+12025550150',
       content: 'to nobody',

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { migrateDatabase, openDatabase } from '../../src/db/connection.ts';
-import type { MessageListFilter } from '../../src/db/queries/messages.ts';
-import { createStore } from '../../src/db/store.ts';
+import { migrateDatabase, openDatabase } from '../../src/db/sqlite/connection.ts';
+import type { MessageListFilter } from '../../src/db/sqlite/queries/messages.ts';
+import { createSqliteStore } from '../../src/db/sqlite/store.ts';
 
 /** Columns that a partial index's WHERE compares with `=`: a bare parameter compared with one makes SQLite plan by its value. */
 function partialIndexColumns(sqlOfIndexes: string[]): string[] {
@@ -12,7 +12,7 @@ function partialIndexColumns(sqlOfIndexes: string[]): string[] {
 }
 
 describe('prepared statements', () => {
-  it('are compiled once: none binds a LIMIT, or a partial index column, as a bare parameter', () => {
+  it('are compiled once: none binds a LIMIT, or a partial index column, as a bare parameter', async () => {
     const db = openDatabase(':memory:');
     migrateDatabase(db);
     const prepared: string[] = [];
@@ -22,7 +22,7 @@ describe('prepared statements', () => {
       return prepare(source);
     }) as typeof prepare;
 
-    const store = createStore(db);
+    const store = createSqliteStore(db, ':memory:').store;
     // Listings are prepared per filter shape, on first use.
     const filters: MessageListFilter[] = [
       {},
@@ -34,7 +34,7 @@ describe('prepared statements', () => {
       { number: '+12125550100' },
       { number: '+12125550100', status: 'READ', isOutbound: true, sentSince: 0 },
     ];
-    for (const filter of filters) store.messages.list('acc', filter, 50, 0);
+    for (const filter of filters) await store.messages.list('acc', filter, 50, 0);
 
     const indexes = db.$client
       .prepare(`select sql from sqlite_master where type = 'index' and sql like '% where %'`)

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
-import { closeDatabase, type Db, migrateDatabase, openDatabase } from '../../src/db/connection.ts';
+import { closeDatabase, type Db, migrateDatabase, openDatabase } from '../../src/db/sqlite/connection.ts';
 
 describe('a database file opened by textrelay', () => {
   const dir = mkdtempSync(join(tmpdir(), 'textrelay-connection-'));

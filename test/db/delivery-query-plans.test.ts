@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { createStore, type Store } from '../../src/db/store.ts';
+import { createSqliteStore } from '../../src/db/sqlite/store.ts';
+import type { Store } from '../../src/db/store.ts';
 import { recordAttempts } from '../../src/services/callback-dispatch.ts';
 import type { ServiceDeps } from '../../src/services/deps.ts';
 import { recordHandover } from '../../src/services/handover.ts';
@@ -21,30 +22,30 @@ import { captureStatements, expectIndexed, explain } from '../helpers/query-plan
  * groups: enough rows that, after ANALYZE, scanning a table costs more than searching its index
  * (on a table of one or two rows the planner rightly prefers a scan).
  */
-function seed() {
+async function seed() {
   const t = makeTestApp();
   const handles: string[] = [];
   for (const account of [t.createAccount(), t.createAccount()]) {
     for (const number of distinctNumbers(8)) {
-      const group = sendGroup(t, account, { numbers: [DAVE, number] });
-      recordHandover(t.deps, group.message_handle, {
+      const group = await sendGroup(t, await account, { numbers: [DAVE, number] });
+      await recordHandover(t.deps, group.message_handle, {
         transportHandle: `t-${group.message_handle}`,
         transportGroupId: `tg-${group.group_id}`,
       });
     }
     for (const number of [ALICE, BOB, CAROL]) {
-      const handle = send(t, account, { number }).message_handle;
+      const handle = (await send(t, await account, { number })).message_handle;
       handles.push(handle);
       t.clock.advance(1_000);
     }
-    const group = sendGroup(t, account, { numbers: [ALICE, BOB] });
-    recordHandover(t.deps, group.message_handle, {
+    const group = await sendGroup(t, await account, { numbers: [ALICE, BOB] });
+    await recordHandover(t.deps, group.message_handle, {
       transportHandle: `t-${group.message_handle}`,
       transportGroupId: `tg-${group.group_id}`,
     });
-    receiveFromTransport(t.deps, {
+    await receiveFromTransport(t.deps, {
       from: CAROL,
-      toNumber: account.numbers[0]!,
+      toNumber: (await account).numbers[0]!,
       content: 'hi',
       mediaUrl: '',
       service: 'iMessage',
@@ -52,11 +53,11 @@ function seed() {
     });
   }
   for (const handle of handles.slice(0, 3)) {
-    recordHandover(t.deps, handle, { transportHandle: `t-${handle}` });
-    recordStatus(t.deps, { handle: `t-${handle}`, status: 'SENT', source: 'upstream', sourceEventId: `e-${handle}` });
+    await recordHandover(t.deps, handle, { transportHandle: `t-${handle}` });
+    await recordStatus(t.deps, { handle: `t-${handle}`, status: 'SENT', source: 'upstream', sourceEventId: `e-${handle}` });
   }
   for (let i = 0; i < 20; i++) {
-    recordStatus(t.deps, { handle: `not-yet-known-${i}`, status: 'DELIVERED', source: 'upstream', sourceEventId: `e-orphan-${i}` });
+    await recordStatus(t.deps, { handle: `not-yet-known-${i}`, status: 'DELIVERED', source: 'upstream', sourceEventId: `e-orphan-${i}` });
   }
   return { t, handles };
 }
@@ -129,7 +130,7 @@ const cases: Case[] = [
   [
     'an account’s group by transport group id',
     ['groups'],
-    (s, { handle }) => s.groups.findByTransportGroupId(s.messages.findByAnyHandle(handle)!.accountId, 'tg-some-group'),
+    async (s, { handle }) => s.groups.findByTransportGroupId((await s.messages.findByAnyHandle(handle))!.accountId, 'tg-some-group'),
     /"transport_group_id" = \?/,
     false,
   ],
@@ -139,11 +140,11 @@ const cases: Case[] = [
   [
     'outbox enqueue (is a callback of the same message ahead?)',
     ['webhook_deliveries'],
-    (s, { handle }) =>
+    async (s, { handle }) =>
       s.outbox.enqueue(
         {
           webhookId: 'msg_plan',
-          accountId: s.messages.findByAnyHandle(handle)!.accountId,
+          accountId: (await s.messages.findByAnyHandle(handle))!.accountId,
           messageHandle: handle,
           eventType: 'message.status',
           url: 'https://example.com/cb',
@@ -164,16 +165,16 @@ const cases: Case[] = [
   [
     'outbox: the waiting callback a finished one lets go (aliases f, e: the next callback and the rows ahead)',
     ['f', 'e', 'webhook_deliveries'],
-    (s, { handle, deps }) => {
-      const accountId = s.messages.findByAnyHandle(handle)!.accountId;
+    async (s, { handle, deps }) => {
+      const accountId = (await s.messages.findByAnyHandle(handle))!.accountId;
       for (const webhookId of ['msg_plan_first', 'msg_plan_next']) {
-        s.outbox.enqueue(
+        await s.outbox.enqueue(
           { webhookId, accountId, messageHandle: handle, eventType: 'message.status', url: 'https://example.com/cb', payload: '{}' },
           1,
         );
       }
-      const row = claimDue(deps, 10).find((claimed) => claimed.url.startsWith('https://example.com/'));
-      if (row) recordAttempts(deps, [finishedAs(row, { kind: 'delivered' }, { attemptedAt: 1, statusCode: 200 })]);
+      const row = (await claimDue(deps, 10)).find((claimed) => claimed.url.startsWith('https://example.com/'));
+      if (row) await recordAttempts(deps, [finishedAs(row, { kind: 'delivered' }, { attemptedAt: 1, statusCode: 200 })]);
       return handle;
     },
     /from webhook_deliveries f\s/,
@@ -185,9 +186,9 @@ const cases: Case[] = [
     [
       `retention: idempotency keys past the window (${verb})`,
       ['idempotency_keys'],
-      (s, { handle }) => {
-        const accountId = s.messages.findByAnyHandle(handle)!.accountId;
-        s.idempotency.save({ accountId, key: 'k-plan', requestHash: 'h', responseStatus: 202, responseBody: '{}', createdAt: 1 });
+      async (s, { handle }) => {
+        const accountId = (await s.messages.findByAnyHandle(handle))!.accountId;
+        await s.idempotency.save({ accountId, key: 'k-plan', requestHash: 'h', responseStatus: 202, responseBody: '{}', createdAt: 1 });
         return s.idempotency.pruneCreatedBy(1, 0, 500);
       },
       new RegExp(`^${verb} .*from idempotency_keys where rowid`),
@@ -196,9 +197,9 @@ const cases: Case[] = [
     [
       `retention: expired inbox sessions (${verb})`,
       ['inbox_sessions'],
-      (s, { handle }) => {
-        const accountId = s.messages.findByAnyHandle(handle)!.accountId;
-        s.inbox.insertSession({ tokenHash: 'plan', accountId, apiSecretHash: 'x', createdAt: 1, expiresAt: 2 });
+      async (s, { handle }) => {
+        const accountId = (await s.messages.findByAnyHandle(handle))!.accountId;
+        await s.inbox.insertSession({ tokenHash: 'plan', accountId, apiSecretHash: 'x', createdAt: 1, expiresAt: 2 });
         return s.inbox.pruneExpiredSessions(2, 0, 500);
       },
       new RegExp(`^${verb} .*from inbox_sessions where rowid`),
@@ -216,7 +217,7 @@ const cases: Case[] = [
 
 /** The one statement matching `pattern` that ran while `run` used a store built under capture. */
 async function capturedStatement(t: TestApp, run: (store: Store) => unknown, pattern: RegExp) {
-  const statements = await captureStatements(t.db, () => run(createStore(t.db)));
+  const statements = await captureStatements(t.db, () => run(createSqliteStore(t.db, ':memory:').store));
   const ran = statements.filter((statement) => statement.ran && pattern.test(statement.sql));
   expect(ran.length, `statements that ran: ${show(statements.filter((s) => s.ran).map((s) => s.sql))}`).toBe(1);
   return ran[0]!;
@@ -226,7 +227,7 @@ describe('query plans: delivery core', () => {
   for (const [name, tables, run, pattern, noTempSort] of cases) {
     for (const analyzed of [false, true]) {
       it(`${name} searches an index (${analyzed ? 'after ANALYZE' : 'no statistics'})`, async () => {
-        const { t, handles } = seed();
+        const { t, handles } = await seed();
         if (analyzed) t.db.$client.exec('ANALYZE');
         const statement = await capturedStatement(t, (store) => run(store, { handle: handles[0]!, deps: { ...t.deps, store } }), pattern);
         const plan = explain(t.db, statement);
@@ -243,10 +244,10 @@ describe('query plans: delivery core', () => {
     }
   }
 
-  it('the seed exercised every lookup for real', () => {
-    const { t, handles } = seed();
-    expect(t.store.messages.findByAnyHandle(`t-${handles[0]}`)?.handle).toBe(handles[0]);
-    expect(t.store.messages.sourceEventSeen('upstream', `e-${handles[0]}`)).toBe(true);
-    expect(t.store.messages.awaitingHandover(500).length).toBeGreaterThan(0);
+  it('the seed exercised every lookup for real', async () => {
+    const { t, handles } = await seed();
+    expect((await t.store.messages.findByAnyHandle(`t-${handles[0]}`))?.handle).toBe(handles[0]);
+    expect(await t.store.messages.sourceEventSeen('upstream', `e-${handles[0]}`)).toBe(true);
+    expect((await t.store.messages.awaitingHandover(500)).length).toBeGreaterThan(0);
   });
 });

@@ -8,24 +8,26 @@ import { makeTestApp } from '../helpers/app.ts';
 import { accountRow, send, sendGroup } from '../helpers/delivery.ts';
 import { ALICE, BOB } from '../helpers/fixtures.ts';
 
-/** Listings map rows from arrays by hand (src/db/queries/message-values.ts): they must read exactly what drizzle reads. */
+/** Listings map rows from arrays by hand (src/db/sqlite/queries/message-values.ts): they must read exactly what drizzle reads. */
 describe('message rows read for listings', () => {
-  it('equal the rows drizzle maps, for every kind of message and every optional column set or not', () => {
+  it('equal the rows drizzle maps, for every kind of message and every optional column set or not', async () => {
     const t = makeTestApp();
-    const account = t.createAccount();
-    const row = accountRow(t, account);
+    const account = await t.createAccount();
+    const row = await accountRow(t, account);
 
-    const delivered = send(t, account, {
-      content: 'with a callback',
-      mediaUrl: 'https://example.com/cat.png',
-      sendStyle: 'celebration',
-    }).message_handle;
-    recordHandover(t.deps, delivered, { transportHandle: 'up-1' });
-    recordStatus(t.deps, { handle: delivered, status: 'DELIVERED', wasDowngraded: true, source: 'test' });
-    const failed = send(t, account, { number: BOB, statusCallback: undefined }).message_handle;
-    recordStatus(t.deps, { handle: failed, status: 'ERROR', errorCode: 10001, errorMessage: 'no route', source: 'test' });
-    const group = sendGroup(t, account);
-    receiveInbound(t.deps, row, {
+    const delivered = (
+      await send(t, account, {
+        content: 'with a callback',
+        mediaUrl: 'https://example.com/cat.png',
+        sendStyle: 'celebration',
+      })
+    ).message_handle;
+    await recordHandover(t.deps, delivered, { transportHandle: 'up-1' });
+    await recordStatus(t.deps, { handle: delivered, status: 'DELIVERED', wasDowngraded: true, source: 'test' });
+    const failed = (await send(t, account, { number: BOB, statusCallback: undefined })).message_handle;
+    await recordStatus(t.deps, { handle: failed, status: 'ERROR', errorCode: 10001, errorMessage: 'no route', source: 'test' });
+    const group = await sendGroup(t, account);
+    await receiveInbound(t.deps, row, {
       from: ALICE,
       content: 'reply in the group',
       mediaUrl: '',
@@ -33,13 +35,13 @@ describe('message rows read for listings', () => {
       source: 'test',
       groupId: group.group_id!,
     });
-    receiveInbound(t.deps, row, { from: BOB, content: 'a direct reply', mediaUrl: '', service: 'SMS', source: 'test' });
+    await receiveInbound(t.deps, row, { from: BOB, content: 'a direct reply', mediaUrl: '', service: 'SMS', source: 'test' });
 
     const byDrizzle = t.db.select().from(messages).orderBy(desc(messages.dateSent), desc(messages.id)).all();
     expect(byDrizzle).toHaveLength(5);
-    expect(t.store.messages.list(row.id, {}, 50, 0)).toEqual(byDrizzle);
+    expect(await t.store.messages.list(row.id, {}, 50, 0)).toEqual(byDrizzle);
     // The other shape: a number's own conversation merged with its groups.
-    expect(t.store.messages.list(row.id, { number: ALICE }, 50, 0)).toEqual(
+    expect(await t.store.messages.list(row.id, { number: ALICE }, 50, 0)).toEqual(
       byDrizzle.filter((message) => message.number === ALICE || message.groupId !== null),
     );
   });

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import type { TestAccount } from '../helpers/app.ts';
 import { makeTestApp, type TestApp } from '../helpers/app.ts';
 import { ALICE, BOB, CAROL, show } from '../helpers/fixtures.ts';
 import { type Captured, captureStatements, expectIndexed, explain, pretendMillionMessages } from '../helpers/query-plans.ts';
@@ -10,7 +11,7 @@ import { type Captured, captureStatements, expectIndexed, explain, pretendMillio
 
 async function seed() {
   const t = makeTestApp();
-  const account = t.createAccount({ numbers: 1 });
+  const account = await t.createAccount({ numbers: 1 });
   for (const number of [ALICE, BOB, CAROL]) {
     const sent = await t.call('POST', '/api/send-message', account, { number, content: `hi ${number}` });
     expect(sent.status, show(sent.body)).toBe(202);
@@ -22,7 +23,7 @@ async function seed() {
   return { t, account, groupId: group.body.group_id as string, line: account.numbers[0]! };
 }
 
-async function messageReads(t: TestApp, account: ReturnType<TestApp['createAccount']>, path: string, times = 1): Promise<Captured[]> {
+async function messageReads(t: TestApp, account: TestAccount, path: string, times = 1): Promise<Captured[]> {
   const statements = await captureStatements(t.db, async () => {
     for (let i = 0; i < times; i++) {
       const response = await t.call('GET', path, account);

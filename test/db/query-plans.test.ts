@@ -26,8 +26,8 @@ async function listingStatement(t: TestApp, account: TestAccount, path: string, 
 
 async function seed() {
   const t = makeTestApp();
-  const account = t.createAccount();
-  const other = t.createAccount();
+  const account = await t.createAccount();
+  const other = await t.createAccount();
   for (const who of [account, other]) {
     for (const number of [ALICE, BOB, CAROL]) {
       const sent = await t.call('POST', '/api/send-message', who, { number, content: `hi ${number}` });

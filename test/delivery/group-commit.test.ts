@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { Store } from '../../src/db/store.ts';
+import { createSqliteStore } from '../../src/db/sqlite/store.ts';
 import { addReceiveUrl, receiveUrls } from '../../src/services/account-webhooks.ts';
-import { createGroupCommit } from '../../src/services/group-commit.ts';
 import { recordHandover } from '../../src/services/handover.ts';
 import { createCourier } from '../../src/transports/courier.ts';
 import { createSandboxTransport } from '../../src/transports/sandbox.ts';
@@ -18,47 +17,42 @@ import { INGEST_SECRET, postIngest, statusCallback } from '../helpers/ingest.ts'
 describe('group commit', () => {
   it('runs one turn’s work in one transaction, rolling back only the work that threw', async () => {
     const t = makeTestApp();
-    const account = accountRow(t, t.createAccount());
-    let outerTransactions = 0;
-    const store: Store = {
-      ...t.store,
-      transaction: (work) => {
-        if (!t.db.$client.inTransaction) outerTransactions += 1;
-        return t.store.transaction(work);
-      },
-    };
-    const commit = createGroupCommit(store);
-    const hook = (name: string) => () => addReceiveUrl(t.deps, account.id, `https://hooks.example.com/${name}`, 0);
+    const account = await accountRow(t, await t.createAccount());
+    const sqlite = createSqliteStore(t.db, ':memory:');
+    const commitsBefore = sqlite.commits();
+    const hook = (name: string) => (store: typeof sqlite.store) =>
+      addReceiveUrl({ ...t.deps, store }, account.id, `https://hooks.example.com/${name}`, 0);
 
     const results = await Promise.allSettled([
-      commit.run(hook('first')),
-      commit.run(() => {
-        hook('failing')();
+      sqlite.store.batchedTransaction(hook('first')),
+      sqlite.store.batchedTransaction(async (store) => {
+        await hook('failing')(store);
         throw new Error('this request fails');
       }),
-      commit.run(() => {
-        hook('third')();
+      sqlite.store.batchedTransaction(async (store) => {
+        await hook('third')(store);
         return 'third done';
       }),
     ]);
 
     expect(results.map((result) => result.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
     expect((results[2] as PromiseFulfilledResult<string>).value).toBe('third done');
-    expect(receiveUrls(t.deps, account.id).sort()).toEqual(['https://hooks.example.com/first', 'https://hooks.example.com/third']);
-    expect(outerTransactions).toBe(1);
+    expect((await receiveUrls(t.deps, account.id)).sort()).toEqual(['https://hooks.example.com/first', 'https://hooks.example.com/third']);
+    expect(sqlite.commits() - commitsBefore).toBe(1);
     expect(t.db.$client.inTransaction).toBe(false);
   });
 
   it('answers a burst of concurrent callbacks each by its own outcome, all committed', async () => {
     const t = makeTestApp({ ingestSecrets: [INGEST_SECRET], transportName: 'upstream' });
-    const account = t.createAccount();
-    const handles = Array.from({ length: 20 }, (_, i) => {
-      const handle = send(t, account, { number: `+1212456${7000 + i}` }).message_handle;
-      recordHandover(t.deps, handle, { transportHandle: `up-burst-${i}` });
-      return handle;
-    });
-    const group = sendGroup(t, account, { numbers: [ALICE, BOB] });
-    recordHandover(t.deps, group.message_handle, { transportHandle: 'up-burst-group', transportGroupId: 'up-group-burst' });
+    const account = await t.createAccount();
+    const handles: string[] = [];
+    for (let i = 0; i < 20; i += 1) {
+      const handle = (await send(t, account, { number: `+1212456${7000 + i}` })).message_handle;
+      await recordHandover(t.deps, handle, { transportHandle: `up-burst-${i}` });
+      handles.push(handle);
+    }
+    const group = await sendGroup(t, account, { numbers: [ALICE, BOB] });
+    await recordHandover(t.deps, group.message_handle, { transportHandle: 'up-burst-group', transportGroupId: 'up-group-burst' });
     const headers = { 'svc-signing-secret': INGEST_SECRET };
 
     const replies = await Promise.all([
@@ -83,10 +77,10 @@ describe('group commit', () => {
       replies.map((reply) => reply.status),
       show(replies.map((reply) => reply.body)),
     ).toEqual([...handles.map(() => 200), 202, 202, 400]);
-    for (const handle of handles) expect(t.store.messages.findByAnyHandle(handle)?.status).toBe('DELIVERED');
+    for (const handle of handles) expect((await t.store.messages.findByAnyHandle(handle))?.status).toBe('DELIVERED');
     expect(t.db.$client.prepare('select count(*) c from orphan_status_events').get()).toEqual({ c: 1 });
     expect(t.db.$client.prepare('select count(*) c from unrouted_inbound').get()).toEqual({ c: 1 });
-    expect(t.store.messages.findByAnyHandle('up-in-intruder')).toBeUndefined();
+    expect(await t.store.messages.findByAnyHandle('up-in-intruder')).toBeUndefined();
   });
 
   it('shares commits between a burst of sends and their hand-overs to the sandbox, instead of one commit per message', async () => {
@@ -94,13 +88,8 @@ describe('group commit', () => {
     const transport = createSandboxTransport(t.deps, { stepMs: 1_000 });
     const courier = createCourier(t.deps, transport);
     t.notifier.subscribe({ messageQueued: courier.enqueue });
-    const account = t.createAccount();
-    let commits = 0;
-    const transaction = t.store.transaction;
-    t.store.transaction = ((work: () => unknown) => {
-      if (!t.db.$client.inTransaction) commits += 1;
-      return transaction(work);
-    }) as Store['transaction'];
+    const account = await t.createAccount();
+    const commitsBefore = t.commits();
 
     const replies = await Promise.all(
       Array.from({ length: 20 }, (_, i) =>
@@ -111,10 +100,10 @@ describe('group commit', () => {
 
     expect(replies.map((reply) => reply.status)).toEqual(replies.map(() => 202));
     const handles = replies.map((reply) => (reply.body as { message_handle: string }).message_handle);
-    for (const handle of handles) expect(t.store.messages.findByAnyHandle(handle)?.handedOverAt).not.toBeNull();
+    for (const handle of handles) expect((await t.store.messages.findByAnyHandle(handle))?.handedOverAt).not.toBeNull();
     const planned = t.db.$client.prepare('select count(distinct message_handle) c from sandbox_steps').get();
     expect(planned).toEqual({ c: 20 });
     // The sends, the sandbox's plans and the hand-over marks: a commit each (one per message was 41).
-    expect(commits).toBeLessThanOrEqual(3);
+    expect(t.commits() - commitsBefore).toBeLessThanOrEqual(3);
   });
 });

@@ -32,9 +32,9 @@ const FIELDS = [
 describe('ingest over generated payloads', () => {
   it('never answers 5xx, and every refusal has the error shape and writes nothing', async () => {
     const t = makeTestApp({ ingestSecrets: [INGEST_SECRET], transportName: 'upstream' });
-    const account = t.createAccount();
+    const account = await t.createAccount();
     const line = account.numbers[0]!;
-    recordHandover(t.deps, send(t, account).message_handle, { transportHandle: 'up-known' });
+    await recordHandover(t.deps, (await send(t, account)).message_handle, { transportHandle: 'up-known' });
 
     const plausible = fc.oneof(
       fc.constantFrom(

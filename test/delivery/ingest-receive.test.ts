@@ -20,10 +20,10 @@ import { rowCounts } from '../helpers/row-counts.ts';
 const UPSTREAM_LINE = '+12025550150';
 const RECEIVE_HOOK = 'https://client.example.com/inbound';
 
-function setup() {
+async function setup() {
   const t = makeTestApp({ ingestSecrets: [INGEST_SECRET], transportName: 'upstream' });
-  const account = t.createAccount();
-  addReceiveUrl(t.deps, accountRow(t, account).id, RECEIVE_HOOK, t.clock.now());
+  const account = await t.createAccount();
+  await addReceiveUrl(t.deps, (await accountRow(t, account)).id, RECEIVE_HOOK, t.clock.now());
   return { t, account, line: account.numbers[0]! };
 }
 
@@ -58,7 +58,7 @@ async function listGroup(t: TestApp, account: TestAccount, groupId: string) {
 
 describe('POST /webhooks/receive, one-to-one', () => {
   it('stores the message for the account owning to_number, in the sender’s conversation, with its receive webhook', async () => {
-    const { t, account, line } = setup();
+    const { t, account, line } = await setup();
     await expectOk(t, inbound('up-in-1', ALICE, line, { content: 'hello there', service: 'SMS' }));
 
     const [message, ...rest] = await listMessages(t, account);
@@ -87,7 +87,7 @@ describe('POST /webhooks/receive, one-to-one', () => {
   });
 
   it('stores a redelivered message (same message_handle) once', async () => {
-    const { t, account, line } = setup();
+    const { t, account, line } = await setup();
     await expectOk(t, inbound('up-in-twice', ALICE, line));
     const before = rowCounts(t);
     await expectOk(t, inbound('up-in-twice', ALICE, line));
@@ -96,16 +96,16 @@ describe('POST /webhooks/receive, one-to-one', () => {
   });
 
   it('takes from_number when number is absent', async () => {
-    const { t, account, line } = setup();
+    const { t, account, line } = await setup();
     const { number: _, ...body } = inbound('up-in-from', BOB, line);
     await expectOk(t, body);
     expect((await listMessages(t, account))[0]).toMatchObject({ number: BOB });
   });
 
   it('keeps a message to a line no account owns as unrouted (202): in no account, not even the one that last wrote to the sender', async () => {
-    const { t, account } = setup();
-    const other = t.createAccount();
-    send(t, account, { number: CAROL });
+    const { t, account } = await setup();
+    const other = await t.createAccount();
+    await send(t, account, { number: CAROL });
     const before = rowCounts(t);
 
     const reply = await receive(t, inbound('up-in-2', CAROL, UPSTREAM_LINE, { content: 'reply' }));
@@ -115,7 +115,7 @@ describe('POST /webhooks/receive, one-to-one', () => {
 
     expect((await listMessages(t, account)).map((m) => [m.is_outbound, m.number])).toEqual([[true, CAROL]]);
     expect(await listMessages(t, other)).toEqual([]);
-    const status = statusCommand(t.deps).value as { unrouted_inbound: unknown };
+    const status = (await statusCommand(t.deps)).value as { unrouted_inbound: unknown };
     expect(status.unrouted_inbound, show(status)).toMatchObject({
       total: 1,
       latest: [{ from_number: CAROL, to_number: UPSTREAM_LINE, content: 'reply' }],
@@ -125,7 +125,7 @@ describe('POST /webhooks/receive, one-to-one', () => {
   });
 
   it('keeps a redelivered unrouted message once', async () => {
-    const { t } = setup();
+    const { t } = await setup();
     expect((await receive(t, inbound('up-stranger', ALICE, UPSTREAM_LINE))).status).toBe(202);
     const before = rowCounts(t);
     expect((await receive(t, inbound('up-stranger', ALICE, UPSTREAM_LINE))).status).toBe(202);
@@ -135,8 +135,8 @@ describe('POST /webhooks/receive, one-to-one', () => {
 
 describe('POST /webhooks/receive, groups', () => {
   it('adopts our group with the same people for an unknown transport group_id; sends and receives list together', async () => {
-    const { t, account, line } = setup();
-    const sent = sendGroup(t, account, { numbers: [ALICE, BOB] });
+    const { t, account, line } = await setup();
+    const sent = await sendGroup(t, account, { numbers: [ALICE, BOB] });
 
     // A provider that reports our own line as to_number lists it among the participants too.
     await expectOk(
@@ -152,21 +152,21 @@ describe('POST /webhooks/receive, groups', () => {
       [false, 'group'],
       [true, 'group'],
     ]);
-    expect(t.store.groups.findByTransportGroupId(accountRow(t, account).id, 'up-group-1')?.id).toBe(sent.group_id);
+    expect((await t.store.groups.findByTransportGroupId((await accountRow(t, account)).id, 'up-group-1'))?.id).toBe(sent.group_id);
     const hook = payloadsFor(t, listed[0].message_handle)[0];
     expect(hook, show(hook)).toMatchObject({ group_id: sent.group_id, message_type: 'group', number: ALICE });
     expect([...hook.participants].sort()).toEqual([ALICE, BOB, sent.from_number].sort());
   });
 
   it('creates our group from participants when none matches, and our later sends to it list with the receives', async () => {
-    const { t, account, line } = setup();
+    const { t, account, line } = await setup();
     await expectOk(t, inbound('up-g-in-2', BOB, line, { group_id: 'up-group-2', participants: [ALICE, BOB, CAROL, line] }));
     const [received] = await listMessages(t, account);
     expect(received, show(received)).toMatchObject({ message_type: 'group', number: BOB });
     const groupId: string = received.group_id;
     expect(groupId).toMatch(/^[0-9a-f-]{36}$/);
 
-    const byNumbers = sendGroup(t, account, { numbers: [CAROL, BOB, ALICE] });
+    const byNumbers = await sendGroup(t, account, { numbers: [CAROL, BOB, ALICE] });
     expect(byNumbers.group_id, 'a send to the same people is the same group').toBe(groupId);
     const reply = await t.call('POST', '/api/send-group-message', account, { group_id: groupId, content: 'to the group' });
     expect(reply.status, show(reply.body)).toBe(202);
@@ -181,9 +181,9 @@ describe('POST /webhooks/receive, groups', () => {
   });
 
   it('maps the group id the transport answered a group send with, so its members’ replies land in our group', async () => {
-    const { t, account } = setup();
-    const sent = sendGroup(t, account, { numbers: [ALICE, BOB] });
-    recordHandover(t.deps, sent.message_handle, { transportHandle: 'up-out-g', transportGroupId: 'up-group-3' });
+    const { t, account } = await setup();
+    const sent = await sendGroup(t, account, { numbers: [ALICE, BOB] });
+    await recordHandover(t.deps, sent.message_handle, { transportHandle: 'up-out-g', transportGroupId: 'up-group-3' });
 
     await expectOk(
       t,
@@ -193,9 +193,9 @@ describe('POST /webhooks/receive, groups', () => {
   });
 
   it('refuses (400, nothing written) a message in a known group from someone who is not a member', async () => {
-    const { t, account } = setup();
-    const sent = sendGroup(t, account, { numbers: [ALICE, BOB] });
-    recordHandover(t.deps, sent.message_handle, { transportHandle: 'up-out-g2', transportGroupId: 'up-group-4' });
+    const { t, account } = await setup();
+    const sent = await sendGroup(t, account, { numbers: [ALICE, BOB] });
+    await recordHandover(t.deps, sent.message_handle, { transportHandle: 'up-out-g2', transportGroupId: 'up-group-4' });
     const before = rowCounts(t);
     expectMessageError(await receive(t, inbound('up-g-in-5', CAROL, sent.from_number, { group_id: 'up-group-4' })), 400, 4000);
     expect(rowCounts(t)).toEqual(before);
@@ -215,7 +215,7 @@ describe('POST /webhooks/receive, bad payloads', () => {
     ['a media_url that is not a URL', (line) => inbound('x', ALICE, line, { media_url: 'cat.png' })],
     ['a number as content', (line) => inbound('x', ALICE, line, { content: 42 })],
   ])('refuses %s with 400 and writes nothing', async (_, body) => {
-    const { t, line } = setup();
+    const { t, line } = await setup();
     const before = rowCounts(t);
     const reply = await receive(t, body(line));
     expectMessageError(reply, 400, 4000, { nonEmpty: true });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { recordHandover } from '../../src/services/handover.ts';
+import type { TestAccount } from '../helpers/app.ts';
 import { makeTestApp, type TestApp } from '../helpers/app.ts';
 import { send } from '../helpers/delivery.ts';
 import { show } from '../helpers/fixtures.ts';
@@ -13,16 +14,16 @@ import { rowCounts } from '../helpers/row-counts.ts';
  * hand-over tells us which message the transport means.
  */
 
-function setup() {
+async function setup() {
   const t = makeTestApp({ ingestSecrets: [INGEST_SECRET], transportName: 'upstream' });
-  const account = t.createAccount();
+  const account = await t.createAccount();
   return { t, account };
 }
 
 /** A message sent and handed over: the transport knows it as `transportHandle`. */
-function handedOver(t: TestApp, account: ReturnType<TestApp['createAccount']>, transportHandle: string): string {
-  const handle = send(t, account).message_handle;
-  recordHandover(t.deps, handle, { transportHandle });
+async function handedOver(t: TestApp, account: TestAccount, transportHandle: string): Promise<string> {
+  const handle = (await send(t, account)).message_handle;
+  await recordHandover(t.deps, handle, { transportHandle });
   return handle;
 }
 
@@ -32,52 +33,52 @@ async function report(t: TestApp, transportHandle: string, status: string, extra
   return postIngest(t, '/webhooks/status', statusCallback(transportHandle, status, extra), headers);
 }
 
-function messageOf(t: TestApp, handle: string) {
-  return t.store.messages.findByAnyHandle(handle)!;
+async function messageOf(t: TestApp, handle: string) {
+  return (await t.store.messages.findByAnyHandle(handle))!;
 }
 
 describe('POST /webhooks/status', () => {
   it('applies a status to the message the transport knows by its handle, with its callback, and answers 200 OK', async () => {
-    const { t, account } = setup();
-    const handle = handedOver(t, account, 'up-1');
+    const { t, account } = await setup();
+    const handle = await handedOver(t, account, 'up-1');
     t.clock.advance(1_000);
 
     const reply = await report(t, 'up-1', 'SENT', {}, 'msg_sent_1');
     expect(reply.status, show(reply.body)).toBe(200);
     expect(reply.body).toEqual({ status: 'OK' });
 
-    expect(messageOf(t, handle).status).toBe('SENT');
+    expect((await messageOf(t, handle)).status).toBe('SENT');
     expect(callbackStatuses(t, handle)).toEqual(['QUEUED', 'SENT']);
     // Our handle goes to our client, never the transport's.
     expect(payloadsFor(t, handle)[1]).toMatchObject({ message_handle: handle, status: 'SENT', date_updated: '2026-11-23T09:30:01.000Z' });
-    const event = t.store.messages.history(handle).find((row) => row.status === 'SENT')!;
+    const event = (await t.store.messages.history(handle)).find((row) => row.status === 'SENT')!;
     expect(event, show(event)).toMatchObject({ source: 'upstream', sourceEventId: 'msg_sent_1', applied: true, implied: false });
   });
 
   it('records an ERROR with the transport’s code and message, "FAILED" meaning the same', async () => {
-    const { t, account } = setup();
-    const first = handedOver(t, account, 'up-err-1');
-    const second = handedOver(t, account, 'up-err-2');
+    const { t, account } = await setup();
+    const first = await handedOver(t, account, 'up-err-1');
+    const second = await handedOver(t, account, 'up-err-2');
 
     expect((await report(t, 'up-err-1', 'ERROR', { error_code: 10002, error_message: 'Not confirmed' })).status).toBe(200);
     expect((await report(t, 'up-err-2', 'FAILED', { error_code: 10001 })).status).toBe(200);
 
-    expect(messageOf(t, first)).toMatchObject({ status: 'ERROR', errorCode: 10002, errorMessage: 'Not confirmed' });
-    expect(messageOf(t, second)).toMatchObject({ status: 'ERROR', errorCode: 10001 });
+    expect(await messageOf(t, first)).toMatchObject({ status: 'ERROR', errorCode: 10002, errorMessage: 'Not confirmed' });
+    expect(await messageOf(t, second)).toMatchObject({ status: 'ERROR', errorCode: 10001 });
     expect(payloadsFor(t, first).at(-1)).toMatchObject({ status: 'ERROR', error_code: 10002, error_message: 'Not confirmed' });
   });
 
   it('keeps was_downgraded from the callback', async () => {
-    const { t, account } = setup();
-    const handle = handedOver(t, account, 'up-sms');
+    const { t, account } = await setup();
+    const handle = await handedOver(t, account, 'up-sms');
     await report(t, 'up-sms', 'SENT', { was_downgraded: true });
-    expect(messageOf(t, handle)).toMatchObject({ status: 'SENT', wasDowngraded: true });
+    expect(await messageOf(t, handle)).toMatchObject({ status: 'SENT', wasDowngraded: true });
     expect(payloadsFor(t, handle).at(-1)).toMatchObject({ was_downgraded: true });
   });
 
   it('answers 200 to a stale status and changes nothing but the history', async () => {
-    const { t, account } = setup();
-    const handle = handedOver(t, account, 'up-stale');
+    const { t, account } = await setup();
+    const handle = await handedOver(t, account, 'up-stale');
     await report(t, 'up-stale', 'SENT');
     await report(t, 'up-stale', 'DELIVERED');
     const outboxBefore = rowCounts(t).webhook_deliveries;
@@ -85,15 +86,15 @@ describe('POST /webhooks/status', () => {
     const late = await report(t, 'up-stale', 'SENT', {}, 'msg_late_sent');
     expect(late.status, show(late.body)).toBe(200);
     expect(late.body).toEqual({ status: 'OK' });
-    expect(messageOf(t, handle).status).toBe('DELIVERED');
+    expect((await messageOf(t, handle)).status).toBe('DELIVERED');
     expect(rowCounts(t).webhook_deliveries).toBe(outboxBefore);
-    const kept = t.store.messages.history(handle).filter((row) => row.sourceEventId === 'msg_late_sent');
+    const kept = (await t.store.messages.history(handle)).filter((row) => row.sourceEventId === 'msg_late_sent');
     expect(kept, show(kept)).toMatchObject([{ status: 'SENT', applied: false }]);
   });
 
   it('records a redelivered callback (same webhook-id) once', async () => {
-    const { t, account } = setup();
-    const handle = handedOver(t, account, 'up-dup');
+    const { t, account } = await setup();
+    const handle = await handedOver(t, account, 'up-dup');
     const first = await report(t, 'up-dup', 'SENT', {}, 'msg_same');
     const before = rowCounts(t);
     const again = await report(t, 'up-dup', 'SENT', {}, 'msg_same');
@@ -101,21 +102,21 @@ describe('POST /webhooks/status', () => {
     expect([first.status, again.status]).toEqual([200, 200]);
     expect(again.body).toEqual({ status: 'OK' });
     expect(rowCounts(t), 'the redelivery wrote rows').toEqual(before);
-    expect(t.store.messages.history(handle).filter((row) => row.sourceEventId === 'msg_same')).toHaveLength(1);
+    expect((await t.store.messages.history(handle)).filter((row) => row.sourceEventId === 'msg_same')).toHaveLength(1);
     expect(callbackStatuses(t, handle)).toEqual(['QUEUED', 'SENT']);
   });
 
   it('turns DELIVERED before SENT into SENT (implied) then DELIVERED; the late SENT is not applied', async () => {
-    const { t, account } = setup();
-    const handle = handedOver(t, account, 'up-noisy');
+    const { t, account } = await setup();
+    const handle = await handedOver(t, account, 'up-noisy');
 
     expect((await report(t, 'up-noisy', 'DELIVERED', {}, 'msg_d')).status).toBe(200);
     expect(callbackStatuses(t, handle)).toEqual(['QUEUED', 'SENT', 'DELIVERED']);
     expect((await report(t, 'up-noisy', 'SENT', {}, 'msg_s')).status).toBe(200);
 
-    expect(messageOf(t, handle).status).toBe('DELIVERED');
+    expect((await messageOf(t, handle)).status).toBe('DELIVERED');
     expect(callbackStatuses(t, handle)).toEqual(['QUEUED', 'SENT', 'DELIVERED']);
-    const history = t.store.messages.history(handle).map((row) => [row.status, row.applied, row.implied, row.sourceEventId]);
+    const history = (await t.store.messages.history(handle)).map((row) => [row.status, row.applied, row.implied, row.sourceEventId]);
     expect(history, show(history)).toEqual([
       ['QUEUED', true, false, null],
       ['SENT', true, true, null],
@@ -125,21 +126,21 @@ describe('POST /webhooks/status', () => {
   });
 
   it('keeps a status for an unknown handle (202) and applies it once the hand-over stores that handle', async () => {
-    const { t, account } = setup();
-    const handle = send(t, account).message_handle;
+    const { t, account } = await setup();
+    const handle = (await send(t, account)).message_handle;
 
     const early = await report(t, 'up-early', 'SENT', {}, 'msg_early');
     expect(early.status, show(early.body)).toBe(202);
     expect(early.body).toEqual({ status: 'OK' });
-    expect(messageOf(t, handle).status).toBe('QUEUED');
+    expect((await messageOf(t, handle)).status).toBe('QUEUED');
     expect(rowCounts(t).orphan_status_events).toBe(1);
 
     // The same early event redelivered is still one kept event.
     expect((await report(t, 'up-early', 'SENT', {}, 'msg_early')).status).toBe(200);
     expect(rowCounts(t).orphan_status_events).toBe(1);
 
-    recordHandover(t.deps, handle, { transportHandle: 'up-early' });
-    expect(messageOf(t, handle).status).toBe('SENT');
+    await recordHandover(t.deps, handle, { transportHandle: 'up-early' });
+    expect((await messageOf(t, handle)).status).toBe('SENT');
     expect(callbackStatuses(t, handle)).toEqual(['QUEUED', 'SENT']);
     expect(rowCounts(t).orphan_status_events).toBe(0);
 
@@ -149,8 +150,8 @@ describe('POST /webhooks/status', () => {
   });
 
   it('answers 200 to the QUEUED callback an upstream sends first (the message is already QUEUED)', async () => {
-    const { t, account } = setup();
-    const handle = handedOver(t, account, 'up-q');
+    const { t, account } = await setup();
+    const handle = await handedOver(t, account, 'up-q');
     const reply = await report(t, 'up-q', 'QUEUED');
     expect(reply.status, show(reply.body)).toBe(200);
     expect(callbackStatuses(t, handle)).toEqual(['QUEUED']);
@@ -168,8 +169,8 @@ describe('POST /webhooks/status', () => {
     ['a JSON array', [statusCallback('up-x', 'SENT')]],
     ['malformed JSON', '{"message_handle": "up-x", "status": '],
   ])('refuses %s with 400 and writes nothing', async (_, body) => {
-    const { t, account } = setup();
-    handedOver(t, account, 'up-x');
+    const { t, account } = await setup();
+    await handedOver(t, account, 'up-x');
     const before = rowCounts(t);
     const reply = await postIngest(t, '/webhooks/status', body, { 'svc-signing-secret': INGEST_SECRET });
     expect(reply.status, show(reply.body)).toBe(400);

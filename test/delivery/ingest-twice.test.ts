@@ -13,9 +13,9 @@ import { callbackStatuses } from '../helpers/outbox.ts';
 describe('a status from status_callback and from the outbound webhook', () => {
   it('is applied once, with one callback and one message.updated event', async () => {
     const t = makeTestApp({ ingestSecrets: [INGEST_SECRET], transportName: 'upstream' });
-    const account = t.createAccount();
-    const handle = send(t, account).message_handle;
-    recordHandover(t.deps, handle, { transportHandle: 'up-twice' });
+    const account = await t.createAccount();
+    const handle = (await send(t, account)).message_handle;
+    await recordHandover(t.deps, handle, { transportHandle: 'up-twice' });
     const headers = (webhookId: string) => ({ 'svc-signing-secret': INGEST_SECRET, 'webhook-id': webhookId });
 
     for (const webhookId of ['msg_from_status_callback', 'msg_from_outbound_webhook']) {
@@ -24,10 +24,10 @@ describe('a status from status_callback and from the outbound webhook', () => {
     }
 
     expect(callbackStatuses(t, handle)).toEqual(['QUEUED', 'SENT', 'DELIVERED']);
-    const applied = t.store.messages.history(handle).filter((row) => row.applied && row.status === 'DELIVERED');
+    const applied = (await t.store.messages.history(handle)).filter((row) => row.applied && row.status === 'DELIVERED');
     expect(applied).toHaveLength(1);
-    const accountId = t.store.accounts.findByKeyId(account.api_key_id)!.id;
-    const updates = t.store.accountEvents.after(accountId, 0, 100).filter((event) => event.type === 'message.updated');
+    const accountId = (await t.store.accounts.findByKeyId(account.api_key_id))!.id;
+    const updates = (await t.store.accountEvents.after(accountId, 0, 100)).filter((event) => event.type === 'message.updated');
     expect(updates.map((event) => JSON.parse(event.data).status)).toEqual(['SENT', 'DELIVERED']);
   });
 });

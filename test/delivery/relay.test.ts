@@ -210,11 +210,11 @@ describe('relay: textrelay A (upstream transport) through textrelay B (sandbox)'
         outboundPolicy: LOOPBACK_ALLOWED,
       });
       const courier = createCourier(t.deps, transport, { retryDelaysMs: [10, 10], concurrency: 1 });
-      const handle = send(t, t.createAccount()).message_handle;
+      const handle = (await send(t, await t.createAccount())).message_handle;
       courier.enqueue(handle);
       const failed = await eventually('the in-process relay to give up', async () => {
         await courier.idle();
-        const message = t.store.messages.findByAnyHandle(handle)!;
+        const message = (await t.store.messages.findByAnyHandle(handle))!;
         return message.status === 'ERROR' ? message : undefined;
       });
       expect(failed).toMatchObject({ status: 'ERROR', errorCode: 10001, transportHandle: null });

@@ -55,25 +55,25 @@ const accepted = (handle: string, groupId = ''): ScriptedAnswer => ({
   body: { status: 'QUEUED', message_handle: handle, group_id: groupId },
 });
 
-function setup() {
+async function setup() {
   const t = makeTestApp({ transportName: 'upstream' });
-  return { t, account: t.createAccount() };
+  return { t, account: await t.createAccount() };
 }
 
-function outbound(t: TestApp, handle: string): OutboundMessage {
-  const message = messageAwaitingHandover(t.deps, handle);
+async function outbound(t: TestApp, handle: string): Promise<OutboundMessage> {
+  const message = await messageAwaitingHandover(t.deps, handle);
   if (!message) throw new Error(`${handle} is not waiting for a hand-over`);
   return message;
 }
 
 describe('upstream transport: what it sends', () => {
   it('posts a single send with the relay’s credentials, our handle as Idempotency-Key and our /webhooks/status as callback', async () => {
-    const { t, account } = setup();
+    const { t, account } = await setup();
     const upstream = await upstreamAnswering(() => accepted('up-handle-1'));
     const transport = transportTo(t, `${upstream.url}/prefix/`);
-    const sent = send(t, account, { content: 'relay me', mediaUrl: 'https://cdn.example.com/a.png', sendStyle: 'slam' });
+    const sent = await send(t, account, { content: 'relay me', mediaUrl: 'https://cdn.example.com/a.png', sendStyle: 'slam' });
 
-    const receipt = await transport.send(outbound(t, sent.message_handle));
+    const receipt = await transport.send(await outbound(t, sent.message_handle));
 
     expect(receipt).toEqual({ transportHandle: 'up-handle-1', transportGroupId: undefined });
     const [request] = upstream.requests;
@@ -99,33 +99,33 @@ describe('upstream transport: what it sends', () => {
   });
 
   it('passes seat_id on, and reply_to under the provider’s handle of the message answered', async () => {
-    const { t, account } = setup();
+    const { t, account } = await setup();
     const upstream = await upstreamAnswering((_request, index) => accepted(`up-handle-${index}`));
     const transport = transportTo(t, upstream.url);
-    const first = send(t, account, { content: 'question' });
-    recordHandover(t.deps, first.message_handle, await transport.send(outbound(t, first.message_handle)));
+    const first = await send(t, account, { content: 'question' });
+    await recordHandover(t.deps, first.message_handle, await transport.send(await outbound(t, first.message_handle)));
 
-    const answer = send(t, account, {
+    const answer = await send(t, account, {
       content: 'answer',
       seatId: 'seat-7',
       replyTo: { message_handle: first.message_handle, part_index: 1 },
     });
-    await transport.send(outbound(t, answer.message_handle));
+    await transport.send(await outbound(t, answer.message_handle));
 
     expect(upstream.requests[1]!.body).toMatchObject({ seat_id: 'seat-7', reply_to: { message_handle: 'up-handle-0', part_index: 1 } });
   });
 
   it('sends a group by numbers until the upstream has named the group, then by its group_id', async () => {
-    const { t, account } = setup();
+    const { t, account } = await setup();
     const upstream = await upstreamAnswering((_, index) => accepted(`up-g-${index}`, 'up-group-9'));
     const transport = transportTo(t, upstream.url);
     const courier = courierFor(t, transport);
 
-    const first = sendGroup(t, account, { numbers: [ALICE, BOB], content: 'first' });
+    const first = await sendGroup(t, account, { numbers: [ALICE, BOB], content: 'first' });
     courier.enqueue(first.message_handle);
     await upstream.received(1);
     await courier.idle();
-    const second = sendGroup(t, account, { numbers: [ALICE, BOB], content: 'second' });
+    const second = await sendGroup(t, account, { numbers: [ALICE, BOB], content: 'second' });
     courier.enqueue(second.message_handle);
     await upstream.received(2);
     await courier.idle();
@@ -137,21 +137,21 @@ describe('upstream transport: what it sends', () => {
       ['/api/send-group-message', [ALICE, BOB], undefined],
       ['/api/send-group-message', undefined, 'up-group-9'],
     ]);
-    expect(t.store.messages.findByAnyHandle('up-g-0')?.handle).toBe(first.message_handle);
-    expect(t.store.groups.findByTransportGroupId(accountRow(t, account).id, 'up-group-9')?.id).toBe(first.group_id);
+    expect((await t.store.messages.findByAnyHandle('up-g-0'))?.handle).toBe(first.message_handle);
+    expect((await t.store.groups.findByTransportGroupId((await accountRow(t, account)).id, 'up-group-9'))?.id).toBe(first.group_id);
   });
 
   it('posts two accounts’ group sends to the same people once each, though the provider answers both with one group id', async () => {
-    const { t, account } = setup();
-    const other = t.createAccount();
+    const { t, account } = await setup();
+    const other = await t.createAccount();
     const upstream = await upstreamAnswering((_, index) => accepted(`up-shared-${index}`, 'up-group-shared'));
     const courier = courierFor(t, transportTo(t, upstream.url));
 
-    const first = sendGroup(t, account, { numbers: [ALICE, BOB], content: 'from the first account' });
+    const first = await sendGroup(t, account, { numbers: [ALICE, BOB], content: 'from the first account' });
     courier.enqueue(first.message_handle);
     await upstream.received(1);
     await courier.idle();
-    const second = sendGroup(t, other, { numbers: [ALICE, BOB], content: 'from the other account' });
+    const second = await sendGroup(t, other, { numbers: [ALICE, BOB], content: 'from the other account' });
     courier.enqueue(second.message_handle);
     await upstream.received(2);
     await courier.idle();
@@ -170,26 +170,26 @@ describe('upstream transport: what it sends', () => {
       [first, account],
       [second, other],
     ] as const) {
-      expect(t.store.messages.findByAnyHandle(sent.message_handle), show(sent)).toMatchObject({
+      expect(await t.store.messages.findByAnyHandle(sent.message_handle), show(sent)).toMatchObject({
         status: 'QUEUED',
         handedOverAt: expect.any(Number),
       });
-      expect(t.store.groups.findByTransportGroupId(accountRow(t, owner).id, 'up-group-shared')?.id).toBe(sent.group_id);
+      expect((await t.store.groups.findByTransportGroupId((await accountRow(t, owner)).id, 'up-group-shared'))?.id).toBe(sent.group_id);
     }
   });
 
   it('hands the same message to a real textrelay twice and it is sent once (Idempotency-Key)', async () => {
     const b = makeTestApp();
-    const bAccount = b.createAccount();
+    const bAccount = await b.createAccount();
     const server = await serveOnLoopback(b.app.fetch);
     cleanups.push(server.close);
     const t = makeTestApp({ transportName: 'upstream' });
-    const account = t.createAccount({ numbers: bAccount.numbers });
+    const account = await t.createAccount({ numbers: bAccount.numbers });
     const transport = transportTo(t, server.url, {
       keyId: bAccount.api_key_id,
       secret: bAccount.api_secret_key,
     });
-    const message = outbound(t, send(t, account, { content: 'only once' }).message_handle);
+    const message = await outbound(t, (await send(t, account, { content: 'only once' })).message_handle);
 
     const first = await transport.send(message);
     const again = await transport.send(message);
@@ -204,7 +204,7 @@ describe('upstream transport: what it sends', () => {
 
 describe('upstream transport: how answers end', () => {
   it('fails the message with the upstream’s error code and message on a 4xx refusal, without retrying', async () => {
-    const { t, account } = setup();
+    const { t, account } = await setup();
     const upstream = await upstreamAnswering(() => ({
       status: 400,
       body: {
@@ -216,12 +216,12 @@ describe('upstream transport: how answers end', () => {
       },
     }));
     const courier = courierFor(t, transportTo(t, upstream.url));
-    const handle = send(t, account).message_handle;
+    const handle = (await send(t, account)).message_handle;
     courier.enqueue(handle);
     await upstream.received(1);
     await courier.idle();
 
-    expect(t.store.messages.findByAnyHandle(handle)).toMatchObject({
+    expect(await t.store.messages.findByAnyHandle(handle)).toMatchObject({
       status: 'ERROR',
       errorCode: 4002,
       errorMessage: '+1911 is a blacklisted number',
@@ -231,10 +231,10 @@ describe('upstream transport: how answers end', () => {
   });
 
   it('fails with 10001 on a 4xx without an error body', async () => {
-    const { t, account } = setup();
+    const { t, account } = await setup();
     const upstream = await upstreamAnswering(() => ({ status: 422 }));
     const transport = transportTo(t, upstream.url);
-    const message = outbound(t, send(t, account).message_handle);
+    const message = await outbound(t, (await send(t, account)).message_handle);
     const refusal = await transport.send(message).catch((error: unknown) => error);
     expect(refusal).toBeInstanceOf(TransportRefusal);
     expect(refusal).toMatchObject({ errorCode: 10001, message: expect.stringContaining('422') });
@@ -243,39 +243,39 @@ describe('upstream transport: how answers end', () => {
   it.each([500, 503, 408, 409, 425, 429])(
     'retries after %i and hands the message over when the upstream then accepts it',
     async (status) => {
-      const { t, account } = setup();
+      const { t, account } = await setup();
       const upstream = await upstreamAnswering((_, index) =>
         index === 0 ? { status, body: { status: 'ERROR', error_code: 5000 } } : accepted('up-later'),
       );
       const courier = courierFor(t, transportTo(t, upstream.url));
-      const handle = send(t, account).message_handle;
+      const handle = (await send(t, account)).message_handle;
       courier.enqueue(handle);
       await upstream.received(2);
       await courier.idle();
 
-      expect(t.store.messages.findByAnyHandle(handle)).toMatchObject({ status: 'QUEUED', transportHandle: 'up-later' });
+      expect(await t.store.messages.findByAnyHandle(handle)).toMatchObject({ status: 'QUEUED', transportHandle: 'up-later' });
       expect(upstream.requests.map((request) => request.headers['idempotency-key'])).toEqual([handle, handle]);
     },
   );
 
   it('fails the message with 10001 once every retry met a 5xx', async () => {
-    const { t, account } = setup();
+    const { t, account } = await setup();
     const upstream = await upstreamAnswering(() => ({ status: 502 }));
     const courier = courierFor(t, transportTo(t, upstream.url));
-    const handle = send(t, account).message_handle;
+    const handle = (await send(t, account)).message_handle;
     courier.enqueue(handle);
     await upstream.received(3);
     await courier.idle();
 
-    expect(t.store.messages.findByAnyHandle(handle)).toMatchObject({ status: 'ERROR', errorCode: 10001, transportHandle: null });
+    expect(await t.store.messages.findByAnyHandle(handle)).toMatchObject({ status: 'ERROR', errorCode: 10001, transportHandle: null });
     expect(callbackStatuses(t, handle)).toEqual(['QUEUED', 'ERROR']);
   });
 
   it('treats an upstream that never answers as a retryable failure (headers timeout), then recovers', async () => {
-    const { t, account } = setup();
+    const { t, account } = await setup();
     const upstream = await upstreamAnswering((_, index) => (index === 0 ? 'hang' : accepted('up-after-timeout')));
     const transport = transportTo(t, upstream.url, { timeouts: { headersMs: 50 } });
-    const message = outbound(t, send(t, account).message_handle);
+    const message = await outbound(t, (await send(t, account)).message_handle);
 
     const failure = await transport.send(message).catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(Error);
@@ -284,10 +284,10 @@ describe('upstream transport: how answers end', () => {
   });
 
   it('treats a refused connection as retryable, and a 2xx without a message_handle too', async () => {
-    const { t, account } = setup();
+    const { t, account } = await setup();
     const gone = await startFakeUpstream(() => accepted('never'));
     await gone.close();
-    const message = outbound(t, send(t, account).message_handle);
+    const message = await outbound(t, (await send(t, account)).message_handle);
     const refused = await transportTo(t, gone.url)
       .send(message)
       .catch((error: unknown) => error);
@@ -305,7 +305,7 @@ describe('upstream transport: how answers end', () => {
 
 describe('upstream transport: receive webhook registration', () => {
   it('registers our /webhooks/receive at start, retrying a failure, and hands over the secret it gets back', async () => {
-    const { t } = setup();
+    const { t } = await setup();
     let v1Calls = 0;
     const upstream = await upstreamAnswering((request) =>
       request.path === '/accounts/webhooks' && v1Calls++ > 0
@@ -333,7 +333,7 @@ describe('upstream transport: receive webhook registration', () => {
 
 describe("upstream transport: the relay in the provider's /api/account/webhooks lists", () => {
   it('adds receive and outbound entries, one call per type, retrying a refusal and logging what the provider said', async () => {
-    const { t } = setup();
+    const { t } = await setup();
     let outboundCalls = 0;
     const upstream = await upstreamAnswering((request) => {
       if (request.path === '/accounts/webhooks')

@@ -48,7 +48,7 @@ function toInit(request: FuzzRequest): RequestInit {
 
 async function fuzzRoute(route: Route, seed: number): Promise<void> {
   const { t, owned, account } = await makePopulatedApp();
-  const other = t.createAccount({ plan: 'blue' });
+  const other = await t.createAccount({ plan: 'blue' });
   const doc = await openApiDocument(t.app);
   const operation = operationOf(doc, route);
   const pages = routeTable(t.app).filter((each) => !operationOf(doc, each));

@@ -1,8 +1,8 @@
 import pino from 'pino';
 import { buildApp } from '../../src/app.ts';
 import { type Config, loadConfig } from '../../src/config.ts';
-import { type Db, migrateDatabase, openDatabase } from '../../src/db/connection.ts';
-import { createStore } from '../../src/db/store.ts';
+import { type Db, migrateDatabase, openDatabase } from '../../src/db/sqlite/connection.ts';
+import { createSqliteStore } from '../../src/db/sqlite/store.ts';
 import { createDeps } from '../../src/deps.ts';
 import type { OutboundPolicy } from '../../src/domain/address-policy.ts';
 import type { AppDeps } from '../../src/http/app-deps.ts';
@@ -71,8 +71,9 @@ export function makeTestApp(overrides: TestAppOptions = {}) {
   const clock = new FakeClock();
   const db: Db = openDatabase(overrides.database ?? ':memory:');
   migrateDatabase(db);
+  const sqlite = createSqliteStore(db, ':memory:');
   const deps = createDeps(testConfig(overrides), {
-    store: createStore(db),
+    store: sqlite.store,
     isReady: () => true,
     clock,
     log: overrides.log ?? pino({ level: 'silent' }),
@@ -84,9 +85,9 @@ export function makeTestApp(overrides: TestAppOptions = {}) {
 
   let accountCount = 0;
   /** Creates an account (sapphire unless told otherwise) and the headers that authenticate as it. */
-  function createTestAccount(input: Partial<CreateAccountInput> = {}): TestAccount {
+  async function createTestAccount(input: Partial<CreateAccountInput> = {}): Promise<TestAccount> {
     accountCount += 1;
-    const account = createAccount(deps, { email: `user${accountCount}@example.com`, plan: 'sapphire', ...input });
+    const account = await createAccount(deps, { email: `user${accountCount}@example.com`, plan: 'sapphire', ...input });
     return {
       ...account,
       headers: { 'svc-api-key-id': account.api_key_id, 'svc-api-secret-key': account.api_secret_key },
@@ -107,7 +108,18 @@ export function makeTestApp(overrides: TestAppOptions = {}) {
     return readReply(await app.request(path, jsonRequest(method, account?.headers ?? {}, body, headers)));
   }
 
-  return { app, db, deps, clock, notifier: deps.notify, store: deps.store, createAccount: createTestAccount, call };
+  return {
+    app,
+    db,
+    deps,
+    clock,
+    notifier: deps.notify,
+    store: deps.store,
+    commits: sqlite.commits,
+    queries: sqlite.queries,
+    createAccount: createTestAccount,
+    call,
+  };
 }
 
 export type TestApp = ReturnType<typeof makeTestApp>;

@@ -9,23 +9,30 @@ import { ALICE, BOB } from './fixtures.ts';
 export const CALLBACK_URL = 'https://hooks.example.com/status';
 
 /** The stored account behind a test account. */
-export function accountRow(t: TestApp, account: TestAccount): AccountRow {
-  const row = t.store.accounts.findByKeyId(account.api_key_id);
+export async function accountRow(t: TestApp, account: TestAccount): Promise<AccountRow> {
+  const row = await t.store.accounts.findByKeyId(account.api_key_id);
   if (!row) throw new Error(`no account for ${account.email}`);
   return row;
 }
 
 /** A one-to-one send to ALICE with a status callback, unless `input` says otherwise. */
-export function send(t: TestApp, account: TestAccount, input: Partial<SendMessageInput> = {}, idempotencyKey?: string): MessageView {
-  return sendMessage(
-    t.deps,
-    accountRow(t, account),
-    { number: ALICE, content: 'hello', statusCallback: CALLBACK_URL, ...input },
-    idempotencyKey,
+export async function send(
+  t: TestApp,
+  account: TestAccount,
+  input: Partial<SendMessageInput> = {},
+  idempotencyKey?: string,
+): Promise<MessageView> {
+  return (
+    await sendMessage(
+      t.deps,
+      await accountRow(t, account),
+      { number: ALICE, content: 'hello', statusCallback: CALLBACK_URL, ...input },
+      idempotencyKey,
+    )
   ).body;
 }
 
 /** A group send to ALICE and BOB, unless `input` says otherwise. */
-export function sendGroup(t: TestApp, account: TestAccount, input: Partial<SendGroupMessageInput> = {}): MessageView {
-  return sendGroupMessage(t.deps, accountRow(t, account), { numbers: [ALICE, BOB], content: 'hello all', ...input }).body;
+export async function sendGroup(t: TestApp, account: TestAccount, input: Partial<SendGroupMessageInput> = {}): Promise<MessageView> {
+  return (await sendGroupMessage(t.deps, await accountRow(t, account), { numbers: [ALICE, BOB], content: 'hello all', ...input })).body;
 }

@@ -2,7 +2,7 @@ import pino from 'pino';
 import { buildApp } from '../../src/app.ts';
 import { startBackgroundWork } from '../../src/background.ts';
 import { loadConfig } from '../../src/config.ts';
-import { closeDatabase } from '../../src/db/connection.ts';
+import { closeDatabase } from '../../src/db/sqlite/connection.ts';
 import { openRuntime } from '../../src/runtime.ts';
 import { createAccount } from '../../src/services/accounts.ts';
 import { jsonRequest, type Reply, readReply } from './http.ts';
@@ -13,14 +13,14 @@ import { jsonRequest, type Reply, readReply } from './http.ts';
  * connection, which a child process keeps to itself. What they do to that connection (PRAGMAs
  * that make the file full or read-only) is the tests' seam; the service only sees SQLite's errors.
  */
-export function startInProcessService(env: Record<string, string>) {
+export async function startInProcessService(env: Record<string, string>) {
   const config = loadConfig({ LOG_LEVEL: 'silent', TEXTRELAY_RATE_LIMIT_PER_MINUTE: '0', ...env });
   const runtime = openRuntime(config, pino({ level: config.LOG_LEVEL }));
   const { db, deps } = runtime;
   const app = buildApp(deps);
-  const account = createAccount(deps, { email: 'faults@example.com', plan: 'sapphire' });
+  const account = await createAccount(deps, { email: 'faults@example.com', plan: 'sapphire' });
   const credentials = { 'svc-api-key-id': account.api_key_id, 'svc-api-secret-key': account.api_secret_key };
-  const background = startBackgroundWork(config, runtime);
+  const background = await startBackgroundWork(config, runtime);
   let stopped = false;
 
   return {
@@ -40,4 +40,4 @@ export function startInProcessService(env: Record<string, string>) {
   };
 }
 
-export type InProcessService = ReturnType<typeof startInProcessService>;
+export type InProcessService = Awaited<ReturnType<typeof startInProcessService>>;

@@ -1,7 +1,7 @@
 /** Reads the webhook outbox of the test database, as the dispatcher would find it. */
 import { asc, eq } from 'drizzle-orm';
-import type { ClaimedDelivery, FinishedDelivery } from '../../src/db/queries/delivery-claims.ts';
 import { webhookDeliveries } from '../../src/db/schema.ts';
+import type { ClaimedDelivery, FinishedDelivery } from '../../src/db/sqlite/queries/delivery-claims.ts';
 import { type AttemptOutcome, createCallbackClaims } from '../../src/domain/callback-claims.ts';
 import { finishedDelivery, recordAndClaim } from '../../src/services/callback-dispatch.ts';
 import type { ServiceDeps } from '../../src/services/deps.ts';
@@ -44,10 +44,10 @@ export function finishedAs(
  * What a dispatcher's step leases when it has `slots` free slots and nothing in flight: the due
  * callbacks (and, given `finished`, the next callbacks those let go), leased for `leaseMs`.
  */
-export function claimDue(
+export async function claimDue(
   deps: ServiceDeps,
   slots: number,
   { leaseMs = 60_000, finished = [] as readonly FinishedDelivery[] } = {},
-): ClaimedDelivery[] {
-  return recordAndClaim(deps, finished, createCallbackClaims({ concurrency: slots, perHostLimit: slots }).claim(), leaseMs);
+): Promise<ClaimedDelivery[]> {
+  return await recordAndClaim(deps, finished, createCallbackClaims({ concurrency: slots, perHostLimit: slots }).claim(), leaseMs);
 }

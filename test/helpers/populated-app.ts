@@ -64,7 +64,7 @@ export async function populate(t: TestApp, account: TestAccount, people: [string
     companyName: `Company${tag}`,
   });
   const inbound = await ok(t, 'POST', '/sandbox/inbound', account, { number: second, content: `reply to ${tag}` });
-  recordHandover(t.deps, sent.message_handle, { transportHandle: transportHandleOf(account) });
+  await recordHandover(t.deps, sent.message_handle, { transportHandle: transportHandleOf(account) });
   const deliveries = await ok(t, 'GET', '/accounts/webhooks/deliveries', account);
   expect(deliveries.deliveries.length, show(deliveries)).toBeGreaterThan(0);
   return {
@@ -95,6 +95,6 @@ export async function makePopulatedApp(overrides: Parameters<typeof makeTestApp>
       : fetchMedia(url, kind);
   // Not in the 555-0110..0199 block the account's lines are drawn from at random: a person who is
   // also one of the account's lines is left out of a group, which then has too few members.
-  const main = await populate(t, t.createAccount(), ['+12124567140', '+12124567141', '+12124567142'], 'main');
+  const main = await populate(t, await t.createAccount(), ['+12124567140', '+12124567141', '+12124567142'], 'main');
   return { t, ...main };
 }

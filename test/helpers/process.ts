@@ -72,7 +72,7 @@ export function spawnCli(args: string[], env: Record<string, string | undefined>
     });
   });
   let done = false;
-  exited.then(() => (done = true));
+  void exited.then(() => (done = true));
 
   const waitForLine = (pattern: RegExp, timeoutMs = 30_000) =>
     new Promise<RegExpMatchArray>((resolve, reject) => {

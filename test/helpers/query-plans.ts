@@ -3,7 +3,7 @@
  * client as they are prepared, with the values they ran with.
  */
 import { expect } from 'vitest';
-import type { Db } from '../../src/db/connection.ts';
+import type { Db } from '../../src/db/sqlite/connection.ts';
 
 export type Captured = { sql: string; params: unknown[]; ran: boolean };
 export type PlanRow = { id: number; parent: number; notused: number; detail: string };

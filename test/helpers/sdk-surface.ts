@@ -6,16 +6,16 @@ import { ProviderAnswer, type ProviderApi, type ProviderRequest } from '../../sr
 import type { TestAccount, TestApp } from './app.ts';
 
 /** The account's id, found by its first line (a line has one owner). */
-export function accountIdOf(t: TestApp, account: TestAccount): string {
-  const row = t.store.accounts.findByServiceNumber(account.numbers[0]!);
+export async function accountIdOf(t: TestApp, account: TestAccount): Promise<string> {
+  const row = await t.store.accounts.findByServiceNumber(account.numbers[0]!);
   if (!row) throw new Error(`no account owns ${account.numbers[0]}`);
   return row.id;
 }
 
 /** Adds `url` to the account's webhook list of `type`, as /api/account/webhooks would. */
-export function subscribe(t: TestApp, account: TestAccount, type: WebhookType, url: string): void {
-  t.store.webhookSubscriptions.add({
-    accountId: accountIdOf(t, account),
+export async function subscribe(t: TestApp, account: TestAccount, type: WebhookType, url: string): Promise<void> {
+  await t.store.webhookSubscriptions.add({
+    accountId: await accountIdOf(t, account),
     type,
     url,
     secret: null,
@@ -26,20 +26,19 @@ export function subscribe(t: TestApp, account: TestAccount, type: WebhookType, u
 }
 
 /** The account's outbox rows of every kind, in the order they were written. */
-export function accountOutbox(t: TestApp, account: TestAccount) {
+export async function accountOutbox(t: TestApp, account: TestAccount) {
   return t.db
     .select()
     .from(webhookDeliveries)
-    .where(eq(webhookDeliveries.accountId, accountIdOf(t, account)))
+    .where(eq(webhookDeliveries.accountId, await accountIdOf(t, account)))
     .orderBy(asc(webhookDeliveries.seq))
     .all();
 }
 
 /** The account's event log, oldest first, with `data` parsed. */
 /** The account's events but its lines' (creating the account logs one line.assigned per line). */
-export function accountEvents(t: TestApp, account: TestAccount) {
-  return t.store.accountEvents
-    .after(accountIdOf(t, account), 0, 1_000)
+export async function accountEvents(t: TestApp, account: TestAccount) {
+  return (await t.store.accountEvents.after(await accountIdOf(t, account), 0, 1_000))
     .filter((event) => !event.type.startsWith('line.'))
     .map((event) => ({ ...event, data: JSON.parse(event.data) }));
 }

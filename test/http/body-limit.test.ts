@@ -14,7 +14,7 @@ let server: Listening;
 
 beforeEach(async () => {
   t = makeTestApp();
-  account = t.createAccount();
+  account = await t.createAccount();
   server = await serveOnLoopback(t.app.fetch);
 });
 

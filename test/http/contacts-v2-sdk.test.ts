@@ -4,22 +4,22 @@ import { makeTestApp } from '../helpers/app.ts';
 import { ALICE, BOB, CAROL } from '../helpers/fixtures.ts';
 
 /** The official SDK itself (sendblue 3.17), pointed at the app in-process: every contacts method, unchanged. */
-function sdkClient() {
+async function sdkClient() {
   const t = makeTestApp();
-  const account = t.createAccount();
+  const account = await t.createAccount();
   const client = new SendblueAPI({
     apiKey: account.api_key_id,
     apiSecret: account.api_secret_key,
     baseURL: 'http://textrelay.test',
     maxRetries: 0,
-    fetch: (url, init) => Promise.resolve(t.app.request(String(url), init as RequestInit)),
+    fetch: async (url, init) => Promise.resolve(await t.app.request(String(url), init as RequestInit)),
   });
   return { t, client };
 }
 
 describe('the SDK against /api/v2/contacts', () => {
   it('create, retrieve, update, list, count, opt-out, bulk create and delete, delete', async () => {
-    const { client } = sdkClient();
+    const { client } = await sdkClient();
     const created = await client.contacts.create({ number: ALICE, firstName: 'Alice', tags: ['vip'] });
     expect(created.contact).toMatchObject({ phone: ALICE, first_name: 'Alice', tags: ['vip'], opt_out: false });
 
@@ -43,7 +43,7 @@ describe('the SDK against /api/v2/contacts', () => {
   });
 
   it('rejects with the SDK error classes, carrying the error shape', async () => {
-    const { client } = sdkClient();
+    const { client } = await sdkClient();
     await client.contacts.create({ number: ALICE });
     const duplicate = await client.contacts.create({ number: ALICE }).catch((error: unknown) => error);
     expect(duplicate).toBeInstanceOf(ConflictError);

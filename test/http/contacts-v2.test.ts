@@ -27,9 +27,9 @@ const CONTACT_FIELDS = [
 ];
 const CONTACT_HOOK = 'https://hooks.example.com/contacts';
 
-function subscribeToContacts(t: TestApp, account: TestAccount): void {
-  t.store.webhookSubscriptions.add({
-    accountId: accountRow(t, account).id,
+async function subscribeToContacts(t: TestApp, account: TestAccount): Promise<void> {
+  await t.store.webhookSubscriptions.add({
+    accountId: (await accountRow(t, account)).id,
     type: 'contact_created',
     url: CONTACT_HOOK,
     secret: null,
@@ -50,23 +50,22 @@ function contactDeliveries(t: TestApp): any[] {
     .map((row) => JSON.parse(row.payload));
 }
 
-function contactEvents(t: TestApp, account: TestAccount): any[] {
-  return t.store.accountEvents
-    .after(accountRow(t, account).id, 0, 1000)
+async function contactEvents(t: TestApp, account: TestAccount): Promise<any[]> {
+  return (await t.store.accountEvents.after((await accountRow(t, account)).id, 0, 1000))
     .filter((event) => event.type === 'contact.created')
     .map((event) => JSON.parse(event.data));
 }
 
-function setUp() {
+async function setUp() {
   const t = makeTestApp();
-  const account = t.createAccount();
+  const account = await t.createAccount();
   return { t, account, call: (method: string, path: string, body?: unknown) => t.call(method, path, account, body) };
 }
 
 describe('contacts.create / retrieve / update', () => {
   it('creates with every Contact field present, emits contact_created and contact.created, and retrieves by any path form', async () => {
-    const { t, account, call } = setUp();
-    subscribeToContacts(t, account);
+    const { t, account, call } = await setUp();
+    await subscribeToContacts(t, account);
     const created = await call('POST', '/api/v2/contacts', {
       number: ALICE,
       first_name: 'Alice',
@@ -94,7 +93,7 @@ describe('contacts.create / retrieve / update', () => {
       },
     });
     expect(contactDeliveries(t)).toEqual([created.body.contact]);
-    expect(contactEvents(t, account)).toEqual([{ contact_id: created.body.contact.contact_id, phone: ALICE }]);
+    expect(await contactEvents(t, account)).toEqual([{ contact_id: created.body.contact.contact_id, phone: ALICE }]);
 
     for (const path of [ALICE, encodeURIComponent(ALICE), ALICE.slice(1)]) {
       const got = await call('GET', `/api/v2/contacts/${path}`);
@@ -104,7 +103,7 @@ describe('contacts.create / retrieve / update', () => {
   });
 
   it('takes the older spellings of number, snake_case wins over camelCase', async () => {
-    const { call } = setUp();
+    const { call } = await setUp();
     const byAlias = await call('POST', '/api/v2/contacts', { phoneNumber: BOB, first_name: 'Snake', firstName: 'Camel' });
     expect(byAlias.status, show(byAlias.body)).toBe(200);
     expect(byAlias.body.contact).toMatchObject({ phone: BOB, first_name: 'Snake' });
@@ -113,8 +112,8 @@ describe('contacts.create / retrieve / update', () => {
   });
 
   it('refuses a duplicate with 409 and x-should-retry false, unless update_if_exists, which is not a creation', async () => {
-    const { t, account, call } = setUp();
-    subscribeToContacts(t, account);
+    const { t, account, call } = await setUp();
+    await subscribeToContacts(t, account);
     await call('POST', '/api/v2/contacts', { number: ALICE, first_name: 'A' });
     const again = await call('POST', '/api/v2/contacts', { number: ALICE });
     expect(again.status).toBe(409);
@@ -127,7 +126,7 @@ describe('contacts.create / retrieve / update', () => {
   });
 
   it('answers 400 naming the field', async () => {
-    const { call } = setUp();
+    const { call } = await setUp();
     const cases: [unknown, RegExp][] = [
       [{}, /number is required/],
       [{ number: '12' }, /number must be an E.164/],
@@ -147,7 +146,7 @@ describe('contacts.create / retrieve / update', () => {
 
   it('sendblue_number pins the person to that line; a contact already pinned keeps its line', async () => {
     const t = makeTestApp();
-    const account = t.createAccount({ numbers: 2 });
+    const account = await t.createAccount({ numbers: 2 });
     const [first, second] = account.numbers as [string, string];
     const created = await t.call('POST', '/api/v2/contacts', account, { number: ALICE, sendblue_number: second });
     expect(created.body.contact.sendblue_number).toBe(second);
@@ -158,7 +157,7 @@ describe('contacts.create / retrieve / update', () => {
   });
 
   it('updates both spellings, replaces tags and variables, sets opt_out; 404 for an unknown number', async () => {
-    const { call } = setUp();
+    const { call } = await setUp();
     await call('POST', '/api/v2/contacts', { number: ALICE, tags: ['a', 'b'], custom_variables: { x: '1' } });
     const updated = await call('PUT', `/api/v2/contacts/${ALICE}`, {
       company_name: 'Acme',
@@ -182,8 +181,8 @@ describe('contacts.create / retrieve / update', () => {
   });
 
   it('a contact made by a send is announced with its line, can be named, and deleted', async () => {
-    const { t, account, call } = setUp();
-    subscribeToContacts(t, account);
+    const { t, account, call } = await setUp();
+    await subscribeToContacts(t, account);
     const sent = await call('POST', '/api/send-message', { number: ALICE, content: 'hello' });
     expect(contactDeliveries(t)).toMatchObject([{ phone: ALICE, first_name: '', sendblue_number: sent.body.from_number }]);
     await call('POST', '/api/send-message', { number: ALICE, content: 'again' });
@@ -198,25 +197,25 @@ describe('contacts.create / retrieve / update', () => {
 
 describe('routing', () => {
   it('leaves POST /api/v2/contacts/verify to its own route (not a phone number)', async () => {
-    const { call } = setUp();
+    const { call } = await setUp();
     const reply = await call('POST', '/api/v2/contacts/verify', { number: ALICE });
     expect([404, 501], show(reply.body)).toContain(reply.status);
   });
 
   it('v1 create brings a deleted contact back as a new one', async () => {
-    const { t, account, call } = setUp();
+    const { t, account, call } = await setUp();
     await call('POST', '/api/v2/contacts', { number: ALICE, tags: ['old'] });
     await call('DELETE', `/api/v2/contacts/${ALICE}`);
     const v1 = await call('POST', '/accounts/contacts', { firstName: 'New', lastName: 'One', number: ALICE });
     expect(v1.status, show(v1.body)).toBe(200);
     expect((await call('GET', `/api/v2/contacts/${ALICE}`)).body.contact).toMatchObject({ first_name: 'New', tags: [] });
-    expect(contactEvents(t, account)).toHaveLength(2);
+    expect(await contactEvents(t, account)).toHaveLength(2);
   });
 });
 
 describe('contacts.list / count', () => {
   it('lists a bare array, ordered and filtered, and counts', async () => {
-    const { t, call } = setUp();
+    const { t, call } = await setUp();
     for (const [number, name] of [
       [ALICE, 'Cleo'],
       [BOB, 'Abe'],
@@ -247,8 +246,8 @@ describe('contacts.list / count', () => {
 
 describe('contacts.delete (soft) and revival', () => {
   it('hides the contact from v2 and v1 reads and the count, keeps its messages and pin; creating it again is a fresh creation', async () => {
-    const { t, account, call } = setUp();
-    subscribeToContacts(t, account);
+    const { t, account, call } = await setUp();
+    await subscribeToContacts(t, account);
     const sent = await call('POST', '/api/send-message', { number: ALICE, content: 'keep me' });
     await call('PUT', `/api/v2/contacts/${ALICE}`, { first_name: 'Old' });
     expect((await call('DELETE', `/api/v2/contacts/${ALICE}`)).status).toBe(200);
@@ -271,16 +270,16 @@ describe('contacts.delete (soft) and revival', () => {
   });
 
   it('a send to a deleted contact brings it back as a new contact', async () => {
-    const { t, account, call } = setUp();
+    const { t, account, call } = await setUp();
     await call('POST', '/api/v2/contacts', { number: ALICE, first_name: 'Gone' });
     await call('DELETE', `/api/v2/contacts/${ALICE}`);
     expect((await call('POST', '/api/send-message', { number: ALICE, content: 'back' })).status).toBe(202);
     expect((await call('GET', `/api/v2/contacts/${ALICE}`)).body.contact.first_name).toBe('');
-    expect(contactEvents(t, account)).toHaveLength(2);
+    expect(await contactEvents(t, account)).toHaveLength(2);
   });
 
   it('bulk delete takes numbers (with or without +) and contact_ids, skips unknown ones, refuses an empty list', async () => {
-    const { call } = setUp();
+    const { call } = await setUp();
     await call('POST', '/api/v2/contacts/bulk', { contacts: [{ phone: ALICE }, { phone: BOB }, { phone: CAROL }] });
     const bob = (await call('GET', `/api/v2/contacts/${BOB}`)).body.contact;
     const deleted = await call('DELETE', '/api/v2/contacts', {
@@ -296,8 +295,8 @@ describe('contacts.delete (soft) and revival', () => {
 
 describe('contacts.bulk.create', () => {
   it('creates in input order, each announced', async () => {
-    const { t, account, call } = setUp();
-    subscribeToContacts(t, account);
+    const { t, account, call } = await setUp();
+    await subscribeToContacts(t, account);
     const reply = await call('POST', '/api/v2/contacts/bulk', {
       contacts: [
         { phone: BOB, first_name: 'Bob', tags: ['t'] },
@@ -314,7 +313,7 @@ describe('contacts.bulk.create', () => {
   });
 
   it('is all or nothing: an invalid item 400, a duplicate 409, error_detail names the item', async () => {
-    const { call } = setUp();
+    const { call } = await setUp();
     await call('POST', '/api/v2/contacts', { number: CAROL });
     const invalid = await call('POST', '/api/v2/contacts/bulk', { contacts: [{ phone: ALICE }, { phone: 'nope' }] });
     expect(invalid.status).toBe(400);
@@ -334,8 +333,8 @@ describe('contacts.bulk.create', () => {
 
 describe('contacts.optOut', () => {
   it('creates an unknown number opted out, refuses sends to it, and opts back in', async () => {
-    const { t, account, call } = setUp();
-    subscribeToContacts(t, account);
+    const { t, account, call } = await setUp();
+    await subscribeToContacts(t, account);
     const out = await call('POST', '/api/v2/contacts/opt-out', { number: ALICE });
     expect(out.body).toEqual({ status: 'OK', number: ALICE, opted_out: true });
     expect(contactDeliveries(t)).toMatchObject([{ phone: ALICE, opt_out: true }]);
@@ -371,7 +370,7 @@ describe('relay mode', () => {
   it('forwards writes at the SDK path and verb with the body as sent, records them, and answers from the record', async () => {
     const provider = fakeProvider();
     const t = makeTestApp({ provider });
-    const account = t.createAccount();
+    const account = await t.createAccount();
     const call = (method: string, path: string, body?: unknown) => t.call(method, path, account, body);
 
     const created = await call('POST', '/api/v2/contacts', { number: ALICE, firstName: 'Al' });
@@ -399,7 +398,7 @@ describe('relay mode', () => {
     const provider = createProviderApi({ url: upstream.url, keyId: 'relay-key', secret: 'relay-secret', outboundPolicy: LOOPBACK_ALLOWED });
     try {
       const t = makeTestApp({ provider });
-      const account = t.createAccount();
+      const account = await t.createAccount();
       await t.call('POST', '/api/v2/contacts', account, { number: ALICE });
       const updated = await t.call('PUT', `/api/v2/contacts/${ALICE}`, account, { first_name: 'Al' });
       expect(updated.body).toMatchObject({ status: 'OK', contact: { phone: ALICE, first_name: 'Al' } });
@@ -420,7 +419,7 @@ describe('relay mode', () => {
   it('records nothing when the provider refuses, and returns its answer; the tenant’s own list decides 404 and 409', async () => {
     const provider = fakeProvider(409);
     const t = makeTestApp({ provider });
-    const account = t.createAccount();
+    const account = await t.createAccount();
     const reply = await t.call('POST', '/api/v2/contacts', account, { number: ALICE });
     expect(reply.status).toBe(409);
     expect(reply.body).toEqual({ status: 'ERROR', from: 'provider' });
@@ -435,7 +434,7 @@ describe('contacts.list query plans', () => {
   for (const orderBy of ['created_at', 'updated_at', 'phone', 'first_name', 'last_name']) {
     for (const direction of ['asc', 'desc']) {
       it(`order_by=${orderBy} ${direction} searches an index of the account and needs no sort`, async () => {
-        const { t, call } = setUp();
+        const { t, call } = await setUp();
         for (const number of [ALICE, BOB, CAROL]) await call('POST', '/api/v2/contacts', { number });
         const path = `/api/v2/contacts?order_by=${orderBy}&order_direction=${direction}&limit=10&offset=1`;
         const statements = await captureStatements(t.db, () => call('GET', path));

@@ -21,9 +21,9 @@ const START_ISO = '2026-11-23T09:30:00.000Z';
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
 
-function setup(options: Parameters<typeof makeTestApp>[0] = {}) {
+async function setup(options: Parameters<typeof makeTestApp>[0] = {}) {
   const t = makeTestApp(options);
-  const account = t.createAccount();
+  const account = await t.createAccount();
   return { t, account };
 }
 
@@ -82,7 +82,7 @@ const alice = { firstName: 'Alice', lastName: 'Liddell', number: '+14155550100',
 
 describe('POST /accounts/contacts', () => {
   it('creates a contact and answers {status, contact, contactData}', async () => {
-    const { t, account } = setup();
+    const { t, account } = await setup();
     const res = await t.call('POST', '/accounts/contacts', account, alice);
     const dump = JSON.stringify(res.body);
     expect(res.status, dump).toBe(200);
@@ -111,7 +111,7 @@ describe('POST /accounts/contacts', () => {
   });
 
   it('normalizes a number written with separators to E.164', async () => {
-    const { t, account } = setup();
+    const { t, account } = await setup();
     const res = await t.call('POST', '/accounts/contacts', account, { ...alice, number: '+1 (415) 555-0100' });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     expect(res.body.contactData.phone, JSON.stringify(res.body)).toBe('+14155550100');
@@ -124,7 +124,7 @@ describe('POST /accounts/contacts', () => {
   });
 
   it('formats a non-US number in international form', async () => {
-    const { t, account } = setup();
+    const { t, account } = await setup();
     const res = await t.call('POST', '/accounts/contacts', account, {
       firstName: 'Sherlock',
       lastName: 'Holmes',
@@ -136,7 +136,7 @@ describe('POST /accounts/contacts', () => {
   });
 
   it('treats companyName as optional, defaulting to an empty string', async () => {
-    const { t, account } = setup();
+    const { t, account } = await setup();
     const res = await t.call('POST', '/accounts/contacts', account, {
       firstName: 'Bob',
       lastName: 'Builder',
@@ -156,7 +156,7 @@ describe('POST /accounts/contacts', () => {
   });
 
   it('accepts non-ASCII names unchanged', async () => {
-    const { t, account } = setup();
+    const { t, account } = await setup();
     const res = await t.call('POST', '/accounts/contacts', account, {
       firstName: 'José',
       lastName: 'Müller-Ødegård 李',
@@ -168,7 +168,7 @@ describe('POST /accounts/contacts', () => {
   });
 
   it('gives every contact its own identifier', async () => {
-    const { t, account } = setup();
+    const { t, account } = await setup();
     const a = await createContactOk(t, account, { ...alice, number: numberFor(1) });
     const b = await createContactOk(t, account, { ...alice, number: numberFor(2) });
     expect(a).not.toBe(b);
@@ -176,7 +176,7 @@ describe('POST /accounts/contacts', () => {
 
   describe('errors', () => {
     it('refuses a duplicate (same account, same number) with 409 and keeps the first contact', async () => {
-      const { t, account } = setup();
+      const { t, account } = await setup();
       const id = await createContactOk(t, account, alice);
       const before = await listAll(t, account);
 
@@ -196,7 +196,7 @@ describe('POST /accounts/contacts', () => {
     });
 
     it('refuses a duplicate written differently (separators) with 409', async () => {
-      const { t, account } = setup();
+      const { t, account } = await setup();
       await createContactOk(t, account, alice);
       const before = await listAll(t, account);
       for (const written of ['+1 (415) 555-0100', '+1-415-555-0100', ' +1 415.555.0100 ']) {
@@ -208,7 +208,7 @@ describe('POST /accounts/contacts', () => {
     });
 
     it('refuses a contact for a number that messaging already made a contact', async () => {
-      const { t, account } = setup();
+      const { t, account } = await setup();
       await sendOk(t, account, { number: '+14155550100', content: 'hi' });
       const before = await listAll(t, account);
       const dup = await t.call('POST', '/accounts/contacts', account, alice);
@@ -219,7 +219,7 @@ describe('POST /accounts/contacts', () => {
 
     for (const number of ['12345abc', '+15555550100', '4155550100', '', 'not a number', '+1415555010', '911', '+911']) {
       it(`refuses the invalid number ${JSON.stringify(number)} with 400 Invalid phone number`, async () => {
-        const { t, account } = setup();
+        const { t, account } = await setup();
         await createContactOk(t, account, { ...alice, number: numberFor(0) });
         const before = await listAll(t, account);
         const res = await t.call('POST', '/accounts/contacts', account, { ...alice, number });
@@ -246,7 +246,7 @@ describe('POST /accounts/contacts', () => {
     ];
     for (const [label, body] of badBodies) {
       it(`refuses a body with ${label} with 400 {status:'ERROR', message}`, async () => {
-        const { t, account } = setup();
+        const { t, account } = await setup();
         await createContactOk(t, account, { ...alice, number: numberFor(0) });
         const before = await listAll(t, account);
         const res = await t.call('POST', '/accounts/contacts', account, body);
@@ -256,7 +256,7 @@ describe('POST /accounts/contacts', () => {
     }
 
     it('names the missing field in the message', async () => {
-      const { t, account } = setup();
+      const { t, account } = await setup();
       const res = await t.call('POST', '/accounts/contacts', account, { lastName: 'Liddell', number: '+14155550100' });
       expectContactValidationError(res);
       expect(res.body.message, JSON.stringify(res.body)).toContain('firstName');
@@ -264,7 +264,7 @@ describe('POST /accounts/contacts', () => {
 
     for (const text of ['{"firstName": "Alice", ', '{firstName: Alice}', 'not json at all', '']) {
       it(`refuses malformed JSON ${JSON.stringify(text)} with 400`, async () => {
-        const { t, account } = setup();
+        const { t, account } = await setup();
         await createContactOk(t, account, { ...alice, number: numberFor(0) });
         const before = await listAll(t, account);
         const res = await raw(t, '/accounts/contacts', {
@@ -278,7 +278,7 @@ describe('POST /accounts/contacts', () => {
     }
 
     it('refuses a body that is not JSON (no content-type) with 400 and writes nothing', async () => {
-      const { t, account } = setup();
+      const { t, account } = await setup();
       const res = await raw(t, '/accounts/contacts', {
         method: 'POST',
         headers: { ...account.headers },
@@ -289,7 +289,7 @@ describe('POST /accounts/contacts', () => {
     });
 
     it('refuses a body over 1 MiB with 413 and writes nothing', async () => {
-      const { t, account } = setup();
+      const { t, account } = await setup();
       const res = await t.call('POST', '/accounts/contacts', account, { ...alice, companyName: 'x'.repeat(1024 * 1024 + 10) });
       expect(res.status, JSON.stringify(res.body).slice(0, 500)).toBe(413);
       expect(await listAll(t, account)).toEqual([]);
@@ -297,7 +297,7 @@ describe('POST /accounts/contacts', () => {
 
     it('answers a body over 1 MiB in the contact error shape {status, message}', async () => {
       // Contract §3: contact endpoints keep the spec's {status, message} bodies.
-      const { t, account } = setup();
+      const { t, account } = await setup();
       const res = await t.call('POST', '/accounts/contacts', account, { ...alice, companyName: 'x'.repeat(1024 * 1024 + 10) });
       const dump = JSON.stringify(res.body).slice(0, 500);
       expect(res.status, dump).toBe(413);
@@ -305,7 +305,7 @@ describe('POST /accounts/contacts', () => {
     });
 
     it('answers an internal failure with 500 {status:ERROR, message} without leaking details', async () => {
-      const { t, account } = setup();
+      const { t, account } = await setup();
       t.db.$client.exec(
         "CREATE TRIGGER contacts_boom BEFORE INSERT ON contacts BEGIN SELECT RAISE(ABORT, 'secret detail /var/lib/db'); END;",
       );
@@ -322,8 +322,8 @@ describe('POST /accounts/contacts', () => {
   describe('isolation between accounts', () => {
     it('allows the same number in two different accounts', async () => {
       const t = makeTestApp();
-      const one = t.createAccount();
-      const two = t.createAccount();
+      const one = await t.createAccount();
+      const two = await t.createAccount();
       const a = await t.call('POST', '/accounts/contacts', one, alice);
       const b = await t.call('POST', '/accounts/contacts', two, { ...alice, number: '+1 (415) 555-0100', firstName: 'Alicia' });
       expect(a.status, JSON.stringify(a.body)).toBe(200);
@@ -350,7 +350,7 @@ describe('POST /accounts/contacts', () => {
 
 describe('GET /accounts/contacts/:contact_id', () => {
   it('answers {status:OK, contact} with every read field', async () => {
-    const { t, account } = setup();
+    const { t, account } = await setup();
     const id = await createContactOk(t, account, alice);
     const res = await t.call('GET', `/accounts/contacts/${id}`, account);
     expect(res.status, JSON.stringify(res.body)).toBe(200);
@@ -374,7 +374,7 @@ describe('GET /accounts/contacts/:contact_id', () => {
 
   for (const unknown of ['does-not-exist', '00000000-0000-0000-0000-000000000000', "x' OR '1'='1"]) {
     it(`answers 404 {status:'error', message:'Contact not found'} for the unknown id ${JSON.stringify(unknown)}`, async () => {
-      const { t, account } = setup();
+      const { t, account } = await setup();
       await createContactOk(t, account, alice);
       const res = await t.call('GET', `/accounts/contacts/${encodeURIComponent(unknown)}`, account);
       expect(res.status, JSON.stringify(res.body)).toBe(404);
@@ -384,8 +384,8 @@ describe('GET /accounts/contacts/:contact_id', () => {
 
   it("answers the same 404 for another account's contact (no leak)", async () => {
     const t = makeTestApp();
-    const owner = t.createAccount();
-    const stranger = t.createAccount();
+    const owner = await t.createAccount();
+    const stranger = await t.createAccount();
     const id = await createContactOk(t, owner, alice);
     const res = await t.call('GET', `/accounts/contacts/${id}`, stranger);
     expect(res.status, JSON.stringify(res.body)).toBe(404);
@@ -397,7 +397,7 @@ describe('GET /accounts/contacts/:contact_id', () => {
 
 describe('GET /accounts/contacts', () => {
   it('answers a bare JSON array (empty when there are no contacts)', async () => {
-    const { t, account } = setup();
+    const { t, account } = await setup();
     const empty = await t.call('GET', '/accounts/contacts', account);
     expect(empty.status, JSON.stringify(empty.body)).toBe(200);
     expect(empty.body, JSON.stringify(empty.body)).toEqual([]);
@@ -424,8 +424,8 @@ describe('GET /accounts/contacts', () => {
 
   it('lists only the caller’s contacts', async () => {
     const t = makeTestApp();
-    const one = t.createAccount();
-    const two = t.createAccount();
+    const one = await t.createAccount();
+    const two = await t.createAccount();
     const a1 = await createContactOk(t, one, { ...alice, number: numberFor(1) });
     const a2 = await createContactOk(t, one, { ...alice, number: numberFor(2) });
     const b1 = await createContactOk(t, two, { ...alice, number: numberFor(3) });
@@ -456,7 +456,7 @@ describe('GET /accounts/contacts', () => {
      * order_by gives a different sequence.
      */
     async function threeContacts() {
-      const { t, account } = setup();
+      const { t, account } = await setup();
       const people = [
         { firstName: 'Bob', lastName: 'Zimmer', number: numberFor(1) },
         { firstName: 'Carol', lastName: 'Young', number: numberFor(2) },
@@ -511,7 +511,7 @@ describe('GET /accounts/contacts', () => {
     });
 
     it('puts contacts never messaged after the messaged ones in the default order', async () => {
-      const { t, account } = setup();
+      const { t, account } = await setup();
       const quiet = await createContactOk(t, account, { firstName: 'Quiet', lastName: 'One', number: numberFor(1) });
       t.clock.advance(1000);
       const chatty = await createContactOk(t, account, { firstName: 'Chatty', lastName: 'One', number: numberFor(2) });
@@ -534,7 +534,7 @@ describe('GET /accounts/contacts', () => {
 
   describe('pagination', () => {
     it('pages with limit/offset without overlap and covering everything (created_at asc)', async () => {
-      const { t, account } = setup();
+      const { t, account } = await setup();
       const ids: string[] = [];
       for (let i = 0; i < 7; i++) {
         ids.push(await createContactOk(t, account, { firstName: `P${i}`, lastName: 'X', number: numberFor(i) }));
@@ -552,7 +552,7 @@ describe('GET /accounts/contacts', () => {
     });
 
     it('pages stably when the ordered field ties (default order, nobody messaged)', async () => {
-      const { t, account } = setup();
+      const { t, account } = await setup();
       const ids: string[] = [];
       for (let i = 0; i < 9; i++) {
         ids.push(await createContactOk(t, account, { firstName: 'Same', lastName: 'Name', number: numberFor(i) }));
@@ -578,7 +578,7 @@ describe('GET /accounts/contacts', () => {
     });
 
     it('answers an empty array for an offset past the end', async () => {
-      const { t, account } = setup();
+      const { t, account } = await setup();
       await createContactOk(t, account, alice);
       const res = await t.call('GET', '/accounts/contacts?offset=5', account);
       expect(res.status, JSON.stringify(res.body)).toBe(200);
@@ -586,7 +586,7 @@ describe('GET /accounts/contacts', () => {
     });
 
     it('defaults limit to 100', async () => {
-      const { t, account } = setup();
+      const { t, account } = await setup();
       for (let i = 0; i < 105; i++) {
         await createContactOk(t, account, { firstName: `N${i}`, lastName: 'L', number: numberFor(i) });
       }
@@ -600,7 +600,7 @@ describe('GET /accounts/contacts', () => {
     });
 
     it('accepts (clamps) a limit above 1000', async () => {
-      const { t, account } = setup();
+      const { t, account } = await setup();
       await createContactOk(t, account, alice);
       const res = await t.call('GET', '/accounts/contacts?limit=5000', account);
       expect(res.status, JSON.stringify(res.body)).toBe(200);
@@ -623,7 +623,7 @@ describe('GET /accounts/contacts', () => {
     ];
     for (const query of badQueries) {
       it(`refuses ?${query} with 400 {status:'ERROR', message}`, async () => {
-        const { t, account } = setup();
+        const { t, account } = await setup();
         await createContactOk(t, account, alice);
         const res = await t.call('GET', `/accounts/contacts?${query}`, account);
         expectContactValidationError(res);
@@ -634,14 +634,14 @@ describe('GET /accounts/contacts', () => {
 
 describe('derived conversation fields', () => {
   it('a contact without messages has empty last_date, displayDate and previewText, and is not unread', async () => {
-    const { t, account } = setup();
+    const { t, account } = await setup();
     const id = await createContactOk(t, account, alice);
     const contact = await getContactOk(t, account, id);
     expect(contact, JSON.stringify(contact)).toMatchObject({ last_date: '', displayDate: '', previewText: '', is_unread: false });
   });
 
   it('an outbound message sets previewText, last_date and displayDate and leaves it read', async () => {
-    const { t, account } = setup();
+    const { t, account } = await setup();
     const id = await createContactOk(t, account, alice);
     await sendOk(t, account, { number: '+14155550100', content: 'See you at 10' });
     const contact = await getContactOk(t, account, id);
@@ -662,7 +662,7 @@ describe('derived conversation fields', () => {
   });
 
   it('a later message replaces the preview and dates (PM and minutes formatting)', async () => {
-    const { t, account } = setup();
+    const { t, account } = await setup();
     const id = await createContactOk(t, account, alice);
     await sendOk(t, account, { number: '+14155550100', content: 'first' });
     t.clock.advance(5 * HOUR + 7 * MINUTE);
@@ -676,7 +676,7 @@ describe('derived conversation fields', () => {
   });
 
   it('formats midnight as 12 AM with single-digit month and day', async () => {
-    const { t, account } = setup();
+    const { t, account } = await setup();
     const id = await createContactOk(t, account, alice);
     t.clock.set(Date.UTC(2027, 0, 5, 0, 5, 0));
     await sendOk(t, account, { number: '+14155550100', content: 'late' });
@@ -686,7 +686,7 @@ describe('derived conversation fields', () => {
   });
 
   it('a message sent to the number in another spelling updates the same contact', async () => {
-    const { t, account } = setup();
+    const { t, account } = await setup();
     const id = await createContactOk(t, account, alice);
     await sendOk(t, account, { number: '+1 (415) 555-0100', content: 'formatted' });
     const list = await listAll(t, account);
@@ -698,7 +698,7 @@ describe('derived conversation fields', () => {
   });
 
   it('a media-only send shows the media URL as previewText', async () => {
-    const { t, account } = setup();
+    const { t, account } = await setup();
     const id = await createContactOk(t, account, alice);
     await sendOk(t, account, { number: '+14155550100', media_url: 'https://cdn.example.com/a.jpg' });
     const contact = await getContactOk(t, account, id);
@@ -711,7 +711,7 @@ describe('derived conversation fields', () => {
   });
 
   it('a send with both content and media shows the content', async () => {
-    const { t, account } = setup();
+    const { t, account } = await setup();
     const id = await createContactOk(t, account, alice);
     await sendOk(t, account, { number: '+14155550100', content: 'look', media_url: 'https://cdn.example.com/a.jpg' });
     const contact = await getContactOk(t, account, id);
@@ -719,7 +719,7 @@ describe('derived conversation fields', () => {
   });
 
   it('sending to a number that is not a contact creates one with empty names', async () => {
-    const { t, account } = setup();
+    const { t, account } = await setup();
     await sendOk(t, account, { number: '+1 415 555 0101', content: 'hello stranger' });
     const list = await listAll(t, account);
     expect(list, JSON.stringify(list)).toEqual([
@@ -749,20 +749,20 @@ describe('derived conversation fields', () => {
   });
 
   it('a refused send creates no contact', async () => {
-    const { t, account } = setup();
+    const { t, account } = await setup();
     const res = await t.call('POST', '/api/send-message', account, { number: '+14155550100' });
     expect(res.status, JSON.stringify(res.body)).toBe(400);
     expect(await listAll(t, account)).toEqual([]);
   });
 
   it('an inbound message after the last outbound makes it unread; the next outbound reads it', async () => {
-    const { t, account } = setup();
+    const { t, account } = await setup();
     const id = await createContactOk(t, account, alice);
     await sendOk(t, account, { number: '+14155550100', content: 'ping' });
     expect((await getContactOk(t, account, id)).is_unread).toBe(false);
 
     t.clock.advance(2 * MINUTE);
-    t.store.contacts.recordMessage(id, t.clock.now(), 'hi back', false);
+    await t.store.contacts.recordMessage(id, t.clock.now(), 'hi back', false);
     const unread = await getContactOk(t, account, id);
     expect(unread, JSON.stringify(unread)).toMatchObject({
       is_unread: true,
@@ -784,20 +784,20 @@ describe('derived conversation fields', () => {
   });
 
   it('an inbound message to a contact never messaged makes it unread', async () => {
-    const { t, account } = setup();
+    const { t, account } = await setup();
     const id = await createContactOk(t, account, alice);
     t.clock.advance(MINUTE);
-    t.store.contacts.recordMessage(id, t.clock.now(), 'hello?', false);
+    await t.store.contacts.recordMessage(id, t.clock.now(), 'hello?', false);
     const contact = await getContactOk(t, account, id);
     expect(contact, JSON.stringify(contact)).toMatchObject({ is_unread: true, previewText: 'hello?', displayDate: '11/23/26 9:31 AM' });
   });
 
   it('a late-arriving older message changes neither the preview nor the date', async () => {
-    const { t, account } = setup();
+    const { t, account } = await setup();
     const id = await createContactOk(t, account, alice);
     t.clock.advance(10 * MINUTE);
     await sendOk(t, account, { number: '+14155550100', content: 'newest' });
-    t.store.contacts.recordMessage(id, t.clock.now() - 5 * MINUTE, 'older inbound', false);
+    await t.store.contacts.recordMessage(id, t.clock.now() - 5 * MINUTE, 'older inbound', false);
     const contact = await getContactOk(t, account, id);
     expect(contact, JSON.stringify(contact)).toMatchObject({
       previewText: 'newest',
@@ -807,7 +807,7 @@ describe('derived conversation fields', () => {
   });
 
   it('shows displayDate in the configured display time zone (last_date stays UTC ISO)', async () => {
-    const { t, account } = setup({ displayTimeZone: 'America/New_York' });
+    const { t, account } = await setup({ displayTimeZone: 'America/New_York' });
     const id = await createContactOk(t, account, alice);
     await sendOk(t, account, { number: '+14155550100', content: 'zoned' });
     const contact = await getContactOk(t, account, id);
@@ -817,7 +817,7 @@ describe('derived conversation fields', () => {
   });
 
   it('a display time zone can move the date to the previous day', async () => {
-    const { t, account } = setup({ displayTimeZone: 'America/Los_Angeles' });
+    const { t, account } = await setup({ displayTimeZone: 'America/Los_Angeles' });
     const id = await createContactOk(t, account, alice);
     t.clock.set(Date.UTC(2026, 10, 24, 3, 15, 0));
     await sendOk(t, account, { number: '+14155550100', content: 'evening' });
@@ -850,8 +850,8 @@ describe('authentication on contact endpoints', () => {
   for (const endpoint of endpoints) {
     it(`${endpoint.label} answers 401 with the exact error body for bad credentials, writing nothing`, async () => {
       const t = makeTestApp();
-      const account = t.createAccount();
-      const other = t.createAccount();
+      const account = await t.createAccount();
+      const other = await t.createAccount();
       const id = await createContactOk(t, account, alice);
       const before = await listAll(t, account);
       for (const [label, headers] of badCredentials(account, other)) {
@@ -865,7 +865,7 @@ describe('authentication on contact endpoints', () => {
   }
 
   it('checks credentials before validating: an invalid body without credentials is 401, not 400', async () => {
-    const { t, account } = setup();
+    const { t, account } = await setup();
     const bad = await raw(t, '/accounts/contacts', {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
@@ -898,7 +898,7 @@ describe('authentication on contact endpoints', () => {
   ];
   for (const [label, headersFor] of headerSpellings) {
     it(`accepts ${label} credential headers on every contact endpoint`, async () => {
-      const { t, account } = setup();
+      const { t, account } = await setup();
       const headers = headersFor(account);
       const created = await t.call('POST', '/accounts/contacts', undefined, alice, headers);
       expect(created.status, JSON.stringify(created.body)).toBe(200);
@@ -916,8 +916,8 @@ describe('authentication on contact endpoints', () => {
 
   it('credentials select the account: each account sees only its own contacts', async () => {
     const t = makeTestApp();
-    const one = t.createAccount();
-    const two = t.createAccount();
+    const one = await t.createAccount();
+    const two = await t.createAccount();
     const id = await createContactOk(t, one, alice);
     const asTwo = await t.call('GET', '/accounts/contacts', undefined, undefined, {
       'SB-API-KEY-ID': two.api_key_id,

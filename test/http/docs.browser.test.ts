@@ -25,7 +25,7 @@ describe.skipIf(!chromiumAvailable('/docs browser test'))('/docs in a real brows
   });
 
   it('renders every operation and webhook, and runs a request with the credentials given to Authorize', async () => {
-    const account = t.createAccount();
+    const account = await t.createAccount();
     const doc = (await (await t.app.request('/openapi.json')).json()) as {
       paths: Record<string, object>;
       webhooks: Record<string, object>;

@@ -26,13 +26,14 @@ async function start(settings: { perAccount?: number; heartbeatMs?: number; poll
 }
 
 /** Appends an event after a commit, as the services do, and wakes the streams. */
-function write(account: TestAccount, type: AccountEventType, data: Record<string, unknown>, wake = true): void {
-  t.store.transaction(() => recordAccountEvent(t.deps, accountIdOf(account), type, data, t.clock.now()));
-  if (wake) t.notifier.accountActivity(accountIdOf(account));
+async function write(account: TestAccount, type: AccountEventType, data: Record<string, unknown>, wake = true): Promise<void> {
+  const accountId = await accountIdOf(account);
+  await t.store.transaction((store) => recordAccountEvent({ ...t.deps, store }, accountId, type, data, t.clock.now()));
+  if (wake) t.notifier.accountActivity(accountId);
 }
 
-function accountIdOf(account: TestAccount): string {
-  return t.store.accounts.findByEmail(account.email)!.id;
+async function accountIdOf(account: TestAccount): Promise<string> {
+  return (await t.store.accounts.findByEmail(account.email))!.id;
 }
 
 type Frame = { id?: string; data?: string; comment?: string };
@@ -90,14 +91,14 @@ async function open(account: TestAccount, query = '', headers: Record<string, st
 describe('GET /api/v2/events', () => {
   it('streams events written after connecting as frames with an id and AccountEvent JSON', async () => {
     await start();
-    const account = t.createAccount();
+    const account = await t.createAccount();
     const stream = await open(account);
     expect(stream.response.status).toBe(200);
     expect(stream.response.headers.get('content-type')).toMatch(/^text\/event-stream/);
     expect(stream.response.headers.get('cache-control')).toBe('no-cache');
     expect(stream.response.headers.get('x-accel-buffering')).toBe('no');
 
-    write(account, 'message.created', { message_handle: 'h1', status: 'QUEUED' });
+    await write(account, 'message.created', { message_handle: 'h1', status: 'QUEUED' });
     const [event] = await stream.events(1);
     expect(event).toMatchObject({ type: 'message.created', data: { message_handle: 'h1', status: 'QUEUED' }, version: 1 });
     expect(new Date((event as unknown as { occurred_at: string }).occurred_at).toISOString()).toBe(
@@ -107,21 +108,21 @@ describe('GET /api/v2/events', () => {
 
   it('sees an event another process wrote (no wake-up) through its slow poll', async () => {
     await start({ pollMs: 50 });
-    const account = t.createAccount();
+    const account = await t.createAccount();
     const stream = await open(account);
-    write(account, 'contact.created', { contact_id: 'c1', phone: '+14155550100' }, false);
+    await write(account, 'contact.created', { contact_id: 'c1', phone: '+14155550100' }, false);
     expect((await stream.events(1))[0]!.type).toBe('contact.created');
   });
 
   it('resumes after Last-Event-ID with every later event once, in order, while events keep coming', async () => {
     await start({ pollMs: 20 });
-    const account = t.createAccount();
+    const account = await t.createAccount();
     const seen: string[] = [];
     let writing = true;
     let written = 0;
     const writer = (async () => {
       while (writing) {
-        write(account, 'message.updated', { message_handle: `h${written}`, status: 'SENT' });
+        await write(account, 'message.updated', { message_handle: `h${written}`, status: 'SENT' });
         written += 1;
         await new Promise((resolve) => setTimeout(resolve, 2));
       }
@@ -142,9 +143,9 @@ describe('GET /api/v2/events', () => {
 
   it('accepts last_event_id in the query, and replays a resume longer than one read batch', async () => {
     await start();
-    const account = t.createAccount();
+    const account = await t.createAccount();
     for (let index = 0; index < 450; index++)
-      write(account, 'typing.changed', { number: '+14155550100', is_typing: index % 2 === 0 }, false);
+      await write(account, 'typing.changed', { number: '+14155550100', is_typing: index % 2 === 0 }, false);
     const stream = await open(account, '?last_event_id=0&types=typing.changed');
     const events = await stream.events(450);
     expect(new Set(events.map((event) => event.id)).size).toBe(450);
@@ -153,17 +154,17 @@ describe('GET /api/v2/events', () => {
 
   it('sends only the types asked for', async () => {
     await start();
-    const account = t.createAccount();
+    const account = await t.createAccount();
     const stream = await open(account, '?types=message.received,contact.created');
-    write(account, 'message.created', { message_handle: 'skip' });
-    write(account, 'contact.created', { contact_id: 'c1', phone: '+14155550100' });
-    write(account, 'message.received', { message_handle: 'in' });
+    await write(account, 'message.created', { message_handle: 'skip' });
+    await write(account, 'contact.created', { contact_id: 'c1', phone: '+14155550100' });
+    await write(account, 'message.received', { message_handle: 'in' });
     expect((await stream.events(2)).map((event) => event.type)).toEqual(['contact.created', 'message.received']);
   });
 
   it('refuses an unknown type with 400/4000 naming the allowed ones, and a bad Last-Event-ID', async () => {
     await start();
-    const account = t.createAccount();
+    const account = await t.createAccount();
     const answer = await t.call('GET', '/api/v2/events?types=message.created,message.deleted', account);
     expect(answer.status).toBe(400);
     expect(answer.body.error_code).toBe(4000);
@@ -181,14 +182,14 @@ describe('GET /api/v2/events', () => {
 
   it('refuses a stream over the cap with 429/4001 and Retry-After, and frees the slot when a client leaves', async () => {
     await start({ perAccount: 2 });
-    const account = t.createAccount();
+    const account = await t.createAccount();
     const first = await open(account);
     await open(account);
     const refused = await fetch(`${server.url}/api/v2/events`, { headers: account.headers });
     expect(refused.status).toBe(429);
     expect(refused.headers.get('retry-after')).toMatch(/^\d+$/);
     expect((await refused.json()).error_code).toBe(4001);
-    const other = await open(t.createAccount());
+    const other = await open(await t.createAccount());
     expect(other.response.status).toBe(200);
 
     first.close();
@@ -197,33 +198,33 @@ describe('GET /api/v2/events', () => {
 
   it("never shows another account's events", async () => {
     await start();
-    const mine = t.createAccount();
-    const theirs = t.createAccount();
+    const mine = await t.createAccount();
+    const theirs = await t.createAccount();
     const stream = await open(mine, '', { 'last-event-id': '0' });
-    write(theirs, 'message.received', { message_handle: 'theirs' });
-    write(mine, 'message.received', { message_handle: 'mine' });
+    await write(theirs, 'message.received', { message_handle: 'theirs' });
+    await write(mine, 'message.received', { message_handle: 'mine' });
     const events = await stream.events(3);
     expect(events.map((event) => event.data.message_handle ?? event.type)).toEqual(['line.assigned', 'line.assigned', 'mine']);
   });
 
   it('sends `: ping` heartbeats', async () => {
     await start({ heartbeatMs: 20 });
-    const stream = await open(t.createAccount());
+    const stream = await open(await t.createAccount());
     expect(await stream.next()).toEqual({ comment: 'ping' });
   });
 
   it('ends open streams when the process shuts down', async () => {
     await start();
-    const stream = await open(t.createAccount());
+    const stream = await open(await t.createAccount());
     t.notifier.endWatchers();
     expect(await stream.next()).toBeUndefined();
   });
 
   it('logs line.assigned on account creation and lines add, line.unassigned on lines remove', async () => {
     await start();
-    const account = t.createAccount({ numbers: ['+14155550101'] });
+    const account = await t.createAccount({ numbers: ['+14155550101'] });
     const stream = await open(account, '', { 'last-event-id': '0' });
-    addLines(t.deps, account.email, ['+14155550102']);
+    await addLines(t.deps, account.email, ['+14155550102']);
     const events = await stream.events(2);
     expect(events.map((event) => [event.type, event.data])).toEqual([
       ['line.assigned', { sendblue_number: '+14155550101', worker_id: workerIdOf('+14155550101') }],
@@ -231,7 +232,7 @@ describe('GET /api/v2/events', () => {
     ]);
     expect(workerIdOf('+14155550101')).toMatch(/^w_[0-9a-f]{8}$/);
 
-    removeLines(t.deps, account.email, ['+14155550102']);
+    await removeLines(t.deps, account.email, ['+14155550102']);
     const [removed] = await stream.events(1);
     expect([removed!.type, removed!.data]).toEqual([
       'line.unassigned',
@@ -243,11 +244,11 @@ describe('GET /api/v2/events', () => {
 describe('events.stream through the SDK', () => {
   it('yields parsed AccountEvents, filtered by types', async () => {
     await start({ heartbeatMs: 10 });
-    const account = t.createAccount();
+    const account = await t.createAccount();
     const client = new SendblueAPI({ apiKey: account.api_key_id, apiSecret: account.api_secret_key, baseURL: server.url, maxRetries: 0 });
     const stream = await client.events.stream({ types: 'message.created' });
-    write(account, 'typing.changed', { number: '+14155550100', is_typing: true });
-    write(account, 'message.created', { message_handle: 'sdk', status: 'QUEUED' });
+    await write(account, 'typing.changed', { number: '+14155550100', is_typing: true });
+    await write(account, 'message.created', { message_handle: 'sdk', status: 'QUEUED' });
     for await (const event of stream) {
       expect(event).toMatchObject({ type: 'message.created', data: { message_handle: 'sdk' }, version: 1 });
       expect(typeof event.id).toBe('string');
@@ -257,7 +258,7 @@ describe('events.stream through the SDK', () => {
 
   it('rejects an unknown type with the SDK error class and the error shape', async () => {
     await start();
-    const account = t.createAccount();
+    const account = await t.createAccount();
     const client = new SendblueAPI({ apiKey: account.api_key_id, apiSecret: account.api_secret_key, baseURL: server.url, maxRetries: 0 });
     const refusal = await client.events.stream({ types: 'nope' }).catch((error: unknown) => error);
     expect(refusal).toBeInstanceOf(SendblueAPI.BadRequestError);

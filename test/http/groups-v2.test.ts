@@ -50,7 +50,7 @@ const setPhoto = (t: TestApp, account: TestAccount | undefined, groupId: string,
 describe('GET /api/v2/groups/{groupID}', () => {
   it('answers the group: no name yet, no photo, its end users with contact names, its newest message', async () => {
     const t = makeTestApp();
-    const account = t.createAccount();
+    const account = await t.createAccount();
     const named = await t.call('POST', '/accounts/contacts', account, { firstName: 'Alice', lastName: 'Liddell', number: ALICE });
     expect(named.status, JSON.stringify(named.body)).toBeLessThan(300);
     const { groupId } = await createGroup(t, account, [ALICE, BOB]);
@@ -85,7 +85,7 @@ describe('GET /api/v2/groups/{groupID}', () => {
 
   it('follows membership changes', async () => {
     const t = makeTestApp();
-    const account = t.createAccount();
+    const account = await t.createAccount();
     const { groupId } = await createGroup(t, account, [ALICE, BOB, CAROL]);
     await t.call('POST', '/api/modify-group', account, { group_id: groupId, modify_type: 'remove_recipient', number: CAROL });
     expect([...(await retrieve(t, account, groupId)).body.data.participant_numbers].sort()).toEqual([ALICE, BOB].sort());
@@ -93,9 +93,9 @@ describe('GET /api/v2/groups/{groupID}', () => {
 
   it("answers 404/4040 for an unknown or another account's group, 403/4030 off sapphire, 401 without credentials", async () => {
     const t = makeTestApp();
-    const account = t.createAccount();
-    const stranger = t.createAccount();
-    const blue = t.createAccount({ plan: 'blue' });
+    const account = await t.createAccount();
+    const stranger = await t.createAccount();
+    const blue = await t.createAccount({ plan: 'blue' });
     const { groupId } = await createGroup(t, account, [ALICE, BOB]);
     expectMessageError(await retrieve(t, account, UNKNOWN_GROUP), 404, 4040);
     expectMessageError(await retrieve(t, stranger, groupId), 404, 4040);
@@ -109,7 +109,7 @@ describe('GET /api/v2/groups/{groupID}', () => {
 describe('POST /api/v2/groups/{groupID}/name', () => {
   it('renames; retrieve and later receive webhooks carry the name; null and "" clear it', async () => {
     const t = makeTestApp();
-    const account = t.createAccount({ receiveWebhook: 'https://hooks.example.com/receive' });
+    const account = await t.createAccount({ receiveWebhook: 'https://hooks.example.com/receive' });
     const { groupId } = await createGroup(t, account, [ALICE, BOB]);
     const reply = await rename(t, account, groupId, { group_name: 'Book club' });
     expect(reply.status, JSON.stringify(reply.body)).toBe(200);
@@ -129,8 +129,8 @@ describe('POST /api/v2/groups/{groupID}/name', () => {
 
   it("takes one of the account's lines as from_number, and refuses another", async () => {
     const t = makeTestApp();
-    const account = t.createAccount({ numbers: 2 });
-    const other = t.createAccount();
+    const account = await t.createAccount({ numbers: 2 });
+    const other = await t.createAccount();
     const { groupId } = await createGroup(t, account, [ALICE, BOB]);
     const line = account.numbers[1]!;
     expect(account.numbers).toHaveLength(2);
@@ -142,7 +142,7 @@ describe('POST /api/v2/groups/{groupID}/name', () => {
 
   it('refuses a missing or ill-typed group_name with 400/4000, and checks the group first', async () => {
     const t = makeTestApp();
-    const account = t.createAccount();
+    const account = await t.createAccount();
     const { groupId } = await createGroup(t, account, [ALICE, BOB]);
     for (const body of [{}, { group_name: 5 }]) {
       const reply = await rename(t, account, groupId, body);
@@ -154,9 +154,9 @@ describe('POST /api/v2/groups/{groupID}/name', () => {
 
   it('relay: forwards under the provider group id and records the name only when the provider agrees', async () => {
     const t = makeTestApp();
-    const account = t.createAccount();
+    const account = await t.createAccount();
     const { groupId } = await createGroup(t, account, [ALICE, BOB]);
-    t.store.groups.setTransportGroupId(groupId, 'prov-group-7');
+    await t.store.groups.setTransportGroupId(groupId, 'prov-group-7');
     const answer = { status: 'OK', data: { from_number: account.numbers[0], group_id: 'prov-group-7', group_name: 'Relayed' } };
     const calls = fakeProvider(t, () => ({ status: 200, body: answer }));
     expect((await rename(t, account, groupId, { group_name: 'Relayed' })).body).toEqual({
@@ -177,7 +177,7 @@ describe('POST /api/v2/groups/{groupID}/name', () => {
 describe('POST /api/v2/groups/{groupID}/photo', () => {
   it('stores the image, serves it at textrelay URL, retrieve shows it; null clears it', async () => {
     const t = makeTestApp();
-    const account = t.createAccount();
+    const account = await t.createAccount();
     const { groupId } = await createGroup(t, account, [ALICE, BOB]);
     const reply = await setPhoto(t, account, groupId, { photo_url: `${origin}/face.png` });
     expect(reply.status, JSON.stringify(reply.body)).toBe(200);
@@ -203,7 +203,7 @@ describe('POST /api/v2/groups/{groupID}/photo', () => {
 
   it('refuses what is not an image, or cannot be fetched, with 400/4000 naming photo_url', async () => {
     const t = makeTestApp();
-    const account = t.createAccount();
+    const account = await t.createAccount();
     const { groupId } = await createGroup(t, account, [ALICE, BOB]);
     const video = await setPhoto(t, account, groupId, { photo_url: `${origin}/clip.mp4` });
     expectMessageError(video, 400, 4000);
@@ -216,16 +216,16 @@ describe('POST /api/v2/groups/{groupID}/photo', () => {
 
   it('needs sapphire', async () => {
     const t = makeTestApp();
-    const blue = t.createAccount({ plan: 'blue' });
+    const blue = await t.createAccount({ plan: 'blue' });
     expectMessageError(await setPhoto(t, blue, UNKNOWN_GROUP, { photo_url: null }), 403, 4030);
     expectMessageError(await rename(t, blue, UNKNOWN_GROUP, { group_name: 'x' }), 403, 4030);
   });
 
   it("relay: forwards, and retrieve shows the provider's photo URL", async () => {
     const t = makeTestApp();
-    const account = t.createAccount();
+    const account = await t.createAccount();
     const { groupId } = await createGroup(t, account, [ALICE, BOB]);
-    t.store.groups.setTransportGroupId(groupId, 'prov-group-9');
+    await t.store.groups.setTransportGroupId(groupId, 'prov-group-9');
     const providerPhoto = { photo_guid: 'p-1', url: 'https://cdn.provider.example/p-1.png' };
     const answer = { status: 'OK', data: { from_number: account.numbers[0], group_id: groupId, group_photo: providerPhoto } };
     const calls = fakeProvider(t, () => ({ status: 200, body: answer }));

@@ -27,7 +27,7 @@ describe('GET /api/evaluate-service', () => {
     ['+442071838750', 'iMessage'],
   ])('sandbox: %s is reached by %s', async (number, service) => {
     const t = makeTestApp();
-    const account = t.createAccount();
+    const account = await t.createAccount();
     const response = await t.call('GET', `/api/evaluate-service?number=${encodeURIComponent(number)}`, account);
     expect(response.status, show(response.body)).toBe(200);
     expect(response.body).toEqual({ number, service });
@@ -35,7 +35,7 @@ describe('GET /api/evaluate-service', () => {
 
   it('answers the number in E.164 when written with separators or an unencoded +', async () => {
     const t = makeTestApp();
-    const account = t.createAccount();
+    const account = await t.createAccount();
     const response = await t.call('GET', '/api/evaluate-service?number=+1 (415) 555-0102', account);
     expect(response.status, show(response.body)).toBe(200);
     expect(response.body).toEqual({ number: '+14155550102', service: 'SMS' });
@@ -43,7 +43,7 @@ describe('GET /api/evaluate-service', () => {
 
   it.each(['', 'not-a-number', '12'])('refuses %j with 400/4000 naming number', async (number) => {
     const t = makeTestApp();
-    const account = t.createAccount();
+    const account = await t.createAccount();
     const response = await t.call('GET', `/api/evaluate-service?number=${encodeURIComponent(number)}`, account);
     expect(response.status, show(response.body)).toBe(400);
     expect(response.body).toMatchObject({ status: 'ERROR', error_code: 4000 });
@@ -52,7 +52,7 @@ describe('GET /api/evaluate-service', () => {
 
   it('requires number', async () => {
     const t = makeTestApp();
-    const response = await t.call('GET', '/api/evaluate-service', t.createAccount());
+    const response = await t.call('GET', '/api/evaluate-service', await t.createAccount());
     expect(response.status).toBe(400);
     expect(response.body.error_message).toBe('number is required');
   });
@@ -66,7 +66,7 @@ describe('GET /api/evaluate-service', () => {
 
   it('relay mode: answers what the provider answered, status and body', async () => {
     const t = makeTestApp();
-    const account = t.createAccount();
+    const account = await t.createAccount();
     const { provider, calls } = fakeProvider(() => new ProviderAnswer(200, { number: ALICE, service: 'SMS', extra: 1 }));
     t.deps.provider = provider;
     const response = await t.call('GET', `/api/evaluate-service?number=${encodeURIComponent(ALICE)}`, account);
@@ -85,8 +85,8 @@ describe('GET /api/v2/lines/state', () => {
   it("answers each of the account's lines, assigned and online since it was added", async () => {
     const t = makeTestApp();
     const addedAt = t.clock.now();
-    const account = t.createAccount({ numbers: 2 });
-    t.createAccount({ numbers: 1 });
+    const account = await t.createAccount({ numbers: 2 });
+    await t.createAccount({ numbers: 1 });
     t.clock.advance(5_000);
     const response = await t.call('GET', '/api/v2/lines/state', account);
     expect(response.status, show(response.body)).toBe(200);
@@ -115,8 +115,8 @@ describe('GET /api/v2/lines/state', () => {
 
   it("relay mode: keeps only the account's own lines of the provider's answer", async () => {
     const t = makeTestApp();
-    const account = t.createAccount({ numbers: ['+14155550150'] });
-    t.createAccount({ numbers: ['+14155550151'] });
+    const account = await t.createAccount({ numbers: ['+14155550150'] });
+    await t.createAccount({ numbers: ['+14155550151'] });
     const state = (number: string) => ({ sendblue_number: number, worker_id: 'prov', assignment: 'shared', status: 'DEGRADED' });
     t.deps.provider = fakeProvider(
       () => new ProviderAnswer(200, { status: 'OK', snapshot_at: 'x', data: [state('+14155550150'), state('+14155550151')] }),
@@ -128,7 +128,7 @@ describe('GET /api/v2/lines/state', () => {
 
   it('relay mode: answers from local records when the provider fails', async () => {
     const t = makeTestApp();
-    const account = t.createAccount({ numbers: ['+14155550150'] });
+    const account = await t.createAccount({ numbers: ['+14155550150'] });
     for (const failing of [
       () => new ProviderAnswer(503, { status: 'ERROR' }),
       () => {

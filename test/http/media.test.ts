@@ -72,7 +72,7 @@ const pathOf = (url: string) => new URL(url).pathname;
 describe('POST /api/upload-media-object', () => {
   it('stores an image and serves it without credentials, immutable, at an unguessable URL', async () => {
     const t = makeTestApp();
-    const account = t.createAccount();
+    const account = await t.createAccount();
     const reply = await upload(t, account, { media_url: `${origin}/photo.png` });
     expect(reply.status, JSON.stringify(reply.body)).toBe(200);
     expect(reply.body).toEqual({
@@ -99,7 +99,7 @@ describe('POST /api/upload-media-object', () => {
 
   it('gives each upload its own id', async () => {
     const t = makeTestApp();
-    const account = t.createAccount();
+    const account = await t.createAccount();
     const first = await upload(t, account, { media_url: `${origin}/photo.png` });
     const second = await upload(t, account, { media_url: `${origin}/photo.png` });
     expect(first.body.mediaObjectId).not.toBe(second.body.mediaObjectId);
@@ -107,7 +107,7 @@ describe('POST /api/upload-media-object', () => {
 
   it('takes video and audio, and follows a redirect', async () => {
     const t = makeTestApp();
-    const account = t.createAccount();
+    const account = await t.createAccount();
     const clip = await upload(t, account, { media_url: `${origin}/clip.mp4` });
     expect(clip.body.media_url, JSON.stringify(clip.body)).toMatch(/\.mp4$/);
     const moved = await upload(t, account, { media_url: `${origin}/moved.png` });
@@ -118,14 +118,14 @@ describe('POST /api/upload-media-object', () => {
 
   it('uses TEXTRELAY_PUBLIC_URL for the URL it answers', async () => {
     const t = makeTestApp({ proxy: { publicUrlIsHttps: true } });
-    const account = t.createAccount();
+    const account = await t.createAccount();
     const reply = await upload(t, account, { media_url: `${origin}/photo.png` });
     expect(reply.body.media_url).toMatch(/^https:\/\/textrelay\.example\/media\/[A-Za-z0-9_-]{43}\.png$/);
   });
 
   it("is usable as a send's media_url", async () => {
     const t = makeTestApp();
-    const account = t.createAccount();
+    const account = await t.createAccount();
     const uploaded = await upload(t, account, { media_url: `${origin}/photo.png` });
     const sent = await t.call('POST', '/api/send-message', account, { number: ALICE, media_url: uploaded.body.media_url });
     expect(sent.status, JSON.stringify(sent.body)).toBe(202);
@@ -138,7 +138,7 @@ describe('POST /api/upload-media-object', () => {
     ['/declared-big.png', /^media_url is larger than 5 MB$/],
   ])('refuses %s with 400/4000 naming why', async (path, message) => {
     const t = makeTestApp();
-    const account = t.createAccount();
+    const account = await t.createAccount();
     const reply = await upload(t, account, { media_url: `${origin}${path}` });
     expectMessageError(reply, 400, 4000);
     expect(reply.body.error_message).toMatch(message);
@@ -146,7 +146,7 @@ describe('POST /api/upload-media-object', () => {
 
   it('stops reading a body that grows past 5 MB', async () => {
     const t = makeTestApp();
-    const account = t.createAccount();
+    const account = await t.createAccount();
     bigBytesWritten = 0;
     const reply = await upload(t, account, { media_url: `${origin}/big.jpg` });
     expectMessageError(reply, 400, 4000);
@@ -156,7 +156,7 @@ describe('POST /api/upload-media-object', () => {
 
   it('refuses a private address when private addresses are not allowed, as callbacks are', async () => {
     const t = makeTestApp({ outboundPolicy: { allowPrivate: false, allowLinkLocal: false } });
-    const account = t.createAccount();
+    const account = await t.createAccount();
     const reply = await upload(t, account, { media_url: `${origin}/photo.png` });
     expectMessageError(reply, 400, 4000);
     expect(reply.body.error_message).toMatch(/^media_url could not be fetched: refused by the outbound address policy/);
@@ -164,7 +164,7 @@ describe('POST /api/upload-media-object', () => {
 
   it('refuses a URL that is not http(s), or none, with 400/4000', async () => {
     const t = makeTestApp();
-    const account = t.createAccount();
+    const account = await t.createAccount();
     for (const body of [{ media_url: 'ftp://example.com/a.png' }, { media_url: 'not a url' }, {}]) {
       const reply = await upload(t, account, body);
       expectMessageError(reply, 400, 4000);
@@ -179,14 +179,14 @@ describe('POST /api/upload-media-object', () => {
 
   it('relay: forwards the upload and records what the provider answered, without bytes', async () => {
     const t = makeTestApp();
-    const account = t.createAccount();
+    const account = await t.createAccount();
     const answer = { status: 'OK', message: 'uploaded', mediaObjectId: 'prov-media-1', media_url: 'https://cdn.provider.example/1.png' };
     const calls = fakeProvider(t, () => ({ status: 200, body: answer }));
     const reply = await upload(t, account, { media_url: `${origin}/photo.png` });
     expect(reply.body).toEqual(answer);
     expect(calls).toEqual([{ method: 'POST', path: '/api/upload-media-object', body: { media_url: `${origin}/photo.png` } }]);
-    expect(t.store.media.findById('prov-media-1')).toMatchObject({
-      accountId: accountIdOf(t, account),
+    expect(await t.store.media.findById('prov-media-1')).toMatchObject({
+      accountId: await accountIdOf(t, account),
       remoteUrl: 'https://cdn.provider.example/1.png',
       bytes: null,
     });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { TOTAL_RECOUNT_MS } from '../../src/db/queries/messages-v2.ts';
+import { TOTAL_RECOUNT_MS } from '../../src/db/sqlite/queries/messages-v2.ts';
 import { workerIdOf } from '../../src/domain/line-state.ts';
 import { makeTestApp, type TestAccount, type TestApp } from '../helpers/app.ts';
 import { ALICE, BOB, CAROL, show } from '../helpers/fixtures.ts';
@@ -87,7 +87,7 @@ function setStatus(t: TestApp, handle: string, status: string, downgraded: boole
 describe('GET /api/v2/messages', () => {
   it('lists the account messages newest first as Message rows with every field', async () => {
     const t = makeTestApp();
-    const account = t.createAccount({ numbers: 1 });
+    const account = await t.createAccount({ numbers: 1 });
     const m = await conversation(t, account);
     const page = await list(t, account);
     expect(page.status).toBe('OK');
@@ -130,7 +130,7 @@ describe('GET /api/v2/messages', () => {
 
   it('filters by number, from_number, to_number, line, worker_id, group, direction and type', async () => {
     const t = makeTestApp();
-    const account = t.createAccount({ numbers: 1 });
+    const account = await t.createAccount({ numbers: 1 });
     const m = await conversation(t, account);
     const line = account.numbers[0]!;
     expect(await handles(t, account, { number: ALICE })).toEqual([m.fromAlice, m.toAlice]);
@@ -154,7 +154,7 @@ describe('GET /api/v2/messages', () => {
 
   it('filters by status and service; statuses textrelay never produces match nothing', async () => {
     const t = makeTestApp();
-    const account = t.createAccount();
+    const account = await t.createAccount();
     const m = await conversation(t, account);
     setStatus(t, m.toAlice, 'DELIVERED', false);
     setStatus(t, m.toBob, 'SENT', true);
@@ -169,7 +169,7 @@ describe('GET /api/v2/messages', () => {
 
   it('filters by created, sent and updated time ranges, ends included', async () => {
     const t = makeTestApp();
-    const account = t.createAccount();
+    const account = await t.createAccount();
     const m = await conversation(t, account);
     const rows = (await list(t, account)).data;
     const sentAt = (handle: string) => rows.find((row) => row.message_handle === handle).date_sent as string;
@@ -184,7 +184,7 @@ describe('GET /api/v2/messages', () => {
 
   it('orders by created, sent or updated time in either direction, snake-case names too', async () => {
     const t = makeTestApp();
-    const account = t.createAccount();
+    const account = await t.createAccount();
     const m = await conversation(t, account);
     const newestFirst = [m.fromAlice, m.group, m.toBob, m.toAlice];
     expect(await handles(t, account, { order_direction: 'asc' })).toEqual([...newestFirst].reverse());
@@ -197,7 +197,7 @@ describe('GET /api/v2/messages', () => {
 
   it('pages with limit and offset, saying the total and whether more follow', async () => {
     const t = makeTestApp();
-    const account = t.createAccount();
+    const account = await t.createAccount();
     const m = await conversation(t, account);
     const first = await list(t, account, { limit: 3 });
     expect(first.data.map((row) => row.message_handle)).toEqual([m.fromAlice, m.group, m.toBob]);
@@ -214,7 +214,7 @@ describe('GET /api/v2/messages', () => {
 
   it('keeps the total right as messages arrive after it was counted, and after the recount time', async () => {
     const t = makeTestApp();
-    const account = t.createAccount();
+    const account = await t.createAccount();
     await conversation(t, account);
     expect((await list(t, account, { limit: 1 })).pagination.total).toBe(4);
     expect((await list(t, account, { limit: 1, is_outbound: 'true' })).pagination.total).toBe(3);
@@ -247,7 +247,7 @@ describe('GET /api/v2/messages', () => {
     [{ number: '12' }, 'number'],
   ])('answers 400/4000 naming the field for %o', async (params, words) => {
     const t = makeTestApp();
-    const account = t.createAccount();
+    const account = await t.createAccount();
     const response = await t.call('GET', path(params), account);
     expect(response.status, show(response.body)).toBe(400);
     expect(response.body).toMatchObject({ status: 'ERROR', error_code: 4000 });
@@ -256,8 +256,8 @@ describe('GET /api/v2/messages', () => {
 
   it("never shows another account's messages", async () => {
     const t = makeTestApp();
-    const mine = t.createAccount();
-    const theirs = t.createAccount();
+    const mine = await t.createAccount();
+    const theirs = await t.createAccount();
     await conversation(t, mine);
     const page = await list(t, theirs);
     expect(page.data).toEqual([]);
@@ -269,7 +269,7 @@ describe('GET /api/v2/messages', () => {
 describe('GET /api/v2/messages/{id}', () => {
   it('answers one message as a Message row', async () => {
     const t = makeTestApp();
-    const account = t.createAccount();
+    const account = await t.createAccount();
     const m = await conversation(t, account);
     const response = await t.call('GET', `/api/v2/messages/${m.toBob}`, account);
     expect(response.status, show(response.body)).toBe(200);
@@ -280,8 +280,8 @@ describe('GET /api/v2/messages/{id}', () => {
 
   it("answers 404/4040 for an unknown handle or another account's", async () => {
     const t = makeTestApp();
-    const mine = t.createAccount();
-    const theirs = t.createAccount();
+    const mine = await t.createAccount();
+    const theirs = await t.createAccount();
     const m = await conversation(t, mine);
     for (const id of [m.toAlice, '00000000-0000-0000-0000-000000000000']) {
       const response = await t.call('GET', `/api/v2/messages/${id}`, theirs);

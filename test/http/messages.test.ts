@@ -160,7 +160,7 @@ function expectSecondsNanos(value: unknown, epochMs: number, context: string) {
 describe('GET /accounts/messages: records', () => {
   it('answers {messages:[...]} newest first, with every list-record field in both spellings', async () => {
     const t = makeTestApp();
-    const account = t.createAccount();
+    const account = await t.createAccount();
     const seeded = await seed(t, account);
     const response = await t.call('GET', '/accounts/messages', account);
     expect(response.status, show(response.body)).toBe(200);
@@ -234,7 +234,7 @@ describe('GET /accounts/messages: records', () => {
 
   it('answers an empty list for an account without messages', async () => {
     const t = makeTestApp();
-    const account = t.createAccount();
+    const account = await t.createAccount();
     const response = await t.call('GET', '/accounts/messages', account);
     expect(response.status, show(response.body)).toBe(200);
     expect(response.body, show(response.body)).toEqual({ messages: [] });
@@ -242,7 +242,7 @@ describe('GET /accounts/messages: records', () => {
 
   it('orders messages of the same millisecond newest-inserted first', async () => {
     const t = makeTestApp();
-    const account = t.createAccount();
+    const account = await t.createAccount();
     const first = await send(t, account, { number: ALICE, content: 'a' });
     const second = await send(t, account, { number: BOB, content: 'b' });
     const third = await send(t, account, { number: ALICE, content: 'c' });
@@ -260,7 +260,7 @@ describe('GET /accounts/messages: records', () => {
 describe('GET /accounts/messages: filters', () => {
   async function seededWithInbound() {
     const t = makeTestApp();
-    const account = t.createAccount();
+    const account = await t.createAccount();
     const seeded = await seed(t, account);
     const aliceCid = await contactId(t, account, ALICE);
     t.clock.advance(5_000);
@@ -310,7 +310,7 @@ describe('GET /accounts/messages: filters', () => {
 
   it('number: a member added later with modify-group finds the group', async () => {
     const t = makeTestApp();
-    const account = t.createAccount();
+    const account = await t.createAccount();
     const group = await sendGroup(t, account, { numbers: [ALICE, BOB], content: 'before' });
     const modified = await t.call('POST', '/api/modify-group', account, {
       group_id: group.body.group_id,
@@ -414,7 +414,7 @@ describe('GET /accounts/messages: paging', () => {
 
   it('limit defaults to 100; limit/offset pages do not overlap and cover everything', async () => {
     const t = makeTestApp();
-    const account = t.createAccount();
+    const account = await t.createAccount();
     const newestFirst = await sendMany(t, account, 105);
 
     const firstPage = await handles(t, account);
@@ -437,7 +437,7 @@ describe('GET /accounts/messages: paging', () => {
 
   it('a limit over 1000 is clamped to 1000, not refused', async () => {
     const t = makeTestApp();
-    const account = t.createAccount();
+    const account = await t.createAccount();
     const line = account.numbers[0]!;
     const accountId = accountIdOf(t, account);
     // 1005 messages straight into the table: sending them one by one over HTTP would take too long here.
@@ -471,7 +471,7 @@ describe('GET /accounts/messages: paging', () => {
 
   it('a small limit over the same sends is clamped too (200)', async () => {
     const t = makeTestApp();
-    const account = t.createAccount();
+    const account = await t.createAccount();
     await send(t, account, { number: ALICE, content: 'x' });
     const response = await t.call('GET', '/accounts/messages?limit=1001', account);
     expect(response.status, show(response.body)).toBe(200);
@@ -503,7 +503,7 @@ describe('GET /accounts/messages: invalid queries', () => {
   for (const [name, params] of invalid) {
     it(`${name} -> 400 4000`, async () => {
       const t = makeTestApp();
-      const account = t.createAccount();
+      const account = await t.createAccount();
       await send(t, account, { number: ALICE, content: 'x' });
       const path = query(params);
       const response = await t.call('GET', path, account);
@@ -524,8 +524,8 @@ describe('GET /accounts/messages: invalid queries', () => {
 describe('GET /accounts/messages: account isolation', () => {
   it('account B never sees account A’s messages, whatever it filters by', async () => {
     const t = makeTestApp();
-    const a = t.createAccount();
-    const b = t.createAccount();
+    const a = await t.createAccount();
+    const b = await t.createAccount();
     const seeded = await seed(t, a);
     const aliceCidOfA = await contactId(t, a, ALICE);
     const handlesOfA = new Set(Object.values(seeded).map((sent) => sent.handle));

@@ -30,7 +30,7 @@ async function membersOf(t: TestApp, account: TestAccount, groupId: string): Pro
 describe('POST /api/modify-group: add_recipient', () => {
   it('answers 200 with {status, group_id, modify_type, number}', async () => {
     const t = makeTestApp();
-    const account = t.createAccount();
+    const account = await t.createAccount();
     const groupId = await createGroup(t, account, [ALICE, BOB]);
     const reply = await modify(t, account, { group_id: groupId, modify_type: 'add_recipient', number: CAROL });
     expect(reply.status, JSON.stringify(reply.body)).toBe(200);
@@ -46,7 +46,7 @@ describe('POST /api/modify-group: add_recipient', () => {
 
   it('normalises the added number to E.164', async () => {
     const t = makeTestApp();
-    const account = t.createAccount();
+    const account = await t.createAccount();
     const groupId = await createGroup(t, account, [ALICE, BOB]);
     const reply = await modify(t, account, { group_id: groupId, modify_type: 'add_recipient', number: '+1 (415) 555-0102' });
     expect(reply.status, JSON.stringify(reply.body)).toBe(200);
@@ -56,7 +56,7 @@ describe('POST /api/modify-group: add_recipient', () => {
 
   it('includes the new member in the next send by group_id', async () => {
     const t = makeTestApp();
-    const account = t.createAccount();
+    const account = await t.createAccount();
     const groupId = await createGroup(t, account, [ALICE, BOB]);
     const added = await modify(t, account, { group_id: groupId, modify_type: 'add_recipient', number: CAROL });
     expect(added.status, JSON.stringify(added.body)).toBe(200);
@@ -73,7 +73,7 @@ describe('POST /api/modify-group: add_recipient', () => {
 
   it('makes the new member set identify the group', async () => {
     const t = makeTestApp();
-    const account = t.createAccount();
+    const account = await t.createAccount();
     const groupId = await createGroup(t, account, [ALICE, BOB]);
     const added = await modify(t, account, { group_id: groupId, modify_type: 'add_recipient', number: CAROL });
     expect(added.status, JSON.stringify(added.body)).toBe(200);
@@ -90,7 +90,7 @@ describe('POST /api/modify-group: add_recipient', () => {
 
   it('refuses adding a current member with 400/4000 and changes nothing', async () => {
     const t = makeTestApp();
-    const account = t.createAccount();
+    const account = await t.createAccount();
     const groupId = await createGroup(t, account, [ALICE, BOB]);
     const reply = await modify(t, account, { group_id: groupId, modify_type: 'add_recipient', number: BOB });
     expectMessageError(reply, 400, 4000);
@@ -100,7 +100,7 @@ describe('POST /api/modify-group: add_recipient', () => {
 
   it('lets a group grow to 25 and refuses the 26th person', async () => {
     const t = makeTestApp();
-    const account = t.createAccount();
+    const account = await t.createAccount();
     const numbers = distinctNumbers(26);
     const groupId = await createGroup(t, account, numbers.slice(0, 24));
     const to25 = await modify(t, account, { group_id: groupId, modify_type: 'add_recipient', number: numbers[24] });
@@ -112,7 +112,7 @@ describe('POST /api/modify-group: add_recipient', () => {
 
   it('refuses a missing number with 400/4000', async () => {
     const t = makeTestApp();
-    const account = t.createAccount();
+    const account = await t.createAccount();
     const groupId = await createGroup(t, account, [ALICE, BOB]);
     expectMessageError(await modify(t, account, { group_id: groupId, modify_type: 'add_recipient' }), 400, 4000);
     expectMessageError(await modify(t, account, { group_id: groupId, modify_type: 'add_recipient', number: '' }), 400, 4000);
@@ -121,7 +121,7 @@ describe('POST /api/modify-group: add_recipient', () => {
 
   it('refuses an invalid number with 400/4000', async () => {
     const t = makeTestApp();
-    const account = t.createAccount();
+    const account = await t.createAccount();
     const groupId = await createGroup(t, account, [ALICE, BOB]);
     expectMessageError(await modify(t, account, { group_id: groupId, modify_type: 'add_recipient', number: 'carol' }), 400, 4000);
     expectMessageError(await modify(t, account, { group_id: groupId, modify_type: 'add_recipient', number: 4155550102 }), 400, 4000);
@@ -129,7 +129,7 @@ describe('POST /api/modify-group: add_recipient', () => {
 
   it('refuses a blacklisted number with 400/4002', async () => {
     const t = makeTestApp();
-    const account = t.createAccount();
+    const account = await t.createAccount();
     const groupId = await createGroup(t, account, [ALICE, BOB]);
     expectMessageError(await modify(t, account, { group_id: groupId, modify_type: 'add_recipient', number: '911' }), 400, 4002);
     expect(await membersOf(t, account, groupId)).toEqual([ALICE, BOB].sort());
@@ -137,7 +137,7 @@ describe('POST /api/modify-group: add_recipient', () => {
 
   it("refuses the account's own number", async () => {
     const t = makeTestApp();
-    const account = t.createAccount();
+    const account = await t.createAccount();
     const groupId = await createGroup(t, account, [ALICE, BOB]);
     const reply = await modify(t, account, { group_id: groupId, modify_type: 'add_recipient', number: account.numbers[0] });
     expectMessageError(reply, 400, 4000);
@@ -146,7 +146,7 @@ describe('POST /api/modify-group: add_recipient', () => {
 
   it('gives the new set to the changed group; a group that had that set stays reachable by its group_id', async () => {
     const t = makeTestApp();
-    const account = t.createAccount();
+    const account = await t.createAccount();
     const small = await createGroup(t, account, [ALICE, BOB]);
     const big = await createGroup(t, account, [ALICE, BOB, CAROL]);
     const reply = await modify(t, account, { group_id: small, modify_type: 'add_recipient', number: CAROL });
@@ -165,7 +165,7 @@ describe('POST /api/modify-group: add_recipient', () => {
 describe('POST /api/modify-group: remove_recipient', () => {
   it('removes the member and keeps the group_id; the next send goes to the others only', async () => {
     const t = makeTestApp();
-    const account = t.createAccount();
+    const account = await t.createAccount();
     const groupId = await createGroup(t, account, [ALICE, BOB, CAROL]);
     const reply = await modify(t, account, { group_id: groupId, modify_type: 'remove_recipient', number: CAROL });
     expect(reply.status, JSON.stringify(reply.body)).toBe(200);
@@ -184,7 +184,7 @@ describe('POST /api/modify-group: remove_recipient', () => {
 
   it('refuses removing someone who is not a member with 400/4000', async () => {
     const t = makeTestApp();
-    const account = t.createAccount();
+    const account = await t.createAccount();
     const groupId = await createGroup(t, account, [ALICE, BOB]);
     const reply = await modify(t, account, { group_id: groupId, modify_type: 'remove_recipient', number: DAVE });
     expectMessageError(reply, 400, 4000);
@@ -194,7 +194,7 @@ describe('POST /api/modify-group: remove_recipient', () => {
 
   it('refuses removing the last end user with 400/4000', async () => {
     const t = makeTestApp();
-    const account = t.createAccount();
+    const account = await t.createAccount();
     const groupId = await createGroup(t, account, [ALICE, BOB]);
     const first = await modify(t, account, { group_id: groupId, modify_type: 'remove_recipient', number: BOB });
     expect(first.status, JSON.stringify(first.body)).toBe(200);
@@ -206,7 +206,7 @@ describe('POST /api/modify-group: remove_recipient', () => {
 
   it("refuses the removed member's sandbox inbound for that group with 400; the others still write", async () => {
     const t = makeTestApp();
-    const account = t.createAccount();
+    const account = await t.createAccount();
     const groupId = await createGroup(t, account, [ALICE, BOB, CAROL]);
     await modify(t, account, { group_id: groupId, modify_type: 'remove_recipient', number: CAROL });
     const removed = await t.call('POST', '/sandbox/inbound', account, { number: CAROL, group_id: groupId, content: 'still here?' });
@@ -217,7 +217,7 @@ describe('POST /api/modify-group: remove_recipient', () => {
 
   it("refuses a from_number that is not one of the account's lines", async () => {
     const t = makeTestApp();
-    const account = t.createAccount();
+    const account = await t.createAccount();
     const groupId = await createGroup(t, account, [ALICE, BOB, CAROL]);
     const reply = await modify(t, account, { group_id: groupId, modify_type: 'remove_recipient', number: CAROL, from_number: DAVE });
     expectMessageError(reply, 400, 4000);
@@ -228,7 +228,7 @@ describe('POST /api/modify-group: remove_recipient', () => {
 describe('POST /api/modify-group: unsupported and invalid requests', () => {
   it.each(['rename', 'leave'])('answers %s with 501/5010, not to be retried', async (modifyType) => {
     const t = makeTestApp();
-    const account = t.createAccount();
+    const account = await t.createAccount();
     const groupId = await createGroup(t, account, [ALICE, BOB, CAROL]);
     const reply = await modify(t, account, { group_id: groupId, modify_type: modifyType, number: CAROL });
     expectMessageError(reply, 501, 5010);
@@ -239,7 +239,7 @@ describe('POST /api/modify-group: unsupported and invalid requests', () => {
 
   it.each(['delete', 'ADD_RECIPIENT', ''])('refuses unknown modify_type %j with 400/4000', async (modifyType) => {
     const t = makeTestApp();
-    const account = t.createAccount();
+    const account = await t.createAccount();
     const groupId = await createGroup(t, account, [ALICE, BOB]);
     const reply = await modify(t, account, { group_id: groupId, modify_type: modifyType, number: CAROL });
     expectMessageError(reply, 400, 4000);
@@ -249,7 +249,7 @@ describe('POST /api/modify-group: unsupported and invalid requests', () => {
 
   it('refuses a missing modify_type or group_id with 400/4000', async () => {
     const t = makeTestApp();
-    const account = t.createAccount();
+    const account = await t.createAccount();
     const groupId = await createGroup(t, account, [ALICE, BOB]);
     expectMessageError(await modify(t, account, { group_id: groupId, number: CAROL }), 400, 4000);
     expectMessageError(await modify(t, account, { modify_type: 'add_recipient', number: CAROL }), 400, 4000);
@@ -258,7 +258,7 @@ describe('POST /api/modify-group: unsupported and invalid requests', () => {
 
   it('refuses malformed JSON with 400/4000', async () => {
     const t = makeTestApp();
-    const account = t.createAccount();
+    const account = await t.createAccount();
     const response = await t.app.request('/api/modify-group', {
       method: 'POST',
       headers: { ...account.headers, 'content-type': 'application/json' },
@@ -269,15 +269,15 @@ describe('POST /api/modify-group: unsupported and invalid requests', () => {
 
   it('answers 404/4040 for an unknown group', async () => {
     const t = makeTestApp();
-    const account = t.createAccount();
+    const account = await t.createAccount();
     const reply = await modify(t, account, { group_id: UNKNOWN_GROUP, modify_type: 'add_recipient', number: CAROL });
     expectMessageError(reply, 404, 4040);
   });
 
   it("answers 404/4040 for another account's group and leaves it unchanged", async () => {
     const t = makeTestApp();
-    const owner = t.createAccount();
-    const stranger = t.createAccount();
+    const owner = await t.createAccount();
+    const stranger = await t.createAccount();
     const groupId = await createGroup(t, owner, [ALICE, BOB]);
     const reply = await modify(t, stranger, { group_id: groupId, modify_type: 'add_recipient', number: CAROL });
     expectMessageError(reply, 404, 4040);
@@ -286,7 +286,7 @@ describe('POST /api/modify-group: unsupported and invalid requests', () => {
 
   it('answers 401/4010 without credentials', async () => {
     const t = makeTestApp();
-    const account = t.createAccount();
+    const account = await t.createAccount();
     const groupId = await createGroup(t, account, [ALICE, BOB]);
     const reply = await modify(t, undefined, { group_id: groupId, modify_type: 'add_recipient', number: CAROL });
     expectMessageError(reply, 401, 4010);
@@ -297,7 +297,7 @@ describe('POST /api/modify-group: unsupported and invalid requests', () => {
 describe('POST /api/modify-group: plan gating', () => {
   it('answers 403/4030 naming sapphire for a blue account', async () => {
     const t = makeTestApp();
-    const account = t.createAccount({ plan: 'blue' });
+    const account = await t.createAccount({ plan: 'blue' });
     const reply = await modify(t, account, { group_id: UNKNOWN_GROUP, modify_type: 'add_recipient', number: DAVE });
     expectMessageError(reply, 403, 4030);
     expect(reply.body.error_message, JSON.stringify(reply.body)).toMatch(/sapphire/);
@@ -307,9 +307,9 @@ describe('POST /api/modify-group: plan gating', () => {
 describe('POST /api/modify-group: relay mode', () => {
   it("forwards under the provider's group id, answers in our ids, and records only what the provider agrees to", async () => {
     const t = makeTestApp();
-    const account = t.createAccount();
+    const account = await t.createAccount();
     const groupId = await createGroup(t, account, [ALICE, BOB, CAROL]);
-    t.store.groups.setTransportGroupId(groupId, 'prov-group-1');
+    await t.store.groups.setTransportGroupId(groupId, 'prov-group-1');
     const answer = { status: 'OK', group_id: 'prov-group-1', modify_type: 'remove_recipient', number: CAROL };
     const calls = fakeProvider(t, () => ({ status: 200, body: answer }));
     const reply = await modify(t, account, { group_id: groupId, modify_type: 'remove_recipient', number: CAROL });
@@ -321,18 +321,18 @@ describe('POST /api/modify-group: relay mode', () => {
         body: { group_id: 'prov-group-1', modify_type: 'remove_recipient', number: CAROL, from_number: expect.any(String) },
       },
     ]);
-    expect(t.store.groups.members(groupId).sort()).toEqual([ALICE, BOB].sort());
+    expect((await t.store.groups.members(groupId)).sort()).toEqual([ALICE, BOB].sort());
 
     fakeProvider(t, () => ({ status: 400, body: { status: 'ERROR', message: 'provider refused' } }));
     const refused = await modify(t, account, { group_id: groupId, modify_type: 'add_recipient', number: DAVE });
     expect(refused.status).toBe(400);
     expect(refused.body.message).toBe('provider refused');
-    expect(t.store.groups.members(groupId).sort()).toEqual([ALICE, BOB].sort());
+    expect((await t.store.groups.members(groupId)).sort()).toEqual([ALICE, BOB].sort());
   });
 
   it('refuses locally, without calling the provider, what the rules refuse', async () => {
     const t = makeTestApp();
-    const account = t.createAccount();
+    const account = await t.createAccount();
     const groupId = await createGroup(t, account, [ALICE, BOB]);
     const calls = fakeProvider(t, () => ({ status: 200, body: {} }));
     expectMessageError(await modify(t, account, { group_id: groupId, modify_type: 'remove_recipient', number: DAVE }), 400, 4000);

@@ -139,7 +139,7 @@ describe('/openapi.json', () => {
 
   it('answers an oversized body in the shape its 413 documents', async () => {
     const t = makeTestApp();
-    const account = t.createAccount();
+    const account = await t.createAccount();
     const doc = await documentOf(t);
     const big = { content: 'x'.repeat(1024 * 1024 + 1) };
     for (const path of ['/api/send-message', '/accounts/contacts']) {
@@ -170,7 +170,7 @@ describe('the webhooks we send', () => {
 
   it('describe, field for field, the payloads the outbox holds for one-to-one and group messages', async () => {
     const t = makeTestApp();
-    const account = t.createAccount();
+    const account = await t.createAccount();
     const added = await t.call('POST', '/accounts/webhooks', account, { webhooks: ['http://127.0.0.1:9/in'], type: 'receive' });
     expect(added.status, show(added.body)).toBe(200);
 

@@ -35,7 +35,7 @@ const CALLS: Array<[method: string, path: string, sdkCall: string]> = [
 describe('SDK calls out of scope', () => {
   it.each(CALLS)('%s %s answers 501/5010 naming %s, without a retry', async (method, path, sdkCall) => {
     const t = makeTestApp();
-    const account = t.createAccount();
+    const account = await t.createAccount();
     const body = method === 'GET' ? undefined : { anything: 'at all' };
     const response = await t.call(method, path, account, body);
     expect(response.status, show(response.body)).toBe(501);
@@ -69,7 +69,7 @@ describe('SDK calls out of scope', () => {
 
   it('refuses app_card on a send with 501/5010, sending nothing', async () => {
     const t = makeTestApp();
-    const account = t.createAccount();
+    const account = await t.createAccount();
     const response = await t.call('POST', '/api/send-message', account, { number: ALICE, content: 'hi', app_card: { url: 'x' } });
     expect(response.status, show(response.body)).toBe(501);
     expect(response.body.error_code).toBe(5010);

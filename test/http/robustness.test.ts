@@ -112,9 +112,9 @@ async function probe(
   return answer;
 }
 
-function setup() {
+async function setup() {
   const t = makeTestApp();
-  const account = t.createAccount();
+  const account = await t.createAccount();
   return { t, account };
 }
 
@@ -157,7 +157,7 @@ describe('robustness: hand-written hostile requests', () => {
   for (const route of POST_ROUTES) {
     describe(`${route.method} ${route.path}`, () => {
       it('malformed JSON is 400 4000 and writes nothing', async () => {
-        const { t, account } = setup();
+        const { t, account } = await setup();
         for (const body of ['{', '{"a":', '{bad}', "{'a':1}", '[1,]', 'nul', '{"a":1}}', '\u0000', '\ufeff{}', ' ', '']) {
           const answer = await probe(t, 'POST', route.path, { account, body, contentType: 'application/json' });
           expect(answer.status, `${show(body)} -> ${show(answer.text)}`).toBeGreaterThanOrEqual(400);
@@ -169,7 +169,7 @@ describe('robustness: hand-written hostile requests', () => {
       });
 
       it('a wrong or missing content type is refused without a 5xx', async () => {
-        const { t, account } = setup();
+        const { t, account } = await setup();
         const good = (await validBodies(t, account))[route.path]!;
         const json = JSON.stringify(good);
         for (const contentType of [
@@ -210,7 +210,7 @@ describe('robustness: hand-written hostile requests', () => {
       });
 
       it('a body over 1 MiB is 413 with a JSON body (streamed and with Content-Length)', async () => {
-        const { t, account } = setup();
+        const { t, account } = await setup();
         const big = JSON.stringify({ content: 'x'.repeat(1024 * 1024 + 10) });
         const streamed = await probe(t, 'POST', route.path, { account, body: big, contentType: 'application/json' });
         expect(streamed.status, show(streamed.text)).toBe(413);
@@ -235,7 +235,7 @@ describe('robustness: hand-written hostile requests', () => {
       });
 
       it('JSON that is not an object (arrays, null, strings, numbers, booleans) is 400', async () => {
-        const { t, account } = setup();
+        const { t, account } = await setup();
         for (const body of [
           '[]',
           '[{}]',
@@ -255,7 +255,7 @@ describe('robustness: hand-written hostile requests', () => {
       });
 
       it('deeply nested JSON is refused or ignored, never a 5xx', async () => {
-        const { t, account } = setup();
+        const { t, account } = await setup();
         const good = (await validBodies(t, account))[route.path]!;
         for (const depth of [100, 10_000, 100_000]) {
           const arrays = '['.repeat(depth) + ']'.repeat(depth);
@@ -275,7 +275,7 @@ describe('robustness: hand-written hostile requests', () => {
       });
 
       it('unknown fields are ignored or refused, never a 5xx', async () => {
-        const { t, account } = setup();
+        const { t, account } = await setup();
         const good = (await validBodies(t, account))[route.path]!;
         for (const extra of [
           { unknown: 1 },
@@ -299,7 +299,7 @@ describe('robustness: hand-written hostile requests', () => {
       });
 
       it('wrong field types are 400 (or ignored for optional fields), never a 5xx', async () => {
-        const { t, account } = setup();
+        const { t, account } = await setup();
         const good = (await validBodies(t, account))[route.path]!;
         for (const field of fieldsOf(route)) {
           for (const value of WRONG_TYPES) {
@@ -313,7 +313,7 @@ describe('robustness: hand-written hostile requests', () => {
       });
 
       it('very long strings, unicode, emoji and NUL characters in every field, never a 5xx', async () => {
-        const { t, account } = setup();
+        const { t, account } = await setup();
         const good = (await validBodies(t, account))[route.path]!;
         for (const field of fieldsOf(route)) {
           for (const value of HOSTILE_STRINGS) {
@@ -333,7 +333,7 @@ describe('robustness: hand-written hostile requests', () => {
       });
 
       it('NUL characters in query values are harmless', async () => {
-        const { t, account } = setup();
+        const { t, account } = await setup();
         const good = (await validBodies(t, account))[route.path]!;
         for (const query of ['?a=%00', '?number=%2B1415555%000100', '?%00=%00', `?x=${'%00'.repeat(1000)}`]) {
           await probe(t, 'POST', `${route.path}${query}`, { account, body: JSON.stringify(good), contentType: 'application/json' });
@@ -345,7 +345,7 @@ describe('robustness: hand-written hostile requests', () => {
   for (const route of GET_ROUTES) {
     describe(`${route.method} ${route.path}`, () => {
       it('hostile query values (NUL, unicode, long, malformed escapes, repeats) never give a 5xx', async () => {
-        const { t, account } = setup();
+        const { t, account } = await setup();
         const sent = await t.call('POST', '/api/send-message', account, { number: ALICE, content: 'x' });
         expect(sent.status).toBe(202);
         const keys = [...fieldsOf(route), 'unknown', '__proto__', ''];
@@ -363,7 +363,7 @@ describe('robustness: hand-written hostile requests', () => {
       });
 
       it('a body sent along with a GET (as POST-tunnelled noise) does not matter', async () => {
-        const { t, account } = setup();
+        const { t, account } = await setup();
         // Request forbids a GET body; a method the path does not serve, with a body, must still be a JSON 404.
         for (const method of ['POST', 'PUT', 'PATCH', 'DELETE'].filter(
           (method) => !ROUTES.some((r) => r.path === route.path && r.method === method),
@@ -375,7 +375,7 @@ describe('robustness: hand-written hostile requests', () => {
   }
 
   it('hostile contact ids in the path never give a 5xx', async () => {
-    const { t, account } = setup();
+    const { t, account } = await setup();
     for (const id of [
       '%00',
       'a%00b',
@@ -393,7 +393,7 @@ describe('robustness: hand-written hostile requests', () => {
   });
 
   it('without credentials every route is 401 4010 before any validation', async () => {
-    const { t } = setup();
+    const { t } = await setup();
     for (const route of ROUTES) {
       const answer = await probe(t, route.method, `${route.path}?limit=x`, {
         body: route.method === 'POST' ? '{bad' : undefined,
@@ -407,7 +407,7 @@ describe('robustness: hand-written hostile requests', () => {
 
 describe('robustness: service routes', () => {
   it('unknown routes and methods are 404 JSON', async () => {
-    const { t, account } = setup();
+    const { t, account } = await setup();
     for (const [method, path] of [
       ['GET', '/'],
       ['GET', '/nope'],
@@ -430,7 +430,7 @@ describe('robustness: service routes', () => {
   });
 
   it('/healthz and /readyz answer 200', async () => {
-    const { t } = setup();
+    const { t } = await setup();
     for (const path of ['/healthz', '/readyz']) {
       const answer = await raw(t, 'GET', path);
       expect(answer.status, show(answer.text)).toBe(200);
@@ -439,7 +439,7 @@ describe('robustness: service routes', () => {
   });
 
   it('/openapi.json answers 200 and documents every registered path', async () => {
-    const { t } = setup();
+    const { t } = await setup();
     const answer = await raw(t, 'GET', '/openapi.json');
     expect(answer.status, show(answer.text)).toBe(200);
     const paths = Object.keys(answer.json?.paths ?? {});
@@ -551,7 +551,7 @@ describe('robustness: properties', () => {
 
   for (const route of ROUTES) {
     it(`${route.method} ${route.path}: arbitrary bodies and queries never give a 5xx, and rejections write nothing`, async () => {
-      const { t, account } = setup();
+      const { t, account } = await setup();
       const bases = await validBodies(t, account);
       const sent = await t.call('POST', '/api/send-message', account, { number: ALICE, content: 'known' });
       expect(sent.status, show(sent.body)).toBe(202);
@@ -589,7 +589,7 @@ describe('robustness: properties', () => {
   }
 
   it('GET /accounts/contacts/{id}: arbitrary ids never give a 5xx', async () => {
-    const { t, account } = setup();
+    const { t, account } = await setup();
     await fc.assert(
       fc.asyncProperty(fc.string({ unit: 'grapheme', minLength: 1, maxLength: 60 }), async (id) => {
         const answer = await probe(t, 'GET', `/accounts/contacts/${encodeURIComponent(id)}`, { account });

@@ -13,7 +13,7 @@ async function send(t: TestApp, account: TestAccount, body: Record<string, unkno
 describe('send extras', () => {
   it('stores reply_to and seat_id, and echoes them on the send, /api/status and the v2 row', async () => {
     const t = makeTestApp();
-    const account = t.createAccount();
+    const account = await t.createAccount();
     const first = await send(t, account, { number: ALICE, content: 'question?' });
     const reply = await send(t, account, {
       number: ALICE,
@@ -44,7 +44,7 @@ describe('send extras', () => {
 
   it('accepts reply_to without part_index, on group sends too', async () => {
     const t = makeTestApp();
-    const account = t.createAccount();
+    const account = await t.createAccount();
     const first = await send(t, account, { number: ALICE, content: 'question?' });
     const group = await t.call('POST', '/api/send-group-message', account, {
       numbers: [ALICE, BOB],
@@ -58,8 +58,8 @@ describe('send extras', () => {
 
   it("refuses reply_to naming another account's or an unknown message with 400, sending nothing", async () => {
     const t = makeTestApp();
-    const account = t.createAccount();
-    const other = t.createAccount();
+    const account = await t.createAccount();
+    const other = await t.createAccount();
     const theirs = await send(t, other, { number: ALICE, content: 'theirs' });
     for (const handle of [theirs.message_handle, 'no-such-handle']) {
       const response = await t.call('POST', '/api/send-message', account, {
@@ -82,7 +82,7 @@ describe('send extras', () => {
     [{ send_style: 'sparkles' }, 'send_style must be one of: celebration'],
   ])('refuses %o with 400 naming the field', async (extra, words) => {
     const t = makeTestApp();
-    const account = t.createAccount();
+    const account = await t.createAccount();
     const response = await t.call('POST', '/api/send-message', account, { number: ALICE, content: 'x', ...extra });
     expect(response.status, show(response.body)).toBe(400);
     expect(response.body.error_message).toContain(words);
@@ -90,7 +90,7 @@ describe('send extras', () => {
 
   it.each(SEND_STYLES)('accepts send_style %s and shows it on the v2 row', async (style) => {
     const t = makeTestApp();
-    const account = t.createAccount();
+    const account = await t.createAccount();
     const sent = await send(t, account, { number: ALICE, content: 'x', send_style: style });
     expect(sent.send_style).toBe(style);
     expect((await t.call('GET', `/api/v2/messages/${sent.message_handle}`, account)).body.data.send_style).toBe(style);

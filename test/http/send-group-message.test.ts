@@ -13,7 +13,7 @@ function sendGroup(t: TestApp, account: TestAccount, body: unknown, headers: Rec
 describe('POST /api/send-group-message: happy path', () => {
   it('answers 202 with a group Message object', async () => {
     const t = makeTestApp();
-    const account = t.createAccount();
+    const account = await t.createAccount();
     const members = [ALICE, BOB, CAROL];
     const sent = await sendGroup(t, account, { numbers: members, content: 'hello group' });
     const dump = JSON.stringify(sent.body);
@@ -40,7 +40,7 @@ describe('POST /api/send-group-message: happy path', () => {
 
   it('is found by GET /api/status and listed with its group_id', async () => {
     const t = makeTestApp();
-    const account = t.createAccount();
+    const account = await t.createAccount();
     const sent = await sendGroup(t, account, { numbers: [ALICE, BOB], content: 'hi' });
     expectAccepted(sent, 'group');
     const found = await t.call('GET', `/api/status?handle=${sent.body.message_handle}`, account);
@@ -54,7 +54,7 @@ describe('POST /api/send-group-message: happy path', () => {
 
   it('accepts media_url without content', async () => {
     const t = makeTestApp();
-    const account = t.createAccount();
+    const account = await t.createAccount();
     const sent = await sendGroup(t, account, { numbers: [ALICE, BOB], media_url: 'https://cdn.example.com/party.gif' });
     expectAccepted(sent, 'group');
     expect(sent.body.media_url, JSON.stringify(sent.body)).toBe('https://cdn.example.com/party.gif');
@@ -64,7 +64,7 @@ describe('POST /api/send-group-message: happy path', () => {
 describe('POST /api/send-group-message: group identity', () => {
   it('reuses the group for the same set of numbers in any order, with duplicates', async () => {
     const t = makeTestApp();
-    const account = t.createAccount();
+    const account = await t.createAccount();
     const first = await sendGroup(t, account, { numbers: [ALICE, BOB, CAROL], content: 'one' });
     expectAccepted(first, 'group');
     const reordered = await sendGroup(t, account, { numbers: [CAROL, ALICE, BOB], content: 'two' });
@@ -80,7 +80,7 @@ describe('POST /api/send-group-message: group identity', () => {
 
   it('creates a new group for a different set', async () => {
     const t = makeTestApp();
-    const account = t.createAccount();
+    const account = await t.createAccount();
     const first = await sendGroup(t, account, { numbers: [ALICE, BOB, CAROL], content: 'one' });
     const subset = await sendGroup(t, account, { numbers: [ALICE, BOB], content: 'two' });
     const superset = await sendGroup(t, account, { numbers: [ALICE, BOB, CAROL, DAVE], content: 'three' });
@@ -91,7 +91,7 @@ describe('POST /api/send-group-message: group identity', () => {
 
   it('sends to the current members when given group_id alone', async () => {
     const t = makeTestApp();
-    const account = t.createAccount();
+    const account = await t.createAccount();
     const first = await sendGroup(t, account, { numbers: [ALICE, BOB, CAROL], content: 'one' });
     expectAccepted(first, 'group');
     const byId = await sendGroup(t, account, { group_id: first.body.group_id, content: 'by id' });
@@ -105,7 +105,7 @@ describe('POST /api/send-group-message: group identity', () => {
 
   it('accepts group_id with matching numbers and refuses mismatching numbers', async () => {
     const t = makeTestApp();
-    const account = t.createAccount();
+    const account = await t.createAccount();
     const first = await sendGroup(t, account, { numbers: [ALICE, BOB, CAROL], content: 'one' });
     expectAccepted(first, 'group');
     const groupId = first.body.group_id;
@@ -123,15 +123,15 @@ describe('POST /api/send-group-message: group identity', () => {
 
   it('answers 404/4040 for an unknown group_id', async () => {
     const t = makeTestApp();
-    const account = t.createAccount();
+    const account = await t.createAccount();
     const reply = await sendGroup(t, account, { group_id: '8a4c1e5e-3b8f-4d7e-9d55-1c2f3e4a5b6c', content: 'hi' });
     await expectRejectedWithoutWrite(t, account, reply, 4040, 404);
   });
 
   it("answers 404/4040 for another account's group_id, without leaking it", async () => {
     const t = makeTestApp();
-    const owner = t.createAccount();
-    const stranger = t.createAccount();
+    const owner = await t.createAccount();
+    const stranger = await t.createAccount();
     const sent = await sendGroup(t, owner, { numbers: [ALICE, BOB], content: 'ours' });
     expectAccepted(sent, 'group');
     const reply = await sendGroup(t, stranger, { group_id: sent.body.group_id, content: 'sneaky' });
@@ -166,14 +166,14 @@ describe('POST /api/send-group-message: validation', () => {
 
   it.each(invalidBodies)('refuses %s with 400/4000 and writes nothing', async (_label, body) => {
     const t = makeTestApp();
-    const account = t.createAccount();
+    const account = await t.createAccount();
     const reply = await sendGroup(t, account, body);
     await expectRejectedWithoutWrite(t, account, reply);
   });
 
   it('refuses malformed JSON', async () => {
     const t = makeTestApp();
-    const account = t.createAccount();
+    const account = await t.createAccount();
     const response = await t.app.request('/api/send-group-message', {
       method: 'POST',
       headers: { ...account.headers, 'content-type': 'application/json' },
@@ -184,7 +184,7 @@ describe('POST /api/send-group-message: validation', () => {
 
   it('refuses a form-encoded body (group sends are JSON only)', async () => {
     const t = makeTestApp();
-    const account = t.createAccount();
+    const account = await t.createAccount();
     const response = await t.app.request('/api/send-group-message', {
       method: 'POST',
       headers: account.headers,
@@ -195,7 +195,7 @@ describe('POST /api/send-group-message: validation', () => {
 
   it('accepts 25 distinct numbers', async () => {
     const t = makeTestApp();
-    const account = t.createAccount();
+    const account = await t.createAccount();
     const numbers = distinctNumbers(25);
     const sent = await sendGroup(t, account, { numbers, content: 'big group' });
     expectAccepted(sent, 'group');
@@ -204,7 +204,7 @@ describe('POST /api/send-group-message: validation', () => {
 
   it('accepts 25 distinct numbers with one listed twice (26 entries)', async () => {
     const t = makeTestApp();
-    const account = t.createAccount();
+    const account = await t.createAccount();
     const numbers = [...distinctNumbers(25), distinctNumbers(1)[0]!];
     const sent = await sendGroup(t, account, { numbers, content: 'big group' });
     expectAccepted(sent, 'group');
@@ -213,7 +213,7 @@ describe('POST /api/send-group-message: validation', () => {
 
   it("does not count the account's own number as a member", async () => {
     const t = makeTestApp();
-    const account = t.createAccount();
+    const account = await t.createAccount();
     const ownLine = account.numbers[0]!;
 
     // Own line + one person is still fewer than 2 people.
@@ -231,7 +231,7 @@ describe('POST /api/send-group-message: validation', () => {
 
   it("accepts 25 people plus the account's own number", async () => {
     const t = makeTestApp();
-    const account = t.createAccount();
+    const account = await t.createAccount();
     const numbers = [...distinctNumbers(25), account.numbers[0]!];
     const sent = await sendGroup(t, account, { numbers, content: 'full house' });
     expectAccepted(sent, 'group');
@@ -241,14 +241,14 @@ describe('POST /api/send-group-message: validation', () => {
 
   it.each(['911', '112', '999', '+911', '12345'])('refuses a blacklisted member %s with 400/4002', async (number) => {
     const t = makeTestApp();
-    const account = t.createAccount();
+    const account = await t.createAccount();
     const reply = await sendGroup(t, account, { numbers: [ALICE, number, BOB], content: 'hi' });
     await expectRejectedWithoutWrite(t, account, reply, 4002);
   });
 
   it('refuses a from_number that is not one of the account numbers', async () => {
     const t = makeTestApp();
-    const account = t.createAccount();
+    const account = await t.createAccount();
     const writes = writeCounter(t);
     const before = writes();
     const reply = await sendGroup(t, account, { numbers: [ALICE, BOB], content: 'hi', from_number: '+14155550109' });
@@ -259,7 +259,7 @@ describe('POST /api/send-group-message: validation', () => {
 
   it('uses an explicit from_number of the account', async () => {
     const t = makeTestApp();
-    const account = t.createAccount();
+    const account = await t.createAccount();
     const line = account.numbers[1]!;
     const sent = await sendGroup(t, account, { numbers: [ALICE, BOB], content: 'hi', from_number: line });
     expectAccepted(sent, 'group');
@@ -277,7 +277,7 @@ describe('POST /api/send-group-message: validation', () => {
 describe('POST /api/send-group-message: plan gating', () => {
   it('answers 403/4030 naming sapphire for a blue account, and writes nothing', async () => {
     const t = makeTestApp();
-    const account = t.createAccount({ plan: 'blue' });
+    const account = await t.createAccount({ plan: 'blue' });
     const reply = await sendGroup(t, account, { numbers: [ALICE, BOB], content: 'hi' });
     await expectRejectedWithoutWrite(t, account, reply, 4030, 403);
     expect(reply.body.error_message, JSON.stringify(reply.body)).toMatch(/sapphire/);
@@ -285,7 +285,7 @@ describe('POST /api/send-group-message: plan gating', () => {
 
   it('still lets a blue account send one-to-one messages', async () => {
     const t = makeTestApp();
-    const account = t.createAccount({ plan: 'blue' });
+    const account = await t.createAccount({ plan: 'blue' });
     const reply = await t.call('POST', '/api/send-message', account, { number: ALICE, content: 'hi' });
     expect(reply.status, JSON.stringify(reply.body)).toBe(202);
     expect(reply.body.plan, JSON.stringify(reply.body)).toBe('blue');
@@ -295,7 +295,7 @@ describe('POST /api/send-group-message: plan gating', () => {
 describe('POST /api/send-group-message: Idempotency-Key', () => {
   it('replays the first response for the same key and body', async () => {
     const t = makeTestApp();
-    const account = t.createAccount();
+    const account = await t.createAccount();
     const body = { numbers: [ALICE, BOB], content: 'once' };
     const first = await sendGroup(t, account, body, { 'Idempotency-Key': 'g-1' });
     expectAccepted(first, 'group');
@@ -312,7 +312,7 @@ describe('POST /api/send-group-message: Idempotency-Key', () => {
 
   it('answers 409/4090 for the same key with a different body', async () => {
     const t = makeTestApp();
-    const account = t.createAccount();
+    const account = await t.createAccount();
     const first = await sendGroup(t, account, { numbers: [ALICE, BOB], content: 'one' }, { 'Idempotency-Key': 'g-2' });
     expectAccepted(first, 'group');
     const second = await sendGroup(t, account, { numbers: [ALICE, CAROL], content: 'one' }, { 'Idempotency-Key': 'g-2' });
@@ -322,7 +322,7 @@ describe('POST /api/send-group-message: Idempotency-Key', () => {
 
   it('sends a new message for the same key after 24 hours', async () => {
     const t = makeTestApp();
-    const account = t.createAccount();
+    const account = await t.createAccount();
     const body = { numbers: [ALICE, BOB], content: 'daily' };
     const first = await sendGroup(t, account, body, { 'Idempotency-Key': 'g-3' });
     t.clock.advance(24 * 3600 * 1000 + 1);
@@ -336,8 +336,8 @@ describe('POST /api/send-group-message: Idempotency-Key', () => {
 
   it('keeps keys per account', async () => {
     const t = makeTestApp();
-    const one = t.createAccount();
-    const two = t.createAccount();
+    const one = await t.createAccount();
+    const two = await t.createAccount();
     const body = { numbers: [ALICE, BOB], content: 'shared key' };
     const first = await sendGroup(t, one, body, { 'Idempotency-Key': 'g-4' });
     const second = await sendGroup(t, two, body, { 'Idempotency-Key': 'g-4' });
@@ -351,7 +351,7 @@ describe('POST /api/send-group-message: Idempotency-Key', () => {
 describe('POST /api/send-group-message: rate limit', () => {
   it('counts group sends against the per-account limit', async () => {
     const t = makeTestApp({ rateLimitPerMinute: 3 });
-    const account = t.createAccount();
+    const account = await t.createAccount();
     for (let i = 0; i < 3; i++) expectAccepted(await sendGroup(t, account, { numbers: [ALICE, BOB], content: `n${i}` }), 'group');
     const limited = await sendGroup(t, account, { numbers: [ALICE, BOB], content: 'n3' });
     expectMessageError(limited, 429, 4001);

@@ -44,7 +44,7 @@ function sendJson(t: TestApp, account: TestAccount, body: unknown, headers: Reco
 describe('POST /api/send-message: happy path', () => {
   it('answers 202 with the full Message object (JSON body)', async () => {
     const t = makeTestApp();
-    const account = t.createAccount();
+    const account = await t.createAccount();
     const sent = await sendJson(t, account, { number: ALICE, content: 'hello there' });
     const dump = JSON.stringify(sent.body);
     expect(sent.status, dump).toBe(202);
@@ -76,7 +76,7 @@ describe('POST /api/send-message: happy path', () => {
 
   it('GET /api/status?handle= returns the same message', async () => {
     const t = makeTestApp();
-    const account = t.createAccount();
+    const account = await t.createAccount();
     const sent = await sendJson(t, account, { number: ALICE, content: 'status me' });
     expectAccepted(sent);
     const found = await t.call('GET', `/api/status?handle=${sent.body.message_handle}`, account);
@@ -86,7 +86,7 @@ describe('POST /api/send-message: happy path', () => {
 
   it('accepts application/x-www-form-urlencoded bodies', async () => {
     const t = makeTestApp();
-    const account = t.createAccount();
+    const account = await t.createAccount();
     const sent = await sendForm(t, account, { number: ALICE, content: 'from a form', send_style: 'slam' });
     const dump = JSON.stringify(sent.body);
     expectAccepted(sent);
@@ -103,7 +103,7 @@ describe('POST /api/send-message: happy path', () => {
 
   it('normalises a formatted number to E.164', async () => {
     const t = makeTestApp();
-    const account = t.createAccount();
+    const account = await t.createAccount();
     const sent = await sendJson(t, account, { number: '+1 (415) 555-0100', content: 'hi' });
     expectAccepted(sent);
     expect(sent.body.number, JSON.stringify(sent.body)).toBe(ALICE);
@@ -112,7 +112,7 @@ describe('POST /api/send-message: happy path', () => {
 
   it('accepts media_url without content', async () => {
     const t = makeTestApp();
-    const account = t.createAccount();
+    const account = await t.createAccount();
     const sent = await sendJson(t, account, { number: ALICE, media_url: 'https://cdn.example.com/pics/cat.jpg' });
     expectAccepted(sent);
     expect(sent.body.media_url, JSON.stringify(sent.body)).toBe('https://cdn.example.com/pics/cat.jpg');
@@ -121,7 +121,7 @@ describe('POST /api/send-message: happy path', () => {
 
   it('accepts media_url without content in a form body', async () => {
     const t = makeTestApp();
-    const account = t.createAccount();
+    const account = await t.createAccount();
     const sent = await sendForm(t, account, { number: ALICE, media_url: 'http://cdn.example.com/a.png' });
     expectAccepted(sent);
     expect(sent.body.media_url, JSON.stringify(sent.body)).toBe('http://cdn.example.com/a.png');
@@ -129,7 +129,7 @@ describe('POST /api/send-message: happy path', () => {
 
   it('accepts content of 18995 characters', async () => {
     const t = makeTestApp();
-    const account = t.createAccount();
+    const account = await t.createAccount();
     const content = 'x'.repeat(18995);
     const sent = await sendJson(t, account, { number: ALICE, content });
     expectAccepted(sent);
@@ -138,7 +138,7 @@ describe('POST /api/send-message: happy path', () => {
 
   it.each(SEND_STYLES)('accepts send_style %s', async (style) => {
     const t = makeTestApp();
-    const account = t.createAccount();
+    const account = await t.createAccount();
     const sent = await sendJson(t, account, { number: ALICE, content: 'styled', send_style: style });
     expectAccepted(sent);
     expect(sent.body.send_style, JSON.stringify(sent.body)).toBe(style);
@@ -146,7 +146,7 @@ describe('POST /api/send-message: happy path', () => {
 
   it('ignores unknown extra fields', async () => {
     const t = makeTestApp();
-    const account = t.createAccount();
+    const account = await t.createAccount();
     const sent = await sendJson(t, account, { number: ALICE, content: 'hi', surprise: true, nested: { a: 1 } });
     expectAccepted(sent);
     expect(sent.body, JSON.stringify(sent.body)).not.toHaveProperty('surprise');
@@ -154,7 +154,7 @@ describe('POST /api/send-message: happy path', () => {
 
   it('accepts status_callback and keeps it as the callback', async () => {
     const t = makeTestApp();
-    const account = t.createAccount();
+    const account = await t.createAccount();
     const sent = await sendJson(t, account, { number: ALICE, content: 'hi', status_callback: 'https://hooks.example.com/status' });
     expectAccepted(sent);
     const [record] = await listMessages(t, account);
@@ -163,7 +163,7 @@ describe('POST /api/send-message: happy path', () => {
 
   it('accepts statusCallback (camelCase) as the callback', async () => {
     const t = makeTestApp();
-    const account = t.createAccount();
+    const account = await t.createAccount();
     const sent = await sendJson(t, account, { number: ALICE, content: 'hi', statusCallback: 'https://hooks.example.com/cb' });
     expectAccepted(sent);
     const [record] = await listMessages(t, account);
@@ -173,7 +173,7 @@ describe('POST /api/send-message: happy path', () => {
 
   it('accepts statusCallback (camelCase) in a form body', async () => {
     const t = makeTestApp();
-    const account = t.createAccount();
+    const account = await t.createAccount();
     const sent = await sendForm(t, account, { number: ALICE, content: 'hi', statusCallback: 'http://hooks.example.com/form' });
     expectAccepted(sent);
     const [record] = await listMessages(t, account);
@@ -214,15 +214,15 @@ describe('POST /api/send-message: validation', () => {
 
   it.each(invalidJsonBodies)('refuses %s with 400/4000 and writes nothing', async (_label, body) => {
     const t = makeTestApp();
-    const account = t.createAccount();
+    const account = await t.createAccount();
     const reply = await sendJson(t, account, body);
     await expectRejectedWithoutWrite(t, account, reply);
   });
 
   it("refuses a from_number that is not one of the account's numbers", async () => {
     const t = makeTestApp();
-    const account = t.createAccount();
-    const other = t.createAccount();
+    const account = await t.createAccount();
+    const other = await t.createAccount();
     const reply = await sendJson(t, account, { number: ALICE, content: 'hi', from_number: other.numbers[0] });
     await expectRejectedWithoutWrite(t, account, reply);
     const valid = await sendJson(t, account, { number: ALICE, content: 'hi', from_number: '+14155550109' });
@@ -240,14 +240,14 @@ describe('POST /api/send-message: validation', () => {
 
   it.each(invalidFormBodies)('refuses a form with %s with 400/4000 and writes nothing', async (_label, fields) => {
     const t = makeTestApp();
-    const account = t.createAccount();
+    const account = await t.createAccount();
     const reply = await sendForm(t, account, fields);
     await expectRejectedWithoutWrite(t, account, reply);
   });
 
   it('refuses malformed JSON', async () => {
     const t = makeTestApp();
-    const account = t.createAccount();
+    const account = await t.createAccount();
     const reply = await rawRequest(t, '/api/send-message', account, {
       body: '{"number": "+14155550100", "content": ',
       headers: { 'content-type': 'application/json' },
@@ -257,21 +257,21 @@ describe('POST /api/send-message: validation', () => {
 
   it('refuses an empty JSON body', async () => {
     const t = makeTestApp();
-    const account = t.createAccount();
+    const account = await t.createAccount();
     const reply = await rawRequest(t, '/api/send-message', account, { body: '', headers: { 'content-type': 'application/json' } });
     await expectRejectedWithoutWrite(t, account, reply);
   });
 
   it('refuses a JSON body that is not an object', async () => {
     const t = makeTestApp();
-    const account = t.createAccount();
+    const account = await t.createAccount();
     const reply = await sendJson(t, account, [ALICE, 'hi']);
     await expectRejectedWithoutWrite(t, account, reply);
   });
 
   it('refuses a text/plain body', async () => {
     const t = makeTestApp();
-    const account = t.createAccount();
+    const account = await t.createAccount();
     const reply = await rawRequest(t, '/api/send-message', account, {
       body: JSON.stringify({ number: ALICE, content: 'hi' }),
       headers: { 'content-type': 'text/plain' },
@@ -281,7 +281,7 @@ describe('POST /api/send-message: validation', () => {
 
   it('refuses an empty body without a content type', async () => {
     const t = makeTestApp();
-    const account = t.createAccount();
+    const account = await t.createAccount();
     const reply = await rawRequest(t, '/api/send-message', account, {});
     await expectRejectedWithoutWrite(t, account, reply);
   });
@@ -290,14 +290,14 @@ describe('POST /api/send-message: validation', () => {
 describe('POST /api/send-message: blacklisted recipients', () => {
   it.each(['911', '112', '999', '+911', '12345'])('refuses %s with 400/4002 and writes nothing', async (number) => {
     const t = makeTestApp();
-    const account = t.createAccount();
+    const account = await t.createAccount();
     const reply = await sendJson(t, account, { number, content: 'help' });
     await expectRejectedWithoutWrite(t, account, reply, 4002);
   });
 
   it('refuses a blacklisted number in a form body with 4002', async () => {
     const t = makeTestApp();
-    const account = t.createAccount();
+    const account = await t.createAccount();
     const reply = await sendForm(t, account, { number: '911', content: 'help' });
     await expectRejectedWithoutWrite(t, account, reply, 4002);
   });
@@ -306,7 +306,7 @@ describe('POST /api/send-message: blacklisted recipients', () => {
 describe('POST /api/send-message: sticky from_number', () => {
   it('spreads first contacts over the least-loaded lines, then keeps each person on their line', async () => {
     const t = makeTestApp();
-    const account = t.createAccount({ numbers: 3 });
+    const account = await t.createAccount({ numbers: 3 });
     expect(account.numbers).toHaveLength(3);
 
     const first = new Map<string, string>();
@@ -330,7 +330,7 @@ describe('POST /api/send-message: sticky from_number', () => {
 
   it('uses an explicit from_number (one of the account numbers) for that message', async () => {
     const t = makeTestApp();
-    const account = t.createAccount({ numbers: 3 });
+    const account = await t.createAccount({ numbers: 3 });
     const pinned = await sendJson(t, account, { number: ALICE, content: 'first' });
     expectAccepted(pinned);
     const other = account.numbers.find((line) => line !== pinned.body.from_number)!;
@@ -353,7 +353,7 @@ describe('POST /api/send-message: sticky from_number', () => {
 
   it('accepts an explicit from_number in a form body', async () => {
     const t = makeTestApp();
-    const account = t.createAccount();
+    const account = await t.createAccount();
     const line = account.numbers[1]!;
     const sent = await sendForm(t, account, { number: ALICE, content: 'hi', from_number: line });
     expectAccepted(sent);
@@ -364,7 +364,7 @@ describe('POST /api/send-message: sticky from_number', () => {
 describe('POST /api/send-message: Idempotency-Key', () => {
   it('replays the first response for the same key and body, storing one message', async () => {
     const t = makeTestApp();
-    const account = t.createAccount();
+    const account = await t.createAccount();
     const body = { number: ALICE, content: 'once only' };
     const first = await sendJson(t, account, body, { 'Idempotency-Key': 'key-1' });
     expectAccepted(first);
@@ -381,7 +381,7 @@ describe('POST /api/send-message: Idempotency-Key', () => {
 
   it('replays for a form body as well', async () => {
     const t = makeTestApp();
-    const account = t.createAccount();
+    const account = await t.createAccount();
     const fields = { number: ALICE, content: 'form once' };
     const first = await sendForm(t, account, fields, { 'Idempotency-Key': 'form-key' });
     expectAccepted(first);
@@ -393,7 +393,7 @@ describe('POST /api/send-message: Idempotency-Key', () => {
 
   it('answers 409/4090 for the same key with a different body', async () => {
     const t = makeTestApp();
-    const account = t.createAccount();
+    const account = await t.createAccount();
     const first = await sendJson(t, account, { number: ALICE, content: 'one' }, { 'Idempotency-Key': 'key-2' });
     expectAccepted(first);
     const second = await sendJson(t, account, { number: ALICE, content: 'two' }, { 'Idempotency-Key': 'key-2' });
@@ -407,7 +407,7 @@ describe('POST /api/send-message: Idempotency-Key', () => {
 
   it('sends a new message for the same key after 24 hours', async () => {
     const t = makeTestApp();
-    const account = t.createAccount();
+    const account = await t.createAccount();
     const body = { number: ALICE, content: 'daily' };
     const first = await sendJson(t, account, body, { 'Idempotency-Key': 'key-3' });
     expectAccepted(first);
@@ -424,8 +424,8 @@ describe('POST /api/send-message: Idempotency-Key', () => {
 
   it('keeps keys per account', async () => {
     const t = makeTestApp();
-    const one = t.createAccount();
-    const two = t.createAccount();
+    const one = await t.createAccount();
+    const two = await t.createAccount();
     const body = { number: ALICE, content: 'shared key' };
     const first = await sendJson(t, one, body, { 'Idempotency-Key': 'same-key' });
     const second = await sendJson(t, two, body, { 'Idempotency-Key': 'same-key' });
@@ -440,7 +440,7 @@ describe('POST /api/send-message: Idempotency-Key', () => {
 
   it('answers 409/4090 when a send-message key is reused for a group send', async () => {
     const t = makeTestApp();
-    const account = t.createAccount();
+    const account = await t.createAccount();
     const first = await sendJson(t, account, { number: ALICE, content: 'hi' }, { 'Idempotency-Key': 'cross' });
     expectAccepted(first);
     const group = await t.call(
@@ -456,7 +456,7 @@ describe('POST /api/send-message: Idempotency-Key', () => {
 
   it('does not remember a key whose request was refused', async () => {
     const t = makeTestApp();
-    const account = t.createAccount();
+    const account = await t.createAccount();
     const bad = await sendJson(t, account, { number: ALICE }, { 'Idempotency-Key': 'key-4' });
     expectError(bad, 400, 4000);
     const good = await sendJson(t, account, { number: ALICE, content: 'fixed' }, { 'Idempotency-Key': 'key-4' });
@@ -467,7 +467,7 @@ describe('POST /api/send-message: Idempotency-Key', () => {
 describe('POST /api/send-message: rate limit', () => {
   it('answers the 4th send in a minute with 429/4001 and Retry-After, then recovers', async () => {
     const t = makeTestApp({ rateLimitPerMinute: 3 });
-    const account = t.createAccount();
+    const account = await t.createAccount();
     for (let i = 0; i < 3; i++) expectAccepted(await sendJson(t, account, { number: ALICE, content: `n${i}` }));
 
     const limited = await sendJson(t, account, { number: ALICE, content: 'n3' });
@@ -483,8 +483,8 @@ describe('POST /api/send-message: rate limit', () => {
 
   it('limits each account separately', async () => {
     const t = makeTestApp({ rateLimitPerMinute: 3 });
-    const busy = t.createAccount();
-    const quiet = t.createAccount();
+    const busy = await t.createAccount();
+    const quiet = await t.createAccount();
     for (let i = 0; i < 3; i++) expectAccepted(await sendJson(t, busy, { number: ALICE, content: `n${i}` }));
     expectError(await sendJson(t, busy, { number: ALICE, content: 'too many' }), 429, 4001);
     expectAccepted(await sendJson(t, quiet, { number: ALICE, content: 'my first' }));
@@ -492,7 +492,7 @@ describe('POST /api/send-message: rate limit', () => {
 
   it('does not count an idempotent replay as a send', async () => {
     const t = makeTestApp({ rateLimitPerMinute: 3 });
-    const account = t.createAccount();
+    const account = await t.createAccount();
     const first = await sendJson(t, account, { number: ALICE, content: 'same' }, { 'Idempotency-Key': 'r' });
     expectAccepted(first);
     for (let i = 0; i < 3; i++) {
@@ -507,7 +507,7 @@ describe('POST /api/send-message: rate limit', () => {
 describe('POST /api/send-message: authentication', () => {
   it('answers 401/4010 without credentials and writes nothing', async () => {
     const t = makeTestApp();
-    const account = t.createAccount();
+    const account = await t.createAccount();
     const reply = await t.call('POST', '/api/send-message', undefined, { number: ALICE, content: 'hi' });
     expectError(reply, 401, 4010);
     expect(await listMessages(t, account)).toEqual([]);
@@ -524,7 +524,7 @@ describe('POST /api/send-message: authentication', () => {
 
   it('answers 401/4010 with a wrong secret', async () => {
     const t = makeTestApp();
-    const account = t.createAccount();
+    const account = await t.createAccount();
     const reply = await t.call(
       'POST',
       '/api/send-message',
@@ -540,7 +540,7 @@ describe('POST /api/send-message: authentication', () => {
 
   it('accepts the sb- header aliases', async () => {
     const t = makeTestApp();
-    const account = t.createAccount();
+    const account = await t.createAccount();
     const reply = await t.call(
       'POST',
       '/api/send-message',
@@ -556,8 +556,8 @@ describe('POST /api/send-message: authentication', () => {
 
   it("does not show one account's message to another via /api/status", async () => {
     const t = makeTestApp();
-    const owner = t.createAccount();
-    const stranger = t.createAccount();
+    const owner = await t.createAccount();
+    const stranger = await t.createAccount();
     const sent = await sendJson(t, owner, { number: ALICE, content: 'private' });
     expectAccepted(sent);
     const peek = await t.call('GET', `/api/status?handle=${sent.body.message_handle}`, stranger);
@@ -567,7 +567,7 @@ describe('POST /api/send-message: authentication', () => {
 
   it('answers 404/4040 for an unknown handle', async () => {
     const t = makeTestApp();
-    const account = t.createAccount();
+    const account = await t.createAccount();
     const reply = await t.call('GET', '/api/status?handle=00000000-0000-4000-8000-000000000000', account);
     expectError(reply, 404, 4040);
   });

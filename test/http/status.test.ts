@@ -18,7 +18,7 @@ function statusPath(handle: string, extra = ''): string {
 describe('GET /api/status', () => {
   it('answers the Message object of a single send, equal to the send response', async () => {
     const t = makeTestApp();
-    const account = t.createAccount();
+    const account = await t.createAccount();
     const sent = await post(t, account, '/api/send-message', {
       number: ALICE,
       content: 'status me',
@@ -56,7 +56,7 @@ describe('GET /api/status', () => {
 
   it('answers the Message object of a group send, with arrays for number and to_number', async () => {
     const t = makeTestApp();
-    const account = t.createAccount();
+    const account = await t.createAccount();
     const sent = await post(t, account, '/api/send-group-message', { numbers: [ALICE, BOB, CAROL], content: 'hi all' });
     const found = await t.call('GET', statusPath(sent.message_handle), account);
     expect(found.status, show(found.body)).toBe(200);
@@ -73,7 +73,7 @@ describe('GET /api/status', () => {
 
   it('history=1 adds the history with the QUEUED event (applied, source api)', async () => {
     const t = makeTestApp();
-    const account = t.createAccount();
+    const account = await t.createAccount();
     const sent = await post(t, account, '/api/send-message', { number: ALICE, content: 'with history' });
     for (const flag of ['1', 'true']) {
       const found = await t.call('GET', statusPath(sent.message_handle, `&history=${flag}`), account);
@@ -101,7 +101,7 @@ describe('GET /api/status', () => {
 
   it('history=1 works for group messages too', async () => {
     const t = makeTestApp();
-    const account = t.createAccount();
+    const account = await t.createAccount();
     const sent = await post(t, account, '/api/send-group-message', { numbers: [ALICE, BOB], content: 'group history' });
     const found = await t.call('GET', statusPath(sent.message_handle, '&history=1'), account);
     expect(found.status, show(found.body)).toBe(200);
@@ -110,7 +110,7 @@ describe('GET /api/status', () => {
 
   it('a missing or empty handle is 400 4000', async () => {
     const t = makeTestApp();
-    const account = t.createAccount();
+    const account = await t.createAccount();
     expectMessageError(await t.call('GET', '/api/status', account), 400, 4000);
     expectMessageError(await t.call('GET', '/api/status?handle=', account), 400, 4000);
     expectMessageError(await t.call('GET', '/api/status?history=1', account), 400, 4000);
@@ -118,14 +118,14 @@ describe('GET /api/status', () => {
 
   it('an invalid history flag is 400 4000', async () => {
     const t = makeTestApp();
-    const account = t.createAccount();
+    const account = await t.createAccount();
     const sent = await post(t, account, '/api/send-message', { number: ALICE, content: 'x' });
     expectMessageError(await t.call('GET', statusPath(sent.message_handle, '&history=maybe'), account), 400, 4000);
   });
 
   it('an unknown handle is 404 4040', async () => {
     const t = makeTestApp();
-    const account = t.createAccount();
+    const account = await t.createAccount();
     await post(t, account, '/api/send-message', { number: ALICE, content: 'x' });
     for (const handle of ['00000000-0000-4000-8000-000000000000', 'nope', "' or 1=1 --", '%', '\u0000']) {
       expectMessageError(await t.call('GET', statusPath(handle), account), 404, 4040);
@@ -134,8 +134,8 @@ describe('GET /api/status', () => {
 
   it('another account’s handle is 404 4040, never its message', async () => {
     const t = makeTestApp();
-    const a = t.createAccount();
-    const b = t.createAccount();
+    const a = await t.createAccount();
+    const b = await t.createAccount();
     const single = await post(t, a, '/api/send-message', { number: ALICE, content: 'secret of a' });
     const group = await post(t, a, '/api/send-group-message', { numbers: [ALICE, BOB], content: 'group secret of a' });
     for (const handle of [single.message_handle, group.message_handle]) {
@@ -150,7 +150,7 @@ describe('GET /api/status', () => {
 
   it('a handle is matched exactly (no case folding or trimming into another message)', async () => {
     const t = makeTestApp();
-    const account = t.createAccount();
+    const account = await t.createAccount();
     const sent = await post(t, account, '/api/send-message', { number: ALICE, content: 'x' });
     const handle: string = sent.message_handle;
     expect(handle).toBe(handle.toLowerCase());
@@ -161,7 +161,7 @@ describe('GET /api/status', () => {
 
   it('needs credentials', async () => {
     const t = makeTestApp();
-    const account = t.createAccount();
+    const account = await t.createAccount();
     const sent = await post(t, account, '/api/send-message', { number: ALICE, content: 'x' });
     const response = await t.call('GET', statusPath(sent.message_handle), undefined);
     expect(response.status, show(response.body)).toBe(401);

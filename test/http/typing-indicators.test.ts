@@ -14,7 +14,7 @@ function typing(t: TestApp, account: TestAccount | undefined, body: unknown) {
 describe('POST /api/send-typing-indicator', () => {
   it('answers {number, status: SENT, error_message: null} for start and stop', async () => {
     const t = makeTestApp();
-    const account = t.createAccount();
+    const account = await t.createAccount();
     for (const body of [
       { number: ALICE, from_number: account.numbers[0] },
       { number: ALICE, from_number: account.numbers[0], state: 'start', max_duration_ms: 5000 },
@@ -28,7 +28,7 @@ describe('POST /api/send-typing-indicator', () => {
 
   it('normalises the number to E.164', async () => {
     const t = makeTestApp();
-    const account = t.createAccount();
+    const account = await t.createAccount();
     const reply = await typing(t, account, { number: '+1 (415) 555-0100', from_number: account.numbers[0] });
     expect(reply.body.number, JSON.stringify(reply.body)).toBe(ALICE);
   });
@@ -44,7 +44,7 @@ describe('POST /api/send-typing-indicator', () => {
     [{ state: 'stop', max_duration_ms: 100 }, /only to state start/],
   ])('refuses %j with 400/4000 naming the field', async (change, message) => {
     const t = makeTestApp();
-    const account = t.createAccount();
+    const account = await t.createAccount();
     const reply = await typing(t, account, { number: ALICE, from_number: account.numbers[0], ...change });
     expectMessageError(reply, 400, 4000);
     expect(reply.body.error_message).toMatch(message);
@@ -52,8 +52,8 @@ describe('POST /api/send-typing-indicator', () => {
 
   it("refuses a from_number that is not one of the account's lines", async () => {
     const t = makeTestApp();
-    const account = t.createAccount();
-    const other = t.createAccount();
+    const account = await t.createAccount();
+    const other = await t.createAccount();
     const reply = await typing(t, account, { number: ALICE, from_number: other.numbers[0] });
     expectMessageError(reply, 400, 4000);
     expect(reply.body.error_message).toMatch(/from_number .* is not one of this account's numbers/);
@@ -61,10 +61,10 @@ describe('POST /api/send-typing-indicator', () => {
 
   it('refuses an opted-out number with 400/4000 "opted out"', async () => {
     const t = makeTestApp();
-    const account = t.createAccount();
+    const account = await t.createAccount();
     await t.call('POST', '/sandbox/inbound', account, { number: ALICE, content: 'hello' });
-    const contact = t.store.contacts.findByPhone(accountIdOf(t, account), ALICE)!;
-    t.store.transaction(() => t.db.$client.prepare('update contacts set opted_out = 1 where id = ?').run(contact.id));
+    const contact = (await t.store.contacts.findByPhone(await accountIdOf(t, account), ALICE))!;
+    t.db.$client.prepare('update contacts set opted_out = 1 where id = ?').run(contact.id);
     const reply = await typing(t, account, { number: ALICE, from_number: account.numbers[0] });
     expectMessageError(reply, 400, 4000);
     expect(reply.body.error_message).toMatch(/opted out/);
@@ -77,33 +77,33 @@ describe('POST /api/send-typing-indicator', () => {
 
   it('sandbox: the echo number types back, a typing_indicator webhook and a typing.changed event', async () => {
     const t = makeTestApp();
-    const account = t.createAccount();
-    subscribe(t, account, 'typing_indicator', TYPING_HOOK);
+    const account = await t.createAccount();
+    await subscribe(t, account, 'typing_indicator', TYPING_HOOK);
     const line = account.numbers[0]!;
     expect((await typing(t, account, { number: ECHO, from_number: line })).status).toBe(200);
 
-    const [row, ...more] = accountOutbox(t, account);
+    const [row, ...more] = await accountOutbox(t, account);
     expect(more).toEqual([]);
     expect(row).toMatchObject({ url: TYPING_HOOK, eventType: 'typing.changed', messageHandle: `typing:${line}:${ECHO}` });
     expect(JSON.parse(row!.payload)).toEqual({ number: ECHO, from_number: line, is_typing: true, timestamp: expect.any(String) });
-    expect(accountEvents(t, account).map((event) => [event.type, event.data])).toEqual([
+    expect((await accountEvents(t, account)).map((event) => [event.type, event.data])).toEqual([
       ['typing.changed', { number: ECHO, from_number: line, is_typing: true }],
     ]);
   });
 
   it('sandbox: any other number types nothing back', async () => {
     const t = makeTestApp();
-    const account = t.createAccount();
-    subscribe(t, account, 'typing_indicator', TYPING_HOOK);
+    const account = await t.createAccount();
+    await subscribe(t, account, 'typing_indicator', TYPING_HOOK);
     await typing(t, account, { number: ALICE, from_number: account.numbers[0] });
     await typing(t, account, { number: ECHO, from_number: account.numbers[0], state: 'stop' });
-    expect(accountOutbox(t, account)).toEqual([]);
-    expect(accountEvents(t, account)).toEqual([]);
+    expect(await accountOutbox(t, account)).toEqual([]);
+    expect(await accountEvents(t, account)).toEqual([]);
   });
 
   it('relay: forwards the call to the provider and answers its answer', async () => {
     const t = makeTestApp();
-    const account = t.createAccount();
+    const account = await t.createAccount();
     const calls = fakeProvider(t, () => ({ status: 200, body: { number: ALICE, status: 'SENT', error_message: null, upstream: true } }));
     const reply = await typing(t, account, { number: ALICE, from_number: account.numbers[0], max_duration_ms: 3000 });
     expect(reply.body).toEqual({ number: ALICE, status: 'SENT', error_message: null, upstream: true });

@@ -44,7 +44,7 @@ async function openEvents(cookie: string) {
 /** A fresh app with one account logged in to the inbox and its event stream open (past 'ready'). */
 async function watchingAccount() {
   t = makeTestApp();
-  const account = t.createAccount();
+  const account = await t.createAccount();
   const client = await loggedIn(t, account);
   const events = await openEvents(client.cookie);
   expect(await events.next()).toBe('ready');
@@ -57,10 +57,10 @@ describe('live updates over server-sent events', () => {
 
     const sent = await t.call('POST', '/api/send-message', account, { number: ALICE, content: 'hi' });
     expect(await events.next()).toBe('activity');
-    recordStatus(t.deps, { handle: sent.body.message_handle, status: 'SENT', source: 'sandbox' });
+    await recordStatus(t.deps, { handle: sent.body.message_handle, status: 'SENT', source: 'sandbox' });
     expect(await events.next()).toBe('activity');
     // Not applied, but it joined the history the page shows.
-    recordStatus(t.deps, { handle: sent.body.message_handle, status: 'SENT', source: 'sandbox' });
+    await recordStatus(t.deps, { handle: sent.body.message_handle, status: 'SENT', source: 'sandbox' });
     expect(await events.next()).toBe('activity');
     await t.call('POST', '/sandbox/inbound', account, { number: ALICE, content: 'hello' });
     expect(await events.next()).toBe('activity');
@@ -75,9 +75,9 @@ describe('live updates over server-sent events', () => {
     });
     expect(await events.next()).toBe('activity');
 
-    const [claimed] = claimDue(t.deps, 10, { leaseMs: 30_000 });
+    const [claimed] = await claimDue(t.deps, 10, { leaseMs: 30_000 });
     const answer = { attemptedAt: t.clock.now(), durationMs: 5, statusCode: 503, excerpt: 'busy' };
-    recordAttempts(t.deps, [finishedAs(claimed!, { kind: 'retry', nextAttemptAt: t.clock.now() + 5_000 }, answer)]);
+    await recordAttempts(t.deps, [finishedAs(claimed!, { kind: 'retry', nextAttemptAt: t.clock.now() + 5_000 }, answer)]);
     expect(await events.next()).toBe('activity');
   });
 
@@ -89,7 +89,7 @@ describe('live updates over server-sent events', () => {
 
   it("keeps an account's open streams bounded by ending the oldest", async () => {
     t = makeTestApp();
-    const client = await loggedIn(t, t.createAccount());
+    const client = await loggedIn(t, await t.createAccount());
     const oldest = await openEvents(client.cookie);
     expect(await oldest.next()).toBe('ready');
     for (let opened = 1; opened < 8; opened++) expect(await (await openEvents(client.cookie)).next()).toBe('ready');

@@ -38,7 +38,7 @@ function conversationLinks(html: string): { href: string; text: string; unread: 
 describe('conversations page', () => {
   it('lists contacts and groups, unread first with their count, and opening one marks it read', async () => {
     t = makeTestApp();
-    const account = t.createAccount();
+    const account = await t.createAccount();
     await send(account, ALICE, 'hello Alice');
     t.clock.advance(1000);
     await inbound(account, BOB, 'hi, Bob here');
@@ -76,7 +76,7 @@ describe('conversations page', () => {
 
   it('a group reply makes the group unread', async () => {
     t = makeTestApp();
-    const account = t.createAccount();
+    const account = await t.createAccount();
     const groupId = await sendGroup(account, [ALICE, CAROL], 'hello group');
     const client = await loggedIn(t, account);
     await client.get(`/inbox/groups/${groupId}`);
@@ -90,11 +90,11 @@ describe('conversations page', () => {
 describe('conversation page', () => {
   it('shows every message with its full status history, applied or not and why not', async () => {
     t = makeTestApp();
-    const account = t.createAccount();
+    const account = await t.createAccount();
     const handle = await send(account, ALICE, 'hello Alice');
-    recordStatus(t.deps, { handle, status: 'DELIVERED', source: 'sandbox' });
-    recordStatus(t.deps, { handle, status: 'DELIVERED', source: 'sandbox' });
-    recordStatus(t.deps, { handle, status: 'SENT', source: 'sandbox' });
+    await recordStatus(t.deps, { handle, status: 'DELIVERED', source: 'sandbox' });
+    await recordStatus(t.deps, { handle, status: 'DELIVERED', source: 'sandbox' });
+    await recordStatus(t.deps, { handle, status: 'SENT', source: 'sandbox' });
     await inbound(account, ALICE, 'hello back');
 
     const client = await loggedIn(t, account);
@@ -113,7 +113,7 @@ describe('conversation page', () => {
 
   it('in sandbox mode, replies as the end user and as a group member through the composer', async () => {
     t = makeTestApp();
-    const account = t.createAccount();
+    const account = await t.createAccount();
     await send(account, ALICE, 'hello Alice');
     const groupId = await sendGroup(account, [BOB, CAROL], 'hello group');
     const client = await loggedIn(t, account);
@@ -141,7 +141,7 @@ describe('conversation page', () => {
 
   it('has no composer and no reply route with a real upstream', async () => {
     t = makeTestApp({ transportName: 'upstream' });
-    const account = t.createAccount();
+    const account = await t.createAccount();
     await send(account, ALICE, 'hello Alice');
     const client = await loggedIn(t, account);
     const path = conversationLinks((await client.get('/inbox')).html)[0]!.href;
@@ -151,7 +151,7 @@ describe('conversation page', () => {
 
   it('answers 404 for an unknown conversation', async () => {
     t = makeTestApp();
-    const client = await loggedIn(t, t.createAccount());
+    const client = await loggedIn(t, await t.createAccount());
     const page = await client.get('/inbox/contacts/nope');
     expect(page.status).toBe(404);
     expect(textOf(page.html)).toContain('No such conversation');
@@ -159,7 +159,7 @@ describe('conversation page', () => {
 
   it('escapes what end users write', async () => {
     t = makeTestApp();
-    const account = t.createAccount();
+    const account = await t.createAccount();
     await inbound(account, ALICE, '<script>alert(1)</script>');
     const client = await loggedIn(t, account);
     const listPage = await client.get('/inbox');
@@ -177,8 +177,8 @@ describe('conversation page', () => {
 describe('accounts see only their own data', () => {
   it("another account's conversations, deliveries and replays stay out of reach", async () => {
     t = makeTestApp();
-    const owner = t.createAccount();
-    const stranger = t.createAccount();
+    const owner = await t.createAccount();
+    const stranger = await t.createAccount();
     const groupId = await sendGroup(owner, [ALICE, CAROL], 'private group');
     await t.call('POST', '/accounts/webhooks', owner, { webhooks: ['http://127.0.0.1:9/receive'], type: 'receive' });
     await inbound(owner, BOB, 'private text');
@@ -203,12 +203,12 @@ describe('accounts see only their own data', () => {
 describe('webhook deliveries page', () => {
   it('lists deliveries with their attempts and replays one', async () => {
     t = makeTestApp();
-    const account = t.createAccount();
+    const account = await t.createAccount();
     await t.call('POST', '/accounts/webhooks', account, { webhooks: ['http://127.0.0.1:9/receive'], type: 'receive' });
     await inbound(account, BOB, 'hi');
-    const [delivery] = (await t.call('GET', '/accounts/webhooks/deliveries', account)).body.deliveries;
-    const claimed = claimDue(t.deps, 10);
-    recordAttempts(
+    const [delivery] = await (await t.call('GET', '/accounts/webhooks/deliveries', account)).body.deliveries;
+    const claimed = await claimDue(t.deps, 10);
+    await recordAttempts(
       t.deps,
       claimed.map((row) =>
         finishedAs(row, { kind: 'failed' }, { attemptedAt: t.clock.now(), durationMs: 12, statusCode: 500, excerpt: 'receiver broke' }),
@@ -233,7 +233,7 @@ describe('webhook deliveries page', () => {
 describe('messages after a form post', () => {
   it('shows only the sentences of known codes: text in the address is never rendered', async () => {
     t = makeTestApp();
-    const account = t.createAccount();
+    const account = await t.createAccount();
     await send(account, ALICE, 'hello Alice');
     const client = await loggedIn(t, account);
     const contactPath = conversationLinks((await client.get('/inbox')).html)[0]!.href;

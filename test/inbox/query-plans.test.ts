@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { createStore } from '../../src/db/store.ts';
+import { createSqliteStore } from '../../src/db/sqlite/store.ts';
 import { makeTestApp, type TestApp } from '../helpers/app.ts';
 import { ALICE, BOB, CAROL } from '../helpers/fixtures.ts';
 import { captureStatements, expectIndexed, explain } from '../helpers/query-plans.ts';
@@ -14,22 +14,23 @@ afterEach(() => t.db.$client.close());
 
 async function seeded() {
   t = makeTestApp();
-  const account = t.createAccount();
+  const account = await t.createAccount();
   for (const who of [account, t.createAccount()]) {
-    for (const number of [ALICE, BOB]) expect((await t.call('POST', '/api/send-message', who, { number, content: 'hi' })).status).toBe(202);
-    expect((await t.call('POST', '/api/send-group-message', who, { numbers: [ALICE, CAROL], content: 'group' })).status).toBe(202);
-    expect((await t.call('POST', '/sandbox/inbound', who, { number: BOB, content: 'hello' })).status).toBe(200);
+    for (const number of [ALICE, BOB])
+      expect((await t.call('POST', '/api/send-message', await who, { number, content: 'hi' })).status).toBe(202);
+    expect((await t.call('POST', '/api/send-group-message', await who, { numbers: [ALICE, CAROL], content: 'group' })).status).toBe(202);
+    expect((await t.call('POST', '/sandbox/inbound', await who, { number: BOB, content: 'hello' })).status).toBe(200);
   }
-  return t.deps.store.accounts.findByEmail(account.email)!;
+  return (await t.deps.store.accounts.findByEmail(account.email))!;
 }
 
 describe('inbox query plans', () => {
   it('the conversation list searches contacts, groups, messages and read markers by index', async () => {
     const account = await seeded();
-    const statements = await captureStatements(t.db, () => {
-      const store = createStore(t.db);
-      store.conversations.markRead(account.id, 'contact', 'any', { at: 1, messageId: 1 });
-      expect(store.conversations.list(account.id, 100).length).toBe(3);
+    const statements = await captureStatements(t.db, async () => {
+      const store = createSqliteStore(t.db, ':memory:').store;
+      await store.conversations.markRead(account.id, 'contact', 'any', { at: 1, messageId: 1 });
+      expect((await store.conversations.list(account.id, 100)).length).toBe(3);
     });
     const list = statements.find((statement) => statement.ran && statement.sql.includes('union all'))!;
     const plan = explain(t.db, list);
@@ -39,11 +40,11 @@ describe('inbox query plans', () => {
 
   it("a page's status histories and the session lookups search by index", async () => {
     const account = await seeded();
-    const handles = t.deps.store.messages.list(account.id, {}, 10, 0).map((message) => message.handle);
-    const statements = await captureStatements(t.db, () => {
-      t.deps.store.inbox.histories(handles);
-      t.deps.store.inbox.findSession('hash');
-      t.deps.store.inbox.deleteExpiredSessions(account.id, 1);
+    const handles = (await t.deps.store.messages.list(account.id, {}, 10, 0)).map((message) => message.handle);
+    const statements = await captureStatements(t.db, async () => {
+      await t.deps.store.inbox.histories(handles);
+      await t.deps.store.inbox.findSession('hash');
+      await t.deps.store.inbox.deleteExpiredSessions(account.id, 1);
     });
     const ran = statements.filter((statement) => statement.ran);
     expectIndexed(explain(t.db, ran.find((statement) => statement.sql.includes('"status_events"'))!), 'status_events', 'histories', {

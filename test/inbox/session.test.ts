@@ -15,7 +15,7 @@ afterEach(() => t.db.$client.close());
 describe('inbox login', () => {
   it('opens a session with the API credentials in an HttpOnly, SameSite=Strict cookie scoped to /inbox', async () => {
     t = makeTestApp();
-    const account = t.createAccount();
+    const account = await t.createAccount();
     const client = inboxClient(t);
     const login = await client.logIn(account);
     expect(login.location).toBe('/inbox');
@@ -32,7 +32,7 @@ describe('inbox login', () => {
 
   it('stores only the hash of the session token', async () => {
     t = makeTestApp();
-    const client = await loggedIn(t, t.createAccount());
+    const client = await loggedIn(t, await t.createAccount());
     const token = decodeURIComponent(client.cookie.split('=')[1]!);
     const rows = t.db.$client.prepare('select token_hash from inbox_sessions').all() as { token_hash: string }[];
     expect(rows).toEqual([{ token_hash: createHash('sha256').update(token).digest('hex') }]);
@@ -41,7 +41,7 @@ describe('inbox login', () => {
 
   it('refuses a wrong secret or an unknown key id alike, with no cookie', async () => {
     t = makeTestApp();
-    const account = t.createAccount();
+    const account = await t.createAccount();
     const client = inboxClient(t);
     for (const form of [
       { key_id: account.api_key_id, secret: 'sk_wrong' },
@@ -69,7 +69,7 @@ describe('inbox login', () => {
 
   it('logs out: the cookie is cleared and the session no longer opens pages', async () => {
     t = makeTestApp();
-    const client = await loggedIn(t, t.createAccount());
+    const client = await loggedIn(t, await t.createAccount());
     const cookie = client.cookie;
     const logout = await client.post('/inbox/logout');
     expect(logout.location).toBe('/inbox/login');
@@ -79,7 +79,7 @@ describe('inbox login', () => {
 
   it('ends a session when it expires', async () => {
     t = makeTestApp();
-    const client = await loggedIn(t, t.createAccount());
+    const client = await loggedIn(t, await t.createAccount());
     t.clock.advance(INBOX_SESSION_MS - 1);
     expect((await client.get('/inbox')).status).toBe(200);
     t.clock.advance(1);
@@ -88,9 +88,9 @@ describe('inbox login', () => {
 
   it('ends the sessions opened with an API secret once that secret is rotated', async () => {
     t = makeTestApp();
-    const account = t.createAccount();
+    const account = await t.createAccount();
     const client = await loggedIn(t, account);
-    rotateSecret(t.deps, account.email);
+    await rotateSecret(t.deps, account.email);
     expect((await client.get('/inbox')).location).toBe('/inbox/login');
   });
 });
@@ -98,7 +98,7 @@ describe('inbox login', () => {
 describe('the session cookie behind a TLS-ending proxy', () => {
   const secureFlag = async (proxy: Partial<ProxySettings>, headers: Record<string, string>) => {
     t = makeTestApp({ proxy });
-    const account = t.createAccount();
+    const account = await t.createAccount();
     const login = await inboxClient(t).post('/inbox/login', { key_id: account.api_key_id, secret: account.api_secret_key }, headers);
     expect(login.status).toBe(303);
     return /;\s*Secure(;|$)/i.test(login.headers.get('set-cookie')!);
@@ -142,7 +142,7 @@ describe('inbox forms refuse cross-site posts', () => {
     ['an opaque origin', { origin: 'null' }],
   ])('%s', async (_name, headers) => {
     t = makeTestApp();
-    const account = t.createAccount();
+    const account = await t.createAccount();
     const client = await loggedIn(t, account);
     const login = await client.post('/inbox/login', { key_id: account.api_key_id, secret: account.api_secret_key }, headers);
     expect(login.status).toBe(403);
@@ -154,7 +154,7 @@ describe('inbox forms refuse cross-site posts', () => {
 
   it('accepts the same origin', async () => {
     t = makeTestApp();
-    const client = await loggedIn(t, t.createAccount());
+    const client = await loggedIn(t, await t.createAccount());
     expect((await client.post('/inbox/logout', {}, { origin: ORIGIN })).status).toBe(303);
   });
 });

@@ -72,7 +72,7 @@ describe('failed inbox sign-ins are throttled', () => {
 
   it('answers 429 with Retry-After after 10 wrong secrets, refuses even the right one, logs one warning and counts it', async () => {
     await serveApp();
-    const account = t.createAccount();
+    const account = await t.createAccount();
 
     for (let attempt = 1; attempt <= 10; attempt++)
       expect((await logIn(account.api_key_id, WRONG_SECRET)).status, `attempt ${attempt}`).toBe(401);
@@ -109,8 +109,8 @@ describe('failed inbox sign-ins are throttled', () => {
 
   it('locks a client address that sprays key ids, and a key id tried from many addresses', async () => {
     await serveApp({ proxy: { trustForwardedHeaders: true } });
-    const account = t.createAccount();
-    const other = t.createAccount();
+    const account = await t.createAccount();
+    const other = await t.createAccount();
 
     // One address, a new key id each time: the address is what gets locked, for every key id.
     for (let attempt = 0; attempt < 10; attempt++)
@@ -127,18 +127,18 @@ describe('failed inbox sign-ins are throttled', () => {
 
   it('ignores X-Forwarded-For unless the proxy is trusted: a forged header does not escape the lock', async () => {
     await serveApp();
-    t.createAccount();
+    await t.createAccount();
     for (let attempt = 0; attempt < 10; attempt++) {
       expect((await logIn(`key_made_up_${attempt}`, WRONG_SECRET, { 'x-forwarded-for': `198.51.100.${attempt}` })).status).toBe(401);
     }
-    const account = t.createAccount();
+    const account = await t.createAccount();
     expect((await logIn(account.api_key_id, account.api_secret_key, { 'x-forwarded-for': '198.51.100.200' })).status).toBe(429);
     expect(lockWarnings()).toEqual([expect.objectContaining({ clientAddress: '127.0.0.1', lockedBy: ['address'] })]);
   });
 
   it('lets a key id that signed in start afresh, and turns off at 0', async () => {
     await serveApp({ proxy: { trustForwardedHeaders: true } });
-    const account = t.createAccount();
+    const account = await t.createAccount();
     for (let attempt = 0; attempt < 9; attempt++)
       await logIn(account.api_key_id, WRONG_SECRET, { 'x-forwarded-for': `198.51.100.${attempt}` });
     expect((await logIn(account.api_key_id, account.api_secret_key, { 'x-forwarded-for': '198.51.100.100' })).status).toBe(303);
@@ -147,7 +147,7 @@ describe('failed inbox sign-ins are throttled', () => {
     }
     await stopAll();
     await serveApp({ signInThrottle: { maxFailures: 0 } });
-    const unthrottled = t.createAccount();
+    const unthrottled = await t.createAccount();
     for (let attempt = 0; attempt < 30; attempt++) expect((await logIn(unthrottled.api_key_id, WRONG_SECRET)).status).toBe(401);
     expect((await logIn(unthrottled.api_key_id, unthrottled.api_secret_key)).status).toBe(303);
   });

@@ -24,7 +24,7 @@ const GENERATED_ID = /^req_[0-9a-f]{32}$/;
 describe('request ids', () => {
   it("keeps a well-formed x-request-id, answers it, and tags the request's access line with it", async () => {
     const { t, lines } = loggedApp();
-    const account = t.createAccount();
+    const account = await t.createAccount();
     const reply = await t.call(
       'POST',
       '/api/send-message',
@@ -62,7 +62,7 @@ describe('request ids', () => {
 
   it("tags the request's lines (an unhandled error's and the access line) with the id, and answers errors with it", async () => {
     const { t, lines } = loggedApp();
-    const account = t.createAccount();
+    const account = await t.createAccount();
     // The database going away makes the next request fail inside the services: the error handler logs it.
     t.db.$client.close();
     const reply = await t.call('GET', '/accounts/messages', account, undefined, { 'x-request-id': 'broken-1' });
@@ -76,7 +76,7 @@ describe('request ids', () => {
 
   it('never mixes the ids of concurrent requests', async () => {
     const { t, lines } = loggedApp();
-    const account = t.createAccount();
+    const account = await t.createAccount();
     const replies = await Promise.all(
       Array.from({ length: 20 }, (_, i) =>
         t.call('GET', `/accounts/contacts/contact-${i}`, account, undefined, { 'x-request-id': `parallel-${i}` }),
@@ -92,7 +92,7 @@ describe('request ids', () => {
 describe('what logs never hold', () => {
   it('no API secret, webhook secret or message content, even at debug level', async () => {
     const { t, raw } = loggedApp('debug');
-    const account = t.createAccount();
+    const account = await t.createAccount();
     const content = 'the door code is 4471, do not share';
     const sent = await t.call('POST', '/api/send-message', account, { number: ALICE, content, status_callback: 'http://127.0.0.1:9/cb' });
     expect(sent.status, show(sent.body)).toBe(202);

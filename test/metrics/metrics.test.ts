@@ -15,7 +15,7 @@ function requests(samples: Sample[], method: string, route: string, status: numb
 describe('/metrics: HTTP requests', () => {
   it('counts requests by method, route pattern and status, with a latency histogram per route', async () => {
     const t = makeTestApp();
-    const account = t.createAccount();
+    const account = await t.createAccount();
     for (const number of [ALICE, BOB, CAROL]) {
       const sent = await t.call('POST', '/api/send-message', account, { number, content: 'hi' });
       expect(sent.status, show(sent.body)).toBe(202);
@@ -60,13 +60,13 @@ describe('/metrics: HTTP requests', () => {
 describe('/metrics: messages and outbox, read from the database at each scrape', () => {
   it('shows messages by status, outbox depth by state and the age of the oldest due callback', async () => {
     const t = makeTestApp();
-    const account = t.createAccount();
+    const account = await t.createAccount();
     const callback = 'http://127.0.0.1:9/status';
     const first = await t.call('POST', '/api/send-message', account, { number: ALICE, content: 'one', status_callback: callback });
     await t.call('POST', '/api/send-message', account, { number: BOB, content: 'two', status_callback: callback });
     await t.call('POST', '/api/send-message', account, { number: CAROL, content: 'three' });
     // Its SENT callback waits behind its QUEUED one, which nobody has delivered.
-    recordStatus(t.deps, { handle: first.body.message_handle as string, status: 'SENT', source: 'sandbox' });
+    await recordStatus(t.deps, { handle: first.body.message_handle as string, status: 'SENT', source: 'sandbox' });
     expect((await t.call('POST', '/sandbox/inbound', account, { number: ALICE, content: 'hello back' })).status).toBe(200);
     t.clock.advance(90_000);
 
@@ -81,7 +81,7 @@ describe('/metrics: messages and outbox, read from the database at each scrape',
     expect(sampleValue(samples, 'textrelay_outbox_oldest_due_age_seconds')).toBe(90);
 
     // The next scrape reads again: nothing is cached from the first.
-    recordStatus(t.deps, { handle: first.body.message_handle as string, status: 'DELIVERED', source: 'sandbox' });
+    await recordStatus(t.deps, { handle: first.body.message_handle as string, status: 'DELIVERED', source: 'sandbox' });
     const after = (await scrape(request(t))).samples;
     expect(sampleValue(after, 'textrelay_messages', { status: 'SENT' })).toBe(0);
     expect(sampleValue(after, 'textrelay_messages', { status: 'DELIVERED' })).toBe(1);
@@ -91,7 +91,7 @@ describe('/metrics: messages and outbox, read from the database at each scrape',
 
 describe('/metrics: webhook delivery attempts', () => {
   it('counts each attempt by what became of its delivery: delivered, retry, failed', async () => {
-    const { t, account } = appWithAccount();
+    const { t, account } = await appWithAccount();
     const ok = await receiver();
     const down = await receiver((_request, _index, response) => response.writeHead(500).end('down'));
     const gone = await receiver((_request, _index, response) => response.writeHead(410).end());
@@ -119,7 +119,7 @@ describe('/metrics: webhook delivery attempts', () => {
 describe('/metrics: ingest duplicates', () => {
   it('counts events posted to /webhooks/* a second time and dropped, not the first nor a new event', async () => {
     const t = makeTestApp({ ingestSecrets: [INGEST_SECRET] });
-    const account = t.createAccount();
+    const account = await t.createAccount();
     const sent = await t.call('POST', '/api/send-message', account, { number: ALICE, content: 'hi' });
     const secret = { 'svc-signing-secret': INGEST_SECRET };
     const handle = sent.body.message_handle as string;

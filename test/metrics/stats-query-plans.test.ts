@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createStore } from '../../src/db/store.ts';
+import { createSqliteStore } from '../../src/db/sqlite/store.ts';
 import { getGatewayStats, listFailingDestinations } from '../../src/services/stats.ts';
 import { makeTestApp } from '../helpers/app.ts';
 import { ALICE, BOB, show } from '../helpers/fixtures.ts';
@@ -12,16 +12,16 @@ import { captureStatements, expectIndexed, explain } from '../helpers/query-plan
  */
 async function statsStatements(analyzed: boolean) {
   const t = makeTestApp();
-  const account = t.createAccount();
+  const account = await t.createAccount();
   for (const number of [ALICE, BOB]) {
     const sent = await t.call('POST', '/api/send-message', account, { number, content: 'hi', status_callback: 'https://example.com/cb' });
     expect(sent.status, show(sent.body)).toBe(202);
   }
   if (analyzed) t.db.$client.exec('ANALYZE');
-  const statements = await captureStatements(t.db, () => {
-    const deps = { store: createStore(t.db), clock: t.clock };
-    getGatewayStats(deps);
-    listFailingDestinations(deps);
+  const statements = await captureStatements(t.db, async () => {
+    const deps = { store: createSqliteStore(t.db, ':memory:').store, clock: t.clock };
+    await getGatewayStats(deps);
+    await listFailingDestinations(deps);
   });
   return { t, ran: statements.filter((statement) => statement.ran) };
 }

@@ -24,7 +24,7 @@ let populated: string | undefined;
 async function populatedCopy(name: string): Promise<string> {
   if (populated === undefined) {
     const file = join(dir, 'populated.db');
-    const service = startInProcessService({ TEXTRELAY_DB: file });
+    const service = await startInProcessService({ TEXTRELAY_DB: file });
     for (let index = 0; index < 300; index++) expect((await service.call('POST', '/api/send-message', SEND)).status).toBe(202);
     service.db.$client.pragma('wal_checkpoint(TRUNCATE)');
     await service.stop();
@@ -123,7 +123,7 @@ describe('a database with damaged pages', () => {
 
   it('found while serving answers 503 in the documented shape and keeps /readyz at 503 until restart', async () => {
     const file = join(dir, 'live.db');
-    const service = startInProcessService({ TEXTRELAY_DB: file });
+    const service = await startInProcessService({ TEXTRELAY_DB: file });
     try {
       for (let index = 0; index < 300; index++) expect((await service.call('POST', '/api/send-message', SEND)).status).toBe(202);
       expect((await service.call('GET', '/readyz')).status).toBe(200);

@@ -35,7 +35,7 @@ describe('receiver faults', () => {
       (_request, _index, response) => void response.writeHead(200, { 'content-type': 'text/plain' }).write('partial'),
     ],
   ])('a host that %s times out and is retried, while every other host is served', async (_name, hang) => {
-    const { t, account } = appWithAccount();
+    const { t, account } = await appWithAccount();
     const hung = await receiver(hang);
     const healthy = await receiver();
     const hungHandles: string[] = [];
@@ -68,7 +68,7 @@ describe('receiver faults', () => {
   });
 
   it('a receiver that resets the connection is a failed attempt, retried under the same webhook-id', async () => {
-    const { t, account } = appWithAccount();
+    const { t, account } = await appWithAccount();
     const hook = await receiver((_request, index, response) => {
       if (index === 0) response.socket?.destroy();
       else answerOk(_request, index, response);
@@ -89,7 +89,7 @@ describe('receiver faults', () => {
   });
 
   it('an endless answer, trickled slowly, is cut off: the attempt keeps its first 2 KiB and nothing more is read', async () => {
-    const { t, account } = appWithAccount();
+    const { t, account } = await appWithAccount();
     const OFFERED = 256 * 1024 * 1024;
     let written = 0;
     let closed: Promise<void> = Promise.resolve();
@@ -129,7 +129,7 @@ describe('receiver faults', () => {
       seen.add(id);
       response.writeHead(500).end('try again');
     });
-    const service = startInProcessService({
+    const service = await startInProcessService({
       TEXTRELAY_DB: join(dir, 'textrelay.db'),
       TEXTRELAY_SANDBOX_STEP_MS: '20',
       TEXTRELAY_WEBHOOK_RETRY_SCHEDULE: Array.from({ length: 20 }, () => '0.05').join(','),

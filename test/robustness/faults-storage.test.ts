@@ -38,7 +38,7 @@ async function setUp(): Promise<{ service: InProcessService; receiver: Receiver;
     else answer();
   });
   cleanups.push(() => receiver.close());
-  const service = startInProcessService({
+  const service = await startInProcessService({
     TEXTRELAY_DB: join(dir, 'textrelay.db'),
     TEXTRELAY_SANDBOX_STEP_MS: '20',
     TEXTRELAY_INGEST_SECRET: INGEST_SECRET,
@@ -87,7 +87,11 @@ describe.each(STORAGE_FAULTS)('storage fault: $name', (fault: StorageFault) => {
     const read = await service.call('GET', `/api/status?handle=${acknowledged[0]}`);
     expect(read.status).toBe(200);
     // Every other writer answers 503 too (or, with free space left somewhere, succeeds), never 500.
-    const contact = await service.call('POST', '/accounts/contacts', { firstName: 'Ada', lastName: 'Lovelace', number: '+14155550142' });
+    const contact = await service.call('POST', '/accounts/contacts', {
+      firstName: 'Ada',
+      lastName: 'Lovelace',
+      number: '+14155550142',
+    });
     expect([200, 503], JSON.stringify(contact.body)).toContain(contact.status);
     if (contact.status === 503) expect(contact.body).toEqual({ status: 'ERROR', message: expect.any(String) });
     const ingested = await service.call(
@@ -136,7 +140,7 @@ describe('storage fault: readiness follows the database', () => {
 describe('storage fault: the courier', () => {
   it('keeps trying a message it could not hand over while the database is read-only, without failing it', async () => {
     const t = makeTestApp();
-    const account = t.createAccount();
+    const account = await t.createAccount();
     const sent = await t.call('POST', '/api/send-message', account, { number: ALICE, content: 'hello' });
     expectAccepted(sent);
     const handle: string = sent.body.message_handle;
@@ -158,7 +162,9 @@ describe('storage fault: the courier', () => {
     courier.enqueue(handle);
     await eventually('more attempts than the retry schedule allows a failing transport', async () => (attempts > 3 ? true : undefined));
     readOnly.heal(t.db);
-    await eventually('the hand-over', async () => (t.store.messages.findByAnyHandle(handle)?.handedOverAt != null ? true : undefined));
-    expect(t.store.messages.findByAnyHandle(handle)).toMatchObject({ status: 'QUEUED', errorCode: null });
+    await eventually('the hand-over', async () =>
+      (await t.store.messages.findByAnyHandle(handle))?.handedOverAt != null ? true : undefined,
+    );
+    expect(await t.store.messages.findByAnyHandle(handle)).toMatchObject({ status: 'QUEUED', errorCode: null });
   });
 });

@@ -99,7 +99,7 @@ describe('upstream down', () => {
 
   it('fails the message with 10001, and tells the client, once every retry found the provider down', async () => {
     const t = makeTestApp({ transportName: 'upstream' });
-    const account = t.createAccount();
+    const account = await t.createAccount();
     const transport = createUpstreamTransport(t.deps, {
       url: `http://127.0.0.1:${await freePort()}`,
       keyId: 'key-of-the-relay',
@@ -111,12 +111,14 @@ describe('upstream down', () => {
     });
     const courier = createCourier(t.deps, transport, { retryDelaysMs: [1, 1], concurrency: 1 });
     cleanups.push(() => courier.stop());
-    const handle = send(t, account).message_handle;
+    const handle = (await send(t, account)).message_handle;
 
     courier.enqueue(handle);
-    await eventually('the message to fail', async () => (t.store.messages.findByAnyHandle(handle)?.status === 'ERROR' ? true : undefined));
+    await eventually('the message to fail', async () =>
+      (await t.store.messages.findByAnyHandle(handle))?.status === 'ERROR' ? true : undefined,
+    );
 
-    expect(t.store.messages.findByAnyHandle(handle)).toMatchObject({ status: 'ERROR', errorCode: 10001, transportHandle: null });
+    expect(await t.store.messages.findByAnyHandle(handle)).toMatchObject({ status: 'ERROR', errorCode: 10001, transportHandle: null });
     expect(callbackStatuses(t, handle)).toEqual(['QUEUED', 'ERROR']);
   });
 });

@@ -1,4 +1,4 @@
-import type { Db } from '../../src/db/connection.ts';
+import type { Db } from '../../src/db/sqlite/connection.ts';
 
 /**
  * Ways to stop the live connection's writes and to let them through again. Tests run as root, for

@@ -10,23 +10,23 @@ const TYPING_WEBHOOK = 'https://hooks.example.com/typing';
 describe('555-0106 types before it replies', () => {
   it('queues the typing_indicator webhook and records typing.changed before the echo reply', async () => {
     const t = makeSandboxApp();
-    const account = t.createAccount({ receiveWebhook: RECEIVE_WEBHOOK });
-    subscribe(t, account, 'typing_indicator', TYPING_WEBHOOK);
+    const account = await t.createAccount({ receiveWebhook: RECEIVE_WEBHOOK });
+    await subscribe(t, account, 'typing_indicator', TYPING_WEBHOOK);
     const line = account.numbers[0]!;
     await t.sendVia('/api/send-message', account, { number: ECHO, content: 'ping', from_number: line });
 
-    t.steps();
-    expect(accountOutbox(t, account)).toEqual([]);
-    t.steps();
-    const rows = accountOutbox(t, account).map((row) => [row.eventType, row.url]);
+    await t.steps();
+    expect(await accountOutbox(t, account)).toEqual([]);
+    await t.steps();
+    const rows = (await accountOutbox(t, account)).map((row) => [row.eventType, row.url]);
     expect(rows).toEqual([
       ['typing.changed', TYPING_WEBHOOK],
       ['message.received', RECEIVE_WEBHOOK],
     ]);
-    const typing = JSON.parse(accountOutbox(t, account)[0]!.payload);
+    const typing = JSON.parse((await accountOutbox(t, account))[0]!.payload);
     expect(typing).toEqual({ number: ECHO, from_number: line, is_typing: true, timestamp: expect.any(String) });
 
-    const events = accountEvents(t, account);
+    const events = await accountEvents(t, account);
     const typed = events.find((event) => event.type === 'typing.changed');
     expect(typed?.data).toEqual({ number: ECHO, from_number: line, is_typing: true });
     // Whatever else the log holds, nothing about the reply comes before the typing.
@@ -39,22 +39,22 @@ describe('555-0106 types before it replies', () => {
 
   it('in a group, the echo member types before its reply, and nobody else types', async () => {
     const t = makeSandboxApp();
-    const account = t.createAccount({ receiveWebhook: RECEIVE_WEBHOOK });
-    subscribe(t, account, 'typing_indicator', TYPING_WEBHOOK);
+    const account = await t.createAccount({ receiveWebhook: RECEIVE_WEBHOOK });
+    await subscribe(t, account, 'typing_indicator', TYPING_WEBHOOK);
     await t.sendVia('/api/send-group-message', account, { numbers: [ECHO, READER], content: 'team' });
-    t.steps(2);
-    const rows = accountOutbox(t, account);
+    await t.steps(2);
+    const rows = await accountOutbox(t, account);
     expect(rows.map((row) => row.eventType)).toEqual(['typing.changed', 'message.received']);
     expect(JSON.parse(rows[0]!.payload)).toMatchObject({ number: ECHO, is_typing: true });
   });
 
   it('a message to a number that does not echo types nothing', async () => {
     const t = makeSandboxApp();
-    const account = t.createAccount();
-    subscribe(t, account, 'typing_indicator', TYPING_WEBHOOK);
+    const account = await t.createAccount();
+    await subscribe(t, account, 'typing_indicator', TYPING_WEBHOOK);
     await t.sendVia('/api/send-message', account, { number: READER, content: 'hi' });
-    t.steps(5);
-    expect(accountOutbox(t, account)).toEqual([]);
-    expect(accountEvents(t, account).filter((event) => event.type === 'typing.changed')).toEqual([]);
+    await t.steps(5);
+    expect(await accountOutbox(t, account)).toEqual([]);
+    expect((await accountEvents(t, account)).filter((event) => event.type === 'typing.changed')).toEqual([]);
   });
 });

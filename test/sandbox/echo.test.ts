@@ -19,13 +19,13 @@ async function listed(t: SandboxApp, account: TestAccount, query: string): Promi
 describe('555-0106 replies after DELIVERED', () => {
   it('one-to-one: one echo from that number, in its conversation, with a receive webhook row', async () => {
     const t = makeSandboxApp();
-    const account = t.createAccount({ receiveWebhook: RECEIVE_WEBHOOK });
+    const account = await t.createAccount({ receiveWebhook: RECEIVE_WEBHOOK });
     const sent = await t.sendVia('/api/send-message', account, { number: ECHO, content: 'ping', status_callback: CALLBACK_URL });
 
-    t.steps();
+    await t.steps();
     expect(await listed(t, account, `number=${encodeURIComponent(ECHO)}`)).toHaveLength(1);
 
-    t.steps();
+    await t.steps();
     const conversation = await listed(t, account, `number=${encodeURIComponent(ECHO)}`);
     expect(
       conversation.map((m) => [m.is_outbound, m.status, m.content]),
@@ -57,16 +57,16 @@ describe('555-0106 replies after DELIVERED', () => {
     });
 
     // The rest of the timeline is the default one, and the reply is never repeated.
-    t.steps(5);
+    await t.steps(5);
     expect(callbackStatuses(t, sent.message_handle)).toEqual(['QUEUED', 'SENT', 'DELIVERED', 'READ']);
     expect(await listed(t, account, 'is_outbound=false')).toHaveLength(1);
   });
 
   it('in a group: each 555-0106 member replies with our group_id, listed with the send', async () => {
     const t = makeSandboxApp();
-    const account = t.createAccount({ receiveWebhook: RECEIVE_WEBHOOK });
+    const account = await t.createAccount({ receiveWebhook: RECEIVE_WEBHOOK });
     const sent = await t.sendVia('/api/send-group-message', account, { numbers: [READER, ECHO, OTHER_ECHO], content: 'team' });
-    t.steps(2);
+    await t.steps(2);
 
     const group = await listed(t, account, `group_id=${sent.group_id}`);
     const replies = group.filter((m) => !m.is_outbound);
@@ -91,9 +91,9 @@ describe('555-0106 replies after DELIVERED', () => {
 
   it('a group that never reaches DELIVERED gets no reply', async () => {
     const t = makeSandboxApp();
-    const account = t.createAccount();
+    const account = await t.createAccount();
     const sent = await t.sendVia('/api/send-group-message', account, { numbers: [ECHO, '+12125550102'], content: 'team' });
-    t.steps(5);
+    await t.steps(5);
     expect((await t.statusOf(account, sent.message_handle)).status).toBe('SENT');
     expect(await listed(t, account, 'is_outbound=false')).toEqual([]);
   });

@@ -35,9 +35,9 @@ export function makeSandboxApp(options: Parameters<typeof makeTestApp>[0] & { st
   }
 
   /** Moves the clock `count` steps on and runs what fell due; answers how many steps ran. */
-  function steps(count = 1): number {
+  async function steps(count = 1): Promise<number> {
     t.clock.advance(count * stepMs);
-    return transport.runDue();
+    return await transport.runDue();
   }
 
   /** GET /api/status with the history. */

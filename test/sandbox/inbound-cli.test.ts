@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { closeDatabase } from '../../src/db/connection.ts';
+import { closeDatabase } from '../../src/db/sqlite/connection.ts';
 import { makeTestApp, type TestAccount } from '../helpers/app.ts';
 import { ALICE, BOB, CAROL, distinctNumbers, UUID_LOWER } from '../helpers/fixtures.ts';
 import { type CliResult, killAll, runCli } from '../helpers/process.ts';

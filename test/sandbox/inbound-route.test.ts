@@ -27,7 +27,7 @@ async function makeGroup(t: TestApp, account: TestAccount): Promise<{ groupId: s
 describe('POST /sandbox/inbound', () => {
   it('an end user texts the account: 200 with the stored RECEIVED message, in the conversation, with its receive webhook row', async () => {
     const t = makeTestApp();
-    const account = t.createAccount({ receiveWebhook: RECEIVE_WEBHOOK });
+    const account = await t.createAccount({ receiveWebhook: RECEIVE_WEBHOOK });
     const reply = await inbound(t, account, { number: '+1 (212) 456-7000', content: 'hi, it is me' });
 
     expect(reply.status, show(reply.body)).toBe(200);
@@ -64,7 +64,7 @@ describe('POST /sandbox/inbound', () => {
 
   it('writes to the line the person is already pinned to, and takes media without content', async () => {
     const t = makeTestApp();
-    const account = t.createAccount();
+    const account = await t.createAccount();
     const sent = await t.call('POST', '/api/send-message', account, { number: PERSON, content: 'first' });
     const reply = await inbound(t, account, { number: PERSON, media_url: 'https://cdn.example.com/cat.jpg' });
     expect(reply.status, show(reply.body)).toBe(200);
@@ -73,7 +73,7 @@ describe('POST /sandbox/inbound', () => {
 
   it('a 555-0102 number has no iMessage: its message arrives as SMS', async () => {
     const t = makeTestApp();
-    const account = t.createAccount({ receiveWebhook: RECEIVE_WEBHOOK });
+    const account = await t.createAccount({ receiveWebhook: RECEIVE_WEBHOOK });
     const reply = await inbound(t, account, { number: CAROL, content: 'sms here' });
     expect(reply.body.was_downgraded).toBe(true);
     expect(payloadsFor(t, reply.body.message_handle)[0]).toMatchObject({ service: 'SMS', was_downgraded: true });
@@ -81,7 +81,7 @@ describe('POST /sandbox/inbound', () => {
 
   it('a member writes in a group: listed under its group_id with the group send', async () => {
     const t = makeTestApp();
-    const account = t.createAccount({ receiveWebhook: RECEIVE_WEBHOOK });
+    const account = await t.createAccount({ receiveWebhook: RECEIVE_WEBHOOK });
     const { groupId, line } = await makeGroup(t, account);
     const reply = await inbound(t, account, { number: BOB, content: 'count me in', group_id: groupId });
 
@@ -112,7 +112,7 @@ describe('POST /sandbox/inbound refuses bad input and writes nothing', () => {
   for (const [name, body, httpStatus, errorCode] of refusals) {
     it(name, async () => {
       const t = makeTestApp();
-      const account = t.createAccount();
+      const account = await t.createAccount();
       expectMessageError(await inbound(t, account, body), httpStatus, errorCode, { nonEmpty: true });
       expect(await listMessages(t, account)).toEqual([]);
       expect(await contactsOf(t, account)).toEqual([]);
@@ -121,14 +121,14 @@ describe('POST /sandbox/inbound refuses bad input and writes nothing', () => {
 
   it('one of the account own lines as the sender', async () => {
     const t = makeTestApp();
-    const account = t.createAccount();
+    const account = await t.createAccount();
     expectMessageError(await inbound(t, account, { number: account.numbers[0], content: 'x' }), 400, 4000);
     expect(await listMessages(t, account)).toEqual([]);
   });
 
   it('malformed JSON', async () => {
     const t = makeTestApp();
-    const account = t.createAccount();
+    const account = await t.createAccount();
     const reply = await t.app.request('/sandbox/inbound', {
       method: 'POST',
       headers: { ...account.headers, 'content-type': 'application/json' },
@@ -140,7 +140,7 @@ describe('POST /sandbox/inbound refuses bad input and writes nothing', () => {
 
   it('a sender who is not a member of the group', async () => {
     const t = makeTestApp();
-    const account = t.createAccount();
+    const account = await t.createAccount();
     const { groupId } = await makeGroup(t, account);
     expectMessageError(await inbound(t, account, { number: CAROL, content: 'x', group_id: groupId }), 400, 4000);
     expect((await listMessages(t, account)).map((m) => m.is_outbound)).toEqual([true]);
@@ -148,8 +148,8 @@ describe('POST /sandbox/inbound refuses bad input and writes nothing', () => {
 
   it("another account's group is unknown to this one", async () => {
     const t = makeTestApp();
-    const owner = t.createAccount();
-    const stranger = t.createAccount();
+    const owner = await t.createAccount();
+    const stranger = await t.createAccount();
     const { groupId } = await makeGroup(t, owner);
     expectMessageError(await inbound(t, stranger, { number: ALICE, content: 'x', group_id: groupId }), 404, 4040);
     expect(await listMessages(t, stranger)).toEqual([]);
@@ -158,7 +158,7 @@ describe('POST /sandbox/inbound refuses bad input and writes nothing', () => {
 
   it('missing or wrong credentials: 401 before any validation', async () => {
     const t = makeTestApp();
-    const account = t.createAccount();
+    const account = await t.createAccount();
     expectMessageError(await inbound(t, undefined, { number: PERSON, content: 'x' }), 401, 4010);
     const wrong = { ...account, headers: { ...account.headers, 'svc-api-secret-key': 'sk_wrong' } };
     expectMessageError(await inbound(t, wrong, { number: 'garbage' }), 401, 4010);
@@ -167,7 +167,7 @@ describe('POST /sandbox/inbound refuses bad input and writes nothing', () => {
 
   it('does not exist with the upstream transport', async () => {
     const t = makeTestApp({ transportName: 'upstream' });
-    const account = t.createAccount();
+    const account = await t.createAccount();
     expectMessageError(await inbound(t, account, { number: PERSON, content: 'x' }), 404, 4040);
     expect(await listMessages(t, account)).toEqual([]);
   });

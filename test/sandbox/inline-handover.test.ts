@@ -9,7 +9,7 @@ describe('sends to the sandbox are handed over as they are stored', () => {
     const t = makeSandboxApp();
     const queued: string[] = [];
     t.notifier.subscribe({ messageQueued: (handle) => queued.push(handle) });
-    const account = t.createAccount();
+    const account = await t.createAccount();
 
     const reply = await t.call('POST', '/api/send-message', account, {
       number: '+12125558899',
@@ -20,28 +20,28 @@ describe('sends to the sandbox are handed over as they are stored', () => {
     const handle = reply.body.message_handle as string;
 
     expect(plannedStepCount(t)).toBe(3);
-    expect(t.store.messages.findByAnyHandle(handle)).toMatchObject({
+    expect(await t.store.messages.findByAnyHandle(handle)).toMatchObject({
       status: 'QUEUED',
       transportHandle: handle,
       handedOverAt: t.clock.now(),
     });
-    expect(messagesAwaitingHandover(t.deps, 10).messages).toEqual([]);
+    expect((await messagesAwaitingHandover(t.deps, 10)).messages).toEqual([]);
     expect(queued).toEqual([]);
 
-    t.steps(3);
+    await t.steps(3);
     expect(callbackStatuses(t, handle)).toEqual(['QUEUED', 'SENT', 'DELIVERED', 'READ']);
   });
 
   it('a group send is planned as it is stored too, and its idempotent replay plans nothing more', async () => {
     const t = makeSandboxApp();
-    const account = t.createAccount();
+    const account = await t.createAccount();
     const body = { numbers: ['+12125550101', '+12125558899'], content: 'hello group' };
     const headers = { 'idempotency-key': 'group-once' };
     const first = await t.call('POST', '/api/send-group-message', account, body, headers);
     expectAccepted(first);
     const planned = plannedStepCount(t);
     expect(planned).toBeGreaterThan(0);
-    expect(messagesAwaitingHandover(t.deps, 10).messages).toEqual([]);
+    expect((await messagesAwaitingHandover(t.deps, 10)).messages).toEqual([]);
 
     const again = await t.call('POST', '/api/send-group-message', account, body, headers);
     expectAccepted(again);
@@ -51,7 +51,7 @@ describe('sends to the sandbox are handed over as they are stored', () => {
 
   it('a refused send plans nothing', async () => {
     const t = makeSandboxApp();
-    const account = t.createAccount();
+    const account = await t.createAccount();
     const reply = await t.call('POST', '/api/send-message', account, { number: '911', content: 'hi' });
     expect(reply.status).toBe(400);
     expect(plannedStepCount(t)).toBe(0);

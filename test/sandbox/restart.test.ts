@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { closeDatabase } from '../../src/db/connection.ts';
+import { closeDatabase } from '../../src/db/sqlite/connection.ts';
 import { messagesAwaitingHandover } from '../../src/services/handover.ts';
 import { createSandboxTransport } from '../../src/transports/sandbox.ts';
 import { makeTestApp } from '../helpers/app.ts';
@@ -37,22 +37,22 @@ describe('sandbox state survives a restart', () => {
   it('a timeline interrupted after SENT resumes from the database and finishes, each step once', async () => {
     const file = databaseFile();
     const before = processOn(file);
-    const account = before.createAccount();
+    const account = await before.createAccount();
     const sent = await before.sendVia('/api/send-message', account, {
       number: '+12125558899',
       content: 'x',
       status_callback: CALLBACK_URL,
     });
-    before.steps();
+    await before.steps();
     expect((await before.statusOf(account, sent.message_handle)).status).toBe('SENT');
     await before.transport.stop();
     closeDatabase(before.db);
 
     const after = processOn(file, before.clock.now());
     expect(plannedStepCount(after)).toBe(2);
-    after.steps();
+    await after.steps();
     expect((await after.statusOf(account, sent.message_handle)).status).toBe('DELIVERED');
-    after.steps();
+    await after.steps();
     expect((await after.statusOf(account, sent.message_handle)).status).toBe('READ');
     expect(callbackStatuses(after, sent.message_handle)).toEqual(['QUEUED', 'SENT', 'DELIVERED', 'READ']);
     expect(plannedStepCount(after)).toBe(0);
@@ -61,7 +61,7 @@ describe('sandbox state survives a restart', () => {
   it('start() applies at once every step that fell due while the process was down', async () => {
     const file = databaseFile();
     const before = processOn(file);
-    const account = before.createAccount();
+    const account = await before.createAccount();
     const sent = await before.sendVia('/api/send-message', account, {
       number: '+12125550104',
       content: 'x',
@@ -81,15 +81,15 @@ describe('sandbox state survives a restart', () => {
     const file = databaseFile();
     // A process of an earlier version, whose sends waited QUEUED for the courier, stores one and stops before it was carried.
     const crashed = makeTestApp({ database: file });
-    const account = crashed.createAccount();
-    const handle = send(crashed, account, { number: '+12125558899' }).message_handle;
+    const account = await crashed.createAccount();
+    const handle = (await send(crashed, account, { number: '+12125558899' })).message_handle;
     closeDatabase(crashed.db);
 
     const after = processOn(file, crashed.clock.now());
-    after.courier.resume();
+    await after.courier.resume();
     await after.courier.idle();
     expect(plannedStepCount(after)).toBe(3);
-    after.steps(3);
+    await after.steps(3);
     expect(callbackStatuses(after, handle)).toEqual(['QUEUED', 'SENT', 'DELIVERED', 'READ']);
   });
 });
@@ -98,9 +98,9 @@ describe('the sandbox dedupes by our handle', () => {
   it('handing the same message over twice plans it once; after its first step, not at all', async () => {
     const t = makeTestApp();
     const transport = createSandboxTransport(t.deps, { stepMs: STEP_MS });
-    const account = t.createAccount();
-    const handle = send(t, account, { number: '+12125558899' }).message_handle;
-    const [message] = messagesAwaitingHandover(t.deps, 10).messages;
+    const account = await t.createAccount();
+    const handle = (await send(t, account, { number: '+12125558899' })).message_handle;
+    const [message] = (await messagesAwaitingHandover(t.deps, 10)).messages;
     expect(message?.handle).toBe(handle);
 
     expect(await transport.send(message!)).toEqual({ transportHandle: handle });
@@ -108,13 +108,13 @@ describe('the sandbox dedupes by our handle', () => {
     expect(plannedStepCount(t)).toBe(3);
 
     t.clock.advance(STEP_MS);
-    expect(transport.runDue()).toBe(1);
+    expect(await transport.runDue()).toBe(1);
     // Handed over again after its SENT was applied (a crash before the hand-over was recorded): nothing replays.
     await transport.send(message!);
     expect(plannedStepCount(t)).toBe(2);
 
     t.clock.advance(5 * STEP_MS);
-    expect(transport.runDue()).toBe(2);
+    expect(await transport.runDue()).toBe(2);
     expect(callbackStatuses(t, handle)).toEqual(['QUEUED', 'SENT', 'DELIVERED', 'READ']);
   });
 });

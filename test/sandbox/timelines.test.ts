@@ -91,7 +91,7 @@ const TIMELINES: Record<string, Timeline> = {
 };
 
 async function sendTo(t: SandboxApp, number: string) {
-  const account = t.createAccount();
+  const account = await t.createAccount();
   const sent = await t.sendVia('/api/send-message', account, { number, content: 'hi there', status_callback: CALLBACK_URL });
   return { account, handle: sent.message_handle as string };
 }
@@ -104,14 +104,14 @@ describe('sandbox test numbers: each full timeline, one step every TEXTRELAY_SAN
 
       // Handed over, but nothing happens before the first step is due.
       t.clock.advance(STEP_MS - 1);
-      expect(t.transport.runDue()).toBe(0);
+      expect(await t.transport.runDue()).toBe(0);
       expect((await t.statusOf(account, handle)).status).toBe('QUEUED');
       t.clock.advance(1);
 
       const seen: string[] = [];
       for (let step = 0; step < timeline.afterEachStep.length; step++) {
         if (step > 0) t.clock.advance(STEP_MS);
-        t.transport.runDue();
+        await t.transport.runDue();
         seen.push((await t.statusOf(account, handle)).status);
       }
       expect(seen).toEqual(timeline.afterEachStep);
@@ -137,7 +137,7 @@ describe('sandbox test numbers: each full timeline, one step every TEXTRELAY_SAN
 
       // The timeline is over: nothing left planned, and later steps change nothing.
       expect(plannedStepCount(t)).toBe(0);
-      expect(t.steps(10)).toBe(0);
+      expect(await t.steps(10)).toBe(0);
       expect(callbackStatuses(t, handle)).toEqual(applied);
     });
   }
@@ -145,18 +145,18 @@ describe('sandbox test numbers: each full timeline, one step every TEXTRELAY_SAN
   it('the noisy number still calls back SENT, DELIVERED, READ once each, SENT before DELIVERED', async () => {
     const t = makeSandboxApp();
     const { handle } = await sendTo(t, '+13125550105');
-    expect(t.steps()).toBe(2);
+    expect(await t.steps()).toBe(2);
     expect(callbackStatuses(t, handle)).toEqual(['QUEUED', 'SENT', 'DELIVERED']);
-    expect(t.steps()).toBe(2);
+    expect(await t.steps()).toBe(2);
     expect(callbackStatuses(t, handle)).toEqual(['QUEUED', 'SENT', 'DELIVERED']);
-    expect(t.steps()).toBe(2);
+    expect(await t.steps()).toBe(2);
     expect(callbackStatuses(t, handle)).toEqual(['QUEUED', 'SENT', 'DELIVERED', 'READ']);
   });
 
   it('a step of 0 ms runs the whole timeline at once', async () => {
     const t = makeSandboxApp({ stepMs: 0 });
     const { account, handle } = await sendTo(t, '+13125550100');
-    expect(t.transport.runDue()).toBe(3);
+    expect(await t.transport.runDue()).toBe(3);
     expect((await t.statusOf(account, handle)).status).toBe('READ');
   });
 });
@@ -172,9 +172,9 @@ describe('group sends follow their most limiting member', () => {
   for (const [name, numbers, finalStatus, errorCode, wasDowngraded] of cases) {
     it(name, async () => {
       const t = makeSandboxApp();
-      const account = t.createAccount();
+      const account = await t.createAccount();
       const sent = await t.sendVia('/api/send-group-message', account, { numbers, content: 'team', status_callback: CALLBACK_URL });
-      t.steps(5);
+      await t.steps(5);
       const final = await t.statusOf(account, sent.message_handle);
       expect(final, show(final)).toMatchObject({
         status: finalStatus,

@@ -17,22 +17,22 @@ describe('a started sandbox arms one timer for its earliest step', () => {
     t.transport.start();
     expect(vi.getTimerCount()).toBe(0);
 
-    const account = t.createAccount();
+    const account = await t.createAccount();
     const sent = await t.sendVia('/api/send-message', account, { number: '+12125558899', content: 'x', status_callback: CALLBACK_URL });
     expect(vi.getTimerCount()).toBe(1);
 
     /** Both clocks move together, as they do in production. */
-    const advance = (ms: number) => {
+    const advance = async (ms: number) => {
       t.clock.advance(ms);
-      vi.advanceTimersByTime(ms);
+      await vi.advanceTimersByTimeAsync(ms);
     };
-    advance(STEP_MS - 1);
+    await advance(STEP_MS - 1);
     expect(callbackStatuses(t, sent.message_handle)).toEqual(['QUEUED']);
-    advance(1);
+    await advance(1);
     expect(callbackStatuses(t, sent.message_handle)).toEqual(['QUEUED', 'SENT']);
     expect(vi.getTimerCount()).toBe(1);
-    advance(STEP_MS);
-    advance(STEP_MS);
+    await advance(STEP_MS);
+    await advance(STEP_MS);
     expect(callbackStatuses(t, sent.message_handle)).toEqual(['QUEUED', 'SENT', 'DELIVERED', 'READ']);
     // Nothing planned: no timer waits.
     expect(vi.getTimerCount()).toBe(0);
@@ -46,7 +46,7 @@ describe('a started sandbox arms one timer for its earliest step', () => {
   it('an unstarted transport (as in tests) arms nothing', async () => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
     const t = makeSandboxApp();
-    await t.sendVia('/api/send-message', t.createAccount(), { number: '+12125558899', content: 'x' });
+    await t.sendVia('/api/send-message', await t.createAccount(), { number: '+12125558899', content: 'x' });
     expect(vi.getTimerCount()).toBe(0);
   });
 });

@@ -123,7 +123,7 @@ async function accountRoute(world: World, route: Route, operation: OpenApiOperat
 
   const before = await victimView(world);
   const writes = writeCounter(world.t);
-  for (const wrong of wrongCredentials(accountOf(world, 'victim'), accountOf(world, 'attacker'), webhookSecretOf(world))) {
+  for (const wrong of wrongCredentials(accountOf(world, 'victim'), accountOf(world, 'attacker'), await webhookSecretOf(world))) {
     for (const target of targets.slice(0, 2)) {
       const separator = target.query === '' ? '?' : '&';
       const url = `${target.path}${target.query}${wrong.query ? `${separator}${wrong.query}` : ''}`;
@@ -153,14 +153,14 @@ async function accountRoute(world: World, route: Route, operation: OpenApiOperat
   expect(await victimView(world), "the victim's data changed").toEqual(before);
 }
 
-function webhookSecretOf(world: World): string {
+async function webhookSecretOf(world: World): Promise<string> {
   return world.secrets.find((secret) => secret.spellings[0]!.startsWith('whsec_'))!.spellings[0]!;
 }
 
 async function ingestRoute(world: World, route: Route): Promise<void> {
   const target = targetsOf(route, world.victim.owned)[0]!;
   const body = JSON.stringify(target.body);
-  const victimWebhookSecret = webhookSecretOf(world);
+  const victimWebhookSecret = await webhookSecretOf(world);
   const attempts: { name: string; headers: [string, string][] }[] = [
     { name: 'none', headers: [] },
     { name: 'wrong signing secret', headers: [['svc-signing-secret', `${INGEST_SECRET}x`]] },

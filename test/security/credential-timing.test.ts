@@ -21,8 +21,8 @@ const WRONG_SECRET = `sk_${'x'.repeat(43)}`;
 
 const t = makeTestApp();
 afterAll(() => t.db.$client.close());
-for (let filler = 0; filler < 20; filler++) t.createAccount();
-const account = t.createAccount();
+for (let filler = 0; filler < 20; filler++) await t.createAccount();
+const account = await t.createAccount();
 
 function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
@@ -30,7 +30,7 @@ function median(values: number[]): number {
 }
 
 /** The median time of a miss over the median time of a wrong secret. */
-function missOverWrongSecret(check: (keyId: string, secret: string) => unknown): number {
+async function missOverWrongSecret(check: (keyId: string, secret: string) => Promise<unknown>): Promise<number> {
   const known: number[] = [];
   const unknown: number[] = [];
   for (let sample = 0; sample < SAMPLES; sample++) {
@@ -42,20 +42,20 @@ function missOverWrongSecret(check: (keyId: string, secret: string) => unknown):
     if (sample % 2 === 1) pair.reverse();
     for (const [keyId, times] of pair) {
       const started = performance.now();
-      for (let call = 0; call < CALLS_PER_SAMPLE; call++) check(keyId, WRONG_SECRET);
+      for (let call = 0; call < CALLS_PER_SAMPLE; call++) await check(keyId, WRONG_SECRET);
       times.push(performance.now() - started);
     }
   }
   return median(unknown) / median(known);
 }
 
-function expectSameCost(check: (keyId: string, secret: string) => unknown) {
-  expect(check(account.api_key_id, WRONG_SECRET)).toBeUndefined();
-  expect(check('key_unknown', WRONG_SECRET)).toBeUndefined();
-  missOverWrongSecret(check);
+async function expectSameCost(check: (keyId: string, secret: string) => Promise<unknown>) {
+  expect(await check(account.api_key_id, WRONG_SECRET)).toBeUndefined();
+  expect(await check('key_unknown', WRONG_SECRET)).toBeUndefined();
+  await missOverWrongSecret(check);
   const ratios: number[] = [];
   for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
-    const ratio = missOverWrongSecret(check);
+    const ratio = await missOverWrongSecret(check);
     ratios.push(ratio);
     if (Math.abs(1 - ratio) <= TOLERANCE) return;
   }
@@ -63,11 +63,11 @@ function expectSameCost(check: (keyId: string, secret: string) => unknown) {
 }
 
 describe('an unknown key id costs what a wrong secret costs', () => {
-  it('for API credentials', () => {
-    expectSameCost((keyId, secret) => authenticate(t.deps, keyId, secret));
+  it('for API credentials', async () => {
+    await expectSameCost((keyId, secret) => authenticate(t.deps, keyId, secret));
   });
 
-  it('for the inbox login', () => {
-    expectSameCost((keyId, secret) => openInboxSession(t.deps, keyId, secret));
+  it('for the inbox login', async () => {
+    await expectSameCost((keyId, secret) => openInboxSession(t.deps, keyId, secret));
   });
 });

@@ -26,13 +26,13 @@ function numberSpellings(e164: string): string[] {
   ];
 }
 
-function victimSecrets(t: TestApp, account: TestAccount, owned: Owned, webhookSecret: string): Secret[] {
+async function victimSecrets(t: TestApp, account: TestAccount, owned: Owned, webhookSecret: string): Promise<Secret[]> {
   const ids = [...owned.handles, ...owned.groupIds, ...owned.cids, ...owned.deliveryIds, ...owned.transportHandles];
   const texts = [
     account.email,
     account.api_key_id,
     account.api_secret_key,
-    t.store.accounts.findByKeyId(account.api_key_id)!.id,
+    (await t.store.accounts.findByKeyId(account.api_key_id))!.id,
     webhookSecret,
     ...owned.urls,
     'Firstvictim',
@@ -51,10 +51,10 @@ function victimSecrets(t: TestApp, account: TestAccount, owned: Owned, webhookSe
 
 export async function makeWorld() {
   const t = makeTestApp({ ingestSecrets: [INGEST_SECRET] });
-  const victim = await populate(t, t.createAccount({ email: 'victim@example.com' }), VICTIM_PEOPLE, 'victim');
-  const attacker = await populate(t, t.createAccount({ email: 'attacker@example.com' }), ATTACKER_PEOPLE, 'attacker');
+  const victim = await populate(t, await t.createAccount({ email: 'victim@example.com' }), VICTIM_PEOPLE, 'victim');
+  const attacker = await populate(t, await t.createAccount({ email: 'attacker@example.com' }), ATTACKER_PEOPLE, 'attacker');
   const settings = await t.call('GET', '/accounts/webhooks', victim.account);
-  const secrets = victimSecrets(t, victim.account, victim.owned, settings.body.secret);
+  const secrets = await victimSecrets(t, victim.account, victim.owned, settings.body.secret);
   const doc: OpenApiDocument = await openApiDocument(t.app);
   return { t, victim, attacker, secrets, doc, said: [] as string[] };
 }

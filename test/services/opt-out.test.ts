@@ -37,18 +37,18 @@ describe('optOutIntent', () => {
 describe('STOP and START from the end user', () => {
   it('STOP opts the sender out, marks the message and its receive webhook, and refuses later sends with "opted out"', async () => {
     const t = makeTestApp();
-    const account = t.createAccount({ receiveWebhook: RECEIVE_WEBHOOK });
+    const account = await t.createAccount({ receiveWebhook: RECEIVE_WEBHOOK });
     const stop = await inbound(t, account, ' Stop ');
     expect(stop.status, show(stop.body)).toBe(200);
     expect(await optOutOf(t, account)).toBe(true);
     expect(payloadsFor(t, stop.body.message_handle)).toEqual([expect.objectContaining({ content: ' Stop ', opted_out: true })]);
-    expect(t.store.messages.findByHandle(accountRow(t, account).id, stop.body.message_handle)?.optedOut).toBe(true);
+    expect((await t.store.messages.findByHandle((await accountRow(t, account)).id, stop.body.message_handle))?.optedOut).toBe(true);
 
     const refused = await t.call('POST', '/api/send-message', account, { number: ALICE, content: 'one more?' });
     expect(refused.status).toBe(400);
     expect(refused.body).toMatchObject({ status: 'ERROR', error_code: 4000 });
     expect(refused.body.error_message).toContain('opted out');
-    expect(() => refuseIfOptedOut(t.deps, accountRow(t, account).id, ALICE)).toThrow(/opted out/);
+    await expect(refuseIfOptedOut(t.deps, (await accountRow(t, account)).id, ALICE)).rejects.toThrow(/opted out/);
 
     const start = await inbound(t, account, 'START');
     expect(await optOutOf(t, account)).toBe(false);
@@ -58,13 +58,13 @@ describe('STOP and START from the end user', () => {
 
   it('an ordinary message carries opted_out false and changes nothing; STOP from an unknown number creates its contact', async () => {
     const t = makeTestApp();
-    const account = t.createAccount({ receiveWebhook: RECEIVE_WEBHOOK });
+    const account = await t.createAccount({ receiveWebhook: RECEIVE_WEBHOOK });
     const hello = await inbound(t, account, 'stop by later?');
     expect(payloadsFor(t, hello.body.message_handle)[0].opted_out).toBe(false);
     expect(await optOutOf(t, account)).toBe(false);
 
-    t.store.webhookSubscriptions.add({
-      accountId: accountRow(t, account).id,
+    await t.store.webhookSubscriptions.add({
+      accountId: (await accountRow(t, account)).id,
       type: 'contact_created',
       url: 'https://hooks.example.com/contacts',
       secret: null,
@@ -80,17 +80,17 @@ describe('STOP and START from the end user', () => {
 
   it('holds for messages the upstream transport delivers (relay mode) too', async () => {
     const t = makeTestApp();
-    const account = t.createAccount();
+    const account = await t.createAccount();
     const inbound = { from: ALICE, mediaUrl: '', service: 'iMessage', source: 'upstream', toNumber: account.numbers[0]! } as const;
-    receiveFromTransport(t.deps, { ...inbound, content: 'cancel', transportHandle: 'up-1' });
+    await receiveFromTransport(t.deps, { ...inbound, content: 'cancel', transportHandle: 'up-1' });
     expect(await optOutOf(t, account)).toBe(true);
-    receiveFromTransport(t.deps, { ...inbound, content: 'Unstop', transportHandle: 'up-2' });
+    await receiveFromTransport(t.deps, { ...inbound, content: 'Unstop', transportHandle: 'up-2' });
     expect(await optOutOf(t, account)).toBe(false);
   });
 
   it('a group send with an opted-out member is refused and queues nothing', async () => {
     const t = makeTestApp();
-    const account = t.createAccount();
+    const account = await t.createAccount();
     const group = await t.call('POST', '/api/send-group-message', account, { numbers: [ALICE, BOB], content: 'hi all' });
     expect(group.status).toBe(202);
     await inbound(t, account, 'QUIT', BOB);

@@ -38,10 +38,10 @@ function messagesOf(t: TestApp, account: AccountRow) {
   return t.store.messages.list(account.id, {}, 1_000, 0);
 }
 
-function expectAppError(work: () => unknown, code: number): void {
+async function expectAppError(work: () => Promise<unknown>, code: number): Promise<void> {
   let thrown: unknown;
   try {
-    work();
+    await work();
   } catch (error) {
     thrown = error;
   }
@@ -50,7 +50,7 @@ function expectAppError(work: () => unknown, code: number): void {
 }
 
 async function contactView(t: TestApp, account: TestAccount, phone: string) {
-  const contact = t.store.contacts.findByPhone(accountRow(t, account).id, phone);
+  const contact = await t.store.contacts.findByPhone((await accountRow(t, account)).id, phone);
   expect(contact, `no contact for ${phone}`).toBeDefined();
   const reply = await t.call('GET', `/accounts/contacts/${contact!.id}`, account);
   expect(reply.status, show(reply.body)).toBe(200);
@@ -58,20 +58,20 @@ async function contactView(t: TestApp, account: TestAccount, phone: string) {
 }
 
 /** A sapphire account with one receive webhook. */
-function setUp(input: { receiveWebhook?: string | undefined; numbers?: number } = { receiveWebhook: RECEIVE_URL }) {
+async function setUp(input: { receiveWebhook?: string | undefined; numbers?: number } = { receiveWebhook: RECEIVE_URL }) {
   const t = makeTestApp();
-  const account = t.createAccount(input);
-  return { t, account, row: accountRow(t, account) };
+  const account = await t.createAccount(input);
+  return { t, account, row: await accountRow(t, account) };
 }
 
 describe('receiveInbound: one-to-one', () => {
   it('creates the contact, pins the sender to a line and updates the conversation summary', async () => {
-    const { t, account, row } = setUp();
-    const { message, created } = receiveInbound(t.deps, row, inbound());
+    const { t, account, row } = await setUp();
+    const { message, created } = await receiveInbound(t.deps, row, inbound());
     expect(created).toBe(true);
     expect(message).toMatchObject({ isOutbound: false, status: 'RECEIVED', messageType: 'message', number: ALICE, content: 'hello there' });
     expect(account.numbers).toContain(message.lineNumber);
-    expect(t.store.accounts.findPinnedLine(row.id, ALICE)).toBe(message.lineNumber);
+    expect(await t.store.accounts.findPinnedLine(row.id, ALICE)).toBe(message.lineNumber);
 
     const contact = await contactView(t, account, ALICE);
     expect(contact, show(contact)).toMatchObject({
@@ -80,29 +80,29 @@ describe('receiveInbound: one-to-one', () => {
       last_date: '2026-11-23T09:30:00.000Z',
       is_unread: true,
     });
-    expect(t.store.contacts.findByPhone(row.id, ALICE)!.id).toBe(message.contactId);
+    expect((await t.store.contacts.findByPhone(row.id, ALICE))!.id).toBe(message.contactId);
 
     t.clock.advance(60_000);
-    const reply = send(t, account, { number: ALICE, content: 'our answer' });
+    const reply = await send(t, account, { number: ALICE, content: 'our answer' });
     expect(reply.from_number, 'our answer goes out on the line the person wrote to').toBe(message.lineNumber);
     const after = await contactView(t, account, ALICE);
     expect(after, show(after)).toMatchObject({ previewText: 'our answer', last_date: '2026-11-23T09:31:00.000Z', is_unread: false });
   });
 
   it('keeps a person already pinned on their line, and shows a media-only message by its URL', async () => {
-    const { t, account, row } = setUp();
-    const line = send(t, account, { number: BOB }).from_number;
+    const { t, account, row } = await setUp();
+    const line = (await send(t, account, { number: BOB })).from_number;
     t.clock.advance(1_000);
-    const { message } = receiveInbound(t.deps, row, inbound({ from: BOB, content: '', mediaUrl: 'https://cdn.example.com/cat.png' }));
+    const { message } = await receiveInbound(t.deps, row, inbound({ from: BOB, content: '', mediaUrl: 'https://cdn.example.com/cat.png' }));
     expect(message.lineNumber).toBe(line);
     const contact = await contactView(t, account, BOB);
     expect(contact, show(contact)).toMatchObject({ previewText: 'https://cdn.example.com/cat.png', is_unread: true });
   });
 
-  it('queues one receive webhook per URL with the contract’s fields', () => {
-    const { t, account, row } = setUp();
-    addReceiveUrl(t.deps, row.id, 'https://second.example.com/in', t.clock.now() + 1);
-    const { message } = receiveInbound(t.deps, row, inbound({ service: 'SMS' }));
+  it('queues one receive webhook per URL with the contract’s fields', async () => {
+    const { t, account, row } = await setUp();
+    await addReceiveUrl(t.deps, row.id, 'https://second.example.com/in', t.clock.now() + 1);
+    const { message } = await receiveInbound(t.deps, row, inbound({ service: 'SMS' }));
 
     const rows = outboxFor(t, message.handle);
     expect(rows.map((r) => [r.eventType, r.url, r.state])).toEqual([
@@ -132,11 +132,11 @@ describe('receiveInbound: one-to-one', () => {
     });
   });
 
-  it('queues nothing when the account has no receive webhook', () => {
-    const { t, row } = setUp({ receiveWebhook: undefined });
+  it('queues nothing when the account has no receive webhook', async () => {
+    const { t, row } = await setUp({ receiveWebhook: undefined });
     const signals: string[] = [];
     t.notifier.subscribe({ outboxWritten: () => signals.push('outbox') });
-    const { message } = receiveInbound(t.deps, row, inbound());
+    const { message } = await receiveInbound(t.deps, row, inbound());
     expect(message.status).toBe('RECEIVED');
     expect(outboxFor(t, message.handle)).toEqual([]);
   });
@@ -144,10 +144,10 @@ describe('receiveInbound: one-to-one', () => {
 
 describe('receiveInbound: groups', () => {
   it('stores a member’s message in the group, listed with the group’s sends, with the group fields in the webhook', async () => {
-    const { t, account, row } = setUp();
-    const sent = sendGroup(t, account, { numbers: [ALICE, BOB, CAROL] });
+    const { t, account, row } = await setUp();
+    const sent = await sendGroup(t, account, { numbers: [ALICE, BOB, CAROL] });
     t.clock.advance(5_000);
-    const { message } = receiveInbound(t.deps, row, inbound({ from: BOB, content: 'reply all', groupId: sent.group_id }));
+    const { message } = await receiveInbound(t.deps, row, inbound({ from: BOB, content: 'reply all', groupId: sent.group_id }));
     expect(message).toMatchObject({ messageType: 'group', groupId: sent.group_id, number: BOB, lineNumber: sent.from_number });
 
     const listed = await t.call('GET', `/accounts/messages?group_id=${sent.group_id}`, account);
@@ -170,109 +170,115 @@ describe('receiveInbound: groups', () => {
     expect([...payload.participants].sort()).toEqual([ALICE, BOB, CAROL, sent.from_number].sort());
   });
 
-  it('refuses a sender who is not a member (4000) and another account’s group (4040), writing nothing', () => {
-    const { t, account, row } = setUp();
-    const other = t.createAccount();
-    const ours = sendGroup(t, account, { numbers: [ALICE, BOB] });
-    const theirs = sendGroup(t, other, { numbers: [ALICE, BOB] });
-    const before = messagesOf(t, row).length;
+  it('refuses a sender who is not a member (4000) and another account’s group (4040), writing nothing', async () => {
+    const { t, account, row } = await setUp();
+    const other = await t.createAccount();
+    const ours = await sendGroup(t, account, { numbers: [ALICE, BOB] });
+    const theirs = await sendGroup(t, other, { numbers: [ALICE, BOB] });
+    const before = (await messagesOf(t, row)).length;
 
-    expectAppError(() => receiveInbound(t.deps, row, inbound({ from: DAVE, groupId: ours.group_id })), 4000);
-    expectAppError(() => receiveInbound(t.deps, row, inbound({ from: ALICE, groupId: theirs.group_id })), 4040);
-    expect(messagesOf(t, row)).toHaveLength(before);
-    expect(t.store.contacts.findByPhone(row.id, DAVE), 'no contact created for the refused sender').toBeUndefined();
+    await expectAppError(() => receiveInbound(t.deps, row, inbound({ from: DAVE, groupId: ours.group_id })), 4000);
+    await expectAppError(() => receiveInbound(t.deps, row, inbound({ from: ALICE, groupId: theirs.group_id })), 4040);
+    expect(await messagesOf(t, row)).toHaveLength(before);
+    expect(await t.store.contacts.findByPhone(row.id, DAVE), 'no contact created for the refused sender').toBeUndefined();
   });
 });
 
 describe('receiveFromTransport: which account', () => {
-  it('goes to the owner of the line written to, even when another account talked to the sender since', () => {
+  it('goes to the owner of the line written to, even when another account talked to the sender since', async () => {
     const t = makeTestApp();
-    const first = t.createAccount();
-    const second = t.createAccount();
-    send(t, first, { number: ALICE });
+    const first = await t.createAccount();
+    const second = await t.createAccount();
+    await send(t, first, { number: ALICE });
     t.clock.advance(1_000);
-    send(t, second, { number: ALICE });
+    await send(t, second, { number: ALICE });
 
-    const toFirstLine = routed(receiveFromTransport(t.deps, fromTransport(first.numbers[1]!))).message;
-    expect(toFirstLine.accountId).toBe(accountRow(t, first).id);
-    expect(messagesOf(t, accountRow(t, second)).filter((m) => !m.isOutbound)).toEqual([]);
+    const toFirstLine = routed(await receiveFromTransport(t.deps, fromTransport(first.numbers[1]!))).message;
+    expect(toFirstLine.accountId).toBe((await accountRow(t, first)).id);
+    expect((await messagesOf(t, await accountRow(t, second))).filter((m) => !m.isOutbound)).toEqual([]);
   });
 
-  it('keeps a message to a line no account owns as unrouted, in no account, even one in touch with the sender', () => {
+  it('keeps a message to a line no account owns as unrouted, in no account, even one in touch with the sender', async () => {
     const t = makeTestApp();
-    const account = t.createAccount();
-    send(t, account, { number: ALICE });
-    const outcome = receiveFromTransport(t.deps, fromTransport('+12025550123', { transportHandle: 'up-unrouted-1' }));
+    const account = await t.createAccount();
+    await send(t, account, { number: ALICE });
+    const outcome = await receiveFromTransport(t.deps, fromTransport('+12025550123', { transportHandle: 'up-unrouted-1' }));
     expect(outcome).toEqual({ routed: false, created: true });
     expect(
-      receiveFromTransport(t.deps, fromTransport('+12025550123', { transportHandle: 'up-unrouted-1' })),
+      await receiveFromTransport(t.deps, fromTransport('+12025550123', { transportHandle: 'up-unrouted-1' })),
       'a redelivery is kept once',
     ).toEqual({
       routed: false,
       created: false,
     });
-    expect(messagesOf(t, accountRow(t, account)).filter((m) => !m.isOutbound)).toEqual([]);
-    expect(t.store.unrouted.latest(10).map((m) => [m.fromNumber, m.toNumber, m.content])).toEqual([
+    expect((await messagesOf(t, await accountRow(t, account))).filter((m) => !m.isOutbound)).toEqual([]);
+    expect((await t.store.unrouted.latest(10)).map((m) => [m.fromNumber, m.toNumber, m.content])).toEqual([
       [ALICE, '+12025550123', 'over the wire'],
     ]);
   });
 
-  it('stores one message for one transport handle delivered twice', () => {
-    const { t, account, row } = setUp();
-    const first = routed(receiveFromTransport(t.deps, fromTransport(account.numbers[0]!, { transportHandle: 'up-msg-1' })));
+  it('stores one message for one transport handle delivered twice', async () => {
+    const { t, account, row } = await setUp();
+    const first = routed(await receiveFromTransport(t.deps, fromTransport(account.numbers[0]!, { transportHandle: 'up-msg-1' })));
     t.clock.advance(1_000);
-    const again = routed(receiveFromTransport(t.deps, fromTransport(account.numbers[0]!, { transportHandle: 'up-msg-1' })));
+    const again = routed(await receiveFromTransport(t.deps, fromTransport(account.numbers[0]!, { transportHandle: 'up-msg-1' })));
     expect([first.created, again.created]).toEqual([true, false]);
     expect(again.message.handle).toBe(first.message.handle);
-    expect(messagesOf(t, row)).toHaveLength(1);
+    expect(await messagesOf(t, row)).toHaveLength(1);
     expect(outboxFor(t, first.message.handle)).toHaveLength(1);
   });
 
-  it('stores a message on the line the sender wrote to', () => {
-    const { t, account } = setUp({ receiveWebhook: RECEIVE_URL, numbers: 2 });
+  it('stores a message on the line the sender wrote to', async () => {
+    const { t, account } = await setUp({ receiveWebhook: RECEIVE_URL, numbers: 2 });
     // BOB takes the least-loaded line first, so the other line is the one ALICE's message names.
-    const bobLine = send(t, account, { number: BOB }).from_number;
+    const bobLine = (await send(t, account, { number: BOB })).from_number;
     const aliceWroteTo = account.numbers.find((line) => line !== bobLine)!;
-    send(t, account, { number: CAROL });
-    const { message } = routed(receiveFromTransport(t.deps, fromTransport(aliceWroteTo)));
+    await send(t, account, { number: CAROL });
+    const { message } = routed(await receiveFromTransport(t.deps, fromTransport(aliceWroteTo)));
     expect(message.lineNumber, `ALICE wrote to ${aliceWroteTo}`).toBe(aliceWroteTo);
     expect(payloadsFor(t, message.handle)[0].to_number).toBe(aliceWroteTo);
   });
 });
 
 describe('receiveFromTransport: groups', () => {
-  it('adopts the account’s group with the same people for an unknown transport group id, and keeps using it', () => {
-    const { t, account, row } = setUp();
-    const sent = sendGroup(t, account, { numbers: [ALICE, BOB] });
+  it('adopts the account’s group with the same people for an unknown transport group id, and keeps using it', async () => {
+    const { t, account, row } = await setUp();
+    const sent = await sendGroup(t, account, { numbers: [ALICE, BOB] });
     const line = sent.from_number as string;
     const first = routed(
-      receiveFromTransport(t.deps, fromTransport(line, { from: ALICE, transportGroupId: 'up-group-7', participants: [ALICE, BOB, line] })),
+      await receiveFromTransport(
+        t.deps,
+        fromTransport(line, { from: ALICE, transportGroupId: 'up-group-7', participants: [ALICE, BOB, line] }),
+      ),
     ).message;
     expect(first.groupId).toBe(sent.group_id);
-    expect(t.store.groups.findById(row.id, sent.group_id)!.transportGroupId).toBe('up-group-7');
+    expect((await t.store.groups.findById(row.id, sent.group_id))!.transportGroupId).toBe('up-group-7');
 
-    const second = routed(receiveFromTransport(t.deps, fromTransport(line, { from: BOB, transportGroupId: 'up-group-7' }))).message;
+    const second = routed(await receiveFromTransport(t.deps, fromTransport(line, { from: BOB, transportGroupId: 'up-group-7' }))).message;
     expect([second.groupId, second.accountId]).toEqual([sent.group_id, row.id]);
   });
 
-  it('creates a group for new people under the transport’s id; later messages and sends to the same people use it', () => {
-    const { t, account, row } = setUp();
+  it('creates a group for new people under the transport’s id; later messages and sends to the same people use it', async () => {
+    const { t, account, row } = await setUp();
     // CAROL is pinned to one line; the transport's group chat is on the other.
-    const carolLine = send(t, account, { number: CAROL }).from_number;
+    const carolLine = (await send(t, account, { number: CAROL })).from_number;
     const line = account.numbers.find((number) => number !== carolLine)!;
     const first = routed(
-      receiveFromTransport(t.deps, fromTransport(line, { from: CAROL, transportGroupId: 'up-group-9', participants: [CAROL, DAVE, line] })),
+      await receiveFromTransport(
+        t.deps,
+        fromTransport(line, { from: CAROL, transportGroupId: 'up-group-9', participants: [CAROL, DAVE, line] }),
+      ),
     ).message;
     expect(first.groupId).not.toBeNull();
-    const group = t.store.groups.findById(row.id, first.groupId!)!;
+    const group = (await t.store.groups.findById(row.id, first.groupId!))!;
     expect(group.transportGroupId).toBe('up-group-9');
-    expect([...t.store.groups.members(group.id)].sort()).toEqual([CAROL, DAVE]);
+    expect([...(await t.store.groups.members(group.id))].sort()).toEqual([CAROL, DAVE]);
     expect(group.lineNumber, 'the group lives on the line its members wrote to').toBe(line);
-    expect(t.store.contacts.findByPhone(row.id, DAVE), 'members become contacts').toBeDefined();
+    expect(await t.store.contacts.findByPhone(row.id, DAVE), 'members become contacts').toBeDefined();
 
-    const second = routed(receiveFromTransport(t.deps, fromTransport(line, { from: DAVE, transportGroupId: 'up-group-9' }))).message;
+    const second = routed(await receiveFromTransport(t.deps, fromTransport(line, { from: DAVE, transportGroupId: 'up-group-9' }))).message;
     expect(second.groupId).toBe(group.id);
-    const ourSend = sendGroup(t, account, { numbers: [DAVE, CAROL] });
+    const ourSend = await sendGroup(t, account, { numbers: [DAVE, CAROL] });
     expect(ourSend.group_id, 'sent and received messages list together under one group_id').toBe(group.id);
     const payload = payloadsFor(t, second.handle)[0];
     expect([...payload.participants].sort()).toEqual([CAROL, DAVE, line].sort());

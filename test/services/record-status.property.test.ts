@@ -63,26 +63,27 @@ const feed: fc.Arbitrary<{ timeline: MessageStatus[]; copies: Copy[] }> = fc
   });
 
 describe('recordStatus over random orders and duplications of a message’s events', () => {
-  it('never regresses, ends at the highest status, and calls back each applied status once, in order', () => {
+  it('never regresses, ends at the highest status, and calls back each applied status once, in order', async () => {
     const t = makeTestApp();
-    const account = t.createAccount();
+    const account = await t.createAccount();
     let run = 0;
 
-    fc.assert(
-      fc.property(feed, ({ timeline: statuses, copies }) => {
+    await fc.assert(
+      fc.asyncProperty(feed, async ({ timeline: statuses, copies }) => {
         run += 1;
-        const sent = send(t, account, { content: `run ${run}` });
+        const sent = await send(t, account, { content: `run ${run}` });
         const handle = sent.message_handle;
         const seenIds = new Set<string>();
         const kept: Copy[] = [];
         let lastDateUpdated = Date.parse(sent.date_updated);
-        const context = () => `timeline ${show(statuses)}\nfed ${show(copies)}\nhistory ${show(t.store.messages.history(handle))}`;
+        const context = async () =>
+          `timeline ${show(statuses)}\nfed ${show(copies)}\nhistory ${show(await t.store.messages.history(handle))}`;
 
         for (const copy of copies) {
           t.clock.advance(copy.clockStepMs);
           // Ids are per run so runs sharing this database never collide.
           const sourceEventId = copy.eventId === null ? null : `${handle}/${copy.eventId}`;
-          const outcome: RecordOutcome = recordStatus(t.deps, {
+          const outcome: RecordOutcome = await recordStatus(t.deps, {
             handle,
             status: copy.status,
             errorCode: copy.errorCode,
@@ -90,18 +91,18 @@ describe('recordStatus over random orders and duplications of a message’s even
             sourceEventId,
           });
           const duplicate = sourceEventId !== null && seenIds.has(sourceEventId);
-          expect(outcome === 'duplicate_event', `${copy.status} ${sourceEventId} -> ${outcome}\n${context()}`).toBe(duplicate);
+          expect(outcome === 'duplicate_event', `${copy.status} ${sourceEventId} -> ${outcome}\n${await context()}`).toBe(duplicate);
           if (sourceEventId !== null) seenIds.add(sourceEventId);
           if (!duplicate) kept.push(copy);
 
-          const message = t.store.messages.findByAnyHandle(handle)!;
-          expect(message.dateUpdated, `date_updated went backwards\n${context()}`).toBeGreaterThanOrEqual(lastDateUpdated);
+          const message = (await t.store.messages.findByAnyHandle(handle))!;
+          expect(message.dateUpdated, `date_updated went backwards\n${await context()}`).toBeGreaterThanOrEqual(lastDateUpdated);
           lastDateUpdated = message.dateUpdated;
         }
 
-        const message = t.store.messages.findByAnyHandle(handle)!;
+        const message = (await t.store.messages.findByAnyHandle(handle))!;
         const callbacks = callbackStatuses(t, handle);
-        const report = `final ${message.status}, callbacks ${show(callbacks)}\n${context()}`;
+        const report = `final ${message.status}, callbacks ${show(callbacks)}\n${await context()}`;
 
         if (statuses.includes('ERROR')) {
           const firstError = kept.findIndex((copy) => copy.status === 'ERROR');
@@ -116,7 +117,7 @@ describe('recordStatus over random orders and duplications of a message’s even
           expect(message.errorCode, report).toBeNull();
         }
 
-        const history = t.store.messages.history(handle);
+        const history = await t.store.messages.history(handle);
         const received = history.filter((event) => event.source === SOURCE && !event.implied);
         expect(received.length, report).toBe(kept.length);
         expect(received.map((event) => event.status).sort(), report).toEqual(kept.map((copy) => copy.status).sort());

@@ -16,17 +16,17 @@ function report(handle: string, status: StatusReport['status'], extra: Partial<S
 }
 
 /** A message sent with a status callback, and a counter of the notifier's outbox signals. */
-function setUp() {
+async function setUp() {
   const t = makeTestApp();
-  const account = t.createAccount();
+  const account = await t.createAccount();
   const signals = { outboxWritten: 0 };
   t.notifier.subscribe({ outboxWritten: () => (signals.outboxWritten += 1) });
-  const handle = send(t, account).message_handle;
+  const handle = (await send(t, account)).message_handle;
   return { t, account, handle, signals };
 }
 
-function statusOf(t: TestApp, handle: string) {
-  return t.store.messages.findByAnyHandle(handle)!;
+async function statusOf(t: TestApp, handle: string) {
+  return (await t.store.messages.findByAnyHandle(handle))!;
 }
 
 async function statusView(t: TestApp, account: TestAccount, handle: string) {
@@ -55,19 +55,19 @@ const CALLBACK_FIELDS = [
 ];
 
 describe('recordStatus: order', () => {
-  it('DELIVERED before SENT records SENT as implied, calls back SENT then DELIVERED, and the late SENT changes nothing', () => {
-    const { t, handle, signals } = setUp();
+  it('DELIVERED before SENT records SENT as implied, calls back SENT then DELIVERED, and the late SENT changes nothing', async () => {
+    const { t, handle, signals } = await setUp();
     const before = signals.outboxWritten;
     t.clock.advance(1_000);
-    expect(recordStatus(t.deps, report(handle, 'DELIVERED'))).toBe('applied');
+    expect(await recordStatus(t.deps, report(handle, 'DELIVERED'))).toBe('applied');
     expect(signals.outboxWritten).toBe(before + 1);
     t.clock.advance(1_000);
-    expect(recordStatus(t.deps, report(handle, 'SENT'))).toBe('not_applied');
+    expect(await recordStatus(t.deps, report(handle, 'SENT'))).toBe('not_applied');
     expect(signals.outboxWritten, 'nothing new to dispatch').toBe(before + 1);
 
-    expect(statusOf(t, handle).status).toBe('DELIVERED');
+    expect((await statusOf(t, handle)).status).toBe('DELIVERED');
     expect(callbackStatuses(t, handle)).toEqual(['QUEUED', 'SENT', 'DELIVERED']);
-    const history = t.store.messages.history(handle).map((e) => [e.status, e.applied, e.implied, e.notAppliedReason]);
+    const history = (await t.store.messages.history(handle)).map((e) => [e.status, e.applied, e.implied, e.notAppliedReason]);
     expect(history, show(history)).toEqual([
       ['QUEUED', true, false, null],
       ['SENT', true, true, null],
@@ -76,119 +76,127 @@ describe('recordStatus: order', () => {
     ]);
   });
 
-  it('ERROR after DELIVERED is kept in the history as stale and not applied', () => {
-    const { t, handle } = setUp();
-    recordStatus(t.deps, report(handle, 'SENT'));
-    recordStatus(t.deps, report(handle, 'DELIVERED'));
-    expect(recordStatus(t.deps, report(handle, 'ERROR', { errorCode: 10001 }))).toBe('not_applied');
-    const message = statusOf(t, handle);
+  it('ERROR after DELIVERED is kept in the history as stale and not applied', async () => {
+    const { t, handle } = await setUp();
+    await recordStatus(t.deps, report(handle, 'SENT'));
+    await recordStatus(t.deps, report(handle, 'DELIVERED'));
+    expect(await recordStatus(t.deps, report(handle, 'ERROR', { errorCode: 10001 }))).toBe('not_applied');
+    const message = await statusOf(t, handle);
     expect([message.status, message.errorCode, message.errorMessage]).toEqual(['DELIVERED', null, null]);
     expect(callbackStatuses(t, handle)).toEqual(['QUEUED', 'SENT', 'DELIVERED']);
-    expect(t.store.messages.history(handle).at(-1)).toMatchObject({ status: 'ERROR', applied: false, notAppliedReason: 'stale' });
+    expect((await t.store.messages.history(handle)).at(-1)).toMatchObject({ status: 'ERROR', applied: false, notAppliedReason: 'stale' });
   });
 
-  it('nothing moves a message out of ERROR or READ', () => {
-    const { t, account, handle } = setUp();
-    recordStatus(t.deps, report(handle, 'ERROR', { errorCode: 10001 }));
-    expect(recordStatus(t.deps, report(handle, 'DELIVERED'))).toBe('not_applied');
-    const read = send(t, account).message_handle;
-    recordStatus(t.deps, report(read, 'READ'));
-    expect(recordStatus(t.deps, report(read, 'ERROR'))).toBe('not_applied');
-    expect([statusOf(t, handle).status, statusOf(t, read).status]).toEqual(['ERROR', 'READ']);
+  it('nothing moves a message out of ERROR or READ', async () => {
+    const { t, account, handle } = await setUp();
+    await recordStatus(t.deps, report(handle, 'ERROR', { errorCode: 10001 }));
+    expect(await recordStatus(t.deps, report(handle, 'DELIVERED'))).toBe('not_applied');
+    const read = (await send(t, account)).message_handle;
+    await recordStatus(t.deps, report(read, 'READ'));
+    expect(await recordStatus(t.deps, report(read, 'ERROR'))).toBe('not_applied');
+    expect([(await statusOf(t, handle)).status, (await statusOf(t, read)).status]).toEqual(['ERROR', 'READ']);
     expect(callbackStatuses(t, read)).toEqual(['QUEUED', 'SENT', 'DELIVERED', 'READ']);
-    expect(t.store.messages.history(read).at(-1)).toMatchObject({ status: 'ERROR', applied: false, notAppliedReason: 'final' });
+    expect((await t.store.messages.history(read)).at(-1)).toMatchObject({ status: 'ERROR', applied: false, notAppliedReason: 'final' });
   });
 
-  it('a status event for an inbound message is recorded but never applied', () => {
-    const { t, account } = setUp();
-    const inbound = receiveInbound(t.deps, accountRow(t, account), {
+  it('a status event for an inbound message is recorded but never applied', async () => {
+    const { t, account } = await setUp();
+    const inbound = await receiveInbound(t.deps, await accountRow(t, account), {
       from: ALICE,
       content: 'hi',
       mediaUrl: '',
       service: 'iMessage',
       source: SOURCE,
     });
-    expect(recordStatus(t.deps, report(inbound.message.handle, 'DELIVERED'))).toBe('not_applied');
-    expect(statusOf(t, inbound.message.handle).status).toBe('RECEIVED');
-    expect(t.store.messages.history(inbound.message.handle).at(-1)).toMatchObject({ applied: false, notAppliedReason: 'inbound' });
+    expect(await recordStatus(t.deps, report(inbound.message.handle, 'DELIVERED'))).toBe('not_applied');
+    expect((await statusOf(t, inbound.message.handle)).status).toBe('RECEIVED');
+    expect((await t.store.messages.history(inbound.message.handle)).at(-1)).toMatchObject({ applied: false, notAppliedReason: 'inbound' });
   });
 });
 
 describe('recordStatus: duplicates', () => {
-  it('the same source event id twice is one event: duplicate_event and one history row', () => {
-    const { t, handle } = setUp();
-    expect(recordStatus(t.deps, report(handle, 'SENT', { sourceEventId: 'evt-1' }))).toBe('applied');
-    expect(recordStatus(t.deps, report(handle, 'SENT', { sourceEventId: 'evt-1' }))).toBe('duplicate_event');
+  it('the same source event id twice is one event: duplicate_event and one history row', async () => {
+    const { t, handle } = await setUp();
+    expect(await recordStatus(t.deps, report(handle, 'SENT', { sourceEventId: 'evt-1' }))).toBe('applied');
+    expect(await recordStatus(t.deps, report(handle, 'SENT', { sourceEventId: 'evt-1' }))).toBe('duplicate_event');
     // Even once the message moved on, the redelivered event is recognised by its id, not judged stale.
-    recordStatus(t.deps, report(handle, 'DELIVERED'));
-    expect(recordStatus(t.deps, report(handle, 'SENT', { sourceEventId: 'evt-1' }))).toBe('duplicate_event');
-    const sentRows = t.store.messages.history(handle).filter((event) => event.status === 'SENT');
+    await recordStatus(t.deps, report(handle, 'DELIVERED'));
+    expect(await recordStatus(t.deps, report(handle, 'SENT', { sourceEventId: 'evt-1' }))).toBe('duplicate_event');
+    const sentRows = (await t.store.messages.history(handle)).filter((event) => event.status === 'SENT');
     expect(sentRows, show(sentRows)).toHaveLength(1);
     expect(callbackStatuses(t, handle)).toEqual(['QUEUED', 'SENT', 'DELIVERED']);
   });
 
-  it('the same status again without an id is kept in the history as a duplicate, with no second callback', () => {
-    const { t, handle } = setUp();
-    recordStatus(t.deps, report(handle, 'SENT'));
-    expect(recordStatus(t.deps, report(handle, 'SENT'))).toBe('not_applied');
-    expect(t.store.messages.history(handle).at(-1)).toMatchObject({ status: 'SENT', applied: false, notAppliedReason: 'duplicate' });
+  it('the same status again without an id is kept in the history as a duplicate, with no second callback', async () => {
+    const { t, handle } = await setUp();
+    await recordStatus(t.deps, report(handle, 'SENT'));
+    expect(await recordStatus(t.deps, report(handle, 'SENT'))).toBe('not_applied');
+    expect((await t.store.messages.history(handle)).at(-1)).toMatchObject({
+      status: 'SENT',
+      applied: false,
+      notAppliedReason: 'duplicate',
+    });
     expect(callbackStatuses(t, handle)).toEqual(['QUEUED', 'SENT']);
   });
 
-  it('ids are per reporter: another source may use the same event id', () => {
-    const { t, handle } = setUp();
-    recordStatus(t.deps, report(handle, 'SENT', { sourceEventId: 'evt-1' }));
-    expect(recordStatus(t.deps, report(handle, 'DELIVERED', { source: 'other', sourceEventId: 'evt-1' }))).toBe('applied');
+  it('ids are per reporter: another source may use the same event id', async () => {
+    const { t, handle } = await setUp();
+    await recordStatus(t.deps, report(handle, 'SENT', { sourceEventId: 'evt-1' }));
+    expect(await recordStatus(t.deps, report(handle, 'DELIVERED', { source: 'other', sourceEventId: 'evt-1' }))).toBe('applied');
   });
 });
 
 describe('recordStatus: events before their handle is known', () => {
-  it('keeps an event for an unknown handle and applies it when the hand-over stores that transport handle', () => {
-    const { t, handle, signals } = setUp();
-    expect(recordStatus(t.deps, report('upstream-42', 'DELIVERED', { sourceEventId: 'up-1' }))).toBe('unknown_handle');
-    expect(recordStatus(t.deps, report('upstream-42', 'DELIVERED', { sourceEventId: 'up-1' }))).toBe('duplicate_event');
-    expect(recordStatus(t.deps, report('upstream-42', 'SENT'))).toBe('unknown_handle');
+  it('keeps an event for an unknown handle and applies it when the hand-over stores that transport handle', async () => {
+    const { t, handle, signals } = await setUp();
+    expect(await recordStatus(t.deps, report('upstream-42', 'DELIVERED', { sourceEventId: 'up-1' }))).toBe('unknown_handle');
+    expect(await recordStatus(t.deps, report('upstream-42', 'DELIVERED', { sourceEventId: 'up-1' }))).toBe('duplicate_event');
+    expect(await recordStatus(t.deps, report('upstream-42', 'SENT'))).toBe('unknown_handle');
     expect(callbackStatuses(t, handle)).toEqual(['QUEUED']);
-    expect(statusOf(t, handle).status).toBe('QUEUED');
+    expect((await statusOf(t, handle)).status).toBe('QUEUED');
 
     const before = signals.outboxWritten;
     t.clock.advance(2_000);
-    recordHandover(t.deps, handle, { transportHandle: 'upstream-42' });
+    await recordHandover(t.deps, handle, { transportHandle: 'upstream-42' });
 
-    const message = statusOf(t, handle);
+    const message = await statusOf(t, handle);
     expect([message.status, message.transportHandle, message.handedOverAt]).toEqual(['DELIVERED', 'upstream-42', t.clock.now()]);
     expect(callbackStatuses(t, handle)).toEqual(['QUEUED', 'SENT', 'DELIVERED']);
     expect(signals.outboxWritten).toBe(before + 1);
     // Applied from the orphans, then gone from them: a second hand-over record applies nothing again.
-    recordHandover(t.deps, handle, { transportHandle: 'upstream-42' });
+    await recordHandover(t.deps, handle, { transportHandle: 'upstream-42' });
     expect(callbackStatuses(t, handle)).toEqual(['QUEUED', 'SENT', 'DELIVERED']);
     // The kept event's id still identifies it after it was applied.
-    expect(recordStatus(t.deps, report('upstream-42', 'DELIVERED', { sourceEventId: 'up-1' }))).toBe('duplicate_event');
+    expect(await recordStatus(t.deps, report('upstream-42', 'DELIVERED', { sourceEventId: 'up-1' }))).toBe('duplicate_event');
     // Later events find the message by the transport's handle.
-    expect(recordStatus(t.deps, report('upstream-42', 'READ'))).toBe('applied');
-    expect(statusOf(t, handle).status).toBe('READ');
+    expect(await recordStatus(t.deps, report('upstream-42', 'READ'))).toBe('applied');
+    expect((await statusOf(t, handle)).status).toBe('READ');
   });
 });
 
 describe('recordStatus: what is written on the message', () => {
-  it('records was_downgraded and keeps it when later events do not say', () => {
-    const { t, handle } = setUp();
-    recordStatus(t.deps, report(handle, 'SENT', { wasDowngraded: true }));
-    expect(statusOf(t, handle).wasDowngraded).toBe(true);
-    recordStatus(t.deps, report(handle, 'DELIVERED'));
-    expect(statusOf(t, handle).wasDowngraded).toBe(true);
+  it('records was_downgraded and keeps it when later events do not say', async () => {
+    const { t, handle } = await setUp();
+    await recordStatus(t.deps, report(handle, 'SENT', { wasDowngraded: true }));
+    expect((await statusOf(t, handle)).wasDowngraded).toBe(true);
+    await recordStatus(t.deps, report(handle, 'DELIVERED'));
+    expect((await statusOf(t, handle)).wasDowngraded).toBe(true);
     expect(payloadsFor(t, handle).map((p) => p.was_downgraded)).toEqual([false, true, true]);
   });
 
-  it('ERROR without a code is 10001 with its text; 10002 without a message gets its text; a given message is kept', () => {
-    const { t, account, handle } = setUp();
-    recordStatus(t.deps, report(handle, 'ERROR'));
-    const unresolved = send(t, account).message_handle;
-    recordStatus(t.deps, report(unresolved, 'ERROR', { errorCode: 10002 }));
-    const explained = send(t, account).message_handle;
-    recordStatus(t.deps, report(explained, 'ERROR', { errorCode: 4002, errorMessage: 'Blacklisted upstream' }));
+  it('ERROR without a code is 10001 with its text; 10002 without a message gets its text; a given message is kept', async () => {
+    const { t, account, handle } = await setUp();
+    await recordStatus(t.deps, report(handle, 'ERROR'));
+    const unresolved = (await send(t, account)).message_handle;
+    await recordStatus(t.deps, report(unresolved, 'ERROR', { errorCode: 10002 }));
+    const explained = (await send(t, account)).message_handle;
+    await recordStatus(t.deps, report(explained, 'ERROR', { errorCode: 4002, errorMessage: 'Blacklisted upstream' }));
 
-    const failures = [handle, unresolved, explained].map((h) => [statusOf(t, h).errorCode, statusOf(t, h).errorMessage]);
+    const failures = [];
+    for (const h of [handle, unresolved, explained]) {
+      const { errorCode, errorMessage } = await statusOf(t, h);
+      failures.push([errorCode, errorMessage]);
+    }
     expect(failures).toEqual([
       [10001, 'Message failed to send'],
       [10002, 'Failed to resolve message status'],
@@ -198,21 +206,21 @@ describe('recordStatus: what is written on the message', () => {
     expect([last.status, last.error_code, last.error_message]).toEqual(['ERROR', 10002, 'Failed to resolve message status']);
   });
 
-  it('writes no callback rows for a message sent without status_callback', () => {
-    const { t, account } = setUp();
-    const handle = send(t, account, { statusCallback: undefined }).message_handle;
-    recordStatus(t.deps, report(handle, 'DELIVERED'));
-    recordStatus(t.deps, report(handle, 'READ'));
-    expect(statusOf(t, handle).status).toBe('READ');
+  it('writes no callback rows for a message sent without status_callback', async () => {
+    const { t, account } = await setUp();
+    const handle = (await send(t, account, { statusCallback: undefined })).message_handle;
+    await recordStatus(t.deps, report(handle, 'DELIVERED'));
+    await recordStatus(t.deps, report(handle, 'READ'));
+    expect((await statusOf(t, handle)).status).toBe('READ');
     expect(outboxFor(t, handle)).toEqual([]);
   });
 
   it('each callback carries the GET /api/status view of the message at that moment', async () => {
-    const { t, account, handle } = setUp();
+    const { t, account, handle } = await setUp();
     const steps: StatusReport[] = [report(handle, 'SENT', { wasDowngraded: false }), report(handle, 'DELIVERED'), report(handle, 'READ')];
     for (const step of [undefined, ...steps]) {
       t.clock.advance(1_500);
-      if (step) recordStatus(t.deps, step);
+      if (step) await recordStatus(t.deps, step);
       const view = await statusView(t, account, handle);
       const payload = payloadsFor(t, handle).at(-1);
       for (const field of CALLBACK_FIELDS) expect(payload, `${field} missing: ${show(payload)}`).toHaveProperty(field);
@@ -230,9 +238,9 @@ describe('recordStatus: what is written on the message', () => {
   });
 
   it('a group send’s callbacks name its group', async () => {
-    const { t, account } = setUp();
-    const sent = sendGroup(t, account, { statusCallback: 'https://hooks.example.com/group' });
-    recordStatus(t.deps, report(sent.message_handle, 'SENT'));
+    const { t, account } = await setUp();
+    const sent = await sendGroup(t, account, { statusCallback: 'https://hooks.example.com/group' });
+    await recordStatus(t.deps, report(sent.message_handle, 'SENT'));
     const view = await statusView(t, account, sent.message_handle);
     const payload = payloadsFor(t, sent.message_handle).at(-1);
     expect(payload).toMatchObject({

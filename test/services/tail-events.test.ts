@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import type { EventCursor } from '../../src/db/sqlite/queries/events.ts';
 import type { EventView } from '../../src/domain/event-views.ts';
 import { receiveFromTransport } from '../../src/services/receive-inbound.ts';
 import { recordStatus } from '../../src/services/record-status.ts';
@@ -15,25 +16,25 @@ const START = Date.UTC(2026, 10, 23, 9, 0, 0);
  * `count` inbound messages a second apart, each reported RECEIVED a second time (not applied): two
  * status events per message, so a batch of status events spans half the time a batch of messages does.
  */
-function appWithInbound(count: number) {
+async function appWithInbound(count: number) {
   const t = makeTestApp();
-  const account = requireAccountByEmail(t.deps, t.createAccount().email);
-  const before = startingCursor(t.deps);
+  const account = await requireAccountByEmail(t.deps, (await t.createAccount()).email);
+  const before = await startingCursor(t.deps);
   for (let i = 0; i < count; i += 1) {
     t.clock.set(START + i * 1_000);
-    const message = receiveSandboxInbound(t.deps, account, { number: '+12124567000', content: `message ${i}` });
-    recordStatus(t.deps, { handle: message.message_handle, status: 'RECEIVED', source: 'sandbox' });
+    const message = await receiveSandboxInbound(t.deps, account, { number: '+12124567000', content: `message ${i}` });
+    await recordStatus(t.deps, { handle: message.message_handle, status: 'RECEIVED', source: 'sandbox' });
   }
   return { t, before };
 }
 
 /** Reads until nothing is left, as the follower does, keeping how many reads it took. */
-function readAll(t: ReturnType<typeof makeTestApp>, from: ReturnType<typeof startingCursor>) {
+async function readAll(t: ReturnType<typeof makeTestApp>, from: EventCursor) {
   const events: EventView[] = [];
   let cursor = from;
   let reads = 0;
   for (;;) {
-    const batch = readEventsAfter(t.deps, cursor);
+    const batch = await readEventsAfter(t.deps, cursor);
     reads += 1;
     events.push(...batch.events);
     cursor = batch.cursor;
@@ -42,9 +43,9 @@ function readAll(t: ReturnType<typeof makeTestApp>, from: ReturnType<typeof star
 }
 
 describe('readEventsAfter', () => {
-  it('reads a backlog of several batches per table once each, in time order across the tables', () => {
-    const { t, before } = appWithInbound(MESSAGES);
-    const { events, reads, cursor } = readAll(t, before);
+  it('reads a backlog of several batches per table once each, in time order across the tables', async () => {
+    const { t, before } = await appWithInbound(MESSAGES);
+    const { events, reads, cursor } = await readAll(t, before);
 
     expect(reads).toBeGreaterThanOrEqual(5);
     expect(events).toHaveLength(MESSAGES * 3);
@@ -63,29 +64,35 @@ describe('readEventsAfter', () => {
     }
 
     // Caught up: nothing more until something new is written, and then only that.
-    expect(readEventsAfter(t.deps, cursor).events).toEqual([]);
+    expect((await readEventsAfter(t.deps, cursor)).events).toEqual([]);
     t.clock.set(START + MESSAGES * 1_000);
-    receiveSandboxInbound(t.deps, requireAccountByEmail(t.deps, 'user1@example.com'), { number: '+12124567000', content: 'late' });
-    expect(readEventsAfter(t.deps, cursor).events.map((event) => event.type === 'inbound' && event.content)).toEqual([false, 'late']);
+    await receiveSandboxInbound(t.deps, await requireAccountByEmail(t.deps, 'user1@example.com'), {
+      number: '+12124567000',
+      content: 'late',
+    });
+    expect((await readEventsAfter(t.deps, cursor)).events.map((event) => event.type === 'inbound' && event.content)).toEqual([
+      false,
+      'late',
+    ]);
   });
 
-  it('starts after the last event written before --since, or after everything without it', () => {
-    const { t } = appWithInbound(10);
+  it('starts after the last event written before --since, or after everything without it', async () => {
+    const { t } = await appWithInbound(10);
     const since = START + 7_000;
-    const fromSince = readAll(t, startingCursor(t.deps, since)).events;
+    const fromSince = (await readAll(t, await startingCursor(t.deps, since))).events;
     expect(fromSince.filter((event) => event.type === 'inbound').map((event) => event.type === 'inbound' && event.content)).toEqual([
       'message 7',
       'message 8',
       'message 9',
     ]);
-    expect(readAll(t, startingCursor(t.deps)).events).toEqual([]);
+    expect((await readAll(t, await startingCursor(t.deps))).events).toEqual([]);
   });
 
-  it('shows an inbound message for a line no account owns as an unrouted event, with no account', () => {
-    const { t } = appWithInbound(1);
-    const cursor = startingCursor(t.deps);
+  it('shows an inbound message for a line no account owns as an unrouted event, with no account', async () => {
+    const { t } = await appWithInbound(1);
+    const cursor = await startingCursor(t.deps);
     t.clock.set(START + 5_000);
-    receiveFromTransport(t.deps, {
+    await receiveFromTransport(t.deps, {
       from: '+12124567000',
       toNumber: '+12025550150',
       content: 'to nobody',
@@ -93,7 +100,7 @@ describe('readEventsAfter', () => {
       service: 'SMS',
       source: 'upstream',
     });
-    expect(readEventsAfter(t.deps, cursor).events).toEqual([
+    expect((await readEventsAfter(t.deps, cursor)).events).toEqual([
       {
         type: 'unrouted',
         at: new Date(START + 5_000).toISOString(),
@@ -106,6 +113,6 @@ describe('readEventsAfter', () => {
         source: 'upstream',
       },
     ]);
-    expect(startingCursor(t.deps, START + 4_000).unrouted, '--since reads it again').toBe(0);
+    expect((await startingCursor(t.deps, START + 4_000)).unrouted, '--since reads it again').toBe(0);
   });
 });

@@ -16,7 +16,9 @@ function takingTransport() {
   const committed: string[] = [];
   const atSend: TransportAtSend = {
     handleAtSend: (handle) => `theirs-${handle}`,
-    stored: (_deps, message) => void stored.push(message),
+    stored: async (_deps, message) => {
+      stored.push(message);
+    },
     committed: (_deps, handle) => void committed.push(handle),
   };
   return { atSend, stored, committed };
@@ -28,20 +30,20 @@ describe('the transport at send', () => {
     const t = makeTestApp({ transportAtSend: transport.atSend });
     const queued: string[] = [];
     t.notifier.subscribe({ messageQueued: (handle) => queued.push(handle) });
-    const account = t.createAccount();
+    const account = await t.createAccount();
 
     const reply = await t.call('POST', '/api/send-message', account, SEND);
     expectAccepted(reply);
     const handle = reply.body.message_handle as string;
 
-    expect(t.store.messages.findByAnyHandle(handle)).toMatchObject({
+    expect(await t.store.messages.findByAnyHandle(handle)).toMatchObject({
       status: 'QUEUED',
       transportHandle: `theirs-${handle}`,
       handedOverAt: t.clock.now(),
     });
     expect(transport.stored.map((message) => message.transportHandle)).toEqual([`theirs-${handle}`]);
     expect(transport.committed).toEqual([handle]);
-    expect(messagesAwaitingHandover(t.deps, 10).messages).toEqual([]);
+    expect((await messagesAwaitingHandover(t.deps, 10)).messages).toEqual([]);
     expect(queued).toEqual([]);
   });
 
@@ -56,7 +58,7 @@ describe('the transport at send', () => {
         committed: (_deps, handle) => void committed.push(handle),
       },
     });
-    const account = t.createAccount();
+    const account = await t.createAccount();
     const before = rowCounts(t);
 
     const reply = await t.call('POST', '/api/send-group-message', account, {
@@ -73,14 +75,14 @@ describe('the transport at send', () => {
     const t = makeTestApp({ transportAtSend: leaveToCourier });
     const queued: string[] = [];
     t.notifier.subscribe({ messageQueued: (handle) => queued.push(handle) });
-    const account = t.createAccount();
+    const account = await t.createAccount();
 
     const reply = await t.call('POST', '/api/send-message', account, SEND);
     expectAccepted(reply);
     const handle = reply.body.message_handle as string;
 
-    expect(t.store.messages.findByAnyHandle(handle)).toMatchObject({ status: 'QUEUED', transportHandle: null, handedOverAt: null });
-    expect(messagesAwaitingHandover(t.deps, 10).messages.map((message) => message.handle)).toEqual([handle]);
+    expect(await t.store.messages.findByAnyHandle(handle)).toMatchObject({ status: 'QUEUED', transportHandle: null, handedOverAt: null });
+    expect((await messagesAwaitingHandover(t.deps, 10)).messages.map((message) => message.handle)).toEqual([handle]);
     expect(queued).toEqual([handle]);
   });
 });

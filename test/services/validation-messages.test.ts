@@ -41,14 +41,14 @@ describe('validation messages', () => {
       "number must be the sender's E.164 number, like +14155550100",
     );
     const t = makeTestApp();
-    const response = await t.call('POST', '/sandbox/inbound', t.createAccount(), { number: 'nope', content: 'hi' });
+    const response = await t.call('POST', '/sandbox/inbound', await t.createAccount(), { number: 'nope', content: 'hi' });
     expect(response.status, show(response.body)).toBe(400);
     expect(response.body.error_message).toBe("number must be the sender's E.164 number, like +14155550100");
   });
 
   it('keeps the v1 contact wording the spec fixes', async () => {
     const t = makeTestApp();
-    const response = await t.call('POST', '/accounts/contacts', t.createAccount(), { firstName: 'a', lastName: 'b', number: 'x' });
+    const response = await t.call('POST', '/accounts/contacts', await t.createAccount(), { firstName: 'a', lastName: 'b', number: 'x' });
     expect(response.body).toEqual({ status: 'ERROR', message: 'Invalid phone number' });
   });
 });

@@ -53,30 +53,35 @@ function startCourier(t: TestApp, transport: Transport, options: Partial<Courier
   return courier;
 }
 
-async function until(condition: () => boolean): Promise<void> {
-  for (let waited = 0; !condition(); waited += 5) {
+async function until(condition: () => boolean | Promise<boolean>): Promise<void> {
+  for (let waited = 0; !(await condition()); waited += 5) {
     if (waited > 5_000) throw new Error('timed out');
     await new Promise((resolve) => setTimeout(resolve, 5));
   }
 }
 
-function messageOf(t: TestApp, handle: string) {
-  return t.store.messages.findByAnyHandle(handle)!;
+async function messageOf(t: TestApp, handle: string) {
+  return (await t.store.messages.findByAnyHandle(handle))!;
 }
 
 describe('courier: hand-over', () => {
   it('hands a message over after its send committed and stores the transport’s handle', async () => {
     const t = makeTestApp();
-    const account = t.createAccount();
+    const account = await t.createAccount();
     const seenAtHandover: unknown[] = [];
     const transport = fakeTransport(async (message) => {
-      const stored = messageOf(t, message.handle);
+      const stored = await messageOf(t, message.handle);
       seenAtHandover.push([t.db.$client.inTransaction, stored.status, stored.handedOverAt]);
       return { transportHandle: 'upstream-1' };
     });
     const courier = startCourier(t, transport);
 
-    const sent = send(t, account, { number: ALICE, content: 'carry me', mediaUrl: 'https://cdn.example.com/a.png', sendStyle: 'slam' });
+    const sent = await send(t, account, {
+      number: ALICE,
+      content: 'carry me',
+      mediaUrl: 'https://cdn.example.com/a.png',
+      sendStyle: 'slam',
+    });
     expect(transport.calls, 'never inside the request').toEqual([]);
     t.clock.advance(250);
     await courier.idle();
@@ -84,7 +89,7 @@ describe('courier: hand-over', () => {
     expect(transport.calls).toEqual([
       {
         handle: sent.message_handle,
-        accountId: messageOf(t, sent.message_handle).accountId,
+        accountId: (await messageOf(t, sent.message_handle)).accountId,
         messageType: 'message',
         lineNumber: sent.from_number,
         recipients: [ALICE],
@@ -98,16 +103,16 @@ describe('courier: hand-over', () => {
       },
     ]);
     expect(seenAtHandover, 'committed, outside any transaction, still waiting').toEqual([[false, 'QUEUED', null]]);
-    const message = messageOf(t, sent.message_handle);
+    const message = await messageOf(t, sent.message_handle);
     expect([message.status, message.transportHandle, message.handedOverAt]).toEqual(['QUEUED', 'upstream-1', t.clock.now()]);
   });
 
   it('hands a group send over with its members and remembers the transport’s group id', async () => {
     const t = makeTestApp();
-    const account = t.createAccount();
+    const account = await t.createAccount();
     const transport = fakeTransport(async (message) => ({ transportHandle: `t-${message.handle}`, transportGroupId: 'up-group-1' }));
     const courier = startCourier(t, transport);
-    const first = sendGroup(t, account, { numbers: [ALICE, BOB, CAROL] });
+    const first = await sendGroup(t, account, { numbers: [ALICE, BOB, CAROL] });
     await courier.idle();
     expect(transport.calls[0]).toMatchObject({
       messageType: 'group',
@@ -115,7 +120,7 @@ describe('courier: hand-over', () => {
       groupId: first.group_id,
       transportGroupId: null,
     });
-    sendGroup(t, account, { numbers: undefined, groupId: first.group_id });
+    await sendGroup(t, account, { numbers: undefined, groupId: first.group_id });
     await courier.idle();
     expect(transport.calls[1], 'the next send names the transport’s group').toMatchObject({
       groupId: first.group_id,
@@ -125,10 +130,10 @@ describe('courier: hand-over', () => {
 
   it('sends once however often the same handle is queued, and never a message already handed over or failed', async () => {
     const t = makeTestApp();
-    const account = t.createAccount();
+    const account = await t.createAccount();
     const transport = fakeTransport();
     const courier = startCourier(t, transport);
-    const handle = send(t, account).message_handle;
+    const handle = (await send(t, account)).message_handle;
     courier.enqueue(handle);
     courier.enqueue(handle);
     await courier.idle();
@@ -136,21 +141,21 @@ describe('courier: hand-over', () => {
     await courier.idle();
     expect(transport.calls.map((call) => call.handle)).toEqual([handle]);
 
-    const failed = send(t, account, { number: BOB }).message_handle;
+    const failed = (await send(t, account, { number: BOB })).message_handle;
     // The transport reported a failure before our courier got to it (the status arrived first).
-    recordStatus(t.deps, { handle: failed, status: 'ERROR', errorCode: 10001, source: 'upstream' });
+    await recordStatus(t.deps, { handle: failed, status: 'ERROR', errorCode: 10001, source: 'upstream' });
     await courier.idle();
     expect(transport.calls.map((call) => call.handle)).toEqual([handle]);
   });
 
   it('does not hand over again when an idempotent send is replayed', async () => {
     const t = makeTestApp();
-    const account = t.createAccount();
+    const account = await t.createAccount();
     const transport = fakeTransport();
     const courier = startCourier(t, transport);
-    const first = send(t, account, { content: 'once' }, 'key-1');
+    const first = await send(t, account, { content: 'once' }, 'key-1');
     await courier.idle();
-    const replay = send(t, account, { content: 'once' }, 'key-1');
+    const replay = await send(t, account, { content: 'once' }, 'key-1');
     await courier.idle();
     expect(replay.message_handle).toBe(first.message_handle);
     expect(transport.calls).toHaveLength(1);
@@ -160,14 +165,14 @@ describe('courier: hand-over', () => {
 describe('courier: failures', () => {
   it('a refusal fails the message at once with the transport’s code', async () => {
     const t = makeTestApp();
-    const account = t.createAccount();
+    const account = await t.createAccount();
     const transport = fakeTransport(async () => {
       throw new TransportRefusal(4002, 'Blacklisted upstream');
     });
     const courier = startCourier(t, transport);
-    const handle = send(t, account).message_handle;
+    const handle = (await send(t, account)).message_handle;
     await courier.idle();
-    const message = messageOf(t, handle);
+    const message = await messageOf(t, handle);
     expect([message.status, message.errorCode, message.errorMessage, message.handedOverAt]).toEqual([
       'ERROR',
       4002,
@@ -180,15 +185,15 @@ describe('courier: failures', () => {
 
   it('retries other errors, then fails the message with 10001 once the retries are spent', async () => {
     const t = makeTestApp();
-    const account = t.createAccount();
+    const account = await t.createAccount();
     const transport = fakeTransport(async () => {
       throw new Error('connection reset');
     });
     const courier = startCourier(t, transport, { retryDelaysMs: [1, 1] });
-    const handle = send(t, account).message_handle;
+    const handle = (await send(t, account)).message_handle;
     await transport.waitForCalls(3);
     await courier.idle();
-    const message = messageOf(t, handle);
+    const message = await messageOf(t, handle);
     expect([message.status, message.errorCode, message.handedOverAt]).toEqual(['ERROR', 10001, null]);
     expect(message.errorMessage).toMatch(/3 attempts/);
     expect(transport.calls.map((call) => call.handle)).toEqual([handle, handle, handle]);
@@ -197,34 +202,34 @@ describe('courier: failures', () => {
 
   it('a retry that succeeds hands the message over', async () => {
     const t = makeTestApp();
-    const account = t.createAccount();
+    const account = await t.createAccount();
     const transport = fakeTransport(async (message, call) => {
       if (call < 3) throw new Error('503 from upstream');
       return { transportHandle: `t-${message.handle}` };
     });
     const courier = startCourier(t, transport, { retryDelaysMs: [1, 1, 1] });
-    const handle = send(t, account).message_handle;
+    const handle = (await send(t, account)).message_handle;
     await transport.waitForCalls(3);
     await courier.idle();
-    expect([messageOf(t, handle).status, messageOf(t, handle).transportHandle]).toEqual(['QUEUED', `t-${handle}`]);
+    expect([(await messageOf(t, handle)).status, (await messageOf(t, handle)).transportHandle]).toEqual(['QUEUED', `t-${handle}`]);
   });
 
   it('a busy database while noting an accepted hand-over notes it again, without handing the message over again', async () => {
     const t = makeTestApp();
-    const account = t.createAccount();
+    const account = await t.createAccount();
     const transport = fakeTransport();
-    const markHandedOver = t.store.messages.markHandedOver;
+    const markHandedOver = t.queries.messages.markHandedOver;
     let notes = 0;
-    t.store.messages.markHandedOver = (...args) => {
+    t.queries.messages.markHandedOver = (...args) => {
       if (notes++ < 2) throw Object.assign(new Error('database is locked'), { code: 'SQLITE_BUSY' });
       markHandedOver(...args);
     };
     // One retry delay: a transport failure would end in ERROR after the second call; this must not.
     const courier = startCourier(t, transport, { retryDelaysMs: [1] });
-    const handle = send(t, account).message_handle;
+    const handle = (await send(t, account)).message_handle;
     await until(() => notes >= 3);
     await courier.idle();
-    const message = messageOf(t, handle);
+    const message = await messageOf(t, handle);
     expect([message.status, message.errorCode, message.transportHandle], show(message)).toEqual(['QUEUED', null, `t-${handle}`]);
     expect(
       transport.calls.map((call) => call.handle),
@@ -235,20 +240,20 @@ describe('courier: failures', () => {
 
   it('a hand-over that cannot be noted is noted again a capped number of times, never posted again, then ends in ERROR with the reason', async () => {
     const t = makeTestApp();
-    const account = t.createAccount();
+    const account = await t.createAccount();
     const transport = fakeTransport();
     let notes = 0;
-    t.store.messages.markHandedOver = () => {
+    t.queries.messages.markHandedOver = () => {
       notes += 1;
       throw new Error('UNIQUE constraint failed: groups.transport_group_id');
     };
     const courier = startCourier(t, transport, { retryDelaysMs: [1, 2, 4] });
-    const handle = send(t, account).message_handle;
-    await until(() => messageOf(t, handle).status === 'ERROR');
+    const handle = (await send(t, account)).message_handle;
+    await until(async () => (await messageOf(t, handle)).status === 'ERROR');
     await courier.idle();
     await new Promise((resolve) => setTimeout(resolve, 50));
 
-    const message = messageOf(t, handle);
+    const message = await messageOf(t, handle);
     expect([message.status, message.errorCode], show(message)).toEqual(['ERROR', 10001]);
     expect(message.errorMessage).toBe(
       'The upstream transport accepted the message, but recording its answer failed 4 times; it was not sent again',
@@ -262,23 +267,25 @@ describe('courier: failures', () => {
 describe('courier: resume and stop', () => {
   it('resume() hands over every message accepted but never handed over, past the first batch', async () => {
     const t = makeTestApp();
-    const account = t.createAccount();
-    const handles = Array.from({ length: 620 }, (_, i) => send(t, account, { content: `m${i}` }).message_handle);
+    const account = await t.createAccount();
+    const handles: string[] = [];
+    for (let i = 0; i < 620; i += 1) handles.push((await send(t, account, { content: `m${i}` })).message_handle);
     const transport = fakeTransport();
     const courier = startCourier(t, transport, { subscribe: false, concurrency: 16 });
-    courier.resume();
+    await courier.resume();
     await transport.waitForCalls(handles.length);
     await courier.idle();
     const sent = transport.calls.map((call) => call.handle);
     expect(sent.length, 'each exactly once').toBe(handles.length);
     expect(new Set(sent)).toEqual(new Set(handles));
-    expect(t.store.messages.awaitingHandover(10)).toEqual([]);
+    expect(await t.store.messages.awaitingHandover(10)).toEqual([]);
   });
 
   it('resume() tries each waiting message once while the transport is down, beyond the first batch', async () => {
     const t = makeTestApp();
-    const account = t.createAccount();
-    const handles = Array.from({ length: 620 }, (_, i) => send(t, account, { content: `m${i}` }).message_handle);
+    const account = await t.createAccount();
+    const handles: string[] = [];
+    for (let i = 0; i < 620; i += 1) handles.push((await send(t, account, { content: `m${i}` })).message_handle);
     let courier: Courier | undefined;
     let triedAgain: () => void = () => {};
     const triedTwice = new Promise<void>((resolve) => (triedAgain = resolve));
@@ -294,7 +301,7 @@ describe('courier: resume and stop', () => {
     });
     // Retries far off: within this test each message gets exactly its first attempt.
     courier = startCourier(t, transport, { subscribe: false, concurrency: 16, retryDelaysMs: [3_600_000] });
-    courier.resume();
+    await courier.resume();
     await Promise.race([transport.waitForCalls(handles.length), triedTwice]);
     await courier.idle();
     const tries = new Map<string, number>();
@@ -306,11 +313,12 @@ describe('courier: resume and stop', () => {
 
   it('stop() waits for the hand-over in flight and leaves unfinished messages to the next start', async () => {
     const t = makeTestApp();
-    const account = t.createAccount();
+    const account = await t.createAccount();
     let fail: (error: Error) => void = () => {};
     const stuck = fakeTransport(() => new Promise((_, reject) => (fail = reject)));
     const courier = startCourier(t, stuck, { concurrency: 1 });
-    const handles = [ALICE, BOB, CAROL].map((number) => send(t, account, { number }).message_handle);
+    const handles: string[] = [];
+    for (const number of [ALICE, BOB, CAROL]) handles.push((await send(t, account, { number })).message_handle);
     await stuck.waitForCalls(1);
 
     const stopped = courier.stop();
@@ -318,33 +326,33 @@ describe('courier: resume and stop', () => {
     await stopped;
     expect(stuck.calls).toHaveLength(1);
     for (const handle of handles) {
-      const message = messageOf(t, handle);
+      const message = await messageOf(t, handle);
       expect([message.status, message.handedOverAt], show(message)).toEqual(['QUEUED', null]);
     }
 
     // The next process: a fresh courier finds all three in the database.
     const healthy = fakeTransport();
     const next = startCourier(t, healthy, { subscribe: false });
-    next.resume();
+    await next.resume();
     await healthy.waitForCalls(3);
     await next.idle();
     expect(new Set(healthy.calls.map((call) => call.handle))).toEqual(new Set(handles));
-    for (const handle of handles) expect(messageOf(t, handle).transportHandle).toBe(`t-${handle}`);
+    for (const handle of handles) expect((await messageOf(t, handle)).transportHandle).toBe(`t-${handle}`);
   });
 
   it('stop() cancels pending retries; the message stays waiting, not failed', async () => {
     const t = makeTestApp();
-    const account = t.createAccount();
+    const account = await t.createAccount();
     const transport = fakeTransport(async () => {
       throw new Error('upstream down');
     });
     const courier = startCourier(t, transport, { retryDelaysMs: [3_600_000] });
-    const handle = send(t, account).message_handle;
+    const handle = (await send(t, account)).message_handle;
     await transport.waitForCalls(1);
     await courier.idle();
     await courier.stop();
-    const message = messageOf(t, handle);
+    const message = await messageOf(t, handle);
     expect([message.status, message.handedOverAt]).toEqual(['QUEUED', null]);
-    expect(t.store.messages.awaitingHandover(10).map((row) => row.handle)).toEqual([handle]);
+    expect((await t.store.messages.awaitingHandover(10)).map((row) => row.handle)).toEqual([handle]);
   });
 });

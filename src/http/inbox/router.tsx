@@ -66,26 +66,26 @@ export function inboxRouter(deps: InboxDeps) {
 
   router.get('/inbox/login', (c) => c.html(<LoginPage keyId="" />));
   router.post('/inbox/login', signIn(deps));
-  router.post('/inbox/logout', (c) => {
+  router.post('/inbox/logout', async (c) => {
     const token = sessionToken(c);
-    if (token !== undefined) closeInboxSession(deps, token);
+    if (token !== undefined) await closeInboxSession(deps, token);
     clearSessionCookie(c);
     return c.redirect('/inbox/login', 303);
   });
 
-  router.get('/inbox', signedInPage, (c) =>
+  router.get('/inbox', signedInPage, async (c) =>
     c.html(
       <ConversationsPage
         signedIn={signedIn(c, 'conversations')}
-        conversations={listConversations(deps, c.get('account'))}
+        conversations={await listConversations(deps, c.get('account'))}
         timeZone={deps.displayTimeZone}
       />,
     ),
   );
 
-  router.get('/inbox/:kind{contacts|groups}/:id', signedInPage, (c) => {
+  router.get('/inbox/:kind{contacts|groups}/:id', signedInPage, async (c) => {
     const kind = KINDS[c.req.param('kind')]!;
-    const conversation = readConversation(deps, c.get('account'), kind, c.req.param('id'));
+    const conversation = await readConversation(deps, c.get('account'), kind, c.req.param('id'));
     return c.html(
       <ConversationPage
         signedIn={signedIn(c, 'conversations')}
@@ -105,7 +105,7 @@ export function inboxRouter(deps: InboxDeps) {
       const reply = SandboxInbound.safeParse({ number: form.data?.from, content: form.data?.content });
       if (!reply.success) return c.redirect(withCode(back, 'error', replyFormError(reply.error.issues)), 303);
       try {
-        replyAsEndUser(deps, c.get('account'), kind, c.req.param('id'), reply.data);
+        await replyAsEndUser(deps, c.get('account'), kind, c.req.param('id'), reply.data);
       } catch (error) {
         if (!(error instanceof AppError)) throw error;
         return c.redirect(withCode(back, 'error', replyServiceError(error)), 303);
@@ -114,20 +114,20 @@ export function inboxRouter(deps: InboxDeps) {
     });
   }
 
-  router.get('/inbox/deliveries', signedInPage, (c) =>
+  router.get('/inbox/deliveries', signedInPage, async (c) =>
     c.html(
       <DeliveriesPage
         signedIn={signedIn(c, 'deliveries')}
-        deliveries={listDeliveries(deps, c.get('account'), { limit: DELIVERIES_SHOWN, offset: 0 })}
+        deliveries={await listDeliveries(deps, c.get('account'), { limit: DELIVERIES_SHOWN, offset: 0 })}
         timeZone={deps.displayTimeZone}
         notice={sentenceFor(DELIVERY_NOTICES, c.req.query('notice'))}
       />,
     ),
   );
-  router.post('/inbox/deliveries/:id/replay', signedInPage, (c) => {
+  router.post('/inbox/deliveries/:id/replay', signedInPage, async (c) => {
     const id = c.req.param('id');
     try {
-      replayDelivery(deps, id, c.get('account'));
+      await replayDelivery(deps, id, c.get('account'));
     } catch (error) {
       if (!(error instanceof AppError)) throw error;
       return c.redirect(withCode('/inbox/deliveries', 'notice', replayError(error)), 303);

@@ -34,7 +34,7 @@ export function sessionToken(c: Context): string | undefined {
 export function requireSession(deps: ServiceDeps, stranger: 'login' | 'unauthorized') {
   return createMiddleware<AppEnv>(async (c, next) => {
     const token = sessionToken(c);
-    const account = token === undefined ? undefined : accountOfInboxSession(deps, token);
+    const account = token === undefined ? undefined : await accountOfInboxSession(deps, token);
     if (!account) {
       if (token !== undefined) clearSessionCookie(c);
       return stranger === 'login' ? c.redirect('/inbox/login', 303) : c.text('Not signed in', 401);

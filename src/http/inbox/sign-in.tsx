@@ -32,7 +32,7 @@ export function signIn(deps: SignInDeps) {
       return c.html(<LoginPage refusal={{ kind: 'throttled', retryAfterSeconds }} keyId={keyId} />, 429);
     }
 
-    const session = form.success ? openInboxSession(deps, keyId, form.data.secret) : undefined;
+    const session = form.success ? await openInboxSession(deps, keyId, form.data.secret) : undefined;
     if (!session) {
       deps.metrics.inboxSignIn('wrong_credentials');
       const lockedBy = deps.signInThrottle.failed(keyId, address);

@@ -113,28 +113,30 @@ export function accountWebhooksRouter(deps: AppDeps) {
   const middleware = apiRoute(deps, 'message');
   const router = createRouter();
 
-  router.openapi({ ...addReceiveWebhooksRoute, middleware }, (c) => {
+  router.openapi({ ...addReceiveWebhooksRoute, middleware }, async (c) => {
     const { webhooks } = c.req.valid('json');
     for (const [index, url] of webhooks.entries()) deps.checkCallbackUrl(url, `webhooks[${index}]`);
-    return c.json(settingsBody(addReceiveWebhooks(deps, c.get('account'), webhooks)), 200);
+    return c.json(settingsBody(await addReceiveWebhooks(deps, c.get('account'), webhooks)), 200);
   });
 
-  router.openapi({ ...getWebhookSettingsRoute, middleware }, (c) => c.json(settingsBody(getWebhookSettings(deps, c.get('account'))), 200));
-
-  router.openapi({ ...removeReceiveWebhooksRoute, middleware }, (c) =>
-    c.json(settingsBody(removeReceiveWebhooks(deps, c.get('account'), c.req.valid('json').webhooks)), 200),
+  router.openapi({ ...getWebhookSettingsRoute, middleware }, async (c) =>
+    c.json(settingsBody(await getWebhookSettings(deps, c.get('account'))), 200),
   );
 
-  router.openapi({ ...rotateWebhookSecretRoute, middleware }, (c) =>
-    c.json({ status: 'OK', secret: rotateWebhookSecret(deps, c.get('account')) }, 200),
+  router.openapi({ ...removeReceiveWebhooksRoute, middleware }, async (c) =>
+    c.json(settingsBody(await removeReceiveWebhooks(deps, c.get('account'), c.req.valid('json').webhooks)), 200),
   );
 
-  router.openapi({ ...listWebhookDeliveriesRoute, middleware }, (c) =>
-    c.json({ status: 'OK', deliveries: listDeliveries(deps, c.get('account'), c.req.valid('query')) }, 200),
+  router.openapi({ ...rotateWebhookSecretRoute, middleware }, async (c) =>
+    c.json({ status: 'OK', secret: await rotateWebhookSecret(deps, c.get('account')) }, 200),
   );
 
-  router.openapi({ ...replayWebhookDeliveryRoute, middleware }, (c) =>
-    c.json({ status: 'OK', delivery: replayDelivery(deps, c.req.valid('param').id, c.get('account')) }, 200),
+  router.openapi({ ...listWebhookDeliveriesRoute, middleware }, async (c) =>
+    c.json({ status: 'OK', deliveries: await listDeliveries(deps, c.get('account'), c.req.valid('query')) }, 200),
+  );
+
+  router.openapi({ ...replayWebhookDeliveryRoute, middleware }, async (c) =>
+    c.json({ status: 'OK', delivery: await replayDelivery(deps, c.req.valid('param').id, c.get('account')) }, 200),
   );
 
   return router;

@@ -72,27 +72,27 @@ export function accountWebhookListsRouter(deps: AppDeps) {
     for (const { url, field: name } of entryUrls(entries, field)) deps.checkCallbackUrl(url, name);
   };
 
-  router.openapi({ ...createWebhooksRoute, middleware }, (c) => {
+  router.openapi({ ...createWebhooksRoute, middleware }, async (c) => {
     const body = c.req.valid('json');
     checkUrls(body.webhooks, 'webhooks');
-    const webhooks = addWebhookEntries(deps, c.get('account'), body);
+    const webhooks = await addWebhookEntries(deps, c.get('account'), body);
     return c.json({ status: 'OK' as const, message: `Webhooks added to ${body.type}`, webhooks }, 200);
   });
 
-  router.openapi({ ...updateWebhooksRoute, middleware }, (c) => {
+  router.openapi({ ...updateWebhooksRoute, middleware }, async (c) => {
     const map = c.req.valid('json').webhooks;
     for (const type of WEBHOOK_TYPES) checkUrls(map[type] ?? [], `webhooks.${type}`);
-    const webhooks = replaceWebhookEntries(deps, c.get('account'), map);
+    const webhooks = await replaceWebhookEntries(deps, c.get('account'), map);
     return c.json({ status: 'OK' as const, message: 'Webhooks updated', webhooks }, 200);
   });
 
-  router.openapi({ ...listWebhooksRoute, middleware }, (c) =>
-    c.json({ status: 'OK' as const, webhooks: listWebhookMap(deps, c.get('account')) }, 200),
+  router.openapi({ ...listWebhooksRoute, middleware }, async (c) =>
+    c.json({ status: 'OK' as const, webhooks: await listWebhookMap(deps, c.get('account')) }, 200),
   );
 
-  router.openapi({ ...deleteWebhooksRoute, middleware }, (c) => {
+  router.openapi({ ...deleteWebhooksRoute, middleware }, async (c) => {
     const { webhooks, type } = c.req.valid('json');
-    removeWebhookEntries(deps, c.get('account'), type, webhooks);
+    await removeWebhookEntries(deps, c.get('account'), type, webhooks);
     return c.json({ status: 'OK' as const, message: `Webhooks removed from ${type}` }, 200);
   });
 

@@ -173,7 +173,7 @@ export function contactsV2Router(deps: AppDeps) {
   const middleware = apiRoute(deps, 'message');
   const router = createRouter();
 
-  router.openapi({ ...countRoute, middleware }, (c) => c.json(countContactsV2(deps, c.get('account')), 200));
+  router.openapi({ ...countRoute, middleware }, async (c) => c.json(await countContactsV2(deps, c.get('account')), 200));
 
   router.openapi(
     { ...bulkCreateRoute, middleware },
@@ -193,15 +193,17 @@ export function contactsV2Router(deps: AppDeps) {
     return answerOrRelay(c, await createContactV2(deps, c.get('account'), c.req.valid('json'), await forwardedBody(deps, c)));
   });
 
-  router.openapi({ ...listContactsRoute, middleware }, (c) => c.json(listContactsV2(deps, c.get('account'), c.req.valid('query')), 200));
+  router.openapi({ ...listContactsRoute, middleware }, async (c) =>
+    c.json(await listContactsV2(deps, c.get('account'), c.req.valid('query')), 200),
+  );
 
   router.openapi({ ...bulkDeleteRoute, middleware }, async (c) => {
     const ids = c.req.valid('json').contact_ids;
     return answerOrRelay(c, await bulkDeleteContactsV2(deps, c.get('account'), ids, await forwardedBody(deps, c)));
   });
 
-  router.openapi({ ...retrieveRoute, middleware }, (c) =>
-    c.json(getContactV2(deps, c.get('account'), c.req.valid('param').phoneNumber), 200),
+  router.openapi({ ...retrieveRoute, middleware }, async (c) =>
+    c.json(await getContactV2(deps, c.get('account'), c.req.valid('param').phoneNumber), 200),
   );
 
   router.openapi({ ...updateRoute, middleware }, async (c) => {

@@ -54,19 +54,19 @@ export function contactsRouter(deps: ServiceDeps) {
   const middleware = apiRoute(deps, 'contact');
   const router = createRouter();
 
-  router.openapi({ ...createContactRoute, middleware }, (c) => {
+  router.openapi({ ...createContactRoute, middleware }, async (c) => {
     const body = c.req.valid('json');
-    return c.json(createContact(deps, c.get('account'), { ...body, phone: body.number }), 200);
+    return c.json(await createContact(deps, c.get('account'), { ...body, phone: body.number }), 200);
   });
 
-  router.openapi({ ...getContactRoute, middleware }, (c) => {
-    const contact = getContact(deps, c.get('account'), c.req.valid('param').contact_id);
+  router.openapi({ ...getContactRoute, middleware }, async (c) => {
+    const contact = await getContact(deps, c.get('account'), c.req.valid('param').contact_id);
     return c.json({ status: 'OK', contact }, 200);
   });
 
-  router.openapi({ ...listContactsRoute, middleware }, (c) => {
+  router.openapi({ ...listContactsRoute, middleware }, async (c) => {
     const query = c.req.valid('query');
-    const contacts = listContacts(deps, c.get('account'), {
+    const contacts = await listContacts(deps, c.get('account'), {
       orderBy: query.order_by,
       direction: query.order_direction,
       limit: query.limit,

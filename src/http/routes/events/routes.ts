@@ -83,7 +83,7 @@ async function sendEvents(
     while (!ended && !stream.aborted) {
       dirty = false;
       for (let more = true; more && !ended; ) {
-        const batch = readEventsAfter(deps, start.accountId, afterId, start.types);
+        const batch = await readEventsAfter(deps, start.accountId, afterId, start.types);
         for (const event of batch.events) await stream.write(`id: ${event.id}\ndata: ${JSON.stringify(event)}\n\n`);
         afterId = batch.nextAfterId;
         more = batch.more;
@@ -104,10 +104,10 @@ export function eventsRouter(deps: AppDeps) {
   const slots = createStreamSlots(settings.perAccount);
   const router = createRouter();
   router.use('/api/v2/events', ...apiRoute(deps, 'message'));
-  router.openapi(streamEventsRoute, (c: Context<AppEnv>) => {
+  router.openapi(streamEventsRoute, async (c: Context<AppEnv>) => {
     const accountId = c.get('account').id;
     const types = parseEventTypes(c.req.query('types'));
-    const afterId = streamStart(deps, accountId, c.req.header('last-event-id') ?? c.req.query('last_event_id'));
+    const afterId = await streamStart(deps, accountId, c.req.header('last-event-id') ?? c.req.query('last_event_id'));
     const release = slots.take(accountId);
     c.header('X-Accel-Buffering', 'no');
     return streamSSE(c, async (stream) => {

@@ -67,13 +67,13 @@ const setGroupPhotoRoute = createRoute({
 
 export function groupsRouter(deps: AppDeps) {
   const groupFirst = createMiddleware<AppEnv>(async (c, next) => {
-    requireAccountGroup(deps, c.get('account'), c.req.param('groupID') ?? '');
+    await requireAccountGroup(deps, c.get('account'), c.req.param('groupID') ?? '');
     await next();
   });
   const middleware = [...apiRoute(deps, 'message'), groupFirst];
   const router = createRouter();
-  router.openapi({ ...retrieveGroupRoute, middleware }, (c) =>
-    c.json(retrieveGroup(deps, c.get('account'), c.req.valid('param').groupID, publicOrigin(c, deps)), 200),
+  router.openapi({ ...retrieveGroupRoute, middleware }, async (c) =>
+    c.json(await retrieveGroup(deps, c.get('account'), c.req.valid('param').groupID, publicOrigin(c, deps)), 200),
   );
   router.openapi({ ...renameGroupRoute, middleware }, async (c) => {
     const body = c.req.valid('json');

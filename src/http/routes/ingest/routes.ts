@@ -58,7 +58,7 @@ export function ingestRouter(deps: IngestDeps) {
         source: deps.transportName,
         sourceEventId: c.req.valid('header')['webhook-id'] || undefined,
       };
-      const outcome = await deps.groupCommit.run(() => recordStatus(deps, report));
+      const outcome = await recordStatus(deps, report, { batched: true });
       if (outcome === 'duplicate_event') deps.metrics.ingestDuplicate('status');
       return outcome === 'unknown_handle' ? c.json(OK_BODY, 202) : c.json(OK_BODY, 200);
     },
@@ -89,7 +89,7 @@ export function ingestRouter(deps: IngestDeps) {
     }),
     async (c) => {
       const inbound = { ...c.req.valid('json'), source: deps.transportName };
-      const outcome = await deps.groupCommit.run(() => receiveFromTransport(deps, inbound));
+      const outcome = await receiveFromTransport(deps, inbound, { batched: true });
       if (!outcome.created) deps.metrics.ingestDuplicate('receive');
       return c.json(OK_BODY, outcome.routed ? 200 : 202);
     },

@@ -40,8 +40,8 @@ export function mediaRouter(deps: AppDeps) {
     return answerOrRelay(c, result);
   });
   // Outside the API document, like /docs: a file for anyone holding its unguessable URL, not an API operation.
-  router.get('/media/:file', (c) => {
-    const media = findServedMedia(deps, c.req.param('file'));
+  router.get('/media/:file', async (c) => {
+    const media = await findServedMedia(deps, c.req.param('file'));
     if (!media) return c.body(null, 404);
     return c.body(new Uint8Array(media.bytes), 200, {
       'Content-Type': media.contentType,

@@ -36,7 +36,11 @@ const retrieveRoute = createRoute({
 export function messagesV2Router(deps: ServiceDeps) {
   const middleware = apiRoute(deps, 'message');
   const router = createRouter();
-  router.openapi({ ...listRoute, middleware }, (c) => c.json(listMessagesV2(deps, c.get('account'), c.req.valid('query')), 200));
-  router.openapi({ ...retrieveRoute, middleware }, (c) => c.json(retrieveMessageV2(deps, c.get('account'), c.req.valid('param').id), 200));
+  router.openapi({ ...listRoute, middleware }, async (c) =>
+    c.json(await listMessagesV2(deps, c.get('account'), c.req.valid('query')), 200),
+  );
+  router.openapi({ ...retrieveRoute, middleware }, async (c) =>
+    c.json(await retrieveMessageV2(deps, c.get('account'), c.req.valid('param').id), 200),
+  );
   return router;
 }

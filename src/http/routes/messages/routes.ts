@@ -38,9 +38,9 @@ export function messagesRouter(deps: ServiceDeps) {
   const middleware = apiRoute(deps, 'message');
   const router = createRouter();
 
-  router.openapi({ ...listMessagesRoute, middleware }, (c) => {
+  router.openapi({ ...listMessagesRoute, middleware }, async (c) => {
     const query = c.req.valid('query');
-    const page = listMessages(deps, c.get('account'), {
+    const page = await listMessages(deps, c.get('account'), {
       filter: {
         contactId: query.cid,
         number: query.number,
@@ -55,9 +55,9 @@ export function messagesRouter(deps: ServiceDeps) {
     return c.json(page, 200);
   });
 
-  router.openapi({ ...getMessageStatusRoute, middleware }, (c) => {
+  router.openapi({ ...getMessageStatusRoute, middleware }, async (c) => {
     const { handle, history } = c.req.valid('query');
-    return c.json(getMessageStatus(deps, c.get('account'), handle, history ?? false), 200);
+    return c.json(await getMessageStatus(deps, c.get('account'), handle, history ?? false), 200);
   });
 
   return router;

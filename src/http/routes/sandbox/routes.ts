@@ -30,8 +30,8 @@ const simulateInboundRoute = createRoute({
 /** Registered only when the transport is the sandbox: with a real upstream, end users text for themselves. */
 export function sandboxRouter(deps: ServiceDeps) {
   const router = createRouter();
-  router.openapi({ ...simulateInboundRoute, middleware: apiRoute(deps, 'message') }, (c) =>
-    c.json(receiveSandboxInbound(deps, c.get('account'), c.req.valid('json')), 200),
+  router.openapi({ ...simulateInboundRoute, middleware: apiRoute(deps, 'message') }, async (c) =>
+    c.json(await receiveSandboxInbound(deps, c.get('account'), c.req.valid('json')), 200),
   );
   return router;
 }

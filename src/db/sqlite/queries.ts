@@ -1,0 +1,47 @@
+import type { Db } from './connection.ts';
+import { accountEventQueries } from './queries/account-events.ts';
+import { accountWebhookQueries } from './queries/account-webhooks.ts';
+import { accountQueries } from './queries/accounts.ts';
+import { contactQueries } from './queries/contacts.ts';
+import { conversationQueries } from './queries/conversations.ts';
+import { eventQueries } from './queries/events.ts';
+import { groupQueries } from './queries/groups.ts';
+import { idempotencyQueries } from './queries/idempotency.ts';
+import { inboxQueries } from './queries/inbox.ts';
+import { lineQueries } from './queries/lines.ts';
+import { mediaQueries } from './queries/media.ts';
+import { messageQueries } from './queries/messages.ts';
+import { messageV2Queries } from './queries/messages-v2.ts';
+import { orphanQueries } from './queries/orphans.ts';
+import { outboxQueries } from './queries/outbox.ts';
+import { sandboxQueries } from './queries/sandbox.ts';
+import { statsQueries } from './queries/stats.ts';
+import { unroutedQueries } from './queries/unrouted.ts';
+import { webhookSubscriptionQueries } from './queries/webhook-subscriptions.ts';
+
+/** SQLite's answers to every query of the store, given at once (better-sqlite3 is synchronous). */
+export function createSqliteQueries(db: Db) {
+  return {
+    accountEvents: accountEventQueries(db),
+    accounts: accountQueries(db),
+    contacts: contactQueries(db),
+    conversations: conversationQueries(db),
+    events: eventQueries(db),
+    groups: groupQueries(db),
+    idempotency: idempotencyQueries(db),
+    inbox: inboxQueries(db),
+    media: mediaQueries(db),
+    messages: messageQueries(db),
+    messagesV2: messageV2Queries(db),
+    lines: lineQueries(db),
+    orphans: orphanQueries(db),
+    outbox: outboxQueries(db),
+    accountWebhooks: accountWebhookQueries(db),
+    sandbox: sandboxQueries(db),
+    stats: statsQueries(db),
+    unrouted: unroutedQueries(db),
+    webhookSubscriptions: webhookSubscriptionQueries(db),
+  };
+}
+
+export type SqliteQueries = ReturnType<typeof createSqliteQueries>;

@@ -1,0 +1,188 @@
+import { and, asc, count, desc, eq, gte, isNull, type SQL, sql } from 'drizzle-orm';
+import type { SQLiteColumn } from 'drizzle-orm/sqlite-core';
+import type { ContactOrderField } from '../../../domain/contact-order.ts';
+import type { ContactV2OrderField } from '../../../domain/contact-view-v2.ts';
+import type { ContactRow } from '../../rows.ts';
+import { contacts, numberPins } from '../../schema.ts';
+import type { Db } from '../connection.ts';
+import { placeholdersFor } from '../placeholders.ts';
+
+/** The SDK's contacts.list: filters and orders of /api/v2/contacts. */
+export type ContactV2ListQuery = {
+  orderBy: ContactV2OrderField;
+  direction: 'asc' | 'desc';
+  limit: number;
+  offset: number;
+  phone?: string | undefined;
+  contactId?: string | undefined;
+  createdSince?: number | undefined;
+};
+
+/** What an update may change; the identity, conversation summary and dates are the store's. */
+export type ContactFieldsUpdate = Partial<
+  Pick<ContactRow, 'firstName' | 'lastName' | 'companyName' | 'assignedToEmail' | 'tags' | 'customVariables' | 'optedOut'>
+>;
+
+export type ContactWithLine = ContactRow & { sendblueNumber: string };
+
+export type ContactListQuery = {
+  orderBy: ContactOrderField;
+  direction: 'asc' | 'desc';
+  limit: number;
+  offset: number;
+};
+
+const CONTACT_COLUMNS = [
+  'id',
+  'accountId',
+  'phone',
+  'firstName',
+  'lastName',
+  'companyName',
+  'lastMessageAt',
+  'previewText',
+  'lastInboundAt',
+  'lastOutboundAt',
+  'assignedToEmail',
+  'tags',
+  'customVariables',
+  'optedOut',
+  'deletedAt',
+  'createdAt',
+  'updatedAt',
+] as const satisfies readonly (keyof ContactRow)[];
+
+const orderColumns = {
+  last_date: contacts.lastMessageAt,
+  firstName: contacts.firstName,
+  lastName: contacts.lastName,
+  created_at: contacts.createdAt,
+} as const;
+
+const v2OrderColumns: Record<ContactV2OrderField, SQLiteColumn> = {
+  created_at: contacts.createdAt,
+  updated_at: contacts.updatedAt,
+  phone: contacts.phone,
+  first_name: contacts.firstName,
+  last_name: contacts.lastName,
+};
+
+export function contactQueries(db: Db) {
+  const byPhone = db
+    .select()
+    .from(contacts)
+    .where(and(eq(contacts.accountId, sql.placeholder('accountId')), eq(contacts.phone, sql.placeholder('phone'))))
+    .prepare();
+  const byId = db
+    .select()
+    .from(contacts)
+    .where(and(eq(contacts.accountId, sql.placeholder('accountId')), eq(contacts.id, sql.placeholder('id'))))
+    .prepare();
+  // Every send runs these: prepared once instead of built per call.
+  const insert = db.insert(contacts).values(placeholdersFor(CONTACT_COLUMNS)).onConflictDoNothing().prepare();
+  const at = sql.placeholder('at');
+  const newer = sql`coalesce(${contacts.lastMessageAt}, 0) <= ${at}`;
+  const summaryUpdate = (direction: { lastOutboundAt: SQL } | { lastInboundAt: SQL }) =>
+    db
+      .update(contacts)
+      .set({
+        lastMessageAt: sql`case when ${newer} then ${at} else ${contacts.lastMessageAt} end`,
+        previewText: sql`case when ${newer} then ${sql.placeholder('previewText')} else ${contacts.previewText} end`,
+        ...direction,
+      })
+      .where(eq(contacts.id, sql.placeholder('contactId')))
+      .prepare();
+  const recordOutbound = summaryUpdate({ lastOutboundAt: sql`max(coalesce(${contacts.lastOutboundAt}, 0), ${at})` });
+  const recordInbound = summaryUpdate({ lastInboundAt: sql`max(coalesce(${contacts.lastInboundAt}, 0), ${at})` });
+
+  return {
+    /** False when the account already has a contact with that phone. */
+    insert(row: ContactRow): boolean {
+      return insert.run(row).changes === 1;
+    },
+    findById(accountId: string, id: string): ContactRow | undefined {
+      return byId.get({ accountId, id });
+    },
+    findByPhone(accountId: string, phone: string): ContactRow | undefined {
+      return byPhone.get({ accountId, phone });
+    },
+    list(accountId: string, query: ContactListQuery): ContactRow[] {
+      const order = query.direction === 'asc' ? asc : desc;
+      return db
+        .select()
+        .from(contacts)
+        .where(and(eq(contacts.accountId, accountId), isNull(contacts.deletedAt)))
+        .orderBy(order(orderColumns[query.orderBy]), order(contacts.id))
+        .limit(query.limit)
+        .offset(query.offset)
+        .all();
+    },
+    /** The SDK's listing: live contacts only, each with the line its person is pinned to ('' when none). */
+    listV2(accountId: string, query: ContactV2ListQuery): ContactWithLine[] {
+      const order = query.direction === 'asc' ? asc : desc;
+      const filters = [eq(contacts.accountId, accountId), isNull(contacts.deletedAt)];
+      if (query.phone !== undefined) filters.push(eq(contacts.phone, query.phone));
+      if (query.contactId !== undefined) filters.push(eq(contacts.id, query.contactId));
+      if (query.createdSince !== undefined) filters.push(gte(contacts.createdAt, query.createdSince));
+      return db
+        .select({ contact: contacts, sendblueNumber: sql<string>`coalesce(${numberPins.lineNumber}, '')` })
+        .from(contacts)
+        .leftJoin(numberPins, and(eq(numberPins.accountId, contacts.accountId), eq(numberPins.endUserNumber, contacts.phone)))
+        .where(and(...filters))
+        .orderBy(order(v2OrderColumns[query.orderBy]), order(contacts.id))
+        .limit(query.limit)
+        .offset(query.offset)
+        .all()
+        .map((row) => ({ ...row.contact, sendblueNumber: row.sendblueNumber }));
+    },
+    /** The account's live contacts. */
+    countLive(accountId: string): number {
+      return (
+        db
+          .select({ total: count() })
+          .from(contacts)
+          .where(and(eq(contacts.accountId, accountId), isNull(contacts.deletedAt)))
+          .get()?.total ?? 0
+      );
+    },
+    /** Changes the given fields (API writes: rare next to sends, so built per call). */
+    update(contactId: string, fields: ContactFieldsUpdate, now: number): void {
+      db.update(contacts)
+        .set({ ...fields, updatedAt: now })
+        .where(eq(contacts.id, contactId))
+        .run();
+    },
+    /**
+     * Brings a deleted contact back as a new one: its own fields reset and created now. The
+     * conversation summary stays (its messages did), and so does the opt-out, the end user's choice.
+     */
+    revive(contactId: string, now: number): ContactRow {
+      const row = db
+        .update(contacts)
+        .set({
+          firstName: '',
+          lastName: '',
+          companyName: '',
+          assignedToEmail: '',
+          tags: [],
+          customVariables: {},
+          deletedAt: null,
+          createdAt: now,
+          updatedAt: now,
+        })
+        .where(eq(contacts.id, contactId))
+        .returning()
+        .get();
+      if (!row) throw new Error(`contact ${contactId} vanished while being revived`);
+      return row;
+    },
+    /** Hides the contact from contact reads; its messages and its pin stay. */
+    softDelete(contactId: string, now: number): void {
+      db.update(contacts).set({ deletedAt: now, updatedAt: now }).where(eq(contacts.id, contactId)).run();
+    },
+    /** Moves the conversation summary forward; an older message (arriving late) never overwrites a newer one. */
+    recordMessage(contactId: string, at: number, previewText: string, isOutbound: boolean): void {
+      (isOutbound ? recordOutbound : recordInbound).run({ contactId, at, previewText });
+    },
+  };
+}

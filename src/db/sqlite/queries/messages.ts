@@ -1,0 +1,278 @@
+import { and, asc, desc, eq, gt, gte, inArray, isNull, ne, type SQL, sql } from 'drizzle-orm';
+import { unionAll } from 'drizzle-orm/sqlite-core';
+import type { MessageStatus } from '../../../domain/status.ts';
+import type { MessageRow, NewMessageRow, StatusEventRow } from '../../rows.ts';
+import { groupMembers, groups, messages, statusEvents } from '../../schema.ts';
+import type { Db } from '../connection.ts';
+import { placeholdersFor, unplannedParam } from '../placeholders.ts';
+import { prepareMessageRows } from './message-values.ts';
+
+const MESSAGE_COLUMNS = [
+  'handle',
+  'accountId',
+  'isOutbound',
+  'messageType',
+  'status',
+  'errorCode',
+  'errorMessage',
+  'errorDetail',
+  'content',
+  'mediaUrl',
+  'sendStyle',
+  'statusCallback',
+  'lineNumber',
+  'number',
+  'recipients',
+  'contactId',
+  'groupId',
+  'wasDowngraded',
+  'replyToHandle',
+  'replyToPartIndex',
+  'seatId',
+  'transportHandle',
+  'handedOverAt',
+  'dateSent',
+  'dateUpdated',
+] as const satisfies readonly (keyof NewMessageRow)[];
+
+const STATUS_EVENT_COLUMNS = [
+  'id',
+  'messageHandle',
+  'status',
+  'errorCode',
+  'errorMessage',
+  'source',
+  'sourceEventId',
+  'applied',
+  'implied',
+  'notAppliedReason',
+  'receivedAt',
+] as const satisfies readonly (keyof StatusEventRow)[];
+
+/** A message row as inserted: optional columns made explicit, since a prepared insert binds every one. */
+type OptionalColumn =
+  | 'errorCode'
+  | 'errorMessage'
+  | 'errorDetail'
+  | 'wasDowngraded'
+  | 'replyToHandle'
+  | 'replyToPartIndex'
+  | 'seatId'
+  | 'transportHandle'
+  | 'handedOverAt';
+export type MessageInsert = Omit<NewMessageRow, 'id' | OptionalColumn> & Partial<Pick<NewMessageRow, OptionalColumn>>;
+
+/** What a status change writes onto the message. */
+export type StatusUpdate = Pick<MessageRow, 'status' | 'errorCode' | 'errorMessage' | 'wasDowngraded' | 'dateUpdated'>;
+
+export type StatusEventInsert = Omit<StatusEventRow, 'sourceEventId'> & { sourceEventId?: string | null };
+
+/** Listing by number merges one index search per group up to this many groups (SQLite allows 500 compound terms). */
+const MAX_MERGED_GROUPS = 400;
+/** Prepared listing statements kept (one per combination of filters and group count). */
+const MAX_CACHED_LISTINGS = 500;
+
+export type MessageListFilter = {
+  contactId?: string;
+  number?: string;
+  groupId?: string;
+  status?: MessageStatus;
+  isOutbound?: boolean;
+  sentSince?: number;
+};
+
+export function messageQueries(db: Db) {
+  const byHandle = db
+    .select()
+    .from(messages)
+    .where(and(eq(messages.accountId, sql.placeholder('accountId')), eq(messages.handle, sql.placeholder('handle'))))
+    .prepare();
+  // Both inserts run on every send: prepared once instead of built per call.
+  const insertMessage = db.insert(messages).values(placeholdersFor(MESSAGE_COLUMNS)).returning().prepare();
+  // Ignoring conflicts is the idempotency: the unique indexes on status_events say what a duplicate is.
+  const insertStatusEvent = db.insert(statusEvents).values(placeholdersFor(STATUS_EVENT_COLUMNS)).onConflictDoNothing().prepare();
+  // Two lookups, ours first: as one `handle = ? or transport_handle = ?`, SQLite merges both index
+  // searches through a temporary rowset, which cost three times a single search (each send is
+  // looked up so several times on its way to the transport).
+  const byOurHandle = db
+    .select()
+    .from(messages)
+    .where(eq(messages.handle, sql.placeholder('handle')))
+    .prepare();
+  const byTransportHandle = db
+    .select()
+    .from(messages)
+    .where(eq(messages.transportHandle, sql.placeholder('handle')))
+    .prepare();
+  // Placeholders in SET bypass column mappers: updateStatus() binds wasDowngraded as 0/1 itself.
+  const updateStatus = db
+    .update(messages)
+    .set({
+      status: sql`${sql.placeholder('status')}`,
+      errorCode: sql`${sql.placeholder('errorCode')}`,
+      errorMessage: sql`${sql.placeholder('errorMessage')}`,
+      wasDowngraded: sql`${sql.placeholder('wasDowngraded')}`,
+      dateUpdated: sql`${sql.placeholder('dateUpdated')}`,
+    })
+    .where(eq(messages.id, sql.placeholder('id')))
+    .prepare();
+  // Once per send, when the transport accepted it.
+  const markHandedOver = db
+    .update(messages)
+    .set({ transportHandle: sql`${sql.placeholder('transportHandle')}`, handedOverAt: sql`${sql.placeholder('at')}` })
+    .where(eq(messages.id, sql.placeholder('id')))
+    .prepare();
+  const sourceEventSeen = db
+    .select({ id: statusEvents.id })
+    .from(statusEvents)
+    .where(and(eq(statusEvents.source, sql.placeholder('source')), eq(statusEvents.sourceEventId, sql.placeholder('sourceEventId'))))
+    .prepare();
+  const groupsOfNumberSubquery = db
+    .select({ groupId: groupMembers.groupId })
+    .from(groupMembers)
+    .innerJoin(groups, eq(groups.id, groupMembers.groupId))
+    .where(and(eq(groupMembers.number, sql.placeholder('number')), eq(groups.accountId, sql.placeholder('accountId'))));
+  const groupsOfNumber = groupsOfNumberSubquery.prepare();
+  type Listing = { all(params: Record<string, unknown>): MessageRow[] };
+  // Building a listing's SQL costs drizzle more than SQLite takes to run it (several ms for a
+  // number in a few groups): one prepared statement per shape (filters present, groups merged).
+  const listings = new Map<string, Listing>();
+
+  function listingStatement(filter: MessageListFilter, groupCount: number): Listing {
+    const present = (Object.keys(filter) as (keyof MessageListFilter)[]).filter((key) => filter[key] !== undefined);
+    const key = `${present.sort().join(',')}|${Math.min(groupCount, MAX_MERGED_GROUPS + 1)}`;
+    let statement = listings.get(key);
+    if (!statement) {
+      if (listings.size >= MAX_CACHED_LISTINGS) listings.clear();
+      statement = buildListing(new Set(present), groupCount);
+      listings.set(key, statement);
+    }
+    return statement;
+  }
+
+  function buildListing(present: Set<keyof MessageListFilter>, groupCount: number): Listing {
+    const p = sql.placeholder;
+    const conditions: SQL[] = [eq(messages.accountId, p('accountId'))];
+    if (present.has('contactId')) conditions.push(eq(messages.contactId, p('contactId')));
+    if (present.has('groupId')) conditions.push(eq(messages.groupId, p('groupId')));
+    if (present.has('status')) conditions.push(eq(messages.status, unplannedParam(p('status'))));
+    if (present.has('isOutbound')) conditions.push(eq(messages.isOutbound, unplannedParam(p('isOutbound'))));
+    if (present.has('sentSince')) conditions.push(gte(messages.dateSent, p('sentSince')));
+    const select = (...more: SQL[]) =>
+      db
+        .select()
+        .from(messages)
+        .where(and(...conditions, ...more));
+    const newestFirst = [desc(messages.dateSent), desc(messages.id)] as const;
+    if (!present.has('number')) {
+      return prepareMessageRows(
+        db,
+        select()
+          .orderBy(...newestFirst)
+          .limit(unplannedParam(p('limit')))
+          .offset(p('offset')),
+      );
+    }
+    // A number's messages are its one-to-one conversation plus the groups it belongs to. As one
+    // `number = ? OR group_id IN (...)` filter SQLite walks the account's whole date index (or
+    // reads and sorts every message of those conversations); as one branch per conversation, each
+    // reads its own index in date order, and UNION ALL merges them, reading at most
+    // offset + limit rows per branch. Group rows sent by the number itself are in the first
+    // branch, so the others skip them.
+    const otherMember = ne(messages.number, p('number'));
+    const groupBranches =
+      groupCount <= MAX_MERGED_GROUPS
+        ? Array.from({ length: groupCount }, (_, i) => select(eq(messages.groupId, p(`group${i}`)), otherMember))
+        : // A compound SELECT has at most 500 terms: past that many groups, one branch reads them all and sorts.
+          [select(inArray(messages.groupId, groupsOfNumberSubquery), otherMember)];
+    const [first, second, ...others] = [select(eq(messages.number, p('number'))), ...groupBranches];
+    const merged = second === undefined ? first! : unionAll(first!, second, ...others);
+    return prepareMessageRows(
+      db,
+      merged
+        .orderBy(...newestFirst)
+        .limit(unplannedParam(p('limit')))
+        .offset(p('offset')),
+    );
+  }
+
+  const history = db
+    .select()
+    .from(statusEvents)
+    .where(eq(statusEvents.messageHandle, sql.placeholder('handle')))
+    // Ids are random: rowid is what keeps arrival order among events of the same millisecond
+    // (an implied SENT and the DELIVERED that implied it share one).
+    .orderBy(asc(statusEvents.receivedAt), sql`rowid`)
+    .prepare();
+
+  return {
+    insert(row: MessageInsert): MessageRow {
+      const inserted = insertMessage.get({
+        errorCode: null,
+        errorMessage: null,
+        errorDetail: null,
+        wasDowngraded: null,
+        replyToHandle: null,
+        replyToPartIndex: null,
+        seatId: null,
+        transportHandle: null,
+        handedOverAt: null,
+        ...row,
+      });
+      if (!inserted) throw new Error('message insert returned no row');
+      return inserted;
+    },
+    findByHandle(accountId: string, handle: string): MessageRow | undefined {
+      return byHandle.get({ accountId, handle });
+    },
+    /** Any account's message by our handle or the transport's: transports and ingest know no account. */
+    findByAnyHandle(handle: string): MessageRow | undefined {
+      return byOurHandle.get({ handle }) ?? byTransportHandle.get({ handle });
+    },
+    /** An inbound STOP: the message that opted its sender out says so (rare, so not prepared). */
+    markOptedOut(messageId: number): void {
+      db.update(messages).set({ optedOut: true }).where(eq(messages.id, messageId)).run();
+    },
+    updateStatus(messageId: number, update: StatusUpdate): void {
+      updateStatus.run({ id: messageId, ...update, wasDowngraded: update.wasDowngraded === null ? null : Number(update.wasDowngraded) });
+    },
+    /** Records that the transport accepted the message, under its own handle. */
+    markHandedOver(messageId: number, transportHandle: string, at: number): void {
+      markHandedOver.run({ id: messageId, transportHandle, at });
+    },
+    /**
+     * Outbound messages accepted but never handed over (a crash or a transport failure in between),
+     * oldest first, from after the message id `afterId`: pages must move on, since a page's messages
+     * may still be waiting (retries pending) when the next page is read.
+     */
+    awaitingHandover(limit: number, afterId = 0): MessageRow[] {
+      return db
+        .select()
+        .from(messages)
+        .where(and(isNull(messages.handedOverAt), eq(messages.isOutbound, true), eq(messages.status, 'QUEUED'), gt(messages.id, afterId)))
+        .orderBy(asc(messages.id))
+        .limit(limit)
+        .all();
+    },
+    list(accountId: string, filter: MessageListFilter, limit: number, offset: number): MessageRow[] {
+      const params: Record<string, unknown> = { accountId, ...filter, limit, offset };
+      // Placeholders bypass column mappers: the flag is bound as SQLite stores it.
+      if (filter.isOutbound !== undefined) params.isOutbound = Number(filter.isOutbound);
+      if (filter.number === undefined) return listingStatement(filter, 0).all(params);
+      const groupIds = groupsOfNumber.all({ accountId, number: filter.number }).map((row) => row.groupId);
+      for (const [i, groupId] of groupIds.entries()) params[`group${i}`] = groupId;
+      return listingStatement(filter, groupIds.length).all(params);
+    },
+
+    /** False when a unique index says the event is already recorded. */
+    insertStatusEvent(row: StatusEventInsert): boolean {
+      return insertStatusEvent.run({ sourceEventId: null, ...row }).changes === 1;
+    },
+    sourceEventSeen(source: string, sourceEventId: string): boolean {
+      return sourceEventSeen.get({ source, sourceEventId }) !== undefined;
+    },
+    history(handle: string): StatusEventRow[] {
+      return history.all({ handle });
+    },
+  };
+}

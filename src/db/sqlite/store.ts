@@ -1,0 +1,170 @@
+import type { Queries, Store } from '../store.ts';
+import type { Db } from './connection.ts';
+import { createSqliteQueries, type SqliteQueries } from './queries.ts';
+import { isDamage, sqliteFamily, storageTrouble } from './sqlite-codes.ts';
+
+export type SqliteStore = {
+  store: Store;
+  /** True from the first sign of damage until the process restarts: a damaged file does not heal. */
+  damaged: () => boolean;
+  /** Transactions committed so far: what group commit saves shows here. */
+  commits: () => number;
+  /**
+   * The synchronous queries both the store and its transactions call, looked up at each call:
+   * replacing one of their methods replaces it for every caller (the fault tests do).
+   */
+  queries: SqliteQueries;
+};
+
+type Method = (...args: unknown[]) => unknown;
+type Pending = { work: (tx: Store) => Promise<unknown>; resolve: (value: unknown) => void; reject: (error: unknown) => void };
+
+/**
+ * The store on one SQLite connection. better-sqlite3 answers at once, but a transaction's work is
+ * asynchronous (it awaits the store like every caller), so while one is open every call from
+ * outside it waits for its end: the connection has one transaction, and a stranger's write must
+ * not join it (nor a stranger's read see it before it commits).
+ *
+ * Every SQLite error gets the file's name (`database`, which the logger prints with the error),
+ * and the first SQLITE_CORRUPT or SQLITE_NOTADB marks the database damaged, which readiness reports.
+ */
+export function createSqliteStore(db: Db, file: string): SqliteStore {
+  const client = db.$client;
+  const begin = client.prepare('begin immediate');
+  const commit = client.prepare('commit');
+  const rollback = client.prepare('rollback');
+  let damaged = false;
+  /** Settles when the open transaction ends; null while none is open. */
+  let openTransaction: Promise<void> | null = null;
+  let savepoints = 0;
+  let commits = 0;
+
+  function noted(error: unknown): unknown {
+    if (sqliteFamily(error) !== undefined && typeof error === 'object' && error !== null) {
+      (error as { database?: string }).database ??= file;
+      if (isDamage(error)) damaged = true;
+    }
+    return error;
+  }
+
+  function answer(module: Record<string, Method>, method: string, args: unknown[]): Promise<unknown> {
+    try {
+      return Promise.resolve(module[method]!(...args));
+    } catch (error) {
+      return Promise.reject(noted(error));
+    }
+  }
+
+  /** Waits out open transactions; the call then runs in the same tick as the check that none is open. */
+  async function outsideTransactions<T>(run: () => T | Promise<T>): Promise<T> {
+    while (openTransaction !== null) await openTransaction;
+    return run();
+  }
+
+  function bind(queries: SqliteQueries, fromOutside: boolean): Queries {
+    return Object.fromEntries(
+      Object.entries(queries).map(([name, module]) => [
+        name,
+        Object.fromEntries(
+          Object.keys(module).map((method) => {
+            const calls = module as Record<string, Method>;
+            const direct = (...args: unknown[]) => answer(calls, method, args);
+            const guarded = (...args: unknown[]) =>
+              openTransaction !== null ? outsideTransactions(() => answer(calls, method, args)) : answer(calls, method, args);
+            return [method, fromOutside ? guarded : direct];
+          }),
+        ),
+      ]),
+    ) as Queries;
+  }
+
+  const queries = createSqliteQueries(db);
+
+  async function savepoint<T>(work: (tx: Store) => Promise<T>): Promise<T> {
+    const name = `s${++savepoints}`;
+    client.exec(`savepoint ${name}`);
+    try {
+      const result = await work(inside);
+      client.exec(`release ${name}`);
+      return result;
+    } catch (error) {
+      // A full disk or an I/O error may have ended the whole transaction already.
+      if (client.inTransaction) client.exec(`rollback to ${name}; release ${name}`);
+      throw noted(error);
+    } finally {
+      savepoints--;
+    }
+  }
+
+  async function transaction<T>(work: (tx: Store) => Promise<T>): Promise<T> {
+    while (openTransaction !== null) await openTransaction;
+    let ended!: () => void;
+    openTransaction = new Promise((resolve) => {
+      ended = resolve;
+    });
+    try {
+      begin.run();
+      try {
+        const result = await work(inside);
+        commit.run();
+        commits += 1;
+        return result;
+      } catch (error) {
+        if (client.inTransaction) rollback.run();
+        throw error;
+      }
+    } catch (error) {
+      throw noted(error);
+    } finally {
+      openTransaction = null;
+      ended();
+    }
+  }
+
+  const inside: Store = { ...bind(queries, false), transaction: savepoint, batchedTransaction: savepoint };
+
+  /**
+   * Group commit: the work of every caller within one event-loop turn shares one transaction, each
+   * in its own savepoint, and every answer waits for the COMMIT: under load one commit per batch
+   * instead of one per request.
+   */
+  let pending: Pending[] = [];
+  async function flush(): Promise<void> {
+    const batch = pending;
+    pending = [];
+    const outcomes: ({ ok: true; value: unknown } | { ok: false; error: unknown })[] = [];
+    try {
+      await transaction(async (tx) => {
+        for (const item of batch) {
+          try {
+            outcomes.push({ ok: true, value: await tx.transaction(item.work) });
+          } catch (error) {
+            // The storage failed: SQLite may have rolled back the whole batch already, and the next
+            // caller's work would then run (and commit) outside it. The batch ends here.
+            if (storageTrouble(error) !== undefined) throw error;
+            outcomes.push({ ok: false, error });
+          }
+        }
+      });
+    } catch (error) {
+      // The storage failed, or the COMMIT did: nothing of the batch is stored, so no caller may succeed.
+      for (const item of batch) item.reject(error);
+      return;
+    }
+    batch.forEach((item, index) => {
+      const outcome = outcomes[index]!;
+      if (outcome.ok) item.resolve(outcome.value);
+      else item.reject(outcome.error);
+    });
+  }
+
+  function batchedTransaction<T>(work: (tx: Store) => Promise<T>): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      if (pending.length === 0) setImmediate(flush);
+      pending.push({ work: work as Pending['work'], resolve: resolve as Pending['resolve'], reject });
+    });
+  }
+
+  const store: Store = { ...bind(queries, true), transaction, batchedTransaction };
+  return { store, damaged: () => damaged, commits: () => commits, queries };
+}
