@@ -1,0 +1,106 @@
+import { and, asc, count, eq, sql } from 'drizzle-orm';
+import type { AccountRow } from '../../rows.ts';
+import type { PgDb } from '../db.ts';
+import { accounts, groups, numberPins, serviceNumbers } from '../schema.ts';
+
+export function accountQueries(db: PgDb) {
+  const byId = async (id: string): Promise<AccountRow | undefined> => {
+    const [row] = await db.select().from(accounts).where(eq(accounts.id, id));
+    return row;
+  };
+  const countOf = async (rows: Promise<{ total: number }[]>): Promise<number> => (await rows)[0]?.total ?? 0;
+
+  return {
+    async insertAccount(row: AccountRow): Promise<void> {
+      await db.insert(accounts).values(row);
+    },
+    /**
+     * Runs on every authenticated request. One row comes back for any key id (all nulls for an
+     * unknown one), so a stranger's miss steps and maps a row just as a known key id does.
+     */
+    async findByKeyId(apiKeyId: string): Promise<AccountRow | undefined> {
+      const [row] = await db
+        .select({ account: accounts })
+        .from(sql`(select ${apiKeyId}::text as key_id) as probe`)
+        .leftJoin(accounts, eq(accounts.apiKeyId, sql`probe.key_id`));
+      return row?.account ?? undefined;
+    },
+    findById: byId,
+    /** The account that owns this line, if any: every inbound message asks. */
+    async findByServiceNumber(number: string): Promise<AccountRow | undefined> {
+      const [line] = await db.select({ accountId: serviceNumbers.accountId }).from(serviceNumbers).where(eq(serviceNumbers.number, number));
+      return line && byId(line.accountId);
+    },
+    async findByEmail(email: string): Promise<AccountRow | undefined> {
+      const [row] = await db.select().from(accounts).where(eq(accounts.email, email));
+      return row;
+    },
+    async list(): Promise<AccountRow[]> {
+      return db.select().from(accounts).orderBy(asc(accounts.createdAt), asc(accounts.email));
+    },
+    async count(): Promise<number> {
+      return countOf(db.select({ total: count() }).from(accounts));
+    },
+    async updateSecretHash(accountId: string, apiSecretHash: string): Promise<void> {
+      await db.update(accounts).set({ apiSecretHash }).where(eq(accounts.id, accountId));
+    },
+
+    /** False when the number is already taken (by any account). */
+    async insertServiceNumber(accountId: string, number: string, createdAt: number): Promise<boolean> {
+      const inserted = await db
+        .insert(serviceNumbers)
+        .values({ accountId, number, createdAt })
+        .onConflictDoNothing()
+        .returning({ number: serviceNumbers.number });
+      return inserted.length === 1;
+    },
+    /** Removes the account's line; false when the account has no such line. */
+    async deleteServiceNumber(accountId: string, number: string): Promise<boolean> {
+      const deleted = await db
+        .delete(serviceNumbers)
+        .where(and(eq(serviceNumbers.accountId, accountId), eq(serviceNumbers.number, number)))
+        .returning({ number: serviceNumbers.number });
+      return deleted.length === 1;
+    },
+    /** End users pinned to the line and groups living on it: what still depends on it. */
+    async lineUsers(number: string): Promise<{ pinnedEndUsers: number; groups: number }> {
+      const [pinnedEndUsers, onLine] = await Promise.all([
+        countOf(db.select({ total: count() }).from(numberPins).where(eq(numberPins.lineNumber, number))),
+        countOf(db.select({ total: count() }).from(groups).where(eq(groups.lineNumber, number))),
+      ]);
+      return { pinnedEndUsers, groups: onLine };
+    },
+    /** Sends with an explicit from_number check it against these. */
+    async listServiceNumbers(accountId: string): Promise<string[]> {
+      const rows = await db
+        .select({ number: serviceNumbers.number })
+        .from(serviceNumbers)
+        .where(eq(serviceNumbers.accountId, accountId))
+        .orderBy(asc(serviceNumbers.createdAt), asc(serviceNumbers.number));
+      return rows.map((row) => row.number);
+    },
+    async leastLoadedLine(accountId: string): Promise<string | undefined> {
+      const [line] = await db
+        .select({ number: serviceNumbers.number })
+        .from(serviceNumbers)
+        .where(eq(serviceNumbers.accountId, accountId))
+        .orderBy(asc(serviceNumbers.pinnedCount), asc(serviceNumbers.createdAt), asc(serviceNumbers.number))
+        .limit(1);
+      return line?.number;
+    },
+    async findPinnedLine(accountId: string, endUserNumber: string): Promise<string | undefined> {
+      const [pin] = await db
+        .select({ lineNumber: numberPins.lineNumber })
+        .from(numberPins)
+        .where(and(eq(numberPins.accountId, accountId), eq(numberPins.endUserNumber, endUserNumber)));
+      return pin?.lineNumber;
+    },
+    async pinEndUser(accountId: string, endUserNumber: string, lineNumber: string, createdAt: number): Promise<void> {
+      await db.insert(numberPins).values({ accountId, endUserNumber, lineNumber, createdAt });
+      await db
+        .update(serviceNumbers)
+        .set({ pinnedCount: sql`${serviceNumbers.pinnedCount} + 1` })
+        .where(eq(serviceNumbers.number, lineNumber));
+    },
+  };
+}

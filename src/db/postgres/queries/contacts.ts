@@ -1,0 +1,140 @@
+import { and, asc, count, desc, eq, gte, isNull, type SQL, sql } from 'drizzle-orm';
+import type { PgColumn } from 'drizzle-orm/pg-core';
+import type { ContactV2OrderField } from '../../../domain/contact-view-v2.ts';
+import type { ContactRow } from '../../rows.ts';
+import type { ContactFieldsUpdate, ContactListQuery, ContactV2ListQuery, ContactWithLine } from '../../sqlite/queries/contacts.ts';
+import type { PgDb } from '../db.ts';
+import { contacts, numberPins } from '../schema.ts';
+
+const orderColumns = {
+  last_date: contacts.lastMessageAt,
+  firstName: contacts.firstName,
+  lastName: contacts.lastName,
+  created_at: contacts.createdAt,
+} as const;
+
+const v2OrderColumns: Record<ContactV2OrderField, PgColumn> = {
+  created_at: contacts.createdAt,
+  updated_at: contacts.updatedAt,
+  phone: contacts.phone,
+  first_name: contacts.firstName,
+  last_name: contacts.lastName,
+};
+
+/**
+ * The v1 listing's order. SQLite sorts NULL first ascending and last descending, PostgreSQL the
+ * other way round: by last message date (the one nullable order), contacts never written to keep
+ * SQLite's place.
+ */
+function v1Order(field: ContactListQuery['orderBy'], direction: 'asc' | 'desc'): SQL {
+  const column = orderColumns[field];
+  if (field !== 'last_date') return direction === 'asc' ? asc(column) : desc(column);
+  return direction === 'asc' ? sql`${column} asc nulls first` : sql`${column} desc nulls last`;
+}
+
+export function contactQueries(db: PgDb) {
+  return {
+    /** False when the account already has a contact with that phone. */
+    async insert(row: ContactRow): Promise<boolean> {
+      const inserted = await db.insert(contacts).values(row).onConflictDoNothing().returning({ id: contacts.id });
+      return inserted.length === 1;
+    },
+    async findById(accountId: string, id: string): Promise<ContactRow | undefined> {
+      const [row] = await db
+        .select()
+        .from(contacts)
+        .where(and(eq(contacts.accountId, accountId), eq(contacts.id, id)));
+      return row;
+    },
+    async findByPhone(accountId: string, phone: string): Promise<ContactRow | undefined> {
+      const [row] = await db
+        .select()
+        .from(contacts)
+        .where(and(eq(contacts.accountId, accountId), eq(contacts.phone, phone)));
+      return row;
+    },
+    async list(accountId: string, query: ContactListQuery): Promise<ContactRow[]> {
+      const order = query.direction === 'asc' ? asc : desc;
+      return db
+        .select()
+        .from(contacts)
+        .where(and(eq(contacts.accountId, accountId), isNull(contacts.deletedAt)))
+        .orderBy(v1Order(query.orderBy, query.direction), order(contacts.id))
+        .limit(query.limit)
+        .offset(query.offset);
+    },
+    /** The SDK's listing: live contacts only, each with the line its person is pinned to ('' when none). */
+    async listV2(accountId: string, query: ContactV2ListQuery): Promise<ContactWithLine[]> {
+      const order = query.direction === 'asc' ? asc : desc;
+      const filters = [eq(contacts.accountId, accountId), isNull(contacts.deletedAt)];
+      if (query.phone !== undefined) filters.push(eq(contacts.phone, query.phone));
+      if (query.contactId !== undefined) filters.push(eq(contacts.id, query.contactId));
+      if (query.createdSince !== undefined) filters.push(gte(contacts.createdAt, query.createdSince));
+      const rows = await db
+        .select({ contact: contacts, sendblueNumber: sql<string>`coalesce(${numberPins.lineNumber}, '')` })
+        .from(contacts)
+        .leftJoin(numberPins, and(eq(numberPins.accountId, contacts.accountId), eq(numberPins.endUserNumber, contacts.phone)))
+        .where(and(...filters))
+        .orderBy(order(v2OrderColumns[query.orderBy]), order(contacts.id))
+        .limit(query.limit)
+        .offset(query.offset);
+      return rows.map((row) => ({ ...row.contact, sendblueNumber: row.sendblueNumber }));
+    },
+    /** The account's live contacts. */
+    async countLive(accountId: string): Promise<number> {
+      const [row] = await db
+        .select({ total: count() })
+        .from(contacts)
+        .where(and(eq(contacts.accountId, accountId), isNull(contacts.deletedAt)));
+      return row?.total ?? 0;
+    },
+    /** Changes the given fields. */
+    async update(contactId: string, fields: ContactFieldsUpdate, now: number): Promise<void> {
+      await db
+        .update(contacts)
+        .set({ ...fields, updatedAt: now })
+        .where(eq(contacts.id, contactId));
+    },
+    /**
+     * Brings a deleted contact back as a new one: its own fields reset and created now. The
+     * conversation summary stays (its messages did), and so does the opt-out, the end user's choice.
+     */
+    async revive(contactId: string, now: number): Promise<ContactRow> {
+      const [row] = await db
+        .update(contacts)
+        .set({
+          firstName: '',
+          lastName: '',
+          companyName: '',
+          assignedToEmail: '',
+          tags: [],
+          customVariables: {},
+          deletedAt: null,
+          createdAt: now,
+          updatedAt: now,
+        })
+        .where(eq(contacts.id, contactId))
+        .returning();
+      if (!row) throw new Error(`contact ${contactId} vanished while being revived`);
+      return row;
+    },
+    /** Hides the contact from contact reads; its messages and its pin stay. */
+    async softDelete(contactId: string, now: number): Promise<void> {
+      await db.update(contacts).set({ deletedAt: now, updatedAt: now }).where(eq(contacts.id, contactId));
+    },
+    /** Moves the conversation summary forward; an older message (arriving late) never overwrites a newer one. */
+    async recordMessage(contactId: string, at: number, previewText: string, isOutbound: boolean): Promise<void> {
+      const newer = sql`coalesce(${contacts.lastMessageAt}, 0) <= ${at}::bigint`;
+      const directionAt = isOutbound ? contacts.lastOutboundAt : contacts.lastInboundAt;
+      const movedDirectionAt = sql`greatest(coalesce(${directionAt}, 0), ${at}::bigint)`;
+      await db
+        .update(contacts)
+        .set({
+          lastMessageAt: sql`case when ${newer} then ${at}::bigint else ${contacts.lastMessageAt} end`,
+          previewText: sql`case when ${newer} then ${previewText}::text else ${contacts.previewText} end`,
+          ...(isOutbound ? { lastOutboundAt: movedDirectionAt } : { lastInboundAt: movedDirectionAt }),
+        })
+        .where(eq(contacts.id, contactId));
+    },
+  };
+}

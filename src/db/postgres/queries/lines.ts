@@ -1,0 +1,16 @@
+import { asc, eq } from 'drizzle-orm';
+import type { PgDb } from '../db.ts';
+import { serviceNumbers } from '../schema.ts';
+
+/** The account's lines with when each was added, for lines.getState. */
+export function lineQueries(db: PgDb) {
+  return {
+    async ofAccount(accountId: string): Promise<{ number: string; createdAt: number }[]> {
+      return db
+        .select({ number: serviceNumbers.number, createdAt: serviceNumbers.createdAt })
+        .from(serviceNumbers)
+        .where(eq(serviceNumbers.accountId, accountId))
+        .orderBy(asc(serviceNumbers.createdAt), asc(serviceNumbers.number));
+    },
+  };
+}

@@ -1,0 +1,39 @@
+import { describe, expect, it } from 'vitest';
+import { accountEventQueries } from '../../../src/db/postgres/queries/account-events.ts';
+import type { Queries } from '../../../src/db/store.ts';
+import { ACCOUNT, answering, OTHER_ACCOUNT, sqliteTwin, usePostgres } from './paired-databases.ts';
+
+async function story(events: Queries['accountEvents']): Promise<unknown[]> {
+  const seen: unknown[] = [await events.latestId(ACCOUNT)];
+  for (let index = 1; index <= 7; index++)
+    await events.append({
+      accountId: index % 3 ? ACCOUNT : OTHER_ACCOUNT,
+      type: 'message.status',
+      data: `{"n":${index}}`,
+      occurredAt: index * 100,
+    });
+  seen.push(
+    await events.latestId(ACCOUNT),
+    await events.latestId(OTHER_ACCOUNT),
+    await events.after(ACCOUNT, 0, 10),
+    await events.after(ACCOUNT, 2, 2),
+    // Two at a time: the walk resumes after the last row read, and ends at the first row it keeps.
+    await events.pruneOccurredBy(400, 0, 2),
+    await events.pruneOccurredBy(400, 2, 2),
+    await events.pruneOccurredBy(400, 4, 2),
+    await events.after(ACCOUNT, 0, 10),
+    await events.pruneOccurredBy(10_000, 0, 10),
+    await events.latestId(ACCOUNT),
+  );
+  return seen;
+}
+
+describe('the PostgreSQL account event log', () => {
+  const postgres = usePostgres();
+
+  it('answers every call as the SQLite event log does', async () => {
+    const typed: Queries['accountEvents'] = accountEventQueries(postgres.db);
+    const expected = await story(answering(sqliteTwin().queries.accountEvents));
+    expect(await story(typed)).toEqual(expected);
+  });
+});

@@ -1,0 +1,57 @@
+import { describe, expect, it } from 'vitest';
+import { idempotencyQueries } from '../../../src/db/postgres/queries/idempotency.ts';
+import type { IdempotencyRow } from '../../../src/db/rows.ts';
+import type { Queries } from '../../../src/db/store.ts';
+import { ACCOUNT, answering, OTHER_ACCOUNT, sqliteTwin, usePostgres } from './paired-databases.ts';
+
+function key(key: string, createdAt: number, accountId = ACCOUNT): IdempotencyRow {
+  return { accountId, key, requestHash: `hash-${key}-${createdAt}`, responseStatus: 202, responseBody: `{"key":"${key}"}`, createdAt };
+}
+
+/** The pruning batches until the walk is over, as the retention pass runs them. */
+async function pruneAll(keys: Queries['idempotency'], until: number, limit: number): Promise<number[]> {
+  const pruned: number[] = [];
+  for (let after: number | null = 0; after !== null; ) {
+    const batch = await keys.pruneCreatedBy(until, after, limit);
+    pruned.push(batch.pruned);
+    after = batch.resumeAfter;
+  }
+  return pruned;
+}
+
+async function story(keys: Queries['idempotency']): Promise<unknown[]> {
+  await keys.save(key('a', 100));
+  await keys.save(key('b', 200));
+  await keys.save(key('a', 150, OTHER_ACCOUNT));
+  await keys.save(key('c', 300));
+  await keys.save(key('a', 400)); // an expired key used again: replaced, and now the newest
+  const seen: unknown[] = [await keys.find(ACCOUNT, 'a'), await keys.find(ACCOUNT, 'nope'), await keys.find(OTHER_ACCOUNT, 'a')];
+  seen.push(await keys.pruneCreatedBy(0, 0, 10));
+  const pruned = await pruneAll(keys, 250, 2);
+  // The batches differ (SQLite walks rowids, PostgreSQL deletes what is expired), not what they removed.
+  seen.push(pruned.reduce((sum, count) => sum + count, 0));
+  seen.push(
+    await keys.find(ACCOUNT, 'a'),
+    await keys.find(ACCOUNT, 'b'),
+    await keys.find(OTHER_ACCOUNT, 'a'),
+    await keys.find(ACCOUNT, 'c'),
+  );
+  return seen;
+}
+
+describe('the PostgreSQL idempotency keys', () => {
+  const postgres = usePostgres();
+
+  it('answers every call as the SQLite keys do', async () => {
+    const typed: Queries['idempotency'] = idempotencyQueries(postgres.db);
+    const expected = await story(answering(sqliteTwin().queries.idempotency));
+    expect(await story(typed)).toEqual(expected);
+  });
+
+  it('prunes in batches of at most the limit, until none is left', async () => {
+    const keys = idempotencyQueries(postgres.db);
+    for (let index = 0; index < 5; index++) await keys.save(key(`k${index}`, index));
+    expect(await pruneAll(keys, 10, 2)).toEqual([2, 2, 1]);
+    expect(await pruneAll(keys, 10, 2)).toEqual([0]);
+  });
+});

@@ -1,0 +1,82 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { messageV2Queries } from '../../../src/db/postgres/queries/messages-v2.ts';
+import type { MessageV2Filter, MessageV2Order } from '../../../src/db/sqlite/queries/messages-v2.ts';
+import type { SqliteQueries } from '../../../src/db/sqlite/queries.ts';
+import type { Queries } from '../../../src/db/store.ts';
+import { twinDatabases } from './twin-databases.ts';
+import { ACCOUNT, ALICE, BOB, message, OTHER_ACCOUNT, seedWorld, T0 } from './world.ts';
+
+const { twins, start, reset, stop } = twinDatabases();
+beforeAll(start, 60_000);
+afterAll(stop);
+
+type MessagesV2 = Queries['messagesV2'] | SqliteQueries['messagesV2'];
+let pg: Queries['messagesV2'];
+
+async function expectSame<R>(call: (messages: MessagesV2) => R | Promise<R>): Promise<R> {
+  const fromSqlite = await call(twins.sqliteQueries.messagesV2);
+  const fromPg = await call(pg);
+  expect(fromPg).toEqual(fromSqlite);
+  return fromPg;
+}
+
+async function insert(...rows: ReturnType<typeof message>[]): Promise<void> {
+  for (const row of rows) {
+    twins.sqliteQueries.messages.insert(row);
+    await twins.pgMessages.insert(row);
+  }
+}
+
+beforeEach(async () => {
+  await reset();
+  await seedWorld(twins);
+  pg = messageV2Queries(twins.pg) satisfies Queries['messagesV2'];
+  await insert(
+    message({ number: ALICE }),
+    message({ number: BOB, contactId: 'con_bob', isOutbound: false, status: 'RECEIVED' }),
+    message({ number: '', groupId: 'grp_ab', recipients: [ALICE, BOB] }),
+    message({ number: ALICE, groupId: 'grp_ab', isOutbound: false, status: 'RECEIVED', dateUpdated: T0 + 50 }),
+    message({ number: ALICE, status: 'DELIVERED', wasDowngraded: true, lineNumber: '+15550000009' }),
+    message({ number: ALICE, accountId: OTHER_ACCOUNT, contactId: null, lineNumber: '+15550000002' }),
+    message({ number: BOB, dateSent: T0 + 100 }),
+    message({ number: ALICE, dateSent: T0 + 100 }),
+  );
+});
+
+describe('the PostgreSQL v2 message listing', () => {
+  const filters: MessageV2Filter[] = [
+    {},
+    { number: ALICE },
+    { groupId: 'grp_ab' },
+    { isOutbound: false },
+    { messageType: 'group' },
+    { status: 'DELIVERED' },
+    { downgraded: true },
+    { downgraded: false },
+    { lineNumber: '+15550000009' },
+    { sentFrom: T0 + 3, sentTo: T0 + 100 },
+    { updatedFrom: T0 + 5, updatedTo: T0 + 60 },
+  ];
+  const orders: MessageV2Order[] = [
+    { by: 'sent', direction: 'desc' },
+    { by: 'sent', direction: 'asc' },
+    { by: 'updated', direction: 'desc' },
+    { by: 'updated', direction: 'asc' },
+  ];
+
+  it.each(filters)('reads the same pages and totals as SQLite for %o', async (filter) => {
+    for (const order of orders) {
+      await expectSame((m) => m.list(ACCOUNT, filter, order, 50, 0));
+      await expectSame((m) => m.list(ACCOUNT, filter, order, 2, 1));
+    }
+    await expectSame((m) => m.total(ACCOUNT, filter, T0));
+  });
+
+  it('adds the rows stored since to a kept total, and counts afresh after a while', async () => {
+    expect(await expectSame((m) => m.total(ACCOUNT, { number: ALICE }, T0))).toBe(4);
+    await insert(message({ number: ALICE }), message({ number: BOB }));
+    expect(await expectSame((m) => m.total(ACCOUNT, { number: ALICE }, T0 + 1_000))).toBe(5);
+    expect(await expectSame((m) => m.total(ACCOUNT, { status: 'QUEUED' }, T0 + 1_000))).toBe(6);
+    expect(await expectSame((m) => m.total(ACCOUNT, { number: ALICE }, T0 + 120_000))).toBe(5);
+  });
+});
