@@ -36,7 +36,7 @@ module.exports = {
       severity: 'error',
       comment: 'Only db/ talks to the database driver and the query builder.',
       from: { pathNot: '^src/db/' },
-      to: { path: '^node_modules/(drizzle-orm|better-sqlite3)/' },
+      to: { path: '^node_modules/(drizzle-orm|better-sqlite3|postgres)/' },
     },
     {
       name: 'cli-talks-to-services',

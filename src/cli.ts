@@ -6,12 +6,11 @@ import { tailCommand } from './cli/tail.ts';
 import { UsageError } from './cli/usage-error.ts';
 import { webhooksCommand } from './cli/webhooks.ts';
 import { type Config, ConfigError, loadConfig } from './config.ts';
-import { closeDatabase } from './db/sqlite/connection.ts';
 import { PLANS } from './domain/limits.ts';
 import { isHttpUrl } from './domain/media-url.ts';
 import { checkPhoneNumber } from './domain/phone.ts';
 import { createLogger } from './logger.ts';
-import { openCheckedDatabase, openRuntime } from './runtime.ts';
+import { migrateConfiguredDatabase, openRuntime, type Runtime } from './runtime.ts';
 import { type AccountLines, addLines, createAccount, listAccounts, listLines, removeLines, rotateSecret } from './services/accounts.ts';
 import { AppError } from './services/app-error.ts';
 import { StartupError } from './startup-error.ts';
@@ -45,7 +44,9 @@ function configFrom(flags: Flags): Config {
   return loadConfig(process.env, {
     PORT: flags.port,
     HOST: flags.host,
+    // --db names the database whichever variable the environment uses: a file path or a postgres:// URL.
     TEXTRELAY_DB: flags.db,
+    TEXTRELAY_DATABASE_URL: flags.db,
     TEXTRELAY_TRANSPORT: flags.transport,
   });
 }
@@ -99,13 +100,13 @@ function print(value: unknown, asJson: boolean, human: () => string): void {
 }
 
 /** Runs a command against the database and closes it, whatever happens. */
-async function withRuntime<T>(flags: Flags, work: (deps: ReturnType<typeof openRuntime>['deps']) => Promise<T> | T): Promise<T> {
+async function withRuntime<T>(flags: Flags, work: (deps: Runtime['deps']) => Promise<T> | T): Promise<T> {
   const config = configFrom(flags);
-  const { db, deps } = openRuntime(config, createLogger(config.LOG_LEVEL));
+  const runtime = await openRuntime(config, createLogger(config.LOG_LEVEL));
   try {
-    return await work(deps);
+    return await work(runtime.deps);
   } finally {
-    closeDatabase(db);
+    await runtime.close();
   }
 }
 
@@ -221,8 +222,7 @@ async function main(argv: string[]): Promise<void> {
     }
     case 'migrate': {
       const config = configFrom(flags);
-      closeDatabase(openCheckedDatabase(config, true).db);
-      process.stdout.write(`Migrations applied to ${config.TEXTRELAY_DB}\n`);
+      process.stdout.write(`Migrations applied to ${await migrateConfiguredDatabase(config)}\n`);
       return;
     }
     case 'accounts':
@@ -246,7 +246,7 @@ async function main(argv: string[]): Promise<void> {
     }
     case 'tail': {
       const config = configFrom(flags);
-      return tailCommand(openRuntime(config, createLogger(config.LOG_LEVEL)), flags);
+      return tailCommand(await openRuntime(config, createLogger(config.LOG_LEVEL)), flags);
     }
     default: {
       // A command described in cli/help.ts but not run here fails to compile.

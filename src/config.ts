@@ -20,6 +20,12 @@ export const ConfigSchema = z
     TEXTRELAY_KEEP_ALIVE_TIMEOUT_MS: z.coerce.number().int().min(1).default(5_000),
     TEXTRELAY_MAX_CONNECTIONS: z.coerce.number().int().min(1).default(10_000),
     TEXTRELAY_DB: z.string().min(1).default('./data/textrelay.db'),
+    /** A postgres:// URL selects PostgreSQL, shared by any number of instances; a file path here means SQLite, as TEXTRELAY_DB. */
+    TEXTRELAY_DATABASE_URL: z.string().min(1).optional(),
+    /** Connections each instance holds to PostgreSQL; N instances hold N times as many, under the server's max_connections. */
+    TEXTRELAY_DATABASE_POOL_SIZE: z.coerce.number().int().min(2).max(1000).default(10),
+    /** PostgreSQL cancels a statement running longer than this, so a stuck query frees its connection; 0 never cancels. */
+    TEXTRELAY_DATABASE_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(0).default(30_000),
     /** serve and migrate check the file's pages first when it is at most this large (a full read: seconds per GB); 0 never checks. */
     TEXTRELAY_INTEGRITY_CHECK_MAX_MB: z.coerce.number().int().min(0).default(256),
     TEXTRELAY_TRANSPORT: z.enum(['sandbox', 'upstream']).default('sandbox'),
@@ -67,6 +73,10 @@ export const ConfigSchema = z
     TEXTRELAY_ALLOW_PRIVATE_CALLBACKS: config.TEXTRELAY_ALLOW_PRIVATE_CALLBACKS ?? config.TEXTRELAY_TRANSPORT === 'sandbox',
   }))
   .superRefine((config, ctx) => {
+    const database = databaseSetting(config);
+    if (URL_SCHEME.test(database.value) && !POSTGRES_SCHEME.test(database.value)) {
+      ctx.addIssue({ code: 'custom', path: [database.key], message: 'must be a postgres:// URL or a SQLite file path' });
+    }
     if (config.TEXTRELAY_TRANSPORT !== 'upstream') return;
     // Without these the relay could not send, or its provider could not call back: refuse to start rather than fail every message.
     for (const key of [
@@ -93,6 +103,24 @@ export const ConfigSchema = z
   });
 
 export type Config = z.output<typeof ConfigSchema>;
+
+const URL_SCHEME = /^[a-z][a-z0-9+.-]*:\/\//i;
+const POSTGRES_SCHEME = /^postgres(ql)?:\/\//i;
+
+/** The variable that names the database: TEXTRELAY_DATABASE_URL when set, else TEXTRELAY_DB. */
+function databaseSetting(config: Pick<Config, 'TEXTRELAY_DB' | 'TEXTRELAY_DATABASE_URL'>) {
+  return config.TEXTRELAY_DATABASE_URL === undefined
+    ? { key: 'TEXTRELAY_DB', value: config.TEXTRELAY_DB }
+    : { key: 'TEXTRELAY_DATABASE_URL', value: config.TEXTRELAY_DATABASE_URL };
+}
+
+export type DatabaseChoice = { backend: 'sqlite'; file: string } | { backend: 'postgres'; url: string };
+
+/** Which database the configuration names: PostgreSQL for a postgres:// URL, else the SQLite file at that path. */
+export function databaseOf(config: Pick<Config, 'TEXTRELAY_DB' | 'TEXTRELAY_DATABASE_URL'>): DatabaseChoice {
+  const { value } = databaseSetting(config);
+  return POSTGRES_SCHEME.test(value) ? { backend: 'postgres', url: value } : { backend: 'sqlite', file: value };
+}
 
 export class ConfigError extends Error {}
 

@@ -3,7 +3,6 @@ import { getRequestListener } from '@hono/node-server';
 import { buildApp } from './app.ts';
 import { startBackgroundWork } from './background.ts';
 import type { Config } from './config.ts';
-import { closeDatabase } from './db/sqlite/connection.ts';
 import { createHttpServer, DEFAULT_HTTP_LIMITS, listen } from './http-server.ts';
 import { createLogger } from './logger.ts';
 import { openRuntime, type Runtime } from './runtime.ts';
@@ -38,24 +37,24 @@ export async function runServer(config: Config): Promise<void> {
   await listen(server, config.PORT, config.HOST);
   let runtime: Runtime;
   try {
-    runtime = openRuntime(config, log, { checkIntegrity: true });
+    runtime = await openRuntime(config, log, { checkIntegrity: true });
   } catch (error) {
     server.close();
     throw error;
   }
-  const { db, deps } = runtime;
+  const { deps } = runtime;
   const devAccount = await createDevAccountIfEmpty(deps);
   if (devAccount) printDevAccount(devAccount);
 
   deps.metrics.collectProcessMetrics();
   const app = buildApp(deps);
-  // Connections accepted meanwhile wait in the socket's queue: the opening above is synchronous.
+  // Connections accepted meanwhile wait in the socket's queue until the app answers them.
   server.on('request', getRequestListener(app.fetch));
   const background = await startBackgroundWork(config, runtime);
   const { port } = server.address() as AddressInfo;
   // Tests and scripts read this line to find the port when PORT=0.
   process.stdout.write(`textrelay listening on http://${config.HOST}:${port}\n`);
-  log.info({ port, host: config.HOST, db: config.TEXTRELAY_DB, transport: config.TEXTRELAY_TRANSPORT }, 'listening');
+  log.info({ port, host: config.HOST, db: runtime.databaseName, transport: config.TEXTRELAY_TRANSPORT }, 'listening');
 
   let stopping = false;
   const shutdown = (signal: string) => {
@@ -73,8 +72,9 @@ export async function runServer(config: Config): Promise<void> {
       void background
         .stop()
         .catch((error: unknown) => log.error({ err: error }, 'background work did not stop cleanly'))
+        .then(() => runtime.close())
+        .catch((error: unknown) => log.error({ err: error }, 'the database did not close cleanly'))
         .finally(() => {
-          closeDatabase(db);
           log.info('stopped');
           process.exit(0);
         });

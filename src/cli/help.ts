@@ -14,7 +14,14 @@ type CommandHelp = {
   env: readonly (keyof Config)[];
 };
 
-const DB = ['--db FILE', 'the SQLite file (TEXTRELAY_DB)'] as const;
+const DB = ['--db FILE|URL', 'the SQLite file, or a postgres:// URL (TEXTRELAY_DB, TEXTRELAY_DATABASE_URL)'] as const;
+/** The settings that choose and tune the database, read by every command. */
+const DATABASE_SETTINGS = [
+  'TEXTRELAY_DB',
+  'TEXTRELAY_DATABASE_URL',
+  'TEXTRELAY_DATABASE_POOL_SIZE',
+  'TEXTRELAY_DATABASE_STATEMENT_TIMEOUT_MS',
+] as const;
 const JSON_FLAG = ['--json', 'print JSON instead of lines for people'] as const;
 
 // Every setting, described: a new one in the config schema does not compile until it is described here.
@@ -22,6 +29,9 @@ const SETTINGS: Record<keyof Config, string> = {
   PORT: 'port to listen on',
   HOST: 'address to listen on',
   TEXTRELAY_DB: 'the SQLite file',
+  TEXTRELAY_DATABASE_URL: 'a postgres:// URL selects PostgreSQL (shared by many instances); wins over TEXTRELAY_DB',
+  TEXTRELAY_DATABASE_POOL_SIZE: 'PostgreSQL connections this instance holds',
+  TEXTRELAY_DATABASE_STATEMENT_TIMEOUT_MS: 'PostgreSQL cancels a statement running longer, 0 never',
   TEXTRELAY_INTEGRITY_CHECK_MAX_MB: 'check the file for damage at start when at most this large, 0 never',
   TEXTRELAY_KEEP_ALIVE_TIMEOUT_MS: 'close idle keep-alive connections after this long',
   TEXTRELAY_MAX_CONNECTIONS: 'open connections at most; more are closed at once',
@@ -55,7 +65,7 @@ const SETTINGS: Record<keyof Config, string> = {
 export const COMMANDS = {
   serve: {
     summary: 'Run the HTTP API, the transport and the webhook dispatcher',
-    usage: ['textrelay serve [--port N] [--host H] [--db FILE] [--transport sandbox|upstream]'],
+    usage: ['textrelay serve [--port N] [--host H] [--db FILE|URL] [--transport sandbox|upstream]'],
     flags: [
       ['--port N', 'port to listen on, 0 for any free one (PORT)'],
       ['--host H', 'address to listen on (HOST)'],
@@ -67,18 +77,18 @@ export const COMMANDS = {
   },
   migrate: {
     summary: 'Create the database file or bring it to the current schema',
-    usage: ['textrelay migrate [--db FILE]'],
+    usage: ['textrelay migrate [--db FILE|URL]'],
     flags: [DB],
-    env: ['TEXTRELAY_DB', 'TEXTRELAY_INTEGRITY_CHECK_MAX_MB'],
+    env: [...DATABASE_SETTINGS, 'TEXTRELAY_INTEGRITY_CHECK_MAX_MB'],
   },
   accounts: {
     summary: 'Create accounts, list them, edit their lines, rotate their API secret',
     usage: [
-      'textrelay accounts create --email E [--plan blue|sapphire] [--numbers K|+1…,+1…] [--receive-webhook URL] [--db FILE] [--json]',
-      'textrelay accounts list [--db FILE] [--json]',
-      'textrelay accounts lines list --email E [--db FILE] [--json]',
-      'textrelay accounts lines add|remove --email E NUMBER[,NUMBER…] [--db FILE] [--json]',
-      'textrelay accounts rotate-secret --email E [--db FILE] [--json]',
+      'textrelay accounts create --email E [--plan blue|sapphire] [--numbers K|+1…,+1…] [--receive-webhook URL] [--db FILE|URL] [--json]',
+      'textrelay accounts list [--db FILE|URL] [--json]',
+      'textrelay accounts lines list --email E [--db FILE|URL] [--json]',
+      'textrelay accounts lines add|remove --email E NUMBER[,NUMBER…] [--db FILE|URL] [--json]',
+      'textrelay accounts rotate-secret --email E [--db FILE|URL] [--json]',
     ],
     flags: [
       ['--email E', "the account's email, its name in every command"],
@@ -91,11 +101,11 @@ export const COMMANDS = {
       DB,
       JSON_FLAG,
     ],
-    env: ['TEXTRELAY_DB', 'TEXTRELAY_NUMBERS_PER_ACCOUNT'],
+    env: [...DATABASE_SETTINGS, 'TEXTRELAY_NUMBERS_PER_ACCOUNT'],
   },
   inbound: {
     summary: 'Sandbox: an end user texts an account (as POST /sandbox/inbound)',
-    usage: ['textrelay inbound --email E --from NUMBER --content TEXT [--group-id ID] [--media-url URL] [--db FILE] [--json]'],
+    usage: ['textrelay inbound --email E --from NUMBER --content TEXT [--group-id ID] [--media-url URL] [--db FILE|URL] [--json]'],
     flags: [
       ['--email E', 'the account written to'],
       ['--from NUMBER', "the end user's phone number"],
@@ -105,14 +115,14 @@ export const COMMANDS = {
       DB,
       JSON_FLAG,
     ],
-    env: ['TEXTRELAY_DB', 'TEXTRELAY_TRANSPORT'],
+    env: [...DATABASE_SETTINGS, 'TEXTRELAY_TRANSPORT'],
   },
   webhooks: {
     summary: "List every account's webhook deliveries, send given-up ones again, forget old ones",
     usage: [
-      'textrelay webhooks list [--failed] [--limit N] [--db FILE] [--json]',
-      'textrelay webhooks replay --id WEBHOOK_ID | --failed-since TIME [--db FILE] [--json]',
-      'textrelay webhooks prune --before TIME [--db FILE] [--json]',
+      'textrelay webhooks list [--failed] [--limit N] [--db FILE|URL] [--json]',
+      'textrelay webhooks replay --id WEBHOOK_ID | --failed-since TIME [--db FILE|URL] [--json]',
+      'textrelay webhooks prune --before TIME [--db FILE|URL] [--json]',
     ],
     flags: [
       ['--failed', 'list only the deliveries given up'],
@@ -126,23 +136,23 @@ export const COMMANDS = {
       DB,
       JSON_FLAG,
     ],
-    env: ['TEXTRELAY_DB'],
+    env: [...DATABASE_SETTINGS],
   },
   tail: {
     summary: 'Follow status events, inbound messages and webhook attempts as a running server writes them',
-    usage: ['textrelay tail [--since TIME] [--db FILE] [--json]'],
+    usage: ['textrelay tail [--since TIME] [--db FILE|URL] [--json]'],
     flags: [
       ['--since TIME', 'first print what happened since TIME (2026-11-23T09:00:00Z, or 30m, 2h, 1d ago); default: only new events'],
       DB,
       ['--json', 'one JSON object per line instead of lines for people'],
     ],
-    env: ['TEXTRELAY_DB'],
+    env: [...DATABASE_SETTINGS],
   },
   status: {
     summary: 'Messages by status, outbox depth, failing webhook destinations and unrouted inbound messages',
-    usage: ['textrelay status [--db FILE] [--json]'],
+    usage: ['textrelay status [--db FILE|URL] [--json]'],
     flags: [DB, JSON_FLAG],
-    env: ['TEXTRELAY_DB'],
+    env: [...DATABASE_SETTINGS],
   },
 } as const satisfies Record<string, CommandHelp>;
 

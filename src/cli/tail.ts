@@ -1,4 +1,3 @@
-import { closeDatabase, type Db } from '../db/sqlite/connection.ts';
 import { toIso } from '../domain/dates.ts';
 import type { EventView } from '../domain/event-views.ts';
 import type { ServiceDeps } from '../services/deps.ts';
@@ -47,7 +46,10 @@ function eventLine(event: EventView): string {
  * (or SIGTERM, or the reader of stdout going away). The ready line goes to stderr, so stdout
  * carries events only.
  */
-export async function tailCommand({ db, deps }: { db: Db; deps: ServiceDeps }, flags: TailFlags): Promise<void> {
+export async function tailCommand(
+  { deps, databaseName, close }: { deps: ServiceDeps; databaseName: string; close(): Promise<void> },
+  flags: TailFlags,
+): Promise<void> {
   const stop = new AbortController();
   const onSignal = () => stop.abort();
   // `textrelay tail | head`: a closed pipe ends the tail instead of crashing it.
@@ -61,7 +63,7 @@ export async function tailCommand({ db, deps }: { db: Db; deps: ServiceDeps }, f
   try {
     const since = flags.since === undefined ? undefined : parseTimeFlag('--since', flags.since, deps.clock.now());
     const from = await startingCursor(deps, since);
-    process.stderr.write(`Following ${db.$client.name}${since === undefined ? '' : ` since ${toIso(since)}`} (Ctrl-C stops)\n`);
+    process.stderr.write(`Following ${databaseName}${since === undefined ? '' : ` since ${toIso(since)}`} (Ctrl-C stops)\n`);
     await followEvents(deps, {
       from,
       pollMs: POLL_MS,
@@ -74,6 +76,6 @@ export async function tailCommand({ db, deps }: { db: Db; deps: ServiceDeps }, f
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
     process.stdout.off('error', onStdoutError);
-    closeDatabase(db);
+    await close();
   }
 }

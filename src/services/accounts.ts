@@ -210,5 +210,11 @@ export const DEV_ACCOUNT_EMAIL = 'dev@textrelay.local';
 /** On an empty database, `serve` creates one account so the service is usable at once. */
 export async function createDevAccountIfEmpty(deps: ServiceDeps): Promise<CreatedAccount | undefined> {
   if ((await deps.store.accounts.count()) > 0) return undefined;
-  return createAccount(deps, { email: DEV_ACCOUNT_EMAIL, plan: 'sapphire' });
+  try {
+    return await createAccount(deps, { email: DEV_ACCOUNT_EMAIL, plan: 'sapphire' });
+  } catch (error) {
+    // Instances started together on one empty database: the first creates it, the others find it made.
+    if (error instanceof AppError && error.code === ErrorCode.conflict) return undefined;
+    throw error;
+  }
 }

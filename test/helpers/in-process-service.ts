@@ -2,8 +2,7 @@ import pino from 'pino';
 import { buildApp } from '../../src/app.ts';
 import { startBackgroundWork } from '../../src/background.ts';
 import { loadConfig } from '../../src/config.ts';
-import { closeDatabase } from '../../src/db/sqlite/connection.ts';
-import { openRuntime } from '../../src/runtime.ts';
+import { openRuntime, openSqliteStore } from '../../src/runtime.ts';
 import { createAccount } from '../../src/services/accounts.ts';
 import { jsonRequest, type Reply, readReply } from './http.ts';
 
@@ -15,8 +14,11 @@ import { jsonRequest, type Reply, readReply } from './http.ts';
  */
 export async function startInProcessService(env: Record<string, string>) {
   const config = loadConfig({ LOG_LEVEL: 'silent', TEXTRELAY_RATE_LIMIT_PER_MINUTE: '0', ...env });
-  const runtime = openRuntime(config, pino({ level: config.LOG_LEVEL }));
-  const { db, deps } = runtime;
+  const log = pino({ level: config.LOG_LEVEL });
+  const opened = openSqliteStore(config.TEXTRELAY_DB, config, log, false);
+  const runtime = await openRuntime(config, log, { opened });
+  const { db } = opened;
+  const { deps } = runtime;
   const app = buildApp(deps);
   const account = await createAccount(deps, { email: 'faults@example.com', plan: 'sapphire' });
   const credentials = { 'svc-api-key-id': account.api_key_id, 'svc-api-secret-key': account.api_secret_key };
@@ -35,7 +37,7 @@ export async function startInProcessService(env: Record<string, string>) {
       if (stopped) return;
       stopped = true;
       await background.stop();
-      closeDatabase(db);
+      await runtime.close();
     },
   };
 }

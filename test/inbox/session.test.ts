@@ -119,18 +119,21 @@ describe('the session cookie behind a TLS-ending proxy', () => {
     expect(await secureFlag({ publicUrlIsHttps: true }, { 'x-forwarded-proto': 'http' })).toBe(true);
   });
 
-  it('takes both settings from the configuration', () => {
-    const proxyOf = (env: Record<string, string>) => {
-      const { db, deps } = openRuntime(loadConfig({ TEXTRELAY_DB: ':memory:', ...env }), pino({ level: 'silent' }));
-      db.$client.close();
+  it('takes both settings from the configuration', async () => {
+    const proxyOf = async (env: Record<string, string>) => {
+      const { deps, close } = await openRuntime(loadConfig({ TEXTRELAY_DB: ':memory:', ...env }), pino({ level: 'silent' }));
+      await close();
       return deps.proxy;
     };
-    expect(proxyOf({})).toEqual({ trustForwardedHeaders: false, publicUrlIsHttps: false });
-    expect(proxyOf({ TEXTRELAY_TRUST_PROXY: 'true', TEXTRELAY_PUBLIC_URL: 'http://gateway.example' })).toEqual({
+    expect(await proxyOf({})).toEqual({ trustForwardedHeaders: false, publicUrlIsHttps: false });
+    expect(await proxyOf({ TEXTRELAY_TRUST_PROXY: 'true', TEXTRELAY_PUBLIC_URL: 'http://gateway.example' })).toEqual({
       trustForwardedHeaders: true,
       publicUrlIsHttps: false,
     });
-    expect(proxyOf({ TEXTRELAY_PUBLIC_URL: 'https://gateway.example' })).toEqual({ trustForwardedHeaders: false, publicUrlIsHttps: true });
+    expect(await proxyOf({ TEXTRELAY_PUBLIC_URL: 'https://gateway.example' })).toEqual({
+      trustForwardedHeaders: false,
+      publicUrlIsHttps: true,
+    });
   });
 });
 

@@ -19,6 +19,8 @@ export type PostgresPoolOptions = {
   poolSize?: number;
   /** How long the first connection may take (default 10 s): postgres.js would retry a server that does not answer without end. */
   connectTimeoutSeconds?: number;
+  /** PostgreSQL cancels a statement of this pool running longer (0 or unset: never). */
+  statementTimeoutMs?: number;
 };
 
 /** The advisory lock every textrelay takes to migrate, so instances started together migrate one after the other. */
@@ -35,7 +37,7 @@ const MALFORMED_URL = 'the PostgreSQL URL is malformed: expected postgres://user
  */
 export async function openPostgres(
   url: string,
-  { poolSize = 10, connectTimeoutSeconds = 10 }: PostgresPoolOptions = {},
+  { poolSize = 10, connectTimeoutSeconds = 10, statementTimeoutMs = 0 }: PostgresPoolOptions = {},
 ): Promise<PostgresConnection> {
   if (!Number.isInteger(poolSize) || poolSize < 2) {
     throw new StartupError(`the PostgreSQL pool size must be a whole number of at least 2 (got ${poolSize})`);
@@ -49,7 +51,7 @@ export async function openPostgres(
       // PostgreSQL's notices ("already exists, skipping") are not news for the log.
       onnotice: () => {},
       // Who holds a connection, in pg_stat_activity.
-      connection: { application_name: 'textrelay' },
+      connection: { application_name: 'textrelay', statement_timeout: statementTimeoutMs },
     });
   } catch {
     // The URL parser's error carries the URL, password included: not repeated.
@@ -77,6 +79,11 @@ async function answersWithin(client: postgres.Sql, ms: number): Promise<void> {
 }
 
 type ClientOptions = postgres.Sql['options'];
+
+/** The database for a person reading a log line: its name and server, never the password. */
+export function describePostgres(db: PgPool): string {
+  return `PostgreSQL database "${db.$client.options.database}" at ${addressOf(db.$client.options)}`;
+}
 
 /** `host:port` (each, for a URL naming several): what a person needs to find the server. */
 function addressOf(options: ClientOptions): string {
