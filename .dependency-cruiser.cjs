@@ -32,6 +32,14 @@ module.exports = {
       to: { path: '^src/(http|cli|transports|callbacks)/|^src/(app|cli|server|runtime)\\.ts$' },
     },
     {
+      name: 'backend-unknown-above-the-store',
+      comment:
+        "Services, routes, transports, the dispatcher and the CLI commands hold a Store: which database answers it is the runtime's to know.",
+      severity: 'error',
+      from: { path: '^src/(services|http|callbacks|transports|cli)/' },
+      to: { path: '^src/db/(sqlite|postgres)/' },
+    },
+    {
       name: 'db-is-the-only-sql',
       severity: 'error',
       comment: 'Only db/ talks to the database driver and the query builder.',

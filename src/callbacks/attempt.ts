@@ -1,4 +1,4 @@
-import type { ClaimedDelivery, FinishedDelivery } from '../db/sqlite/queries/delivery-claims.ts';
+import type { ClaimedDelivery, FinishedDelivery } from '../db/store.ts';
 import { outcomeOf } from '../domain/callback-claims.ts';
 import type { Metrics } from '../metrics/metrics.ts';
 import { createGuardedAgent } from '../outbound/guarded-client.ts';

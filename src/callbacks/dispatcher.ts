@@ -1,4 +1,4 @@
-import type { ClaimedDelivery, FinishedDelivery } from '../db/sqlite/queries/delivery-claims.ts';
+import type { ClaimedDelivery, FinishedDelivery } from '../db/store.ts';
 import { createCallbackClaims } from '../domain/callback-claims.ts';
 import type { Metrics } from '../metrics/metrics.ts';
 import { recordAndClaim, recordAttempts, releaseDeliveries } from '../services/callback-dispatch.ts';

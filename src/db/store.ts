@@ -32,3 +32,17 @@ export interface Store extends Queries {
   batchedTransaction<T>(work: (tx: Store) => Promise<T>): Promise<T>;
   /** Which database answers, for logs and readiness: never for choosing behaviour above the store. */
 }
+
+// The row and filter shapes the services use, whichever backend answers them (SQLite's modules define them).
+export type { AccountEventRow } from './sqlite/queries/account-events.ts';
+export type { ContactFieldsUpdate, ContactListQuery, ContactV2ListQuery } from './sqlite/queries/contacts.ts';
+export type { ConversationKind } from './sqlite/queries/conversations.ts';
+export type { AttemptRecord, ClaimedDelivery, FinishedDelivery } from './sqlite/queries/delivery-claims.ts';
+export type { EventCursor, EventTable, Followed } from './sqlite/queries/events.ts';
+export type { MediaObjectRow } from './sqlite/queries/media.ts';
+export type { MessageListFilter, StatusEventInsert, StatusUpdate } from './sqlite/queries/messages.ts';
+export type { MessageV2Filter, MessageV2Order } from './sqlite/queries/messages-v2.ts';
+export type { DeliveryFilter, WebhookAttemptRow, WebhookDeliveryRow } from './sqlite/queries/outbox.ts';
+export type { NewSandboxStep, SandboxStepRow } from './sqlite/queries/sandbox.ts';
+export type { OutboxDepth } from './sqlite/queries/stats.ts';
+export type { WebhookSubscriptionRow } from './sqlite/queries/webhook-subscriptions.ts';

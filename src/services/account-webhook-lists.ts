@@ -1,5 +1,5 @@
 import type { AccountRow } from '../db/rows.ts';
-import type { WebhookSubscriptionRow } from '../db/sqlite/queries/webhook-subscriptions.ts';
+import type { WebhookSubscriptionRow } from '../db/store.ts';
 import { ErrorCode } from '../domain/error-codes.ts';
 import { WEBHOOK_TYPES, type WebhookType } from '../domain/webhook-types.ts';
 import { MAX_RECEIVE_WEBHOOKS } from './account-webhooks.ts';

@@ -1,5 +1,5 @@
 import type { AccountRow } from '../db/rows.ts';
-import type { DeliveryFilter, WebhookAttemptRow, WebhookDeliveryRow } from '../db/sqlite/queries/outbox.ts';
+import type { DeliveryFilter, WebhookAttemptRow, WebhookDeliveryRow } from '../db/store.ts';
 import { type DeliveryView, isHeld, toDeliveryView } from '../domain/delivery-views.ts';
 import { ErrorCode } from '../domain/error-codes.ts';
 import { AppError } from './app-error.ts';

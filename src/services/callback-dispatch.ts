@@ -1,4 +1,4 @@
-import type { AttemptRecord, ClaimedDelivery, FinishedDelivery } from '../db/sqlite/queries/delivery-claims.ts';
+import type { AttemptRecord, ClaimedDelivery, FinishedDelivery } from '../db/store.ts';
 import type { AttemptOutcome, Claim } from '../domain/callback-claims.ts';
 import { getOrCreateWebhookSecret } from './account-webhooks.ts';
 import type { ServiceDeps } from './deps.ts';

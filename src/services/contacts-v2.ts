@@ -6,7 +6,7 @@
  */
 
 import type { AccountRow, ContactRow } from '../db/rows.ts';
-import type { ContactV2ListQuery } from '../db/sqlite/queries/contacts.ts';
+import type { ContactV2ListQuery } from '../db/store.ts';
 import { type ContactV2View, toContactV2 } from '../domain/contact-view-v2.ts';
 import { ErrorCode } from '../domain/error-codes.ts';
 import { checkPhoneNumber } from '../domain/phone.ts';

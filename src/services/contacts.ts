@@ -1,5 +1,5 @@
 import type { AccountRow, ContactRow } from '../db/rows.ts';
-import type { ContactFieldsUpdate, ContactListQuery } from '../db/sqlite/queries/contacts.ts';
+import type { ContactFieldsUpdate, ContactListQuery } from '../db/store.ts';
 import { type ContactV2View, toContactV2 } from '../domain/contact-view-v2.ts';
 import { ErrorCode } from '../domain/error-codes.ts';
 import { toContactData, toContactView } from '../domain/views.ts';

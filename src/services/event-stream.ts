@@ -1,4 +1,4 @@
-import type { AccountEventRow } from '../db/sqlite/queries/account-events.ts';
+import type { AccountEventRow } from '../db/store.ts';
 import { ACCOUNT_EVENT_TYPES, type AccountEventView } from '../domain/account-events.ts';
 import { ErrorCode } from '../domain/error-codes.ts';
 import { AppError } from './app-error.ts';

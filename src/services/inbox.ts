@@ -1,5 +1,5 @@
 import type { AccountRow, MessageRow, StatusEventRow } from '../db/rows.ts';
-import type { ConversationKind } from '../db/sqlite/queries/conversations.ts';
+import type { ConversationKind } from '../db/store.ts';
 import { ErrorCode } from '../domain/error-codes.ts';
 import { formatDisplayPhone } from '../domain/phone.ts';
 import { previewOf } from '../domain/views.ts';

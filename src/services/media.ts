@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { AccountRow } from '../db/rows.ts';
-import type { MediaObjectRow } from '../db/sqlite/queries/media.ts';
+import type { MediaObjectRow } from '../db/store.ts';
 import { ErrorCode } from '../domain/error-codes.ts';
 import { extensionOf, type MediaFetcher, type MediaKind } from '../domain/media-objects.ts';
 import { AppError } from './app-error.ts';

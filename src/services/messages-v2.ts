@@ -1,5 +1,5 @@
 import type { AccountRow, MessageRow } from '../db/rows.ts';
-import type { MessageV2Filter, MessageV2Order } from '../db/sqlite/queries/messages-v2.ts';
+import type { MessageV2Filter, MessageV2Order } from '../db/store.ts';
 import { ErrorCode } from '../domain/error-codes.ts';
 import { workerIdOf } from '../domain/line-state.ts';
 import { toMessageRow } from '../domain/message-row-view.ts';

@@ -1,5 +1,5 @@
 import type { AccountRow, MessageRow } from '../db/rows.ts';
-import type { MessageListFilter } from '../db/sqlite/queries/messages.ts';
+import type { MessageListFilter } from '../db/store.ts';
 import { toIso } from '../domain/dates.ts';
 import { ErrorCode } from '../domain/error-codes.ts';
 import { toListRecord, toMessageObject } from '../domain/views.ts';

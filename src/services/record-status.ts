@@ -1,5 +1,5 @@
 import type { AccountRow, MessageRow } from '../db/rows.ts';
-import type { StatusEventInsert, StatusUpdate } from '../db/sqlite/queries/messages.ts';
+import type { StatusEventInsert, StatusUpdate } from '../db/store.ts';
 import { DELIVERY_ERROR_MESSAGES, ErrorCode } from '../domain/error-codes.ts';
 import { decideStatus, type MessageStatus, type NotAppliedReason } from '../domain/status.ts';
 import { toStatusCallbackPayload } from '../domain/webhook-payloads.ts';

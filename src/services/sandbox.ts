@@ -1,5 +1,5 @@
 import type { AccountRow } from '../db/rows.ts';
-import type { NewSandboxStep, SandboxStepRow } from '../db/sqlite/queries/sandbox.ts';
+import type { NewSandboxStep, SandboxStepRow } from '../db/store.ts';
 import { ErrorCode } from '../domain/error-codes.ts';
 import { type PlannedStep, planTimeline, sandboxBehaviour } from '../domain/sandbox-numbers.ts';
 import type { InboundService } from '../domain/webhook-payloads.ts';

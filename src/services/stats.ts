@@ -1,5 +1,5 @@
 import type { UnroutedInboundRow } from '../db/rows.ts';
-import type { OutboxDepth } from '../db/sqlite/queries/stats.ts';
+import type { OutboxDepth } from '../db/store.ts';
 import { MESSAGE_STATUSES, type MessageStatus } from '../domain/status.ts';
 import type { ServiceDeps } from './deps.ts';
 

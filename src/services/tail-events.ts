@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { EventCursor, EventTable, Followed } from '../db/sqlite/queries/events.ts';
+import type { EventCursor, EventTable, Followed } from '../db/store.ts';
 import { type EventView, toDeliveryAttemptView, toInboundView, toStatusEventView, toUnroutedView } from '../domain/event-views.ts';
 import type { ServiceDeps } from './deps.ts';
 

@@ -1,4 +1,5 @@
 import type { PgDb } from './db.ts';
+import { postgresCode } from './postgres-codes.ts';
 
 /** Each module of a store and the factory of its queries on a pool or a transaction. */
 export type QueryFactories = Record<string, (db: PgDb) => object>;
@@ -20,13 +21,6 @@ export type TransactionalStore<Factories extends QueryFactories> = {
 const RETRYABLE_CODES = new Set(['40001', '40P01', '23505']);
 /** How many times a transaction runs before its last failure is the answer. */
 export const MAX_ATTEMPTS = 4;
-
-/** PostgreSQL's error code: drizzle wraps a failed query's error (as `cause`), a failed COMMIT's comes as it is. */
-export function postgresCode(error: unknown): string | undefined {
-  const { code, cause } = (error ?? {}) as { code?: unknown; cause?: { code?: unknown } };
-  const found = code ?? cause?.code;
-  return typeof found === 'string' ? found : undefined;
-}
 
 /** A short random pause, longer at each attempt, so the transactions that collided do not collide again. */
 const backOff = (attempt: number) => new Promise((resolve) => setTimeout(resolve, attempt * (5 + Math.random() * 20)));

@@ -1,3 +1,5 @@
+import type { StorageTrouble } from '../storage-trouble-kind.ts';
+
 /** SQLite's primary result code of `error` (SQLITE_IOERR for SQLITE_IOERR_WRITE), or undefined when it is not SQLite's. */
 export function sqliteFamily(error: unknown): string | undefined {
   const code = (error as { code?: unknown } | null)?.code;
@@ -20,11 +22,8 @@ export function isDamage(error: unknown): boolean {
 const BUSY = new Set(['SQLITE_BUSY', 'SQLITE_LOCKED']);
 const UNWRITABLE = new Set(['SQLITE_FULL', 'SQLITE_READONLY', 'SQLITE_IOERR', 'SQLITE_CANTOPEN']);
 
-/** busy and unwritable pass on their own; damaged (corrupt pages) lasts until the file is restored. */
-export type StorageTrouble = 'busy' | 'unwritable' | 'damaged';
-
-/** What kind of storage trouble `error` is, or undefined when it is not one (a bug, a constraint, ...). */
-export function storageTrouble(error: unknown): StorageTrouble | undefined {
+/** What kind of storage trouble a SQLite error is, or undefined when it is not one (a bug, a constraint, ...). */
+export function sqliteStorageTrouble(error: unknown): StorageTrouble | undefined {
   const family = sqliteFamily(error);
   if (family === undefined) return undefined;
   if (BUSY.has(family)) return 'busy';

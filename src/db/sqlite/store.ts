@@ -1,7 +1,7 @@
 import type { Queries, Store } from '../store.ts';
 import type { Db } from './connection.ts';
 import { createSqliteQueries, type SqliteQueries } from './queries.ts';
-import { isDamage, sqliteFamily, storageTrouble } from './sqlite-codes.ts';
+import { isDamage, sqliteFamily, sqliteStorageTrouble } from './sqlite-codes.ts';
 
 export type SqliteStore = {
   store: Store;
@@ -141,7 +141,7 @@ export function createSqliteStore(db: Db, file: string): SqliteStore {
           } catch (error) {
             // The storage failed: SQLite may have rolled back the whole batch already, and the next
             // caller's work would then run (and commit) outside it. The batch ends here.
-            if (storageTrouble(error) !== undefined) throw error;
+            if (sqliteStorageTrouble(error) !== undefined) throw error;
             outcomes.push({ ok: false, error });
           }
         }

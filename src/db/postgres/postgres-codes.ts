@@ -1,0 +1,40 @@
+import type { StorageTrouble } from '../storage-trouble-kind.ts';
+
+/** PostgreSQL's error code, or postgres.js's for a connection it lost: drizzle wraps a failed query's error (as `cause`). */
+export function postgresCode(error: unknown): string | undefined {
+  const { code, cause } = (error ?? {}) as { code?: unknown; cause?: { code?: unknown } };
+  const found = code ?? cause?.code;
+  return typeof found === 'string' ? found : undefined;
+}
+
+/** The server cannot take the work now but may soon: unreachable, restarting, full of connections, too slow. */
+const BUSY = new Set([
+  '40001', // serialization failure, after the store's retries
+  '40P01', // deadlock, after the store's retries
+  '55P03', // lock not available
+  '57014', // statement timeout
+  '57P01', // the server is shutting down
+  '57P02',
+  '57P03', // the server is starting up
+  '53300', // too many connections
+  '53400',
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'CONNECT_TIMEOUT',
+  'CONNECTION_CLOSED',
+  'CONNECTION_ENDED',
+  'CONNECTION_DESTROYED',
+]);
+/** The server refuses writes: its disk is full, or it is a read-only standby. */
+const UNWRITABLE = new Set(['53100', '25006']);
+const DAMAGED = new Set(['XX001', 'XX002']);
+
+/** What kind of storage trouble a PostgreSQL error is, or undefined when it is not one (a bug, a constraint, ...). */
+export function postgresStorageTrouble(error: unknown): StorageTrouble | undefined {
+  const code = postgresCode(error);
+  if (code === undefined) return undefined;
+  if (BUSY.has(code) || code.startsWith('08')) return 'busy';
+  if (UNWRITABLE.has(code)) return 'unwritable';
+  return DAMAGED.has(code) ? 'damaged' : undefined;
+}
