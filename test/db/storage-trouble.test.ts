@@ -38,6 +38,14 @@ describe('storage trouble on PostgreSQL', () => {
   });
 });
 
+it('does not take a network error of an outbound request for the database being down', async () => {
+  const refused = await caught(() => fetch('http://127.0.0.1:1/'));
+  expect(storageTrouble(refused)).toBeUndefined();
+  const connectionRefused = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:1'), { code: 'ECONNREFUSED' });
+  expect(storageTrouble(connectionRefused)).toBeUndefined();
+  expect(storageTrouble(new TypeError('fetch failed', { cause: connectionRefused }))).toBeUndefined();
+});
+
 describe('storage trouble on SQLite', () => {
   it('calls a read-only file unwritable, and a constraint nothing', async () => {
     const db = openDatabase(':memory:');

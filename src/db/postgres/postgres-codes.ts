@@ -1,3 +1,5 @@
+import { DrizzleQueryError } from 'drizzle-orm/errors';
+import postgres from 'postgres';
 import type { StorageTrouble } from '../storage-trouble-kind.ts';
 
 /** PostgreSQL's error code, or postgres.js's for a connection it lost: drizzle wraps a failed query's error (as `cause`). */
@@ -5,6 +7,22 @@ export function postgresCode(error: unknown): string | undefined {
   const { code, cause } = (error ?? {}) as { code?: unknown; cause?: { code?: unknown } };
   const found = code ?? cause?.code;
   return typeof found === 'string' ? found : undefined;
+}
+
+/** postgres.js's own names for a connection it could not open or lost. */
+const DRIVER_CONNECTION_CODES = new Set(['CONNECT_TIMEOUT', 'CONNECTION_CLOSED', 'CONNECTION_ENDED', 'CONNECTION_DESTROYED']);
+
+/**
+ * The code of an error the database driver raised, or undefined for anyone else's: a network error
+ * of a webhook POST carries ECONNREFUSED too, and must not be taken for the database being down.
+ */
+function driverCode(error: unknown): string | undefined {
+  const raised = error instanceof DrizzleQueryError ? error.cause : error;
+  if (raised instanceof postgres.PostgresError) return raised.code;
+  const code = postgresCode(raised);
+  if (code === undefined) return undefined;
+  // postgres.js marks every error of a query it ran with the query's text.
+  return DRIVER_CONNECTION_CODES.has(code) || (typeof raised === 'object' && raised !== null && 'query' in raised) ? code : undefined;
 }
 
 /** The server cannot take the work now but may soon: unreachable, restarting, full of connections, too slow. */
@@ -21,10 +39,7 @@ const BUSY = new Set([
   'ECONNREFUSED',
   'ECONNRESET',
   'ETIMEDOUT',
-  'CONNECT_TIMEOUT',
-  'CONNECTION_CLOSED',
-  'CONNECTION_ENDED',
-  'CONNECTION_DESTROYED',
+  ...DRIVER_CONNECTION_CODES,
 ]);
 /** The server refuses writes: its disk is full, or it is a read-only standby. */
 const UNWRITABLE = new Set(['53100', '25006']);
@@ -32,7 +47,7 @@ const DAMAGED = new Set(['XX001', 'XX002']);
 
 /** What kind of storage trouble a PostgreSQL error is, or undefined when it is not one (a bug, a constraint, ...). */
 export function postgresStorageTrouble(error: unknown): StorageTrouble | undefined {
-  const code = postgresCode(error);
+  const code = driverCode(error);
   if (code === undefined) return undefined;
   if (BUSY.has(code) || code.startsWith('08')) return 'busy';
   if (UNWRITABLE.has(code)) return 'unwritable';
