@@ -1,0 +1,28 @@
+import type postgres from 'postgres';
+
+/** The channel every textrelay instance on one database listens on. */
+export const TEXTRELAY_CHANNEL = 'textrelay';
+
+export type PostgresListener = {
+  message(payload: string): void;
+  /** Runs at every (re)connection: what was sent while the connection was down is lost, so the listener catches up. */
+  connected(): void;
+};
+
+/**
+ * NOTIFY and LISTEN on one channel of the database. Publishing is a query on the pool; listening
+ * holds postgres.js's dedicated connection, which reconnects by itself with backoff and closes with
+ * the client. A notification is delivered on commit, to every listener, the sender included.
+ */
+export function postgresChannel(client: postgres.Sql, channel = TEXTRELAY_CHANNEL) {
+  return {
+    async publish(payload: string): Promise<void> {
+      await client.notify(channel, payload);
+    },
+    /** Resolves once LISTEN is in place; `close` is UNLISTEN. */
+    async listen(listener: PostgresListener): Promise<{ close(): Promise<void> }> {
+      const listening = await client.listen(channel, listener.message, listener.connected);
+      return { close: () => listening.unlisten() };
+    },
+  };
+}
