@@ -5,7 +5,7 @@ export const TEXTRELAY_CHANNEL = 'textrelay';
 
 export type PostgresListener = {
   message(payload: string): void;
-  /** Runs at every (re)connection: what was sent while the connection was down is lost, so the listener catches up. */
+  /** Runs at every reconnection: what was sent while the connection was down is lost, so the listener catches up. */
   connected(): void;
 };
 
@@ -21,7 +21,12 @@ export function postgresChannel(client: postgres.Sql, channel = TEXTRELAY_CHANNE
     },
     /** Resolves once LISTEN is in place; `close` is UNLISTEN. */
     async listen(listener: PostgresListener): Promise<{ close(): Promise<void> }> {
-      const listening = await client.listen(channel, listener.message, listener.connected);
+      let first = true;
+      const listening = await client.listen(channel, listener.message, () => {
+        // The first is the start, when there is nothing to catch up on yet.
+        if (first) first = false;
+        else listener.connected();
+      });
       return { close: () => listening.unlisten() };
     },
   };
