@@ -15,8 +15,8 @@ import { createRateLimiter, createSharedRateLimiter, type SharedTokenBuckets } f
 import {
   createSharedSignInThrottle,
   createSignInThrottle,
-  SIGN_IN_THROTTLE_TRACKED,
   type SharedFailureWindows,
+  SIGN_IN_THROTTLE_TRACKED,
   type SignInThrottleSettings,
 } from './services/sign-in-throttle.ts';
 import { getGatewayStats } from './services/stats.ts';

@@ -1,4 +1,5 @@
 import { sql } from 'drizzle-orm';
+import { openPostgres } from './connection.ts';
 import type { PgDb } from './db.ts';
 import { rateLimitBuckets, signInFailures } from './schema.ts';
 
@@ -30,8 +31,7 @@ export function postgresTokenBuckets(db: PgDb) {
         select exists (select 1 from taken) as allowed, b.tokens, b.updated_at
         from (select 1) as one left join ${b} as b on b.key = ${key}`);
       if (row?.allowed) return { allowed: true };
-      const tokens =
-        row?.tokens == null ? 0 : Math.min(capacity, row.tokens + Math.max(0, now - Number(row.updated_at)) * refillPerMs);
+      const tokens = row?.tokens == null ? 0 : Math.min(capacity, row.tokens + Math.max(0, now - Number(row.updated_at)) * refillPerMs);
       return { allowed: false, retryAfterMs: Math.max(1, Math.ceil((1 - tokens) / refillPerMs)) };
     },
   };
@@ -71,9 +71,22 @@ export function postgresFailureWindows(db: PgDb) {
   };
 }
 
-export type PostgresSharedLimits = { tokenBuckets: ReturnType<typeof postgresTokenBuckets>; failureWindows: ReturnType<typeof postgresFailureWindows> };
+export type PostgresSharedLimits = {
+  tokenBuckets: ReturnType<typeof postgresTokenBuckets>;
+  failureWindows: ReturnType<typeof postgresFailureWindows>;
+};
 
-/** Both, on `db`: give them a pool of their own, so a send waiting for a token never waits for a connection its own transaction holds. */
+/** Both, on `db`. */
 export function postgresSharedLimits(db: PgDb): PostgresSharedLimits {
   return { tokenBuckets: postgresTokenBuckets(db), failureWindows: postgresFailureWindows(db) };
+}
+
+/**
+ * Both, on a pool of two connections of their own: a send takes its token inside its transaction
+ * (with an Idempotency-Key), and had every connection of the main pool such a transaction, a token
+ * taken from that pool would wait for ever.
+ */
+export async function openPostgresSharedLimits(url: string): Promise<PostgresSharedLimits & { close(): Promise<void> }> {
+  const { db, close } = await openPostgres(url, { poolSize: 2 });
+  return { ...postgresSharedLimits(db), close };
 }

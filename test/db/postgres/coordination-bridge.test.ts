@@ -2,8 +2,8 @@ import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openPostgres, type PgPool } from '../../../src/db/postgres/connection.ts';
 import { postgresChannel } from '../../../src/db/postgres/notifications.ts';
-import { createNotifierBridge } from '../../../src/services/notifier-bridge.ts';
 import { createNotifierHub } from '../../../src/services/notifier.ts';
+import { createNotifierBridge } from '../../../src/services/notifier-bridge.ts';
 import { freshPostgresDatabase } from '../../helpers/postgres-database.ts';
 
 const log = pino({ level: 'silent' });
@@ -96,4 +96,3 @@ describe('the notifier bridge over LISTEN/NOTIFY', () => {
     expect(heard).toEqual(['outbox', 'acc_9']);
   });
 });
-

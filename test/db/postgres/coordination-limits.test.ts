@@ -1,6 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { openPostgres } from '../../../src/db/postgres/connection.ts';
-import { postgresSharedLimits } from '../../../src/db/postgres/shared-limits.ts';
+import { openPostgresSharedLimits } from '../../../src/db/postgres/shared-limits.ts';
 import { ErrorCode } from '../../../src/domain/error-codes.ts';
 import { createSharedRateLimiter } from '../../../src/services/rate-limiter.ts';
 import { createSharedSignInThrottle } from '../../../src/services/sign-in-throttle.ts';
@@ -13,12 +12,12 @@ afterEach(async () => {
   for (const close of closers.splice(0).reverse()) await close();
 });
 
-/** The shared limits of two instances: each its own pool on one fresh database. */
+/** The shared limits of two instances on one fresh database, each on the pool of its own the runtime opens. */
 async function twoInstances() {
   const database = await freshPostgresDatabase();
-  const other = await openPostgres(database.url, { poolSize: 2 });
-  closers.push(database.close, other.close);
-  return [postgresSharedLimits(database.db), postgresSharedLimits(other.db)] as const;
+  const [a, b] = await Promise.all([openPostgresSharedLimits(database.url), openPostgresSharedLimits(database.url)]);
+  closers.push(database.close, a.close, b.close);
+  return [a, b] as const;
 }
 
 /** What a consume answered: 'ok', or the 4001 refusal's Retry-After. */
