@@ -33,15 +33,20 @@ function transportFor(
   return sandbox;
 }
 
-/** This process's notifier joined to the other instances' over LISTEN/NOTIFY; resolves once it listens. */
-async function bridgeNotifier(deps: AppDeps, pool: PgPool) {
+/**
+ * This process's notifier joined to the other instances' over LISTEN/NOTIFY: what it tells goes to
+ * them, and (given `listen`) what they tell reaches it; resolves once it listens. A CLI command that
+ * writes (`inbound`, `webhooks ...`) passes `listen: false`, and awaits `close` before closing the pool.
+ */
+export async function bridgeNotifier(deps: Pick<AppDeps, 'notify' | 'log'>, pool: PgPool, { listen = true } = {}) {
   const channel = postgresChannel(pool.$client);
   const bridge = createNotifierBridge(deps.notify, channel, deps.log);
-  const listening = await channel.listen(bridge);
+  const listening = listen ? await channel.listen(bridge) : undefined;
   return {
+    /** Sends what still waits for its turn, then stops listening. */
     async close(): Promise<void> {
-      bridge.flush();
-      await listening.close();
+      await bridge.flush();
+      await listening?.close();
     },
   };
 }

@@ -25,19 +25,21 @@ export function createNotifierBridge(hub: NotifierHub, channel: NotificationChan
   function queued() {
     if (!pending) {
       pending = { outboxWritten: false, accounts: new Set() };
-      setTimeout(flush, COALESCE_MS).unref();
+      setTimeout(() => void flush(), COALESCE_MS).unref();
     }
     return pending;
   }
 
-  function flush(): void {
+  /** Sends what waits for its turn; resolves once it is sent (or its failure logged). */
+  async function flush(): Promise<void> {
     if (!pending) return;
     const { outboxWritten, accounts } = pending;
     pending = undefined;
-    for (const payload of payloadsOf(instanceId, outboxWritten, [...accounts])) {
+    const sent = payloadsOf(instanceId, outboxWritten, [...accounts]).map((payload) =>
       // Lost, the others still find the outbox rows at their next poll; a live view refreshes at the next activity.
-      channel.publish(payload).catch((error: unknown) => log.warn({ err: error }, 'could not notify the other instances'));
-    }
+      channel.publish(payload).catch((error: unknown) => log.warn({ err: error }, 'could not notify the other instances')),
+    );
+    await Promise.all(sent);
   }
 
   hub.forwardTo({
@@ -66,7 +68,6 @@ export function createNotifierBridge(hub: NotifierHub, channel: NotificationChan
     connected(): void {
       hub.heard({ outboxWritten: true, accounts: hub.watchedAccounts() });
     },
-    /** Sends what is still waiting for its turn. */
     flush,
   };
 }
