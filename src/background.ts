@@ -1,47 +1,88 @@
 import { createDispatcher } from './callbacks/dispatcher.ts';
 import { dispatcherOptionsFromConfig } from './callbacks/dispatcher-options.ts';
 import type { Config } from './config.ts';
+import type { PgPool } from './db/postgres/connection.ts';
+import { postgresChannel } from './db/postgres/notifications.ts';
 import type { AppDeps } from './http/app-deps.ts';
 import type { IngestSecrets } from './http/ingest-auth.ts';
 import { createRetention, retentionOptionsFromConfig } from './retention.ts';
 import type { Runtime } from './runtime.ts';
+import { createNotifierBridge } from './services/notifier-bridge.ts';
 import { createCourier } from './transports/courier.ts';
 import { createSandboxTransport, type SandboxAtSend } from './transports/sandbox.ts';
 import type { Transport } from './transports/transport.ts';
 import { createUpstreamTransport, upstreamOptionsFromConfig } from './transports/upstream.ts';
 
+/**
+ * On a database other instances share, how often the sandbox and the courier look for work those
+ * left behind (the steps and QUEUED messages of an instance that died); the dispatcher polls each second anyway.
+ */
+const SHARED_DATABASE_POLL_MS = 5_000;
+
 /** The configured transport; the sandbox's timer listens to the sends that plan its steps. */
-function transportFor(config: Config, deps: AppDeps, ingestSecrets: IngestSecrets, sandboxAtSend: SandboxAtSend | undefined): Transport {
+function transportFor(
+  config: Config,
+  deps: AppDeps,
+  ingestSecrets: IngestSecrets,
+  sandboxAtSend: SandboxAtSend | undefined,
+  pollMs: number | undefined,
+): Transport {
   if (!sandboxAtSend) return createUpstreamTransport(deps, upstreamOptionsFromConfig(config, ingestSecrets.learn));
-  const sandbox = createSandboxTransport(deps, { stepMs: config.TEXTRELAY_SANDBOX_STEP_MS });
+  const sandbox = createSandboxTransport(deps, { stepMs: config.TEXTRELAY_SANDBOX_STEP_MS, pollMs });
   sandboxAtSend.onPlanned(sandbox.planned);
   return sandbox;
+}
+
+/**
+ * This process's notifier joined to the other instances' over LISTEN/NOTIFY: what it tells goes to
+ * them, and (given `listen`) what they tell reaches it; resolves once it listens. A CLI command that
+ * writes (`inbound`, `webhooks ...`) passes `listen: false`, and awaits `close` before closing the pool.
+ */
+export async function bridgeNotifier(deps: Pick<AppDeps, 'notify' | 'log'>, pool: PgPool, { listen = true } = {}) {
+  const channel = postgresChannel(pool.$client);
+  const bridge = createNotifierBridge(deps.notify, channel, deps.log);
+  const listening = listen ? await channel.listen(bridge) : undefined;
+  return {
+    /** Sends what still waits for its turn, then stops listening. */
+    async close(): Promise<void> {
+      await bridge.flush();
+      await listening?.close();
+    },
+  };
 }
 
 /**
  * The serve process's work outside requests: the transport, the courier that hands messages to it,
  * and the webhook dispatcher, each woken by the services' notifier and each resuming from the
  * database what a previous process left unfinished; and, once an hour, removing rows past their retention.
+ * Given `sharedDatabase` (PostgreSQL, which other instances may use too), the notifier also hears
+ * the other instances, and the sandbox and the courier poll for the work of instances that died.
  */
 export async function startBackgroundWork(
   config: Config,
   { deps, ingestSecrets, sandboxAtSend }: Pick<Runtime, 'deps' | 'ingestSecrets' | 'sandboxAtSend'>,
+  sharedDatabase?: PgPool,
 ) {
-  const transport = transportFor(config, deps, ingestSecrets, sandboxAtSend);
+  const pollMs = sharedDatabase ? SHARED_DATABASE_POLL_MS : undefined;
+  const transport = transportFor(config, deps, ingestSecrets, sandboxAtSend, pollMs);
   // Still there with the sandbox: messages stored QUEUED by an earlier version are resumed through it.
   const courier = createCourier(deps, transport);
   const dispatcher = createDispatcher(deps, dispatcherOptionsFromConfig(config));
   const retention = createRetention(deps, retentionOptionsFromConfig(config));
   deps.notify.subscribe({ messageQueued: courier.enqueue, outboxWritten: dispatcher.wake });
+  const bridge = sharedDatabase ? await bridgeNotifier(deps, sharedDatabase) : undefined;
   transport.start();
   await courier.resume();
+  const rescans = pollMs === undefined ? undefined : setInterval(courier.rescan, pollMs).unref();
   dispatcher.start();
   retention.start();
   return {
     /** Stops taking new work and waits for work in flight; what is left stays in the database for the next start. */
     async stop(): Promise<void> {
+      clearInterval(rescans);
       await courier.stop();
       await Promise.all([transport.stop(), dispatcher.stop(), retention.stop()]);
+      await bridge?.close();
       await deps.provider?.close();
     },
   };

@@ -11,8 +11,14 @@ import { type Clock, systemClock } from './services/clock.ts';
 import { leaveToCourier, type TransportAtSend } from './services/deps.ts';
 import { createNotifierHub } from './services/notifier.ts';
 import type { ProviderApi } from './services/provider.ts';
-import { createRateLimiter } from './services/rate-limiter.ts';
-import { createSignInThrottle, SIGN_IN_THROTTLE_TRACKED } from './services/sign-in-throttle.ts';
+import { createRateLimiter, createSharedRateLimiter, type SharedTokenBuckets } from './services/rate-limiter.ts';
+import {
+  createSharedSignInThrottle,
+  createSignInThrottle,
+  type SharedFailureWindows,
+  SIGN_IN_THROTTLE_TRACKED,
+  type SignInThrottleSettings,
+} from './services/sign-in-throttle.ts';
 import { getGatewayStats } from './services/stats.ts';
 import { providerApiFromConfig } from './transports/provider-api.ts';
 import { VERSION } from './version.ts';
@@ -32,6 +38,11 @@ export type DepsParts = {
   transportAtSend?: TransportAtSend;
   /** The provider client of upstream mode, built from the configuration unless given. */
   provider?: ProviderApi;
+  /**
+   * Where the send rate limit and the sign-in throttle count when several instances share the
+   * database (`postgresSharedLimits`); in this process's memory unless given.
+   */
+  sharedLimits?: { tokenBuckets: SharedTokenBuckets; failureWindows: SharedFailureWindows };
 };
 
 /**
@@ -39,12 +50,20 @@ export type DepsParts = {
  * the server, the CLI, the tests' app and the benchmark build theirs. No I/O happens here.
  */
 export function createDeps(config: Config, parts: DepsParts): AppDeps {
-  const { store, isReady, clock = systemClock } = parts;
+  const { store, isReady, clock = systemClock, sharedLimits } = parts;
+  const perMinute = config.TEXTRELAY_RATE_LIMIT_PER_MINUTE;
+  const signInSettings: SignInThrottleSettings = {
+    maxFailures: config.TEXTRELAY_INBOX_LOGIN_MAX_FAILURES,
+    windowMs: config.TEXTRELAY_INBOX_LOGIN_WINDOW_SECONDS * 1000,
+    maxTracked: SIGN_IN_THROTTLE_TRACKED,
+  };
   return {
     store,
     clock,
     log: parts.log ?? createLogger(config.LOG_LEVEL),
-    sendRateLimiter: createRateLimiter(clock, config.TEXTRELAY_RATE_LIMIT_PER_MINUTE),
+    sendRateLimiter: sharedLimits
+      ? createSharedRateLimiter(clock, perMinute, sharedLimits.tokenBuckets)
+      : createRateLimiter(clock, perMinute),
     notify: createNotifierHub(),
     displayTimeZone: config.TEXTRELAY_DISPLAY_TZ,
     defaultNumbersPerAccount: config.TEXTRELAY_NUMBERS_PER_ACCOUNT,
@@ -59,11 +78,9 @@ export function createDeps(config: Config, parts: DepsParts): AppDeps {
     ingestSecrets: parts.ingestSecrets ?? createIngestSecrets(config.TEXTRELAY_INGEST_SECRET).list,
     metrics: createMetrics({ version: VERSION, readStats: () => getGatewayStats({ store, clock }) }),
     metricsEndpoint: { enabled: config.TEXTRELAY_METRICS, bearerToken: config.TEXTRELAY_METRICS_TOKEN },
-    signInThrottle: createSignInThrottle(clock, {
-      maxFailures: config.TEXTRELAY_INBOX_LOGIN_MAX_FAILURES,
-      windowMs: config.TEXTRELAY_INBOX_LOGIN_WINDOW_SECONDS * 1000,
-      maxTracked: SIGN_IN_THROTTLE_TRACKED,
-    }),
+    signInThrottle: sharedLimits
+      ? createSharedSignInThrottle(clock, signInSettings, sharedLimits.failureWindows)
+      : createSignInThrottle(clock, signInSettings),
     eventStreams: { perAccount: config.TEXTRELAY_EVENT_STREAMS_PER_ACCOUNT },
     proxy: {
       trustForwardedHeaders: config.TEXTRELAY_TRUST_PROXY,

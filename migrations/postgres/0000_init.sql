@@ -149,6 +149,12 @@ CREATE TABLE "orphan_status_events" (
 	"received_at" bigint NOT NULL
 );
 --> statement-breakpoint
+CREATE TABLE "rate_limit_buckets" (
+	"key" text PRIMARY KEY NOT NULL,
+	"tokens" double precision NOT NULL,
+	"updated_at" bigint NOT NULL
+);
+--> statement-breakpoint
 CREATE TABLE "sandbox_steps" (
 	"id" bigserial PRIMARY KEY NOT NULL,
 	"message_handle" text NOT NULL,
@@ -169,6 +175,12 @@ CREATE TABLE "service_numbers" (
 	"account_id" text NOT NULL,
 	"pinned_count" bigint DEFAULT 0 NOT NULL,
 	"created_at" bigint NOT NULL
+);
+--> statement-breakpoint
+CREATE TABLE "sign_in_failures" (
+	"key" text PRIMARY KEY NOT NULL,
+	"failures" integer NOT NULL,
+	"started_at" bigint NOT NULL
 );
 --> statement-breakpoint
 CREATE TABLE "status_events" (
@@ -285,6 +297,7 @@ CREATE UNIQUE INDEX "orphan_status_events_source_event_uq" ON "orphan_status_eve
 CREATE UNIQUE INDEX "sandbox_steps_message_step_uq" ON "sandbox_steps" USING btree ("message_handle","step_index");--> statement-breakpoint
 CREATE INDEX "sandbox_steps_due_idx" ON "sandbox_steps" USING btree ("due_at","id");--> statement-breakpoint
 CREATE INDEX "service_numbers_account_load_idx" ON "service_numbers" USING btree ("account_id","pinned_count");--> statement-breakpoint
+CREATE INDEX "sign_in_failures_started_idx" ON "sign_in_failures" USING btree ("started_at");--> statement-breakpoint
 CREATE INDEX "status_events_handle_idx" ON "status_events" USING btree ("message_handle","received_at");--> statement-breakpoint
 CREATE UNIQUE INDEX "status_events_applied_uq" ON "status_events" USING btree ("message_handle","status") WHERE applied;--> statement-breakpoint
 CREATE UNIQUE INDEX "status_events_source_event_uq" ON "status_events" USING btree ("source","source_event_id") WHERE source_event_id is not null;--> statement-breakpoint

@@ -12,9 +12,12 @@ export type DispatcherOptions = {
   /** Posts in flight at once, overall and per destination host (so one slow receiver cannot take every slot). */
   concurrency?: number;
   perHostConcurrency?: number;
-  /** How long a claim holds a row; a dispatcher that dies mid-post gives it up after this. Longer than timeoutMs. */
+  /**
+   * How long a claim holds a row; a dispatcher that dies mid-post gives it up after this, and another
+   * (whose poll sees it lapse) takes it over. Longer than timeoutMs, with room to record the answer.
+   */
   leaseMs?: number;
-  /** The loop also polls this often: other processes (CLI commands) write outbox rows too. */
+  /** The loop also polls this often: other processes (CLI commands, other instances) write outbox rows and let leases lapse. */
   pollIntervalMs?: number;
   /** On stop, how long posts in flight may take to finish before their rows are given back. */
   shutdownGraceMs?: number;
@@ -26,7 +29,8 @@ export const DISPATCHER_DEFAULTS = {
   timeoutMs: 10_000,
   concurrency: 256,
   perHostConcurrency: 64,
-  leaseMs: 60_000,
+  // With the 1 s poll, an instance killed mid-post has its callbacks taken over within 21 s.
+  leaseMs: 20_000,
   pollIntervalMs: 1_000,
   shutdownGraceMs: 5_000,
 } as const;

@@ -3,6 +3,12 @@ import type { Notifier } from './deps.ts';
 /** A live view of one account: told of each activity, and told to end when the process stops. */
 export type AccountWatcher = { activity(): void; end(): void };
 
+/** What another instance on the same database reported (services/notifier-bridge.ts). */
+export type HeardEvents = { outboxWritten: boolean; accounts: readonly string[] };
+
+/** Told of this process's own events, to pass them on to other instances. */
+export type EventForwarder = Pick<Notifier, 'outboxWritten'> & { accountActivity(accountId: string): void };
+
 /**
  * A Notifier whose listeners are attached after the services are built: the courier and the
  * dispatcher need the services' deps themselves, so they can only subscribe once those exist.
@@ -11,10 +17,21 @@ export type AccountWatcher = { activity(): void; end(): void };
 export function createNotifierHub() {
   const listeners: Partial<Notifier>[] = [];
   const watchers = new Map<string, Set<AccountWatcher>>();
+  const forwarders: EventForwarder[] = [];
   let ended = false;
+  function tellWatchers(accountId: string): void {
+    const watching = watchers.get(accountId);
+    if (watching) for (const watcher of watching) watcher.activity();
+  }
   const hub: Notifier & {
     accountActivity(accountId: string): void;
     subscribe(listener: Partial<Notifier>): void;
+    /** `forwarder` is told of this process's outbox writes and account activity, never of what was heard. */
+    forwardTo(forwarder: EventForwarder): void;
+    /** Events of another instance: the local listeners and watchers hear them, the forwarders do not. */
+    heard(events: HeardEvents): void;
+    /** The accounts some live view watches now (to refresh after notifications may have been missed). */
+    watchedAccounts(): string[];
     /** Tells `watcher` of each activity of the account until the returned function is called. */
     watchAccount(accountId: string, watcher: AccountWatcher): () => void;
     /** Shutdown: ends every watcher (and refuses new ones), so open event streams let the server close. */
@@ -25,13 +42,24 @@ export function createNotifierHub() {
     },
     outboxWritten() {
       for (const listener of listeners) listener.outboxWritten?.();
+      for (const forwarder of forwarders) forwarder.outboxWritten();
     },
     accountActivity(accountId) {
-      const watching = watchers.get(accountId);
-      if (watching) for (const watcher of watching) watcher.activity();
+      tellWatchers(accountId);
+      for (const forwarder of forwarders) forwarder.accountActivity(accountId);
     },
     subscribe(listener) {
       listeners.push(listener);
+    },
+    forwardTo(forwarder) {
+      forwarders.push(forwarder);
+    },
+    heard(events) {
+      if (events.outboxWritten) for (const listener of listeners) listener.outboxWritten?.();
+      for (const accountId of events.accounts) tellWatchers(accountId);
+    },
+    watchedAccounts() {
+      return [...watchers.keys()];
     },
     watchAccount(accountId, watcher) {
       if (ended) {

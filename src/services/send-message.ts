@@ -85,7 +85,7 @@ async function storeMessage(
   idempotencyKey?: string,
 ): Promise<StoredResponse<MessageView>> {
   return withIdempotency(deps, account, idempotencyKey, { operation: 'send-message', input }, async (deps) => {
-    deps.sendRateLimiter.consume(account.id);
+    await deps.sendRateLimiter.consume(account.id);
     return inTransaction(deps, async (deps) => {
       await requireOwnReplyTarget(deps, account, input);
       const now = deps.clock.now();
@@ -114,7 +114,7 @@ async function storeGroupMessage(
 ): Promise<StoredResponse<MessageView>> {
   requireGroupPlan(account);
   return withIdempotency(deps, account, idempotencyKey, { operation: 'send-group-message', input }, async (deps) => {
-    deps.sendRateLimiter.consume(account.id);
+    await deps.sendRateLimiter.consume(account.id);
     return inTransaction(deps, async (deps) => {
       await requireOwnReplyTarget(deps, account, input);
       const now = deps.clock.now();

@@ -15,11 +15,19 @@ export type LockedBy = 'key_id' | 'address';
 
 export interface SignInThrottle {
   /** Milliseconds until this key id and this address may try again; 0 when both may now. */
-  lockedForMs(keyId: string, address: string): number;
+  lockedForMs(keyId: string, address: string): Promise<number>;
   /** Counts a failed sign-in against both; answers what this very failure locked (usually nothing). */
-  failed(keyId: string, address: string): LockedBy[];
+  failed(keyId: string, address: string): Promise<LockedBy[]>;
   /** A key id that signed in starts afresh; its address keeps its count, or an attacker's own account could wipe it. */
-  succeeded(keyId: string): void;
+  succeeded(keyId: string): Promise<void>;
+}
+
+/** Failure windows every instance on one database shares (`db/postgres/shared-limits.ts`), keyed as `keyOf` says. */
+export interface SharedFailureWindows {
+  /** Counts a failure in the key's window (restarted if it ended); answers the window's failures. */
+  add(key: string, now: number, windowMs: number): Promise<number>;
+  read(keys: readonly string[]): Promise<{ key: string; failures: number; startedAt: number }[]>;
+  forget(key: string): Promise<void>;
 }
 
 type Window = { failures: number; startedAt: number };
@@ -68,28 +76,67 @@ class FailureCounts {
   }
 }
 
+const throttleOff: SignInThrottle = { lockedForMs: async () => 0, failed: async () => [], succeeded: async () => {} };
+
 /**
- * Per-process and in memory, like the send rate limiter: one textrelay process owns its database,
- * and a restart forgiving every count is acceptable for a lock-out measured in minutes.
+ * Per-process and in memory, like the send rate limiter: one textrelay process owns its SQLite
+ * file, and a restart forgiving every count is acceptable for a lock-out measured in minutes.
  */
 export function createSignInThrottle(clock: Clock, settings: SignInThrottleSettings): SignInThrottle {
-  if (settings.maxFailures <= 0) return { lockedForMs: () => 0, failed: () => [], succeeded: () => {} };
+  if (settings.maxFailures <= 0) return throttleOff;
   const keyIds = new FailureCounts(settings);
   const addresses = new FailureCounts(settings);
   return {
-    lockedForMs(keyId, address) {
+    async lockedForMs(keyId, address) {
       const now = clock.now();
       return Math.max(keyIds.lockedUntil(keyId, now), addresses.lockedUntil(address, now)) - now;
     },
-    failed(keyId, address) {
+    async failed(keyId, address) {
       const now = clock.now();
       const locked: LockedBy[] = [];
       if (keyIds.add(keyId, now)) locked.push('key_id');
       if (addresses.add(address, now)) locked.push('address');
       return locked;
     },
-    succeeded(keyId) {
+    async succeeded(keyId) {
       keyIds.forget(keyId);
+    },
+  };
+}
+
+/** The windows' keys in the shared table: key ids and addresses apart, as in memory. */
+const keyIdKey = (keyId: string) => `key_id:${keyId}`;
+const addressKey = (address: string) => `address:${address}`;
+
+/**
+ * The same throttle in the database that several instances share, so a guesser spreading tries over
+ * the instances behind a load balancer meets one limit. Not bounded by maxTracked: ended windows
+ * are removed as new ones start.
+ */
+export function createSharedSignInThrottle(clock: Clock, settings: SignInThrottleSettings, windows: SharedFailureWindows): SignInThrottle {
+  if (settings.maxFailures <= 0) return throttleOff;
+  const { maxFailures, windowMs } = settings;
+  return {
+    async lockedForMs(keyId, address) {
+      const now = clock.now();
+      const locks = (await windows.read([keyIdKey(keyId), addressKey(address)]))
+        .filter((window) => window.failures >= maxFailures)
+        .map((window) => window.startedAt + windowMs - now);
+      return Math.max(0, ...locks);
+    },
+    async failed(keyId, address) {
+      const now = clock.now();
+      const [byKeyId, byAddress] = await Promise.all([
+        windows.add(keyIdKey(keyId), now, windowMs),
+        windows.add(addressKey(address), now, windowMs),
+      ]);
+      const locked: LockedBy[] = [];
+      if (byKeyId === maxFailures) locked.push('key_id');
+      if (byAddress === maxFailures) locked.push('address');
+      return locked;
+    },
+    async succeeded(keyId) {
+      await windows.forget(keyIdKey(keyId));
     },
   };
 }

@@ -34,15 +34,22 @@ const RESUME_BATCH = 500;
 export function createCourier(deps: ServiceDeps, transport: Transport, options: CourierOptions = DEFAULT_COURIER_OPTIONS) {
   const waiting: Work[] = [];
   const busy = new Set<string>();
+  /** Every message this courier has work for (waiting, in flight or waiting to retry): a resume does not queue it twice. */
+  const held = new Set<string>();
+  /** The messages among them waiting for a retry timer. */
+  const retrying = new Set<string>();
   const retryTimers = new Set<NodeJS.Timeout>();
   const inFlight = new Set<Promise<void>>();
   let stopped = false;
   /** Where the next page of a resume starts; null when no resume has pages left. */
   let resumeCursor: number | null = null;
+  let readingPage = false;
 
   function retryLater(work: Work, delayMs: number): void {
+    retrying.add(work.handle);
     const timer = setTimeout(() => {
       retryTimers.delete(timer);
+      retrying.delete(work.handle);
       enqueueWork(work);
     }, delayMs);
     retryTimers.add(timer);
@@ -140,6 +147,7 @@ export function createCourier(deps: ServiceDeps, transport: Transport, options: 
         })
         .finally(() => {
           busy.delete(next.handle);
+          if (!retrying.has(next.handle)) held.delete(next.handle);
           inFlight.delete(work);
           if (waiting.length === 0 && resumeCursor !== null) void resumePage(resumeCursor);
           else pump();
@@ -155,12 +163,24 @@ export function createCourier(deps: ServiceDeps, transport: Transport, options: 
     setImmediate(pump);
   }
 
+  /** A message to hand over from its first attempt, unless this courier already has work for it. */
+  function enqueue(handle: string): void {
+    if (stopped || held.has(handle)) return;
+    held.add(handle);
+    enqueueWork({ handle, attempt: 0 });
+  }
+
   async function resumeNextPage(cursor: number): Promise<void> {
     // Taken while the page is read, so that hand-overs finishing meanwhile do not read it again.
     resumeCursor = null;
-    const page = await messagesAwaitingHandover(deps, RESUME_BATCH, cursor);
-    resumeCursor = page.messages.length === RESUME_BATCH ? page.cursor : null;
-    for (const message of page.messages) enqueueWork({ handle: message.handle, attempt: 0 });
+    readingPage = true;
+    try {
+      const page = await messagesAwaitingHandover(deps, RESUME_BATCH, cursor);
+      resumeCursor = page.messages.length === RESUME_BATCH ? page.cursor : null;
+      for (const message of page.messages) enqueue(message.handle);
+    } finally {
+      readingPage = false;
+    }
   }
 
   /** Queues every message that was accepted but never handed over, a batch at a time. */
@@ -174,8 +194,17 @@ export function createCourier(deps: ServiceDeps, transport: Transport, options: 
   }
 
   return {
-    enqueue: (handle: string) => enqueueWork({ handle, attempt: 0 }),
+    enqueue,
     resume,
+    /**
+     * Resumes again unless a resume is still reading: on a database several instances share, what
+     * one left QUEUED when it died. A message another live instance is handing over right now may be
+     * handed over twice; the transport dedupes by our handle, so it is sent once.
+     */
+    rescan(): void {
+      if (stopped || readingPage || resumeCursor !== null) return;
+      void resumePage(0);
+    },
     /** Resolves once nothing is queued or in flight (retry timers aside). */
     async idle(): Promise<void> {
       while (inFlight.size > 0 || waiting.length > 0) {

@@ -6,6 +6,11 @@ import type { Transport } from './transport.ts';
 export type SandboxOptions = {
   /** TEXTRELAY_SANDBOX_STEP_MS: the pause between a message's simulated reports. */
   stepMs: number;
+  /**
+   * On a database other instances plan steps in too: how often the timer looks again for the
+   * earliest step, so that the steps of an instance that died run. Off unless given.
+   */
+  pollMs?: number;
 };
 
 export type SandboxTransport = Transport & {
@@ -56,6 +61,7 @@ const RETRY_AFTER_FAILURE_MS = 1_000;
 export function createSandboxTransport(deps: ServiceDeps, options: SandboxOptions): SandboxTransport {
   let started = false;
   let timer: NodeJS.Timeout | undefined;
+  let pollTimer: NodeJS.Timeout | undefined;
   let rearmQueued = false;
 
   async function arm(delayMs?: number): Promise<void> {
@@ -88,6 +94,16 @@ export function createSandboxTransport(deps: ServiceDeps, options: SandboxOption
     return ran;
   }
 
+  function planned(): void {
+    // A group commit answers a burst of sends together: one look at the earliest step serves them all.
+    if (rearmQueued) return;
+    rearmQueued = true;
+    queueMicrotask(async () => {
+      rearmQueued = false;
+      await arm().catch((error: unknown) => deps.log.error({ err: error }, 'sandbox could not read its next step'));
+    });
+  }
+
   return {
     name: 'sandbox',
     async send(message: OutboundMessage): Promise<HandoverReceipt> {
@@ -97,22 +113,18 @@ export function createSandboxTransport(deps: ServiceDeps, options: SandboxOption
       // The sandbox knows messages by our handle: that is its dedupe key and its handle.
       return { transportHandle: message.handle };
     },
-    planned(): void {
-      // A group commit answers a burst of sends together: one look at the earliest step serves them all.
-      if (rearmQueued) return;
-      rearmQueued = true;
-      queueMicrotask(async () => {
-        rearmQueued = false;
-        await arm().catch((error: unknown) => deps.log.error({ err: error }, 'sandbox could not read its next step'));
-      });
-    },
+    planned,
     start(): void {
       started = true;
       // Steps that fell due while the process was down run now; the rest wait for their time.
       void runGuarded();
+      if (options.pollMs === undefined) return;
+      pollTimer = setInterval(planned, options.pollMs);
+      pollTimer.unref();
     },
     async stop(): Promise<void> {
       started = false;
+      clearInterval(pollTimer);
       clearTimeout(timer);
       timer = undefined;
     },

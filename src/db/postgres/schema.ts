@@ -1,5 +1,18 @@
 import { sql } from 'drizzle-orm';
-import { bigint, bigserial, boolean, customType, index, jsonb, pgTable, primaryKey, text, uniqueIndex } from 'drizzle-orm/pg-core';
+import {
+  bigint,
+  bigserial,
+  boolean,
+  customType,
+  doublePrecision,
+  index,
+  integer,
+  jsonb,
+  pgTable,
+  primaryKey,
+  text,
+  uniqueIndex,
+} from 'drizzle-orm/pg-core';
 import { DELIVERY_STATES, WEBHOOK_EVENT_TYPES } from '../../domain/delivery-views.ts';
 import { PLANS } from '../../domain/limits.ts';
 import { MESSAGE_STATUSES } from '../../domain/status.ts';
@@ -384,3 +397,29 @@ export const mediaObjects = pgTable(
   },
   (t) => [index('media_objects_account_idx').on(t.accountId, t.createdAt)],
 );
+
+/*
+ * Tables only a database that several instances share needs: SQLite keeps this state in the
+ * memory of the one process that owns the file, so these have no twin in ../schema.ts.
+ */
+
+/** One send rate limit's token bucket per key (an account), shared by every instance. */
+export const rateLimitBuckets = pgTable('rate_limit_buckets', {
+  key: text().primaryKey(),
+  tokens: doublePrecision().notNull(),
+  updatedAt: bigint({ mode: 'number' }).notNull(),
+});
+
+/** Failed inbox sign-ins counted in a window that starts at the first failure, per key id and per client address. */
+export const signInFailures = pgTable(
+  'sign_in_failures',
+  {
+    key: text().primaryKey(),
+    failures: integer().notNull(),
+    startedAt: bigint({ mode: 'number' }).notNull(),
+  },
+  (t) => [index('sign_in_failures_started_idx').on(t.startedAt)],
+);
+
+/** The tables above, which test/db/postgres-schema.test.ts does not look for in the SQLite schema. */
+export const POSTGRES_ONLY_TABLES: readonly string[] = ['rate_limit_buckets', 'sign_in_failures'];

@@ -24,7 +24,7 @@ export function signIn(deps: SignInDeps) {
     const keyId = form.data?.key_id ?? '';
     const address = clientAddress(c, deps.proxy);
 
-    const lockedForMs = deps.signInThrottle.lockedForMs(keyId, address);
+    const lockedForMs = await deps.signInThrottle.lockedForMs(keyId, address);
     if (lockedForMs > 0) {
       deps.metrics.inboxSignIn('throttled');
       const retryAfterSeconds = Math.ceil(lockedForMs / 1000);
@@ -35,15 +35,15 @@ export function signIn(deps: SignInDeps) {
     const session = form.success ? await openInboxSession(deps, keyId, form.data.secret) : undefined;
     if (!session) {
       deps.metrics.inboxSignIn('wrong_credentials');
-      const lockedBy = deps.signInThrottle.failed(keyId, address);
+      const lockedBy = await deps.signInThrottle.failed(keyId, address);
       if (lockedBy.length > 0) {
-        const retryAfterSeconds = Math.ceil(deps.signInThrottle.lockedForMs(keyId, address) / 1000);
+        const retryAfterSeconds = Math.ceil((await deps.signInThrottle.lockedForMs(keyId, address)) / 1000);
         deps.log.warn({ keyId, clientAddress: address, lockedBy, retryAfterSeconds }, 'inbox sign-in locked out after repeated failures');
       }
       return c.html(<LoginPage refusal={{ kind: 'wrong' }} keyId={keyId} />, 401);
     }
 
-    deps.signInThrottle.succeeded(keyId);
+    await deps.signInThrottle.succeeded(keyId);
     deps.metrics.inboxSignIn('signed_in');
     setSessionCookie(c, session, { now: deps.clock.now(), secure: reachedOverHttps(c, deps.proxy) });
     return c.redirect('/inbox', 303);
