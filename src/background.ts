@@ -60,8 +60,7 @@ export async function bridgeNotifier(deps: Pick<AppDeps, 'notify' | 'log'>, pool
  */
 export async function startBackgroundWork(
   config: Config,
-  { deps, ingestSecrets, sandboxAtSend }: Pick<Runtime, 'deps' | 'ingestSecrets' | 'sandboxAtSend'>,
-  sharedDatabase?: PgPool,
+  { deps, ingestSecrets, sandboxAtSend, sharedDatabase }: Pick<Runtime, 'deps' | 'ingestSecrets' | 'sandboxAtSend' | 'sharedDatabase'>,
 ) {
   const pollMs = sharedDatabase ? SHARED_DATABASE_POLL_MS : undefined;
   const transport = transportFor(config, deps, ingestSecrets, sandboxAtSend, pollMs);

@@ -1,7 +1,8 @@
 import type { Logger } from 'pino';
 import { type Config, databaseOf } from './config.ts';
-import { describePostgres, migratePostgres, openPostgres } from './db/postgres/connection.ts';
+import { describePostgres, migratePostgres, openPostgres, type PgPool } from './db/postgres/connection.ts';
 import { watchPostgresHealth } from './db/postgres/health.ts';
+import { openPostgresSharedLimits, type PostgresSharedLimits } from './db/postgres/shared-limits.ts';
 import { createPostgresStore } from './db/postgres/store.ts';
 import { closeDatabase, type Db, isWritable, migrateDatabase, openDatabase } from './db/sqlite/connection.ts';
 import { checkIntegrity, damagedFile, type IntegrityCheck } from './db/sqlite/integrity.ts';
@@ -32,6 +33,8 @@ export type OpenedStore = {
   /** The file, or the PostgreSQL database and server, for log lines and messages (never a password). */
   name: string;
   close(): Promise<void>;
+  /** PostgreSQL, which other instances may share: its pool (for LISTEN/NOTIFY) and where the limits count. */
+  shared?: { pool: PgPool; limits: PostgresSharedLimits };
 };
 
 /**
@@ -93,14 +96,16 @@ async function openPostgresStore(url: string, config: Config): Promise<OpenedSto
     poolSize: config.TEXTRELAY_DATABASE_POOL_SIZE,
     statementTimeoutMs: config.TEXTRELAY_DATABASE_STATEMENT_TIMEOUT_MS,
   });
+  const limits = await openPostgresSharedLimits(url);
   const health = watchPostgresHealth(db.$client);
   return {
     store: createPostgresStore(db),
     isReady: health.isHealthy,
     name,
+    shared: { pool: db, limits },
     close: async () => {
       health.stop();
-      await close();
+      await Promise.all([limits.close(), close()]);
     },
   };
 }
@@ -138,8 +143,9 @@ export async function openRuntime(
     log,
     ingestSecrets: ingestSecrets.list,
     transportAtSend: sandboxAtSend,
+    sharedLimits: opened.shared?.limits,
   });
-  return { deps, ingestSecrets, sandboxAtSend, databaseName: opened.name, close: opened.close };
+  return { deps, ingestSecrets, sandboxAtSend, sharedDatabase: opened.shared?.pool, databaseName: opened.name, close: opened.close };
 }
 
 export type Runtime = Awaited<ReturnType<typeof openRuntime>>;

@@ -36,7 +36,12 @@ async function startInstance(pool: PgPool) {
     log: pino({ level: 'silent' }),
     transportAtSend: sandboxAtSend,
   });
-  const background = await startBackgroundWork(config, { deps, ingestSecrets: createIngestSecrets(undefined), sandboxAtSend }, pool);
+  const background = await startBackgroundWork(config, {
+    deps,
+    ingestSecrets: createIngestSecrets(undefined),
+    sandboxAtSend,
+    sharedDatabase: pool,
+  });
   cleanups.push(() => background.stop());
   return deps;
 }
