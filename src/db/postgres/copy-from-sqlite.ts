@@ -1,11 +1,10 @@
 import { asc, count, getTableColumns, getTableName, gt, sql } from 'drizzle-orm';
-import type { PgTable } from 'drizzle-orm/pg-core';
+import type postgres from 'postgres';
 import { StartupError } from '../../startup-error.ts';
 import * as sqliteSchema from '../schema.ts';
 import type { Db } from '../sqlite/connection.ts';
 import type { PgPool } from './connection.ts';
 import { type CopyPlan, columnSqlName, planCopy, type TableCopy } from './copy-plan.ts';
-import type { PgDb } from './db.ts';
 import * as postgresSchema from './schema.ts';
 
 /** How far the copy of one table is: reported after each batch, and once for a table without rows. */
@@ -30,13 +29,16 @@ const ROWID = '__rowid';
 
 const LEFT_EMPTY = 'nothing was copied, the PostgreSQL database is left as it was';
 
+type Tx = postgres.TransactionSql;
+
 /**
  * Copies every table of the migrated SQLite database `source` into the migrated, empty PostgreSQL
  * database `target`, in one PostgreSQL transaction (a failure leaves the target as empty as it
  * was) and from one SQLite read snapshot. Rows go over in batches by rowid, so memory holds one
  * batch whatever the size of the file. The two schemas convert the values (integer booleans to
  * boolean, JSON text to jsonb, blobs to bytea); sequences are moved past the copied ids, and
- * each table's row count is compared before committing.
+ * each table's row count is compared before committing. The inserts go through postgres.js
+ * itself: drizzle takes 0.4 s to build the statement of a batch of 1,000 messages.
  */
 export async function copySqliteToPostgres(source: Db, target: PgPool, options: CopyOptions = {}): Promise<CopySummary> {
   const plan = planCopy(sqliteSchema, postgresSchema);
@@ -45,7 +47,7 @@ export async function copySqliteToPostgres(source: Db, target: PgPool, options: 
   client.exec('BEGIN');
   try {
     const totals = new Map(plan.tables.map((table) => [table.name, countSqliteRows(source, table)]));
-    return await target.transaction(async (tx) => {
+    return await target.$client.begin(async (tx) => {
       await refuseNonEmptyTarget(tx, plan, target.$client.options.database);
       for (const table of plan.tables) await copyTable(source, tx, table, totals.get(table.name)!, options);
       for (const table of plan.tables) await moveSequencesPastCopiedIds(source, tx, table);
@@ -61,12 +63,17 @@ function countSqliteRows(source: Db, table: TableCopy): number {
   return source.select({ rows: count() }).from(table.sqlite).get()!.rows;
 }
 
+async function countPostgresRows(tx: Tx, table: string): Promise<number> {
+  const [row] = await tx<{ rows: string }[]>`select count(*) as rows from ${tx(table)}`;
+  return Number(row!.rows);
+}
+
 /** One line naming the tables that hold rows: copying into them would mix two histories, or collide. */
-async function refuseNonEmptyTarget(tx: PgDb, plan: CopyPlan, database: string): Promise<void> {
+async function refuseNonEmptyTarget(tx: Tx, plan: CopyPlan, database: string): Promise<void> {
   const holding: string[] = [];
-  for (const table of [...plan.tables.map((copy) => copy.postgres), ...plan.postgresOnly]) {
-    const [row] = await tx.select({ one: sql<number>`1` }).from(table).limit(1);
-    if (row !== undefined) holding.push(getTableName(table));
+  for (const name of [...plan.tables.map((table) => table.name), ...plan.postgresOnly.map((table) => getTableName(table))]) {
+    const [row] = await tx<{ held: boolean }[]>`select exists (select from ${tx(name)}) as held`;
+    if (row!.held) holding.push(name);
   }
   if (holding.length > 0) {
     throw new StartupError(
@@ -80,9 +87,25 @@ function rowsPerBatch(table: TableCopy, batchRows: number): number {
   return Math.min(batchRows, Math.floor(MAX_PARAMETERS / table.columns.length));
 }
 
-async function copyTable(source: Db, tx: PgDb, table: TableCopy, total: number, options: CopyOptions): Promise<void> {
-  const columns = getTableColumns(table.sqlite);
-  const selection = Object.fromEntries(table.columns.map((key) => [key, columns[key]!]));
+/** A batch's rows as PostgreSQL takes them: keyed by column name, each value as its PostgreSQL column sends it (JSON as text). */
+function toPostgresRows(table: TableCopy, rows: Record<string, unknown>[]): Record<string, postgres.ParameterOrJSON<never>>[] {
+  const columns = getTableColumns(table.postgres);
+  const converters = table.columns.map((key) => [key, columnSqlName(columns[key]!), columns[key]!] as const);
+  return rows.map((row) => {
+    const converted: Record<string, postgres.ParameterOrJSON<never>> = {};
+    for (const [key, name, column] of converters) {
+      const value = row[key];
+      converted[name] = value === null || value === undefined ? null : (column.mapToDriverValue(value) as postgres.SerializableParameter);
+    }
+    return converted;
+  });
+}
+
+async function copyTable(source: Db, tx: Tx, table: TableCopy, total: number, options: CopyOptions): Promise<void> {
+  const sqliteColumns = getTableColumns(table.sqlite);
+  const selection = Object.fromEntries(table.columns.map((key) => [key, sqliteColumns[key]!]));
+  const postgresColumns = getTableColumns(table.postgres);
+  const columnNames = table.columns.map((key) => columnSqlName(postgresColumns[key]!));
   const rowid = sql<number>`_rowid_`;
   const limit = rowsPerBatch(table, options.batchRows ?? DEFAULT_BATCH_ROWS);
   let copied = 0;
@@ -104,9 +127,8 @@ async function copyTable(source: Db, tx: PgDb, table: TableCopy, total: number, 
     if (batch.length === 0) return;
     const first = batch[0]![ROWID] as number;
     after = batch.at(-1)![ROWID] as number;
-    for (const row of batch) delete row[ROWID];
     try {
-      await tx.insert(table.postgres).values(batch as never);
+      await tx`insert into ${tx(table.name)} ${tx(toPostgresRows(table, batch), columnNames)}`;
     } catch (error) {
       throw new StartupError(`copying ${table.name} failed in the rows of rowid ${first} to ${after}: ${causeOf(error)}; ${LEFT_EMPTY}`);
     }
@@ -121,20 +143,18 @@ async function copyTable(source: Db, tx: PgDb, table: TableCopy, total: number, 
  * neither collides with a copied one nor reuses an id a client has seen (an event stream's
  * Last-Event-ID). Sequence columns PostgreSQL alone has were filled from their sequence already.
  */
-async function moveSequencesPastCopiedIds(source: Db, tx: PgDb, table: TableCopy): Promise<void> {
+async function moveSequencesPastCopiedIds(source: Db, tx: Tx, table: TableCopy): Promise<void> {
   const sqliteColumns = getTableColumns(table.sqlite);
   const postgresColumns = getTableColumns(table.postgres);
   for (const key of table.columns) {
     const column = columnSqlName(postgresColumns[key]!);
-    const [found] = await tx.execute<{ sequence: string | null }>(
-      sql`select pg_get_serial_sequence(${`"${table.name}"`}, ${column}) as sequence`,
-    );
+    const [found] = await tx<{ sequence: string | null }[]>`select pg_get_serial_sequence(${`"${table.name}"`}, ${column}) as sequence`;
     if (!found?.sequence) continue;
     const handedOut = (sqliteColumns[key] as { autoIncrement?: boolean }).autoIncrement ? sqliteSequence(source, table.name) : 0;
-    await tx.execute(sql`
+    await tx`
       select setval(${found.sequence}::regclass, past.id) from (
-        select greatest((select max(${sql.identifier(column)}) from ${table.postgres}), ${handedOut}::bigint) as id
-      ) as past where past.id >= 1`);
+        select greatest((select max(${tx(column)}) from ${tx(table.name)}), ${handedOut}::bigint) as id
+      ) as past where past.id >= 1`;
   }
 }
 
@@ -144,17 +164,17 @@ function sqliteSequence(source: Db, table: string): number {
   return row?.seq ?? 0;
 }
 
-async function checkRowCounts(tx: PgDb, plan: CopyPlan, totals: Map<string, number>): Promise<void> {
+async function checkRowCounts(tx: Tx, plan: CopyPlan, totals: Map<string, number>): Promise<void> {
   const differing: string[] = [];
   for (const table of plan.tables) {
-    const copied = await tx.$count(table.postgres as PgTable);
+    const copied = await countPostgresRows(tx, table.name);
     const expected = totals.get(table.name)!;
     if (copied !== expected) differing.push(`${table.name} has ${expected} rows in SQLite and ${copied} in PostgreSQL`);
   }
   if (differing.length > 0) throw new StartupError(`the copy is incomplete: ${differing.join(', ')}; ${LEFT_EMPTY}`);
 }
 
-/** The database's own words: drizzle's wrapper repeats the whole statement and its parameters, which a batch makes huge. */
+/** The database's own words, without the statement and parameters a wrapper may repeat (a batch makes them huge). */
 function causeOf(error: unknown): string {
   const cause = (error as { cause?: unknown }).cause ?? error;
   return cause instanceof Error ? cause.message : String(cause);
