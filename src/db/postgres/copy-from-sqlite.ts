@@ -24,7 +24,7 @@ const DEFAULT_BATCH_ROWS = 1_000;
 /** A media row may hold 5 MB: 16 of them keep a batch under 100 MB. */
 const BYTES_BATCH_ROWS = 16;
 
-/** The key each row's rowid is read under, beside its columns; removed before inserting. */
+/** The key each row's rowid is read under, beside its columns (only the columns are inserted). */
 const ROWID = '__rowid';
 
 const LEFT_EMPTY = 'nothing was copied, the PostgreSQL database is left as it was';
