@@ -25,6 +25,7 @@ const OPTIONS = {
   numbers: { type: 'string' },
   'receive-webhook': { type: 'string' },
   from: { type: 'string' },
+  to: { type: 'string' },
   content: { type: 'string' },
   'group-id': { type: 'string' },
   'media-url': { type: 'string' },
@@ -223,6 +224,14 @@ async function main(argv: string[]): Promise<void> {
     case 'migrate': {
       const config = configFrom(flags);
       process.stdout.write(`Migrations applied to ${await migrateConfiguredDatabase(config)}\n`);
+      return;
+    }
+    case 'migrate-data': {
+      if (action !== undefined) throw new UsageError(`Unexpected argument: ${action}`, 'migrate-data');
+      // Loaded for migrate-data alone: it reads every table of both schemas.
+      const { migrateDataCommand } = await import('./cli/migrate-data.ts');
+      const output = await migrateDataCommand({ from: flags.from, to: flags.to }, configFrom(flags), process.stderr);
+      print(output.value, flags.json, () => output.human);
       return;
     }
     case 'accounts':

@@ -81,6 +81,16 @@ export const COMMANDS = {
     flags: [DB],
     env: [...DATABASE_SETTINGS, 'TEXTRELAY_INTEGRITY_CHECK_MAX_MB'],
   },
+  'migrate-data': {
+    summary: 'Copy a SQLite database into an empty PostgreSQL database (stop the server first)',
+    usage: ['textrelay migrate-data --from FILE --to postgres://user:password@host:port/database [--json]'],
+    flags: [
+      ['--from FILE', 'the SQLite file to copy (checked and migrated first, as serve would)'],
+      ['--to URL', 'the PostgreSQL database to copy into: migrated first, refused unless empty'],
+      JSON_FLAG,
+    ],
+    env: ['TEXTRELAY_INTEGRITY_CHECK_MAX_MB'],
+  },
   accounts: {
     summary: 'Create accounts, list them, edit their lines, rotate their API secret',
     usage: [

@@ -1,10 +1,7 @@
 import { existsSync } from 'node:fs';
 import { z } from 'zod';
 import type { Config } from '../config.ts';
-import { migratePostgres, openPostgres } from '../db/postgres/connection.ts';
-import { type CopyProgress, copySqliteToPostgres } from '../db/postgres/copy-from-sqlite.ts';
-import { closeDatabase } from '../db/sqlite/connection.ts';
-import { openCheckedDatabase } from '../runtime.ts';
+import { type CopyProgress, copySqliteFileToPostgres } from '../data-migration.ts';
 import { StartupError } from '../startup-error.ts';
 import { type ProgressStream, progressLine } from './progress.ts';
 import { UsageError } from './usage-error.ts';
@@ -38,28 +35,16 @@ function tableProgress(stream: ProgressStream): (progress: CopyProgress) => void
  */
 export async function migrateDataCommand(flags: MigrateDataFlags, config: Config, progress: ProgressStream): Promise<CommandOutput> {
   const parsed = Flags.safeParse(flags);
-  if (!parsed.success) throw new UsageError(parsed.error.issues.map((issue) => issue.message).join('\n'));
+  if (!parsed.success) throw new UsageError(parsed.error.issues.map((issue) => issue.message).join('\n'), 'migrate-data');
   const { from, to } = parsed.data;
   // Opening a missing file would create an empty database, and copy nothing.
   if (!existsSync(from)) throw new StartupError(`cannot copy ${from}: no such file`);
   const started = performance.now();
-  const { db: source } = openCheckedDatabase({ ...config, TEXTRELAY_DB: from }, true);
-  try {
-    const target = await openPostgres(to, { poolSize: 2 });
-    try {
-      await migratePostgres(target.db);
-      const { tables } = await copySqliteToPostgres(source, target.db, { onProgress: tableProgress(progress) });
-      const rows = tables.reduce((sum, table) => sum + table.rows, 0);
-      const seconds = Math.round((performance.now() - started) / 100) / 10;
-      const database = target.db.$client.options.database;
-      return {
-        value: { from, database, rows, seconds, tables: Object.fromEntries(tables.map((table) => [table.table, table.rows])) },
-        human: `Copied ${rows} rows of ${tables.length} tables from ${from} to the PostgreSQL database "${database}" in ${seconds} s.`,
-      };
-    } finally {
-      await target.close();
-    }
-  } finally {
-    closeDatabase(source);
-  }
+  const { database, tables } = await copySqliteFileToPostgres(from, to, config, tableProgress(progress));
+  const rows = tables.reduce((sum, table) => sum + table.rows, 0);
+  const seconds = Math.round((performance.now() - started) / 100) / 10;
+  return {
+    value: { from, database, rows, seconds, tables: Object.fromEntries(tables.map((table) => [table.table, table.rows])) },
+    human: `Copied ${rows} rows of ${tables.length} tables from ${from} to the PostgreSQL database "${database}" in ${seconds} s.`,
+  };
 }
