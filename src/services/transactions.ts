@@ -1,16 +1,54 @@
-import type { ServiceDeps } from './deps.ts';
+import type { Store } from '../db/store.ts';
+import type { Notifier, ServiceDeps } from './deps.ts';
+
+/** The notifier handed to work inside a transaction: it holds what it is told until the commit. */
+type HeldNotifier = Notifier & { readonly held: true };
+
+/**
+ * A notifier that queues its calls, for `release` to make once the transaction committed: another
+ * instance, or a live view, told before the commit would read the database without the change.
+ */
+function holdNotifications(target: Notifier): { notifier: HeldNotifier; release(): void } {
+  const held: (() => void)[] = [];
+  const notifier: HeldNotifier = {
+    held: true,
+    messageQueued: (handle) => held.push(() => target.messageQueued(handle)),
+    outboxWritten: () => held.push(() => target.outboxWritten()),
+    accountActivity: (accountId) => held.push(() => target.accountActivity?.(accountId)),
+  };
+  return {
+    notifier,
+    release() {
+      for (const notify of held) notify();
+    },
+  };
+}
+
+async function run<T>(
+  deps: ServiceDeps,
+  transaction: Store['transaction'],
+  work: (deps: ServiceDeps) => Promise<T>,
+): Promise<T> {
+  // A nested transaction is a savepoint of its parent: the parent's commit releases what both told.
+  if ((deps.notify as Partial<HeldNotifier>).held) return transaction((store) => work({ ...deps, store }));
+  const { notifier, release } = holdNotifications(deps.notify);
+  const result = await transaction((store) => work({ ...deps, store, notify: notifier }));
+  release();
+  return result;
+}
 
 /**
  * Runs `work` in one transaction, handing it the dependencies whose store is that transaction's:
- * every query `work` makes joins the transaction, whichever helper it calls.
+ * every query `work` makes joins the transaction, whichever helper it calls; what it tells the
+ * notifier is told once the transaction committed, and not at all if it rolled back.
  */
 export function inTransaction<T>(deps: ServiceDeps, work: (deps: ServiceDeps) => Promise<T>): Promise<T> {
-  return deps.store.transaction((store) => work({ ...deps, store }));
+  return run(deps, (inner) => deps.store.transaction(inner), work);
 }
 
 /** As `inTransaction`, for the hot write paths: the store may share the transaction (and its commit) with other callers' work. */
 export function inBatchedTransaction<T>(deps: ServiceDeps, work: (deps: ServiceDeps) => Promise<T>): Promise<T> {
-  return deps.store.batchedTransaction((store) => work({ ...deps, store }));
+  return run(deps, (inner) => deps.store.batchedTransaction(inner), work);
 }
 
 export type WriteOptions = {
