@@ -264,7 +264,7 @@ ALTER TABLE "webhook_deliveries" ADD CONSTRAINT "webhook_deliveries_account_id_a
 ALTER TABLE "webhook_subscriptions" ADD CONSTRAINT "webhook_subscriptions_account_id_accounts_id_fk" FOREIGN KEY ("account_id") REFERENCES "public"."accounts"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
 CREATE INDEX "account_events_account_idx" ON "account_events" USING btree ("account_id","written_by","id");--> statement-breakpoint
 CREATE UNIQUE INDEX "contacts_account_phone_uq" ON "contacts" USING btree ("account_id","phone");--> statement-breakpoint
-CREATE INDEX "contacts_account_last_date_idx" ON "contacts" USING btree ("account_id","last_message_at","id");--> statement-breakpoint
+CREATE INDEX "contacts_account_last_date_idx" ON "contacts" USING btree ("account_id","last_message_at" NULLS FIRST,"id");--> statement-breakpoint
 CREATE INDEX "contacts_account_first_name_idx" ON "contacts" USING btree ("account_id","first_name","id");--> statement-breakpoint
 CREATE INDEX "contacts_account_last_name_idx" ON "contacts" USING btree ("account_id","last_name","id");--> statement-breakpoint
 CREATE INDEX "contacts_account_created_idx" ON "contacts" USING btree ("account_id","created_at","id");--> statement-breakpoint

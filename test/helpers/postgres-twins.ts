@@ -22,8 +22,9 @@ import type { Queries } from '../../src/db/store.ts';
 import { freshPostgresDatabase } from './postgres-database.ts';
 
 export type Twins = {
-  /** This test's PostgreSQL database, through its pool. */
+  /** This test's PostgreSQL database, through its pool, and its URL. */
   pg: PgPool;
+  url: string;
   /** This test's SQLite database, and its queries: the answers PostgreSQL's must equal. */
   sqliteDb: Db;
   sqlite: SqliteQueries;
@@ -52,6 +53,7 @@ export function useTwins(): Twins {
     closers = [() => database.close(), async () => closeDatabase(sqliteDb)];
     Object.assign(twins, {
       pg: database.db,
+      url: database.url,
       sqliteDb,
       sqlite: createSqliteQueries(sqliteDb),
       async seed(table, rows) {

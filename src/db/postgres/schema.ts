@@ -108,7 +108,8 @@ export const contacts = pgTable(
   },
   (t) => [
     uniqueIndex('contacts_account_phone_uq').on(t.accountId, t.phone),
-    index('contacts_account_last_date_idx').on(t.accountId, t.lastMessageAt, t.id),
+    // NULLs first, where SQLite sorts them: one index then serves both directions of that order.
+    index('contacts_account_last_date_idx').on(t.accountId, t.lastMessageAt.asc().nullsFirst(), t.id),
     index('contacts_account_first_name_idx').on(t.accountId, t.firstName, t.id),
     index('contacts_account_last_name_idx').on(t.accountId, t.lastName, t.id),
     index('contacts_account_created_idx').on(t.accountId, t.createdAt, t.id),
