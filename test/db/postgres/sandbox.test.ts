@@ -29,7 +29,15 @@ async function story(sandbox: Sandbox): Promise<unknown[]> {
     await sandbox.plan([
       step('m1', 0, 200, { status: 'SENT' }),
       step('m1', 1, 300),
-      step('m1', 2, 900, { kind: 'inbound', status: null, inboundFrom: '+15550001111', inboundContent: 'hi', groupId: 'g1' }),
+      // No news of the network, as the sandbox plans inbound and typing steps: SQLite stores false.
+      step('m1', 2, 900, {
+        kind: 'inbound',
+        status: null,
+        wasDowngraded: null,
+        inboundFrom: '+15550001111',
+        inboundContent: 'hi',
+        groupId: 'g1',
+      }),
     ]),
     await sandbox.plan([step('m2', 0, 200, { status: 'ERROR', errorCode: 4001, errorMessage: 'nope', wasDowngraded: true })]),
     await sandbox.plan([step('m1', 1, 5), step('m1', 3, 950)]), // the planned step is kept as it was
