@@ -131,6 +131,28 @@ describe('on a few thousand rows, no PostgreSQL query reads a whole big table', 
           s.contacts.listV2(ACCOUNT, { orderBy: 'phone', direction: 'asc', limit: 50, offset: 0 }),
         ]),
     ],
+    [
+      'messages listed, whole and by number, status and contact',
+      (s) =>
+        Promise.all([
+          s.messages.list(ACCOUNT, {}, 50, 0),
+          s.messages.list(ACCOUNT, { number: '+14155550005' }, 50, 0),
+          s.messages.list(ACCOUNT, { status: 'SENT' }, 50, 0),
+          s.messages.list(ACCOUNT, { contactId: 'con_alice' }, 50, 0),
+          s.messagesV2.list(ACCOUNT, {}, { by: 'sent', direction: 'desc' }, 50, 0),
+        ]),
+    ],
+    ['conversations listed', (s) => s.conversations.list(ACCOUNT, 50)],
+    [
+      'the delivery log listed, and a callback’s blocker',
+      (s) =>
+        Promise.all([
+          s.outbox.listForAccount(ACCOUNT, { limit: 50, offset: 0 }),
+          s.outbox.listForAccount(ACCOUNT, { state: 'pending', limit: 50, offset: 0 }),
+          s.outbox.blockerOf({ seq: 500, messageHandle: 'h-500', url: 'https://a.test/cb' }),
+          s.outbox.attemptsOf([5, 6]),
+        ]),
+    ],
     ['due callbacks', (s) => s.outbox.dueCallbacks(T0 + ROWS, 'first', 10)],
     ['the delivery log pruned', (s) => s.outbox.pruneFinished(T0 + 10, 0, 100)],
     [
