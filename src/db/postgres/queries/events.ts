@@ -20,12 +20,12 @@ type Range = { after: number; upto: number; limit: number };
  * transaction that commits late would otherwise fall behind a reader that already passed it.
  */
 
-/** The tables walked by serial, with the time each row was written. */
-const BY_ID: Record<EventTable, { table: SQL; id: SQL; at: SQL }> = {
-  statusEvents: { table: sql`status_events`, id: sql`seq`, at: sql`received_at` },
-  messages: { table: sql`messages`, id: sql`id`, at: sql`date_sent` },
-  attempts: { table: sql`webhook_attempts`, id: sql`id`, at: sql`attempted_at` },
-  unrouted: { table: sql`unrouted_inbound`, id: sql`id`, at: sql`received_at` },
+/** The tables walked by serial, with the time each row was written and which rows a reader may stand at. */
+const BY_ID: Record<EventTable, { table: SQL; id: SQL; at: SQL; standable: SQL }> = {
+  statusEvents: { table: sql`status_events`, id: sql`seq`, at: sql`received_at`, standable: writtenByFinishedTransaction(sql`written_by`) },
+  messages: { table: sql`messages`, id: sql`id`, at: sql`date_sent`, standable: sql`true` },
+  attempts: { table: sql`webhook_attempts`, id: sql`id`, at: sql`attempted_at`, standable: sql`true` },
+  unrouted: { table: sql`unrouted_inbound`, id: sql`id`, at: sql`received_at`, standable: sql`true` },
 };
 
 /** Where the status event of this seq stands in (writing transaction, seq) order; 0 stands before every event. */
@@ -49,12 +49,13 @@ export function eventQueries(db: PgDb) {
 
     /** The last position in `table` written before `since`: reads only the rows written since. */
     async lastBefore(table: EventTable, since: number): Promise<number> {
-      const { table: name, id, at } = BY_ID[table];
+      const { table: name, id, at, standable } = BY_ID[table];
       // Newest first, for --since: the walk stops at the first row older than the time asked for.
       for (let below = Number.MAX_SAFE_INTEGER; ; ) {
         const rows = await rawRows<{ id: number; at: number }>(
           db,
-          sql`select ${id}::float8 as id, ${at}::float8 as at from ${name} where ${id} < ${below} order by ${id} desc limit ${WALK_BATCH}`,
+          sql`select ${id}::float8 as id, ${at}::float8 as at from ${name} where ${id} < ${below} and ${standable}
+            order by ${id} desc limit ${WALK_BATCH}`,
         );
         const older = rows.find((row) => row.at < since);
         if (older) return older.id;
