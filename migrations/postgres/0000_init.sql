@@ -3,7 +3,8 @@ CREATE TABLE "account_events" (
 	"account_id" text NOT NULL,
 	"type" text NOT NULL,
 	"data" text NOT NULL,
-	"occurred_at" bigint NOT NULL
+	"occurred_at" bigint NOT NULL,
+	"written_by" bigint DEFAULT (pg_current_xact_id()::text)::bigint NOT NULL
 );
 --> statement-breakpoint
 CREATE TABLE "accounts" (
@@ -22,11 +23,11 @@ CREATE TABLE "accounts" (
 );
 --> statement-breakpoint
 CREATE TABLE "contacts" (
-	"id" text PRIMARY KEY NOT NULL,
+	"id" text collate "C" PRIMARY KEY NOT NULL,
 	"account_id" text NOT NULL,
-	"phone" text NOT NULL,
-	"first_name" text NOT NULL,
-	"last_name" text NOT NULL,
+	"phone" text collate "C" NOT NULL,
+	"first_name" text collate "C" NOT NULL,
+	"last_name" text collate "C" NOT NULL,
 	"company_name" text DEFAULT '' NOT NULL,
 	"assigned_to_email" text DEFAULT '' NOT NULL,
 	"tags" jsonb DEFAULT '[]'::jsonb NOT NULL,
@@ -194,7 +195,9 @@ CREATE TABLE "status_events" (
 	"applied" boolean NOT NULL,
 	"implied" boolean DEFAULT false NOT NULL,
 	"not_applied_reason" text,
-	"received_at" bigint NOT NULL
+	"received_at" bigint NOT NULL,
+	"seq" bigserial NOT NULL,
+	"written_by" bigint DEFAULT (pg_current_xact_id()::text)::bigint NOT NULL
 );
 --> statement-breakpoint
 CREATE TABLE "unrouted_inbound" (
@@ -271,9 +274,9 @@ ALTER TABLE "service_numbers" ADD CONSTRAINT "service_numbers_account_id_account
 ALTER TABLE "webhook_attempts" ADD CONSTRAINT "webhook_attempts_delivery_seq_webhook_deliveries_seq_fk" FOREIGN KEY ("delivery_seq") REFERENCES "public"."webhook_deliveries"("seq") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "webhook_deliveries" ADD CONSTRAINT "webhook_deliveries_account_id_accounts_id_fk" FOREIGN KEY ("account_id") REFERENCES "public"."accounts"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "webhook_subscriptions" ADD CONSTRAINT "webhook_subscriptions_account_id_accounts_id_fk" FOREIGN KEY ("account_id") REFERENCES "public"."accounts"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
-CREATE INDEX "account_events_account_idx" ON "account_events" USING btree ("account_id","id");--> statement-breakpoint
+CREATE INDEX "account_events_account_idx" ON "account_events" USING btree ("account_id","written_by","id");--> statement-breakpoint
 CREATE UNIQUE INDEX "contacts_account_phone_uq" ON "contacts" USING btree ("account_id","phone");--> statement-breakpoint
-CREATE INDEX "contacts_account_last_date_idx" ON "contacts" USING btree ("account_id","last_message_at","id");--> statement-breakpoint
+CREATE INDEX "contacts_account_last_date_idx" ON "contacts" USING btree ("account_id","last_message_at" NULLS FIRST,"id");--> statement-breakpoint
 CREATE INDEX "contacts_account_first_name_idx" ON "contacts" USING btree ("account_id","first_name","id");--> statement-breakpoint
 CREATE INDEX "contacts_account_last_name_idx" ON "contacts" USING btree ("account_id","last_name","id");--> statement-breakpoint
 CREATE INDEX "contacts_account_created_idx" ON "contacts" USING btree ("account_id","created_at","id");--> statement-breakpoint
@@ -282,7 +285,9 @@ CREATE INDEX "group_members_number_idx" ON "group_members" USING btree ("number"
 CREATE UNIQUE INDEX "groups_account_members_uq" ON "groups" USING btree ("account_id","member_key");--> statement-breakpoint
 CREATE UNIQUE INDEX "groups_account_transport_group_uq" ON "groups" USING btree ("account_id","transport_group_id") WHERE transport_group_id is not null;--> statement-breakpoint
 CREATE INDEX "groups_line_idx" ON "groups" USING btree ("line_number");--> statement-breakpoint
+CREATE INDEX "idempotency_keys_created_idx" ON "idempotency_keys" USING btree ("created_at");--> statement-breakpoint
 CREATE INDEX "inbox_sessions_account_idx" ON "inbox_sessions" USING btree ("account_id","expires_at");--> statement-breakpoint
+CREATE INDEX "inbox_sessions_expires_idx" ON "inbox_sessions" USING btree ("expires_at");--> statement-breakpoint
 CREATE INDEX "media_objects_account_idx" ON "media_objects" USING btree ("account_id","created_at");--> statement-breakpoint
 CREATE UNIQUE INDEX "messages_transport_handle_uq" ON "messages" USING btree ("transport_handle") WHERE transport_handle is not null;--> statement-breakpoint
 CREATE INDEX "messages_awaiting_handover_idx" ON "messages" USING btree ("id") WHERE handed_over_at is null and is_outbound and status = 'QUEUED';--> statement-breakpoint
@@ -298,9 +303,11 @@ CREATE UNIQUE INDEX "sandbox_steps_message_step_uq" ON "sandbox_steps" USING btr
 CREATE INDEX "sandbox_steps_due_idx" ON "sandbox_steps" USING btree ("due_at","id");--> statement-breakpoint
 CREATE INDEX "service_numbers_account_load_idx" ON "service_numbers" USING btree ("account_id","pinned_count");--> statement-breakpoint
 CREATE INDEX "sign_in_failures_started_idx" ON "sign_in_failures" USING btree ("started_at");--> statement-breakpoint
-CREATE INDEX "status_events_handle_idx" ON "status_events" USING btree ("message_handle","received_at");--> statement-breakpoint
+CREATE INDEX "status_events_handle_idx" ON "status_events" USING btree ("message_handle","received_at","seq");--> statement-breakpoint
 CREATE UNIQUE INDEX "status_events_applied_uq" ON "status_events" USING btree ("message_handle","status") WHERE applied;--> statement-breakpoint
 CREATE UNIQUE INDEX "status_events_source_event_uq" ON "status_events" USING btree ("source","source_event_id") WHERE source_event_id is not null;--> statement-breakpoint
+CREATE UNIQUE INDEX "status_events_seq_uq" ON "status_events" USING btree ("seq");--> statement-breakpoint
+CREATE INDEX "status_events_written_idx" ON "status_events" USING btree ("written_by","seq");--> statement-breakpoint
 CREATE UNIQUE INDEX "unrouted_inbound_transport_handle_uq" ON "unrouted_inbound" USING btree ("source","transport_handle") WHERE transport_handle is not null;--> statement-breakpoint
 CREATE INDEX "webhook_attempts_delivery_idx" ON "webhook_attempts" USING btree ("delivery_seq","id");--> statement-breakpoint
 CREATE INDEX "webhook_deliveries_due_idx" ON "webhook_deliveries" USING btree ("state","next_attempt_at");--> statement-breakpoint

@@ -169,7 +169,8 @@ export async function recordStatusInTransaction(deps: ServiceDeps, report: Statu
   if (report.sourceEventId && (await deps.store.messages.sourceEventSeen(report.source, report.sourceEventId))) {
     return 'duplicate_event';
   }
-  const message = await deps.store.messages.findByAnyHandle(report.handle);
+  // Locked: with several instances, a message's status changes (and their callbacks' order) take turns.
+  const message = await deps.store.messages.findByAnyHandleForUpdate(report.handle);
   if (message) {
     const outcome = await applyReport(deps, message, report, now);
     // Applied or not, the event joined the message's history, which the inbox shows.

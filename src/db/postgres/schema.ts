@@ -28,6 +28,17 @@ import { WEBHOOK_TYPES } from '../../domain/webhook-types.ts';
 /** Bytes as a Buffer, as better-sqlite3 gives blobs. */
 const bytea = customType<{ data: Buffer; driverData: Buffer }>({ dataType: () => 'bytea' });
 
+/** Text that compares and sorts byte-wise, as SQLite compares text, whatever the database's collation. */
+const byteText = customType<{ data: string; driverData: string }>({ dataType: () => 'text collate "C"' });
+
+/**
+ * The transaction that wrote the row (pg_current_xact_id, the top-level one even in a savepoint).
+ * Rows of transactions older than the oldest still running (pg_snapshot_xmin) are final: a reader
+ * that walks in (writing transaction, serial) order and stops there never sees a row appear behind
+ * it, which a serial alone, taken before commit, cannot promise (final-rows.ts).
+ */
+const writingTransaction = () => bigint({ mode: 'number' }).notNull().default(sql`(pg_current_xact_id()::text)::bigint`);
+
 export const accounts = pgTable('accounts', {
   id: text().primaryKey(),
   email: text().notNull().unique(),
@@ -88,13 +99,13 @@ export const webhookSubscriptions = pgTable(
 export const contacts = pgTable(
   'contacts',
   {
-    id: text().primaryKey(),
+    id: byteText().primaryKey(),
     accountId: text()
       .notNull()
       .references(() => accounts.id),
-    phone: text().notNull(),
-    firstName: text().notNull(),
-    lastName: text().notNull(),
+    phone: byteText().notNull(),
+    firstName: byteText().notNull(),
+    lastName: byteText().notNull(),
     companyName: text().notNull().default(''),
     assignedToEmail: text().notNull().default(''),
     tags: jsonb().$type<string[]>().notNull().default([]),
@@ -110,7 +121,8 @@ export const contacts = pgTable(
   },
   (t) => [
     uniqueIndex('contacts_account_phone_uq').on(t.accountId, t.phone),
-    index('contacts_account_last_date_idx').on(t.accountId, t.lastMessageAt, t.id),
+    // NULLs first, where SQLite sorts them: one index then serves both directions of that order.
+    index('contacts_account_last_date_idx').on(t.accountId, t.lastMessageAt.asc().nullsFirst(), t.id),
     index('contacts_account_first_name_idx').on(t.accountId, t.firstName, t.id),
     index('contacts_account_last_name_idx').on(t.accountId, t.lastName, t.id),
     index('contacts_account_created_idx').on(t.accountId, t.createdAt, t.id),
@@ -212,11 +224,17 @@ export const statusEvents = pgTable(
     implied: boolean().notNull().default(false),
     notAppliedReason: text(),
     receivedAt: bigint({ mode: 'number' }).notNull(),
+    /** Insertion order, where SQLite has rowid: a message's events of one millisecond, and where `tail` stands. */
+    seq: bigserial({ mode: 'number' }).notNull(),
+    writtenBy: writingTransaction(),
   },
   (t) => [
-    index('status_events_handle_idx').on(t.messageHandle, t.receivedAt),
+    index('status_events_handle_idx').on(t.messageHandle, t.receivedAt, t.seq),
     uniqueIndex('status_events_applied_uq').on(t.messageHandle, t.status).where(sql`applied`),
     uniqueIndex('status_events_source_event_uq').on(t.source, t.sourceEventId).where(sql`source_event_id is not null`),
+    // `tail`: a position (a seq) found, then the events after it in (transaction, seq) order.
+    uniqueIndex('status_events_seq_uq').on(t.seq),
+    index('status_events_written_idx').on(t.writtenBy, t.seq),
   ],
 );
 
@@ -336,7 +354,11 @@ export const idempotencyKeys = pgTable(
     responseBody: text().notNull(),
     createdAt: bigint({ mode: 'number' }).notNull(),
   },
-  (t) => [primaryKey({ columns: [t.accountId, t.key] })],
+  (t) => [
+    primaryKey({ columns: [t.accountId, t.key] }),
+    // Pruning by age: SQLite walks rowid, which PostgreSQL has no twin of.
+    index('idempotency_keys_created_idx').on(t.createdAt),
+  ],
 );
 
 export const inboxSessions = pgTable(
@@ -350,7 +372,11 @@ export const inboxSessions = pgTable(
     createdAt: bigint({ mode: 'number' }).notNull(),
     expiresAt: bigint({ mode: 'number' }).notNull(),
   },
-  (t) => [index('inbox_sessions_account_idx').on(t.accountId, t.expiresAt)],
+  (t) => [
+    index('inbox_sessions_account_idx').on(t.accountId, t.expiresAt),
+    // Pruning every account's expired sessions: SQLite walks rowid, which PostgreSQL has no twin of.
+    index('inbox_sessions_expires_idx').on(t.expiresAt),
+  ],
 );
 
 export const inboxReads = pgTable(
@@ -377,8 +403,10 @@ export const accountEvents = pgTable(
     type: text().notNull(),
     data: text().notNull(),
     occurredAt: bigint({ mode: 'number' }).notNull(),
+    writtenBy: writingTransaction(),
   },
-  (t) => [index('account_events_account_idx').on(t.accountId, t.id)],
+  // A stream reads the account's final events in (transaction, id) order (queries/account-events.ts).
+  (t) => [index('account_events_account_idx').on(t.accountId, t.writtenBy, t.id)],
 );
 
 export const mediaObjects = pgTable(

@@ -1,7 +1,7 @@
-import { describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { accountEventQueries } from '../../../src/db/postgres/queries/account-events.ts';
 import type { Queries } from '../../../src/db/store.ts';
-import { ACCOUNT, answering, OTHER_ACCOUNT, sqliteTwin, usePostgres } from './paired-databases.ts';
+import { ACCOUNT, answering, OTHER_ACCOUNT, seedAccounts, useTwins } from '../../helpers/postgres-twins.ts';
 
 async function story(events: Queries['accountEvents']): Promise<unknown[]> {
   const seen: unknown[] = [await events.latestId(ACCOUNT)];
@@ -29,11 +29,12 @@ async function story(events: Queries['accountEvents']): Promise<unknown[]> {
 }
 
 describe('the PostgreSQL account event log', () => {
-  const postgres = usePostgres();
+  const twins = useTwins();
+  beforeEach(() => seedAccounts(twins));
 
   it('answers every call as the SQLite event log does', async () => {
-    const typed: Queries['accountEvents'] = accountEventQueries(postgres.db);
-    const expected = await story(answering(sqliteTwin().queries.accountEvents));
+    const typed: Queries['accountEvents'] = accountEventQueries(twins.pg);
+    const expected = await story(answering(twins.sqlite.accountEvents));
     expect(await story(typed)).toEqual(expected);
   });
 });

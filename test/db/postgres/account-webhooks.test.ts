@@ -1,8 +1,8 @@
-import { describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { accountWebhookQueries } from '../../../src/db/postgres/queries/account-webhooks.ts';
 import { webhookSubscriptionQueries } from '../../../src/db/postgres/queries/webhook-subscriptions.ts';
 import type { Queries } from '../../../src/db/store.ts';
-import { ACCOUNT, answering, OTHER_ACCOUNT, sqliteTwin, usePostgres } from './paired-databases.ts';
+import { ACCOUNT, answering, OTHER_ACCOUNT, seedAccounts, useTwins } from '../../helpers/postgres-twins.ts';
 
 async function secretsStory(secrets: Queries['accountWebhooks']): Promise<unknown[]> {
   return [
@@ -46,17 +46,18 @@ async function listsStory(lists: Queries['webhookSubscriptions']): Promise<unkno
 }
 
 describe('the PostgreSQL account webhook settings', () => {
-  const postgres = usePostgres();
+  const twins = useTwins();
+  beforeEach(() => seedAccounts(twins));
 
   it('answers the secrets calls as SQLite does', async () => {
-    const typed: Queries['accountWebhooks'] = accountWebhookQueries(postgres.db);
-    const expected = await secretsStory(answering(sqliteTwin().queries.accountWebhooks));
+    const typed: Queries['accountWebhooks'] = accountWebhookQueries(twins.pg);
+    const expected = await secretsStory(answering(twins.sqlite.accountWebhooks));
     expect(await secretsStory(typed)).toEqual(expected);
   });
 
   it('answers the webhook list calls as SQLite does', async () => {
-    const typed: Queries['webhookSubscriptions'] = webhookSubscriptionQueries(postgres.db);
-    const expected = await listsStory(answering(sqliteTwin().queries.webhookSubscriptions));
+    const typed: Queries['webhookSubscriptions'] = webhookSubscriptionQueries(twins.pg);
+    const expected = await listsStory(answering(twins.sqlite.webhookSubscriptions));
     expect(await listsStory(typed)).toEqual(expected);
   });
 });

@@ -1,27 +1,25 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { accountQueries } from '../../../src/db/postgres/queries/accounts.ts';
 import type { Queries } from '../../../src/db/store.ts';
 import { ALICE, BOB, CAROL } from '../../helpers/fixtures.ts';
-import { accountRow, openTwins, type TwinModule, type Twins, twinModule } from '../../helpers/postgres-twins.ts';
+import { accountRow, type TwinModule, twinModule, useTwins } from '../../helpers/postgres-twins.ts';
 
 const LINE_1 = '+14155559001';
 const LINE_2 = '+14155559002';
 const LINE_3 = '+14155559003';
 
 describe('the PostgreSQL account queries answer as SQLite’s', () => {
-  let twins: Twins;
+  const twins = useTwins();
   let accounts: TwinModule<Queries['accounts']>;
 
   beforeEach(async () => {
-    twins = await openTwins();
-    accounts = twinModule(twins, 'accounts', accountQueries(twins.postgres.db));
+    accounts = twinModule(twins, 'accounts', accountQueries(twins.pg));
     await accounts.same(async (q) => {
       await q.insertAccount(accountRow('b', 2_000));
       await q.insertAccount(accountRow('a', 1_000));
       await q.insertAccount({ ...accountRow('c', 2_000), email: 'aa@example.com' });
     });
   });
-  afterEach(() => twins.close());
 
   it('finds accounts by key id, id and email, and lists and counts them', async () => {
     expect((await accounts.same((q) => q.findByKeyId('key-a')))?.id).toBe('a');
@@ -68,7 +66,7 @@ describe('the PostgreSQL account queries answer as SQLite’s', () => {
   it('refuses a second pin of the same end user, as SQLite does', async () => {
     await accounts.same((q) => q.insertServiceNumber('a', LINE_1, 10));
     await accounts.same((q) => q.pinEndUser('a', ALICE, LINE_1, 30));
-    await expect(accountQueries(twins.postgres.db).pinEndUser('a', ALICE, LINE_1, 31)).rejects.toMatchObject({ cause: { code: '23505' } });
+    await expect(accountQueries(twins.pg).pinEndUser('a', ALICE, LINE_1, 31)).rejects.toMatchObject({ cause: { code: '23505' } });
     expect(() => twins.sqlite.accounts.pinEndUser('a', ALICE, LINE_1, 31)).toThrow();
   });
 });

@@ -1,4 +1,4 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { accountQueries } from '../../../src/db/postgres/queries/accounts.ts';
 import { contactQueries } from '../../../src/db/postgres/queries/contacts.ts';
 import type { ContactRow } from '../../../src/db/rows.ts';
@@ -6,7 +6,7 @@ import type { Queries } from '../../../src/db/store.ts';
 import { CONTACT_ORDER_FIELDS } from '../../../src/domain/contact-order.ts';
 import { CONTACT_V2_ORDER_FIELDS } from '../../../src/domain/contact-view-v2.ts';
 import { ALICE, BOB, CAROL, DAVE } from '../../helpers/fixtures.ts';
-import { accountRow, openTwins, type TwinModule, type Twins, twinModule } from '../../helpers/postgres-twins.ts';
+import { accountRow, type TwinModule, twinModule, useTwins } from '../../helpers/postgres-twins.ts';
 
 const LINE = '+14155559001';
 
@@ -34,21 +34,19 @@ function contactRow(id: string, phone: string, fields: Partial<ContactRow> = {})
 }
 
 describe('the PostgreSQL contact queries answer as SQLite’s', () => {
-  let twins: Twins;
+  const twins = useTwins();
   let contacts: TwinModule<Queries['contacts']>;
 
   beforeEach(async () => {
-    twins = await openTwins();
-    const accounts = twinModule(twins, 'accounts', accountQueries(twins.postgres.db));
+    const accounts = twinModule(twins, 'accounts', accountQueries(twins.pg));
     await accounts.same(async (q) => {
       await q.insertAccount(accountRow('a', 1));
       await q.insertAccount(accountRow('b', 2));
       await q.insertServiceNumber('a', LINE, 3);
       await q.pinEndUser('a', BOB, LINE, 4);
     });
-    contacts = twinModule(twins, 'contacts', contactQueries(twins.postgres.db));
+    contacts = twinModule(twins, 'contacts', contactQueries(twins.pg));
   });
-  afterEach(() => twins.close());
 
   /** Four contacts of account a (one deleted, two never written to) and one of account b. */
   async function seed(): Promise<void> {
@@ -137,7 +135,7 @@ describe('the PostgreSQL contact queries answer as SQLite’s', () => {
       deletedAt: null,
       createdAt: 4_000,
     });
-    await expect(contactQueries(twins.postgres.db).revive('nobody', 5_000)).rejects.toThrow('contact nobody vanished while being revived');
+    await expect(contactQueries(twins.pg).revive('nobody', 5_000)).rejects.toThrow('contact nobody vanished while being revived');
   });
 
   it('moves the conversation summary forward only, per direction', async () => {

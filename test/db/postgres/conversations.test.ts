@@ -1,19 +1,17 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { conversationQueries } from '../../../src/db/postgres/queries/conversations.ts';
+import { messageQueries } from '../../../src/db/postgres/queries/messages.ts';
 import type { SqliteQueries } from '../../../src/db/sqlite/queries.ts';
 import type { Queries } from '../../../src/db/store.ts';
-import { twinDatabases } from './twin-databases.ts';
-import { ACCOUNT, ALICE, BOB, CAROL, message, OTHER_ACCOUNT, seedWorld, T0 } from './world.ts';
+import { ACCOUNT, ALICE, BOB, CAROL, message, OTHER_ACCOUNT, seedWorld, T0, useTwins } from '../../helpers/postgres-twins.ts';
 
-const { twins, start, reset, stop } = twinDatabases();
-beforeAll(start, 60_000);
-afterAll(stop);
+const twins = useTwins();
 
 type Conversations = Queries['conversations'] | SqliteQueries['conversations'];
 let pg: Queries['conversations'];
 
 async function both<R>(call: (conversations: Conversations) => R | Promise<R>): Promise<[R, R]> {
-  return [await call(twins.sqliteQueries.conversations), await call(pg)];
+  return [await call(twins.sqlite.conversations), await call(pg)];
 }
 
 async function expectSame<R>(call: (conversations: Conversations) => R | Promise<R>): Promise<R> {
@@ -23,7 +21,6 @@ async function expectSame<R>(call: (conversations: Conversations) => R | Promise
 }
 
 beforeEach(async () => {
-  await reset();
   await seedWorld(twins);
   pg = conversationQueries(twins.pg) satisfies Queries['conversations'];
   await twins.seed('contacts', [
@@ -48,15 +45,15 @@ beforeEach(async () => {
     message({ number: '', groupId: 'grp_ab', dateSent: T0 + 6 }),
   ];
   for (const row of rows) {
-    twins.sqliteQueries.messages.insert(row);
-    await twins.pgMessages.insert(row);
+    twins.sqlite.messages.insert(row);
+    await messageQueries(twins.pg).insert(row);
   }
   // The contacts' summaries, as the services keep them.
   for (const [id, at] of [
     ['con_alice', T0 + 2],
     ['con_bob', T0 + 3],
   ] as const) {
-    twins.sqlite.$client.prepare('update contacts set last_message_at = ? where id = ?').run(at, id);
+    twins.sqliteDb.$client.prepare('update contacts set last_message_at = ? where id = ?').run(at, id);
     await twins.pg.execute(`update contacts set last_message_at = ${at} where id = '${id}'`);
   }
 });

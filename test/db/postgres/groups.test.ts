@@ -1,20 +1,18 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { groupQueries } from '../../../src/db/postgres/queries/groups.ts';
+import { messageQueries } from '../../../src/db/postgres/queries/messages.ts';
 import type { GroupRow } from '../../../src/db/rows.ts';
 import type { SqliteQueries } from '../../../src/db/sqlite/queries.ts';
 import type { Queries } from '../../../src/db/store.ts';
-import { twinDatabases } from './twin-databases.ts';
-import { ACCOUNT, BOB, CAROL, LINE, message, OTHER_ACCOUNT, seedWorld, T0 } from './world.ts';
+import { ACCOUNT, BOB, CAROL, LINE, message, OTHER_ACCOUNT, seedWorld, T0, useTwins } from '../../helpers/postgres-twins.ts';
 
-const { twins, start, reset, stop } = twinDatabases();
-beforeAll(start, 60_000);
-afterAll(stop);
+const twins = useTwins();
 
 type Groups = Queries['groups'] | SqliteQueries['groups'];
 let pg: Queries['groups'];
 
 async function both<R>(call: (groups: Groups) => R | Promise<R>): Promise<[R, R]> {
-  return [await call(twins.sqliteQueries.groups), await call(pg)];
+  return [await call(twins.sqlite.groups), await call(pg)];
 }
 
 async function expectSame<R>(call: (groups: Groups) => R | Promise<R>): Promise<R> {
@@ -24,7 +22,6 @@ async function expectSame<R>(call: (groups: Groups) => R | Promise<R>): Promise<
 }
 
 beforeEach(async () => {
-  await reset();
   await seedWorld(twins);
   pg = groupQueries(twins.pg) satisfies Queries['groups'];
 });
@@ -69,10 +66,10 @@ describe('the PostgreSQL group queries', () => {
   it('say whether a message to the group waits for its hand-over', async () => {
     expect(await expectSame((g) => g.awaitingHandover(ACCOUNT, 'grp_ab'))).toBe(false);
     const row = message({ number: '', groupId: 'grp_ab' });
-    const [stored] = [twins.sqliteQueries.messages.insert(row), await twins.pgMessages.insert(row)];
+    const [stored] = [twins.sqlite.messages.insert(row), await messageQueries(twins.pg).insert(row)];
     expect(await expectSame((g) => g.awaitingHandover(ACCOUNT, 'grp_ab'))).toBe(true);
-    twins.sqliteQueries.messages.markHandedOver(stored.id, 'up-1', T0);
-    await twins.pgMessages.markHandedOver(stored.id, 'up-1', T0);
+    twins.sqlite.messages.markHandedOver(stored.id, 'up-1', T0);
+    await messageQueries(twins.pg).markHandedOver(stored.id, 'up-1', T0);
     expect(await expectSame((g) => g.awaitingHandover(ACCOUNT, 'grp_ab'))).toBe(false);
   });
 });

@@ -1,8 +1,8 @@
-import { describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { idempotencyQueries } from '../../../src/db/postgres/queries/idempotency.ts';
 import type { IdempotencyRow } from '../../../src/db/rows.ts';
 import type { Queries } from '../../../src/db/store.ts';
-import { ACCOUNT, answering, OTHER_ACCOUNT, sqliteTwin, usePostgres } from './paired-databases.ts';
+import { ACCOUNT, answering, OTHER_ACCOUNT, seedAccounts, useTwins } from '../../helpers/postgres-twins.ts';
 
 function key(key: string, createdAt: number, accountId = ACCOUNT): IdempotencyRow {
   return { accountId, key, requestHash: `hash-${key}-${createdAt}`, responseStatus: 202, responseBody: `{"key":"${key}"}`, createdAt };
@@ -40,16 +40,17 @@ async function story(keys: Queries['idempotency']): Promise<unknown[]> {
 }
 
 describe('the PostgreSQL idempotency keys', () => {
-  const postgres = usePostgres();
+  const twins = useTwins();
+  beforeEach(() => seedAccounts(twins));
 
   it('answers every call as the SQLite keys do', async () => {
-    const typed: Queries['idempotency'] = idempotencyQueries(postgres.db);
-    const expected = await story(answering(sqliteTwin().queries.idempotency));
+    const typed: Queries['idempotency'] = idempotencyQueries(twins.pg);
+    const expected = await story(answering(twins.sqlite.idempotency));
     expect(await story(typed)).toEqual(expected);
   });
 
   it('prunes in batches of at most the limit, until none is left', async () => {
-    const keys = idempotencyQueries(postgres.db);
+    const keys = idempotencyQueries(twins.pg);
     for (let index = 0; index < 5; index++) await keys.save(key(`k${index}`, index));
     expect(await pruneAll(keys, 10, 2)).toEqual([2, 2, 1]);
     expect(await pruneAll(keys, 10, 2)).toEqual([0]);

@@ -1,21 +1,18 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { inboxQueries } from '../../../src/db/postgres/queries/inbox.ts';
 import type { PruneBatch } from '../../../src/db/prune-batch.ts';
 import type { InboxSessionRow } from '../../../src/db/sqlite/queries/inbox.ts';
 import type { SqliteQueries } from '../../../src/db/sqlite/queries.ts';
 import type { Queries } from '../../../src/db/store.ts';
-import { twinDatabases } from './twin-databases.ts';
-import { ACCOUNT, OTHER_ACCOUNT, seedWorld, statusEvent, T0 } from './world.ts';
+import { ACCOUNT, OTHER_ACCOUNT, seedWorld, statusEvent, T0, useTwins } from '../../helpers/postgres-twins.ts';
 
-const { twins, start, reset, stop } = twinDatabases();
-beforeAll(start, 60_000);
-afterAll(stop);
+const twins = useTwins();
 
 type Inbox = Queries['inbox'] | SqliteQueries['inbox'];
 let pg: Queries['inbox'];
 
 async function both<R>(call: (inbox: Inbox) => R | Promise<R>): Promise<[R, R]> {
-  return [await call(twins.sqliteQueries.inbox), await call(pg)];
+  return [await call(twins.sqlite.inbox), await call(pg)];
 }
 
 async function expectSame<R>(call: (inbox: Inbox) => R | Promise<R>): Promise<R> {
@@ -25,7 +22,6 @@ async function expectSame<R>(call: (inbox: Inbox) => R | Promise<R>): Promise<R>
 }
 
 beforeEach(async () => {
-  await reset();
   await seedWorld(twins);
   pg = inboxQueries(twins.pg) satisfies Queries['inbox'];
 });

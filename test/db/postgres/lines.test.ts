@@ -1,17 +1,13 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { accountQueries } from '../../../src/db/postgres/queries/accounts.ts';
 import { lineQueries } from '../../../src/db/postgres/queries/lines.ts';
-import { accountRow, openTwins, type Twins, twinModule } from '../../helpers/postgres-twins.ts';
+import { accountRow, twinModule, useTwins } from '../../helpers/postgres-twins.ts';
 
 describe('the PostgreSQL line queries answer as SQLite’s', () => {
-  let twins: Twins;
-  beforeEach(async () => {
-    twins = await openTwins();
-  });
-  afterEach(() => twins.close());
+  const twins = useTwins();
 
   it('lists an account’s lines by when they were added, then by number', async () => {
-    await twinModule(twins, 'accounts', accountQueries(twins.postgres.db)).same(async (q) => {
+    await twinModule(twins, 'accounts', accountQueries(twins.pg)).same(async (q) => {
       await q.insertAccount(accountRow('a', 1));
       await q.insertAccount(accountRow('b', 1));
       await q.insertServiceNumber('a', '+14155559003', 20);
@@ -19,7 +15,7 @@ describe('the PostgreSQL line queries answer as SQLite’s', () => {
       await q.insertServiceNumber('a', '+14155559001', 20);
       await q.insertServiceNumber('b', '+14155559004', 5);
     });
-    const lines = twinModule(twins, 'lines', lineQueries(twins.postgres.db));
+    const lines = twinModule(twins, 'lines', lineQueries(twins.pg));
     expect(await lines.same((q) => q.ofAccount('a'))).toEqual([
       { number: '+14155559002', createdAt: 10 },
       { number: '+14155559001', createdAt: 20 },

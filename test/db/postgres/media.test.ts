@@ -1,8 +1,8 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { accountQueries } from '../../../src/db/postgres/queries/accounts.ts';
 import { mediaQueries } from '../../../src/db/postgres/queries/media.ts';
 import type { MediaObjectRow } from '../../../src/db/sqlite/queries/media.ts';
-import { accountRow, openTwins, type Twins, twinModule } from '../../helpers/postgres-twins.ts';
+import { accountRow, twinModule, useTwins } from '../../helpers/postgres-twins.ts';
 
 const stored: MediaObjectRow = {
   id: 'm1',
@@ -24,15 +24,13 @@ const relayed: MediaObjectRow = {
 };
 
 describe('the PostgreSQL media queries answer as SQLite’s', () => {
-  let twins: Twins;
+  const twins = useTwins();
   beforeEach(async () => {
-    twins = await openTwins();
-    await twinModule(twins, 'accounts', accountQueries(twins.postgres.db)).same((q) => q.insertAccount(accountRow('a', 1)));
+    await twinModule(twins, 'accounts', accountQueries(twins.pg)).same((q) => q.insertAccount(accountRow('a', 1)));
   });
-  afterEach(() => twins.close());
 
   it('stores bytes and relayed objects, keeps the first of a relayed id, and finds them by id', async () => {
-    const media = twinModule(twins, 'media', mediaQueries(twins.postgres.db));
+    const media = twinModule(twins, 'media', mediaQueries(twins.pg));
     await media.same(async (q) => {
       await q.insert(stored);
       await q.insertIfNew(relayed);
@@ -41,6 +39,6 @@ describe('the PostgreSQL media queries answer as SQLite’s', () => {
     expect(await media.same((q) => q.findById('m1'))).toEqual(stored);
     expect(await media.same((q) => q.findById('m2'))).toEqual(relayed);
     expect(await media.same((q) => q.findById('nobody'))).toBeUndefined();
-    await expect(mediaQueries(twins.postgres.db).insert(stored)).rejects.toMatchObject({ cause: { code: '23505' } });
+    await expect(mediaQueries(twins.pg).insert(stored)).rejects.toMatchObject({ cause: { code: '23505' } });
   });
 });

@@ -1,20 +1,18 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { messageQueries } from '../../../src/db/postgres/queries/messages.ts';
 import { messageV2Queries } from '../../../src/db/postgres/queries/messages-v2.ts';
 import type { MessageV2Filter, MessageV2Order } from '../../../src/db/sqlite/queries/messages-v2.ts';
 import type { SqliteQueries } from '../../../src/db/sqlite/queries.ts';
 import type { Queries } from '../../../src/db/store.ts';
-import { twinDatabases } from './twin-databases.ts';
-import { ACCOUNT, ALICE, BOB, message, OTHER_ACCOUNT, seedWorld, T0 } from './world.ts';
+import { ACCOUNT, ALICE, BOB, message, OTHER_ACCOUNT, seedWorld, T0, useTwins } from '../../helpers/postgres-twins.ts';
 
-const { twins, start, reset, stop } = twinDatabases();
-beforeAll(start, 60_000);
-afterAll(stop);
+const twins = useTwins();
 
 type MessagesV2 = Queries['messagesV2'] | SqliteQueries['messagesV2'];
 let pg: Queries['messagesV2'];
 
 async function expectSame<R>(call: (messages: MessagesV2) => R | Promise<R>): Promise<R> {
-  const fromSqlite = await call(twins.sqliteQueries.messagesV2);
+  const fromSqlite = await call(twins.sqlite.messagesV2);
   const fromPg = await call(pg);
   expect(fromPg).toEqual(fromSqlite);
   return fromPg;
@@ -22,13 +20,12 @@ async function expectSame<R>(call: (messages: MessagesV2) => R | Promise<R>): Pr
 
 async function insert(...rows: ReturnType<typeof message>[]): Promise<void> {
   for (const row of rows) {
-    twins.sqliteQueries.messages.insert(row);
-    await twins.pgMessages.insert(row);
+    twins.sqlite.messages.insert(row);
+    await messageQueries(twins.pg).insert(row);
   }
 }
 
 beforeEach(async () => {
-  await reset();
   await seedWorld(twins);
   pg = messageV2Queries(twins.pg) satisfies Queries['messagesV2'];
   await insert(

@@ -1,29 +1,25 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { messageQueries } from '../../../src/db/postgres/queries/messages.ts';
 import type { MessageListFilter, StatusEventInsert } from '../../../src/db/sqlite/queries/messages.ts';
 import type { SqliteQueries } from '../../../src/db/sqlite/queries.ts';
 import type { Queries } from '../../../src/db/store.ts';
-import { twinDatabases } from './twin-databases.ts';
-import { ACCOUNT, ALICE, BOB, CAROL, message, OTHER_ACCOUNT, seedWorld, T0 } from './world.ts';
+import { ACCOUNT, ALICE, BOB, CAROL, message, OTHER_ACCOUNT, seedWorld, T0, useTwins } from '../../helpers/postgres-twins.ts';
 
-const { twins, start, reset, stop } = twinDatabases();
+const twins = useTwins();
 /** A number in no group. */
 const LONER = '+14155550177';
-beforeAll(start, 60_000);
-afterAll(stop);
 
 type Messages = Queries['messages'] | SqliteQueries['messages'];
 let pg: Queries['messages'];
 
 beforeEach(async () => {
-  await reset();
   await seedWorld(twins);
   pg = messageQueries(twins.pg) satisfies Queries['messages'];
 });
 
 /** Runs the same call on both modules. */
 async function both<R>(call: (messages: Messages) => R | Promise<R>): Promise<[R, R]> {
-  return [await call(twins.sqliteQueries.messages), await call(pg)];
+  return [await call(twins.sqlite.messages), await call(pg)];
 }
 
 async function expectSame<R>(call: (messages: Messages) => R | Promise<R>): Promise<R> {

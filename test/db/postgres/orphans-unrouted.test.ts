@@ -1,21 +1,17 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { orphanQueries } from '../../../src/db/postgres/queries/orphans.ts';
 import { unroutedQueries } from '../../../src/db/postgres/queries/unrouted.ts';
 import type { PruneBatch } from '../../../src/db/prune-batch.ts';
 import type { OrphanStatusEventRow } from '../../../src/db/sqlite/queries/orphans.ts';
 import type { Queries } from '../../../src/db/store.ts';
-import { twinDatabases } from './twin-databases.ts';
-import { T0, unroutedRow } from './world.ts';
+import { T0, unroutedRow, useTwins } from '../../helpers/postgres-twins.ts';
 
-const { twins, start, reset, stop } = twinDatabases();
-beforeAll(start, 60_000);
-afterAll(stop);
+const twins = useTwins();
 
 let orphans: Queries['orphans'];
 let unrouted: Queries['unrouted'];
 
 beforeEach(async () => {
-  await reset();
   orphans = orphanQueries(twins.pg) satisfies Queries['orphans'];
   unrouted = unroutedQueries(twins.pg) satisfies Queries['unrouted'];
 });
@@ -45,13 +41,13 @@ const orphan = (transportHandle: string, receivedAt: number, sourceEventId: stri
 describe('the PostgreSQL orphan status events', () => {
   it('keep each reported event once, and hand a handle its events once, in arrival order', async () => {
     const rows = [orphan('up-1', T0, 'w1'), orphan('up-2', T0 + 1), orphan('up-1', T0 + 2), orphan('up-1', T0 + 3, 'w1')];
-    const sqliteInserted = rows.map((row) => twins.sqliteQueries.orphans.insert(row));
+    const sqliteInserted = rows.map((row) => twins.sqlite.orphans.insert(row));
     const pgInserted: boolean[] = [];
     for (const row of rows) pgInserted.push(await orphans.insert(row));
     expect(pgInserted).toEqual(sqliteInserted);
     expect(pgInserted).toEqual([true, true, true, false]);
     const taken = await orphans.take('up-1');
-    expect(taken).toEqual(twins.sqliteQueries.orphans.take('up-1'));
+    expect(taken).toEqual(twins.sqlite.orphans.take('up-1'));
     expect(taken.map((row) => row.receivedAt)).toEqual([T0, T0 + 2]);
     expect(await orphans.take('up-1')).toEqual([]);
   });
@@ -65,11 +61,11 @@ describe('the PostgreSQL orphan status events', () => {
   it('prune the oldest, batch by batch, as SQLite does', async () => {
     for (let i = 0; i < 7; i += 1) {
       const row = orphan(`up-${i}`, T0 + i);
-      twins.sqliteQueries.orphans.insert(row);
+      twins.sqlite.orphans.insert(row);
       await orphans.insert(row);
     }
     const fromPg = await pruneAll((after, limit) => orphans.pruneReceivedBy(T0 + 4, after, limit), 2);
-    expect(fromPg).toEqual(await pruneAll((after, limit) => twins.sqliteQueries.orphans.pruneReceivedBy(T0 + 4, after, limit), 2));
+    expect(fromPg).toEqual(await pruneAll((after, limit) => twins.sqlite.orphans.pruneReceivedBy(T0 + 4, after, limit), 2));
     expect(fromPg.map((batch) => batch.pruned)).toEqual([2, 2, 1]);
     expect(await orphans.take('up-4')).toEqual([]);
     expect(await orphans.take('up-5')).toHaveLength(1);
@@ -84,14 +80,14 @@ describe('the PostgreSQL unrouted inbound messages', () => {
       unroutedRow({ receivedAt: T0 + 2, participants: ['+1', '+2'], transportGroupId: 'tg' }),
       unroutedRow({ receivedAt: T0 + 3 }),
     ];
-    const sqliteInserted = rows.map((row) => twins.sqliteQueries.unrouted.insert(row as never));
+    const sqliteInserted = rows.map((row) => twins.sqlite.unrouted.insert(row as never));
     const pgInserted: boolean[] = [];
     for (const row of rows) pgInserted.push(await unrouted.insert(row as never));
     expect(pgInserted).toEqual(sqliteInserted);
-    expect(await unrouted.count()).toBe(twins.sqliteQueries.unrouted.count());
-    expect(await unrouted.latest(2)).toEqual(twins.sqliteQueries.unrouted.latest(2));
+    expect(await unrouted.count()).toBe(twins.sqlite.unrouted.count());
+    expect(await unrouted.latest(2)).toEqual(twins.sqlite.unrouted.latest(2));
     const fromPg = await pruneAll((after, limit) => unrouted.pruneReceivedBy(T0 + 2, after, limit), 1);
-    expect(fromPg).toEqual(await pruneAll((after, limit) => twins.sqliteQueries.unrouted.pruneReceivedBy(T0 + 2, after, limit), 1));
+    expect(fromPg).toEqual(await pruneAll((after, limit) => twins.sqlite.unrouted.pruneReceivedBy(T0 + 2, after, limit), 1));
     expect(await unrouted.count()).toBe(1);
   });
 });

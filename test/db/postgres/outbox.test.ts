@@ -1,10 +1,18 @@
 import { sql } from 'drizzle-orm';
-import { describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { outboxQueries } from '../../../src/db/postgres/queries/outbox.ts';
 import type { FinishedDelivery, OutboxEntry } from '../../../src/db/sqlite/queries/delivery-claims.ts';
 import type { Queries } from '../../../src/db/store.ts';
 import { WAITS_FOR_EARLIER_CALLBACK } from '../../../src/domain/delivery-views.ts';
-import { ACCOUNT, answering, heldTransaction, OTHER_ACCOUNT, someoneWaitsForALock, sqliteTwin, usePostgres } from './paired-databases.ts';
+import {
+  ACCOUNT,
+  answering,
+  heldTransaction,
+  OTHER_ACCOUNT,
+  seedAccounts,
+  someoneWaitsForALock,
+  useTwins,
+} from '../../helpers/postgres-twins.ts';
 
 type Outbox = Queries['outbox'];
 
@@ -116,18 +124,19 @@ async function story(outbox: Outbox): Promise<unknown[]> {
 }
 
 describe('the PostgreSQL outbox', () => {
-  const postgres = usePostgres();
+  const twins = useTwins();
+  beforeEach(() => seedAccounts(twins));
 
   it('answers every call as the SQLite outbox does', async () => {
-    const typed: Outbox = outboxQueries(postgres.db);
-    const expected = await story(answering(sqliteTwin().queries.outbox));
+    const typed: Outbox = outboxQueries(twins.pg);
+    const expected = await story(answering(twins.sqlite.outbox));
     expect(await story(typed)).toEqual(expected);
   });
 
   it('never leases a row twice when two dispatchers claim at once', async () => {
-    const setup = outboxQueries(postgres.db);
+    const setup = outboxQueries(twins.pg);
     for (let message = 0; message < 12; message++) await setup.enqueue(entry(`w${message}`, `m${message}`), 1000 + message);
-    const [first, second] = [heldTransaction(postgres.connect(1)), heldTransaction(postgres.connect(1))];
+    const [first, second] = [heldTransaction(twins.connect(1)), heldTransaction(twins.connect(1))];
     const firstOutbox = outboxQueries(await first.tx);
     const secondOutbox = outboxQueries(await second.tx);
 
@@ -146,10 +155,10 @@ describe('the PostgreSQL outbox', () => {
   });
 
   it('shares out every row once among dispatchers claiming in a race', async () => {
-    const setup = outboxQueries(postgres.db);
+    const setup = outboxQueries(twins.pg);
     for (let message = 0; message < 60; message++)
       await setup.enqueue(entry(`w${message}`, `m${message % 20}`, message % 3 ? A : B), 1000 + message);
-    const dispatchers = [postgres.connect(2), postgres.connect(2), postgres.connect(2)];
+    const dispatchers = [twins.connect(2), twins.connect(2), twins.connect(2)];
     const leasedBy = await Promise.all(
       dispatchers.map(async (db) => {
         const leased: number[] = [];
@@ -184,16 +193,16 @@ describe('the PostgreSQL outbox', () => {
   });
 
   it('keeps a finished delivery that is replayed while the log is pruned', async () => {
-    const outbox = outboxQueries(postgres.db);
+    const outbox = outboxQueries(twins.pg);
     await outbox.enqueue(entry('w1', 'm1'), 1000);
     const [row] = await outbox.dueCallbacks(1000, 'first', 1);
     await outbox.lease([row!], 1000 + LEASE, 1000);
     const [claimed] = await outbox.claimed([row!], 1000 + LEASE);
     await outbox.recordAttempts([finished(claimed!, { kind: 'failed' }, 2000)], 2000);
-    const operator = heldTransaction(postgres.connect(1));
+    const operator = heldTransaction(twins.connect(1));
     expect(await outboxQueries(await operator.tx).replay(claimed!.seq, 3000)).toBe(true);
-    const pruning = outboxQueries(postgres.connect(1)).pruneFinished(2500, 0, 10);
-    await someoneWaitsForALock(postgres.db);
+    const pruning = outboxQueries(twins.connect(1)).pruneFinished(2500, 0, 10);
+    await someoneWaitsForALock(twins.pg);
     await operator.commit();
     expect(await pruning).toEqual({ pruned: 0, resumeAfter: null });
     expect((await outbox.findByWebhookId('w1'))?.state).toBe('pending');
@@ -201,7 +210,7 @@ describe('the PostgreSQL outbox', () => {
 
   describe("keeps a message's callbacks to one URL in line across instances", () => {
     async function leaseFirst(now = 2000) {
-      const outbox = outboxQueries(postgres.db);
+      const outbox = outboxQueries(twins.pg);
       await outbox.enqueue(entry('w1', 'm1'), 1000);
       const [row] = await outbox.dueCallbacks(now, 'first', 1);
       await outbox.lease([row!], now + LEASE, now);
@@ -211,11 +220,11 @@ describe('the PostgreSQL outbox', () => {
 
     it('lets go a callback queued while the one ahead was being finished (queued first)', async () => {
       const w1 = await leaseFirst();
-      const event = heldTransaction(postgres.connect(1));
+      const event = heldTransaction(twins.connect(1));
       await outboxQueries(await event.tx).enqueue(entry('w2', 'm1'), 2500);
-      const dispatcher = heldTransaction(postgres.connect(1));
+      const dispatcher = heldTransaction(twins.connect(1));
       const letGo = outboxQueries(await dispatcher.tx).recordAttempts([finished(w1, { kind: 'delivered' }, 3000)], 3000);
-      await someoneWaitsForALock(postgres.db); // the finisher waits for the event's commit
+      await someoneWaitsForALock(twins.pg); // the finisher waits for the event's commit
       await event.commit();
       expect((await letGo).map((row) => row.webhookId)).toEqual(['w2']);
       await dispatcher.commit();
@@ -223,22 +232,22 @@ describe('the PostgreSQL outbox', () => {
 
     it('makes a callback due at once when the one ahead is being finished (finished first)', async () => {
       const w1 = await leaseFirst();
-      const dispatcher = heldTransaction(postgres.connect(1));
+      const dispatcher = heldTransaction(twins.connect(1));
       expect(await outboxQueries(await dispatcher.tx).recordAttempts([finished(w1, { kind: 'delivered' }, 3000)], 3000)).toEqual([]);
-      const event = heldTransaction(postgres.connect(1));
+      const event = heldTransaction(twins.connect(1));
       await outboxQueries(await event.tx).enqueue(entry('w2', 'm1'), 2500);
       await event.commit();
       await dispatcher.commit();
-      const outbox = outboxQueries(postgres.db);
+      const outbox = outboxQueries(twins.pg);
       expect((await outbox.findByWebhookId('w2'))?.nextAttemptAt).toBe(2500);
       expect((await outbox.dueCallbacks(4000, 'first', 5)).map((row) => row.webhookId)).toEqual(['w2']);
     });
 
     it('holds back a due callback while an earlier one is unfinished', async () => {
       await leaseFirst();
-      const outbox = outboxQueries(postgres.db);
+      const outbox = outboxQueries(twins.pg);
       // As the fallback above leaves it: due, though w1 is still out.
-      await postgres.db.execute(
+      await twins.pg.execute(
         sql`insert into webhook_deliveries (webhook_id, account_id, message_handle, event_type, url, payload, state, next_attempt_at, created_at, updated_at)
           values ('w2', ${ACCOUNT}, 'm1', 'message.status', ${A}, '{}', 'pending', 2500, 2500, 2500)`,
       );
@@ -246,7 +255,7 @@ describe('the PostgreSQL outbox', () => {
     });
 
     it('lets the next go once when a replayed earlier callback and a later one finish at once', async () => {
-      const outbox = outboxQueries(postgres.db);
+      const outbox = outboxQueries(twins.pg);
       await outbox.enqueue(entry('w0', 'm1'), 900);
       const [w0] = await outbox.dueCallbacks(1000, 'first', 1);
       await outbox.lease([w0!], 1000 + LEASE, 1000);
@@ -259,11 +268,11 @@ describe('the PostgreSQL outbox', () => {
       await outbox.lease([again!], 2300 + LEASE, 2300);
       const [r0] = await outbox.claimed([again!], 2300 + LEASE);
 
-      const earlierFinisher = heldTransaction(postgres.connect(1));
-      const laterFinisher = heldTransaction(postgres.connect(1));
+      const earlierFinisher = heldTransaction(twins.connect(1));
+      const laterFinisher = heldTransaction(twins.connect(1));
       const fromEarlier = await outboxQueries(await earlierFinisher.tx).recordAttempts([finished(r0!, { kind: 'delivered' }, 3000)], 3000);
       const fromLater = outboxQueries(await laterFinisher.tx).recordAttempts([finished(w1, { kind: 'delivered' }, 3000)], 3000);
-      await someoneWaitsForALock(postgres.db);
+      await someoneWaitsForALock(twins.pg);
       await earlierFinisher.commit();
       expect([...fromEarlier, ...(await fromLater)].map((row) => row.webhookId)).toEqual(['w2']);
       await laterFinisher.commit();
@@ -271,7 +280,7 @@ describe('the PostgreSQL outbox', () => {
 
     it('gives a row whose claimant died back to the queue, and the dead claimant settles nothing', async () => {
       const w1 = await leaseFirst();
-      const outbox = outboxQueries(postgres.db);
+      const outbox = outboxQueries(twins.pg);
       await outbox.enqueue(entry('w2', 'm1'), 2100);
       await outbox.expireLeases(2000 + LEASE);
       const [back] = await outbox.dueCallbacks(2000 + LEASE, 'first', 5);

@@ -1,8 +1,8 @@
-import { describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { sandboxQueries } from '../../../src/db/postgres/queries/sandbox.ts';
 import type { NewSandboxStep } from '../../../src/db/sqlite/queries/sandbox.ts';
 import type { Queries } from '../../../src/db/store.ts';
-import { answering, heldTransaction, sqliteTwin, usePostgres } from './paired-databases.ts';
+import { answering, heldTransaction, seedAccounts, useTwins } from '../../helpers/postgres-twins.ts';
 
 type Sandbox = Queries['sandbox'];
 
@@ -29,7 +29,15 @@ async function story(sandbox: Sandbox): Promise<unknown[]> {
     await sandbox.plan([
       step('m1', 0, 200, { status: 'SENT' }),
       step('m1', 1, 300),
-      step('m1', 2, 900, { kind: 'inbound', status: null, inboundFrom: '+15550001111', inboundContent: 'hi', groupId: 'g1' }),
+      // No news of the network, as the sandbox plans inbound and typing steps: SQLite stores false.
+      step('m1', 2, 900, {
+        kind: 'inbound',
+        status: null,
+        wasDowngraded: null,
+        inboundFrom: '+15550001111',
+        inboundContent: 'hi',
+        groupId: 'g1',
+      }),
     ]),
     await sandbox.plan([step('m2', 0, 200, { status: 'ERROR', errorCode: 4001, errorMessage: 'nope', wasDowngraded: true })]),
     await sandbox.plan([step('m1', 1, 5), step('m1', 3, 950)]), // the planned step is kept as it was
@@ -47,17 +55,18 @@ async function story(sandbox: Sandbox): Promise<unknown[]> {
 }
 
 describe('the PostgreSQL sandbox steps', () => {
-  const postgres = usePostgres();
+  const twins = useTwins();
+  beforeEach(() => seedAccounts(twins));
 
   it('answers every call as the SQLite sandbox does', async () => {
-    const typed: Sandbox = sandboxQueries(postgres.db);
-    const expected = await story(answering(sqliteTwin().queries.sandbox));
+    const typed: Sandbox = sandboxQueries(twins.pg);
+    const expected = await story(answering(twins.sqlite.sandbox));
     expect(await story(typed)).toEqual(expected);
   });
 
   it("gives each step to one instance, and a message's next step waits for the one before", async () => {
-    await sandboxQueries(postgres.db).plan([step('m1', 0, 100), step('m1', 1, 100), step('m2', 0, 150)]);
-    const [first, second] = [heldTransaction(postgres.connect(1)), heldTransaction(postgres.connect(1))];
+    await sandboxQueries(twins.pg).plan([step('m1', 0, 100), step('m1', 1, 100), step('m2', 0, 150)]);
+    const [first, second] = [heldTransaction(twins.connect(1)), heldTransaction(twins.connect(1))];
     const firstStep = await sandboxQueries(await first.tx).nextDue(1000);
     const secondStep = await sandboxQueries(await second.tx).nextDue(1000);
     expect([firstStep?.messageHandle, firstStep?.stepIndex]).toEqual(['m1', 0]);
@@ -66,13 +75,13 @@ describe('the PostgreSQL sandbox steps', () => {
     await first.commit();
     await sandboxQueries(await second.tx).remove(secondStep!.id);
     await second.commit();
-    expect((await sandboxQueries(postgres.db).nextDue(1000))?.stepIndex).toBe(1);
+    expect((await sandboxQueries(twins.pg).nextDue(1000))?.stepIndex).toBe(1);
   });
 
   it('runs every step exactly once when instances race for them', async () => {
     const steps = Array.from({ length: 40 }, (_, index) => step(`m${index % 8}`, Math.floor(index / 8), 100 + index));
-    await sandboxQueries(postgres.db).plan(steps);
-    const instances = [postgres.connect(2), postgres.connect(2), postgres.connect(2)];
+    await sandboxQueries(twins.pg).plan(steps);
+    const instances = [twins.connect(2), twins.connect(2), twins.connect(2)];
     const taken = await Promise.all(
       instances.map(async (db) => {
         const mine: string[] = [];

@@ -1,18 +1,15 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { messageQueries } from '../../../src/db/postgres/queries/messages.ts';
 import { statsQueries } from '../../../src/db/postgres/queries/stats.ts';
 import type { Queries } from '../../../src/db/store.ts';
 import { WAITS_FOR_EARLIER_CALLBACK } from '../../../src/domain/delivery-views.ts';
-import { twinDatabases } from './twin-databases.ts';
-import { BOB, delivery, message, seedWorld, T0 } from './world.ts';
+import { BOB, delivery, message, seedWorld, T0, useTwins } from '../../helpers/postgres-twins.ts';
 
-const { twins, start, reset, stop } = twinDatabases();
-beforeAll(start, 60_000);
-afterAll(stop);
+const twins = useTwins();
 
 let pg: Queries['stats'];
 
 beforeEach(async () => {
-  await reset();
   await seedWorld(twins);
   pg = statsQueries(twins.pg) satisfies Queries['stats'];
 });
@@ -22,16 +19,16 @@ const B = 'https://hooks.example.com/B';
 
 describe('the PostgreSQL stats', () => {
   it('count the same as SQLite when empty', async () => {
-    expect(await pg.messagesByStatus()).toEqual(twins.sqliteQueries.stats.messagesByStatus());
-    expect(await pg.outboxDepth(T0)).toEqual(twins.sqliteQueries.stats.outboxDepth(T0));
-    expect(await pg.oldestDueAt(T0)).toEqual(twins.sqliteQueries.stats.oldestDueAt(T0));
-    expect(await pg.failingUrls(0)).toEqual(twins.sqliteQueries.stats.failingUrls(0));
+    expect(await pg.messagesByStatus()).toEqual(twins.sqlite.stats.messagesByStatus());
+    expect(await pg.outboxDepth(T0)).toEqual(twins.sqlite.stats.outboxDepth(T0));
+    expect(await pg.oldestDueAt(T0)).toEqual(twins.sqlite.stats.oldestDueAt(T0));
+    expect(await pg.failingUrls(0)).toEqual(twins.sqlite.stats.failingUrls(0));
   });
 
   it('count messages by status, the outbox by state, and the failing URLs as SQLite does', async () => {
     for (const row of [message(), message({ status: 'DELIVERED' }), message({ number: BOB, contactId: 'con_bob', status: 'DELIVERED' })]) {
-      twins.sqliteQueries.messages.insert(row);
-      await twins.pgMessages.insert(row);
+      twins.sqlite.messages.insert(row);
+      await messageQueries(twins.pg).insert(row);
     }
     await twins.seed('webhook_deliveries', [
       delivery(1, { nextAttemptAt: T0 - 5 }),
@@ -44,12 +41,12 @@ describe('the PostgreSQL stats', () => {
       delivery(8, { state: 'delivered', attemptCount: 1, completedAt: T0 - 10 }),
       delivery(9, { nextAttemptAt: T0 - 9, attemptCount: 1, lastStatusCode: 502, updatedAt: T0 - 9, url: A }),
     ]);
-    expect(await pg.messagesByStatus()).toEqual(twins.sqliteQueries.stats.messagesByStatus());
+    expect(await pg.messagesByStatus()).toEqual(twins.sqlite.stats.messagesByStatus());
     for (const now of [T0 - 10, T0, T0 + 10]) {
-      expect(await pg.outboxDepth(now)).toEqual(twins.sqliteQueries.stats.outboxDepth(now));
-      expect(await pg.oldestDueAt(now)).toEqual(twins.sqliteQueries.stats.oldestDueAt(now));
+      expect(await pg.outboxDepth(now)).toEqual(twins.sqlite.stats.outboxDepth(now));
+      expect(await pg.oldestDueAt(now)).toEqual(twins.sqlite.stats.oldestDueAt(now));
     }
-    for (const since of [0, T0 - 60, T0]) expect(await pg.failingUrls(since)).toEqual(twins.sqliteQueries.stats.failingUrls(since));
+    for (const since of [0, T0 - 60, T0]) expect(await pg.failingUrls(since)).toEqual(twins.sqlite.stats.failingUrls(since));
     expect(await pg.failingUrls(0)).toContainEqual({
       url: B,
       kind: 'retrying',

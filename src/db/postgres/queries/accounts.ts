@@ -36,7 +36,7 @@ export function accountQueries(db: PgDb) {
       return row;
     },
     async list(): Promise<AccountRow[]> {
-      return db.select().from(accounts).orderBy(asc(accounts.createdAt), asc(accounts.email));
+      return db.select().from(accounts).orderBy(asc(accounts.createdAt), sql`${accounts.email} collate "C"`);
     },
     async count(): Promise<number> {
       return countOf(db.select({ total: count() }).from(accounts));
@@ -76,7 +76,7 @@ export function accountQueries(db: PgDb) {
         .select({ number: serviceNumbers.number })
         .from(serviceNumbers)
         .where(eq(serviceNumbers.accountId, accountId))
-        .orderBy(asc(serviceNumbers.createdAt), asc(serviceNumbers.number));
+        .orderBy(asc(serviceNumbers.createdAt), sql`${serviceNumbers.number} collate "C"`);
       return rows.map((row) => row.number);
     },
     async leastLoadedLine(accountId: string): Promise<string | undefined> {
@@ -84,7 +84,7 @@ export function accountQueries(db: PgDb) {
         .select({ number: serviceNumbers.number })
         .from(serviceNumbers)
         .where(eq(serviceNumbers.accountId, accountId))
-        .orderBy(asc(serviceNumbers.pinnedCount), asc(serviceNumbers.createdAt), asc(serviceNumbers.number))
+        .orderBy(asc(serviceNumbers.pinnedCount), asc(serviceNumbers.createdAt), sql`${serviceNumbers.number} collate "C"`)
         .limit(1);
       return line?.number;
     },

@@ -28,7 +28,8 @@ export function conversationQueries(db: PgDb) {
   return {
     /*
      * The account's most recent conversations, unread first. Contacts carry their own summary
-     * (contacts_account_last_date_idx); a group's last message is the top of its date index.
+     * (contacts_account_last_date_idx, read backwards: NULLs, none here, last); a group's last
+     * message is the top of its date index.
      * The final ties go by id in byte order ("C"), as SQLite compares text.
      */
     async list(accountId: string, limit: number): Promise<ConversationRow[]> {
@@ -40,7 +41,7 @@ export function conversationQueries(db: PgDb) {
             '' as "displayName", c.last_message_at::float8 as "lastAt", c.preview_text as "lastContent", '' as "lastMediaUrl",
             ${unreadAfterMarker(accountId, 'contact_id', 'c')} as unread
           from (select * from contacts where account_id = ${accountId} and last_message_at is not null
-                order by last_message_at desc, id desc limit ${limit}) c
+                order by last_message_at desc nulls last, id desc limit ${limit}) c
           ${readMarker(accountId, 'contact', 'c')}
           union all
           select 'group', grp.id, grp.member_key, '', '', grp.display_name, last.date_sent::float8, last.content, last.media_url,

@@ -2,9 +2,8 @@ import { type SQL, sql } from 'drizzle-orm';
 import type { DeliveryAttemptFacts, InboundFacts, StatusEventFacts, UnroutedFacts } from '../../../domain/event-views.ts';
 import type { EventCursor, EventTable, Followed } from '../../sqlite/queries/events.ts';
 import type { PgDb } from '../db.ts';
-import { statusEvents } from '../schema.ts';
+import { writtenByFinishedTransaction } from '../final-rows.ts';
 import { rawRows } from './raw-rows.ts';
-import { arrivalOrder } from './status-event-order.ts';
 
 /** Rows read per step of a walk back from the newest row. */
 const WALK_BATCH = 1_000;
@@ -16,43 +15,31 @@ type Range = { after: number; upto: number; limit: number };
  * string; the ids and times are read as float8, a JS number, exact below 2^53.
  *
  * Where a reader stands: messages, attempts and unrouted rows by their serial id, as SQLite does
- * by rowid. status_events has no insertion column in PostgreSQL (its id is a UUIDv7, random within
- * a millisecond), so its position is the time it was received: a read takes whole milliseconds.
- * No index starts with received_at: latest() and a read of status events scan the table.
+ * by rowid. Status events by their seq, read in (writing transaction, seq) order and only as far
+ * as the rows are final (../final-rows.ts): several instances insert at once, and a seq taken by a
+ * transaction that commits late would otherwise fall behind a reader that already passed it.
  */
 
-/** The tables walked by id, with the time each row was written. */
-const BY_ID: Record<Exclude<EventTable, 'statusEvents'>, { table: SQL; at: SQL }> = {
-  messages: { table: sql`messages`, at: sql`date_sent` },
-  attempts: { table: sql`webhook_attempts`, at: sql`attempted_at` },
-  unrouted: { table: sql`unrouted_inbound`, at: sql`received_at` },
+/** The tables walked by serial, with the time each row was written and which rows a reader may stand at. */
+const BY_ID: Record<EventTable, { table: SQL; id: SQL; at: SQL; standable: SQL }> = {
+  statusEvents: { table: sql`status_events`, id: sql`seq`, at: sql`received_at`, standable: writtenByFinishedTransaction(sql`written_by`) },
+  messages: { table: sql`messages`, id: sql`id`, at: sql`date_sent`, standable: sql`true` },
+  attempts: { table: sql`webhook_attempts`, id: sql`id`, at: sql`attempted_at`, standable: sql`true` },
+  unrouted: { table: sql`unrouted_inbound`, id: sql`id`, at: sql`received_at`, standable: sql`true` },
 };
 
-export function eventQueries(db: PgDb) {
-  async function statusEventsWhere(where: SQL, limit?: number): Promise<Followed<StatusEventFacts>[]> {
-    return rawRows<Followed<StatusEventFacts>>(
-      db,
-      sql`
-      select ${statusEvents.receivedAt}::float8 as id, ${statusEvents.receivedAt}::float8 as at, accounts.email as account,
-        ${statusEvents.messageHandle} as "messageHandle", ${statusEvents.status} as status, ${statusEvents.applied} as applied,
-        ${statusEvents.implied} as implied, ${statusEvents.notAppliedReason} as "notAppliedReason", ${statusEvents.source} as source,
-        ${statusEvents.errorCode}::float8 as "errorCode", ${statusEvents.errorMessage} as "errorMessage"
-      from ${statusEvents}
-        left join messages on messages.handle = ${statusEvents.messageHandle}
-        left join accounts on accounts.id = messages.account_id
-      where ${where}
-      order by ${sql.join(arrivalOrder, sql`, `)}
-      ${limit === undefined ? sql`` : sql`limit ${limit}`}`,
-    );
-  }
+/** Where the status event of this seq stands in (writing transaction, seq) order; 0 stands before every event. */
+const standingOf = (seq: number) => sql`(coalesce((select written_by from status_events where seq = ${seq}), 0), ${seq}::bigint)`;
 
+export function eventQueries(db: PgDb) {
   return {
     /** The newest position in each table: a cursor from which only new events are read. */
     async latest(): Promise<EventCursor> {
       const [row] = await rawRows<EventCursor>(
         db,
         sql`
-        select coalesce((select max(received_at) from status_events), 0)::float8 as "statusEvents",
+        select coalesce((select seq from status_events where ${writtenByFinishedTransaction(sql`written_by`)}
+            order by written_by desc, seq desc limit 1), 0)::float8 as "statusEvents",
           coalesce((select max(id) from messages), 0)::float8 as messages,
           coalesce((select max(id) from webhook_attempts), 0)::float8 as attempts,
           coalesce((select max(id) from unrouted_inbound), 0)::float8 as unrouted`,
@@ -62,13 +49,13 @@ export function eventQueries(db: PgDb) {
 
     /** The last position in `table` written before `since`: reads only the rows written since. */
     async lastBefore(table: EventTable, since: number): Promise<number> {
-      if (table === 'statusEvents') return since - 1;
-      const { table: name, at } = BY_ID[table];
+      const { table: name, id, at, standable } = BY_ID[table];
       // Newest first, for --since: the walk stops at the first row older than the time asked for.
       for (let below = Number.MAX_SAFE_INTEGER; ; ) {
         const rows = await rawRows<{ id: number; at: number }>(
           db,
-          sql`select id::float8 as id, ${at}::float8 as at from ${name} where id < ${below} order by id desc limit ${WALK_BATCH}`,
+          sql`select ${id}::float8 as id, ${at}::float8 as at from ${name} where ${id} < ${below} and ${standable}
+            order by ${id} desc limit ${WALK_BATCH}`,
         );
         const older = rows.find((row) => row.at < since);
         if (older) return older.id;
@@ -78,18 +65,24 @@ export function eventQueries(db: PgDb) {
     },
 
     /**
-     * Status events received in (after, upto], applied or not, oldest first. A full batch is
-     * completed with the rest of its last millisecond, so that the next read can start after it.
+     * Status events after position `after` up to position `upto` (both seqs, `upto` from latest(),
+     * so every event read is final), applied or not, in (writing transaction, seq) order.
      */
     async statusEvents(range: Range): Promise<Followed<StatusEventFacts>[]> {
-      const rows = await statusEventsWhere(
-        sql`${statusEvents.receivedAt} > ${range.after} and ${statusEvents.receivedAt} <= ${range.upto}`,
-        range.limit,
+      return rawRows<Followed<StatusEventFacts>>(
+        db,
+        sql`
+        select e.seq::float8 as id, e.received_at::float8 as at, accounts.email as account,
+          e.message_handle as "messageHandle", e.status as status, e.applied as applied, e.implied as implied,
+          e.not_applied_reason as "notAppliedReason", e.source as source, e.error_code::float8 as "errorCode",
+          e.error_message as "errorMessage"
+        from status_events e
+          left join messages on messages.handle = e.message_handle
+          left join accounts on accounts.id = messages.account_id
+        where (e.written_by, e.seq) > ${standingOf(range.after)} and (e.written_by, e.seq) <= ${standingOf(range.upto)}
+        order by e.written_by, e.seq
+        limit ${range.limit}`,
       );
-      if (rows.length < range.limit) return rows;
-      const lastAt = rows.at(-1)!.at;
-      const lastMillisecond = await statusEventsWhere(sql`${statusEvents.receivedAt} = ${lastAt}`);
-      return [...rows.filter((row) => row.at < lastAt), ...lastMillisecond];
     },
 
     /** Messages from end users among the messages in (after, upto], oldest first. */

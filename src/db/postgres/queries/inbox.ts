@@ -4,7 +4,7 @@ import type { StatusEventRow } from '../../rows.ts';
 import type { InboxSessionRow } from '../../sqlite/queries/inbox.ts';
 import type { PgDb } from '../db.ts';
 import { inboxSessions, statusEvents } from '../schema.ts';
-import { arrivalOrder } from './status-event-order.ts';
+import { arrivalOrder, statusEventRowColumns } from './status-event-order.ts';
 
 export function inboxQueries(db: PgDb) {
   return {
@@ -47,7 +47,7 @@ export function inboxQueries(db: PgDb) {
       if (handles.length === 0) return [];
       return (
         db
-          .select()
+          .select(statusEventRowColumns)
           .from(statusEvents)
           .where(inArray(statusEvents.messageHandle, [...handles]))
           // Handles in byte order, as SQLite compares text.

@@ -1,4 +1,4 @@
-import { asc, eq } from 'drizzle-orm';
+import { asc, eq, sql } from 'drizzle-orm';
 import type { PgDb } from '../db.ts';
 import { serviceNumbers } from '../schema.ts';
 
@@ -10,7 +10,7 @@ export function lineQueries(db: PgDb) {
         .select({ number: serviceNumbers.number, createdAt: serviceNumbers.createdAt })
         .from(serviceNumbers)
         .where(eq(serviceNumbers.accountId, accountId))
-        .orderBy(asc(serviceNumbers.createdAt), asc(serviceNumbers.number));
+        .orderBy(asc(serviceNumbers.createdAt), sql`${serviceNumbers.number} collate "C"`);
     },
   };
 }

@@ -4,7 +4,7 @@ import type { MessageRow, StatusEventRow } from '../../rows.ts';
 import type { MessageInsert, MessageListFilter, StatusEventInsert, StatusUpdate } from '../../sqlite/queries/messages.ts';
 import type { PgDb } from '../db.ts';
 import { groupMembers, groups, messages, statusEvents } from '../schema.ts';
-import { arrivalOrder } from './status-event-order.ts';
+import { arrivalOrder, statusEventRowColumns } from './status-event-order.ts';
 
 /**
  * Listing by number reads one index range per group up to this many groups; past that, one
@@ -72,6 +72,17 @@ export function messageQueries(db: PgDb) {
       const [theirs] = await db.select().from(messages).where(eq(messages.transportHandle, handle));
       return theirs;
     },
+    /**
+     * findByAnyHandle for a change of the message: the row stays locked until the transaction
+     * ends, so two instances recording statuses of one message take turns, and the second reads
+     * what the first committed (its status, and callbacks queued behind the first's).
+     */
+    async findByAnyHandleForUpdate(handle: string): Promise<MessageRow | undefined> {
+      const [ours] = await db.select().from(messages).where(eq(messages.handle, handle)).for('update');
+      if (ours) return ours;
+      const [theirs] = await db.select().from(messages).where(eq(messages.transportHandle, handle)).for('update');
+      return theirs;
+    },
     /** An inbound STOP: the message that opted its sender out says so. */
     async markOptedOut(messageId: number): Promise<void> {
       await db.update(messages).set({ optedOut: true }).where(eq(messages.id, messageId));
@@ -128,10 +139,10 @@ export function messageQueries(db: PgDb) {
         .limit(1);
       return seen !== undefined;
     },
-    /** status_events_handle_idx, then a sort of the message's few events (see arrivalOrder). */
+    /** The message's events in arrival order (status_events_handle_idx). */
     async history(handle: string): Promise<StatusEventRow[]> {
       return db
-        .select()
+        .select(statusEventRowColumns)
         .from(statusEvents)
         .where(eq(statusEvents.messageHandle, handle))
         .orderBy(...arrivalOrder);

@@ -19,9 +19,10 @@ export function sandboxQueries(db: PgDb) {
      */
     async plan(steps: readonly NewSandboxStep[]): Promise<number> {
       if (steps.length === 0) return 0;
+      // SQLite's prepared insert maps a missing flag through the boolean column: it stores false, not null.
       const result = await db
         .insert(sandboxSteps)
-        .values([...steps])
+        .values(steps.map((step) => ({ ...step, wasDowngraded: step.wasDowngraded ?? false })))
         .onConflictDoNothing();
       return result.count;
     },

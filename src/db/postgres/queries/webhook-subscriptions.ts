@@ -1,4 +1,4 @@
-import { and, asc, eq } from 'drizzle-orm';
+import { and, asc, eq, sql } from 'drizzle-orm';
 import type { WebhookType } from '../../../domain/webhook-types.ts';
 import type { WebhookSubscriptionRow } from '../../sqlite/queries/webhook-subscriptions.ts';
 import type { PgDb } from '../db.ts';
@@ -7,7 +7,11 @@ import { webhookSubscriptions } from '../schema.ts';
 /** The PostgreSQL twin of ../../sqlite/queries/webhook-subscriptions.ts: the account's webhook lists, in the order entries were added. */
 export function webhookSubscriptionQueries(db: PgDb) {
   const listed = (where: ReturnType<typeof and>): Promise<WebhookSubscriptionRow[]> =>
-    db.select().from(webhookSubscriptions).where(where).orderBy(asc(webhookSubscriptions.createdAt), asc(webhookSubscriptions.url));
+    db
+      .select()
+      .from(webhookSubscriptions)
+      .where(where)
+      .orderBy(asc(webhookSubscriptions.createdAt), sql`${webhookSubscriptions.url} collate "C"`);
 
   return {
     ofType(accountId: string, type: WebhookType): Promise<WebhookSubscriptionRow[]> {

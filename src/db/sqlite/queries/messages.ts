@@ -205,6 +205,10 @@ export function messageQueries(db: Db) {
     .orderBy(asc(statusEvents.receivedAt), sql`rowid`)
     .prepare();
 
+  function findByAnyHandle(handle: string): MessageRow | undefined {
+    return byOurHandle.get({ handle }) ?? byTransportHandle.get({ handle });
+  }
+
   return {
     insert(row: MessageInsert): MessageRow {
       const inserted = insertMessage.get({
@@ -226,9 +230,9 @@ export function messageQueries(db: Db) {
       return byHandle.get({ accountId, handle });
     },
     /** Any account's message by our handle or the transport's: transports and ingest know no account. */
-    findByAnyHandle(handle: string): MessageRow | undefined {
-      return byOurHandle.get({ handle }) ?? byTransportHandle.get({ handle });
-    },
+    findByAnyHandle,
+    /** findByAnyHandle for a change of the message: SQLite runs one write transaction at a time, so there is nothing to lock. */
+    findByAnyHandleForUpdate: findByAnyHandle,
     /** An inbound STOP: the message that opted its sender out says so (rare, so not prepared). */
     markOptedOut(messageId: number): void {
       db.update(messages).set({ optedOut: true }).where(eq(messages.id, messageId)).run();
