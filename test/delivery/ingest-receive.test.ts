@@ -76,7 +76,7 @@ describe('POST /webhooks/receive, one-to-one', () => {
 
     const contacts = await t.call('GET', '/accounts/contacts', account);
     expect(contacts.body, show(contacts.body)).toMatchObject([{ phone: ALICE, previewText: 'hello there', is_unread: true }]);
-    const [hook] = payloadsFor(t, message.message_handle);
+    const [hook] = await payloadsFor(t, message.message_handle);
     expect(hook, show(hook)).toMatchObject({
       message_handle: message.message_handle,
       number: ALICE,
@@ -153,7 +153,7 @@ describe('POST /webhooks/receive, groups', () => {
       [true, 'group'],
     ]);
     expect((await t.store.groups.findByTransportGroupId((await accountRow(t, account)).id, 'up-group-1'))?.id).toBe(sent.group_id);
-    const hook = payloadsFor(t, listed[0].message_handle)[0];
+    const hook = (await payloadsFor(t, listed[0].message_handle))[0];
     expect(hook, show(hook)).toMatchObject({ group_id: sent.group_id, message_type: 'group', number: ALICE });
     expect([...hook.participants].sort()).toEqual([ALICE, BOB, sent.from_number].sort());
   });

@@ -101,7 +101,7 @@ describe('recordStatus over random orders and duplications of a message’s even
         }
 
         const message = (await t.store.messages.findByAnyHandle(handle))!;
-        const callbacks = callbackStatuses(t, handle);
+        const callbacks = await callbackStatuses(t, handle);
         const report = `final ${message.status}, callbacks ${show(callbacks)}\n${await context()}`;
 
         if (statuses.includes('ERROR')) {
