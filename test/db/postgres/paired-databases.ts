@@ -1,18 +1,17 @@
 /**
- * The two databases a PostgreSQL query module is held against: one PostgreSQL per test file
- * (migrated once, emptied before each test) and a fresh in-memory SQLite per test, each with the
- * same account, so the same calls can be made on both and their answers compared.
+ * The two databases a PostgreSQL query module is held against: one PostgreSQL database per test
+ * file (on the run's server, emptied before each test) and a fresh in-memory SQLite per test,
+ * each with the same account, so the same calls can be made on both and their answers compared.
  */
 import { sql } from 'drizzle-orm';
 import { drizzle } from 'drizzle-orm/postgres-js';
-import { migrate } from 'drizzle-orm/postgres-js/migrator';
 import postgres from 'postgres';
 import { afterAll, afterEach, beforeAll, beforeEach } from 'vitest';
 import type { PgDb } from '../../../src/db/postgres/db.ts';
 import * as schema from '../../../src/db/postgres/schema.ts';
 import { type Db, migrateDatabase, openDatabase } from '../../../src/db/sqlite/connection.ts';
 import { createSqliteQueries, type SqliteQueries } from '../../../src/db/sqlite/queries.ts';
-import { type RunningPostgres, startPostgres } from '../../helpers/postgres.ts';
+import { freshPostgresDatabase, type TestPostgresDatabase } from '../../helpers/postgres-database.ts';
 
 export const ACCOUNT = 'acct_1';
 export const OTHER_ACCOUNT = 'acct_2';
@@ -26,25 +25,24 @@ export type PostgresForTests = {
 
 /** Starts the file's PostgreSQL; before each test it is emptied and given the accounts again. */
 export function usePostgres(): PostgresForTests {
-  let server: RunningPostgres;
+  let database: TestPostgresDatabase;
   const clients: postgres.Sql[] = [];
   let shared: PgDb;
 
   function connect(max = 4): PgDb {
-    const client = postgres(server.url, { max, onnotice: () => {} });
+    const client = postgres(database.url, { max, onnotice: () => {} });
     clients.push(client);
     return drizzle({ client, schema, casing: 'snake_case' });
   }
 
   beforeAll(async () => {
-    server = await startPostgres();
+    database = await freshPostgresDatabase();
     shared = connect();
-    await migrate(shared, { migrationsFolder: 'migrations/postgres' });
-  }, 60_000);
+  });
 
   afterAll(async () => {
     await Promise.all(clients.map((client) => client.end()));
-    await server?.stop();
+    await database?.close();
   });
 
   // A test that failed half-way leaves no transaction open to block the next one's truncate.

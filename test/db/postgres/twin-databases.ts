@@ -1,10 +1,7 @@
-import { fileURLToPath } from 'node:url';
 import { getTableName, is, type Table } from 'drizzle-orm';
 import { PgTable } from 'drizzle-orm/pg-core';
-import { drizzle } from 'drizzle-orm/postgres-js';
-import { migrate } from 'drizzle-orm/postgres-js/migrator';
 import { SQLiteTable } from 'drizzle-orm/sqlite-core';
-import postgres from 'postgres';
+import type postgres from 'postgres';
 import type { PgDb } from '../../../src/db/postgres/db.ts';
 import { messageQueries } from '../../../src/db/postgres/queries/messages.ts';
 import * as pgSchema from '../../../src/db/postgres/schema.ts';
@@ -12,11 +9,12 @@ import * as sqliteSchema from '../../../src/db/schema.ts';
 import { closeDatabase, type Db, migrateDatabase, openDatabase } from '../../../src/db/sqlite/connection.ts';
 import { createSqliteQueries } from '../../../src/db/sqlite/queries.ts';
 import type { Queries } from '../../../src/db/store.ts';
-import { type RunningPostgres, startPostgres } from '../../helpers/postgres.ts';
+import { freshPostgresDatabase, type TestPostgresDatabase } from '../../helpers/postgres-database.ts';
 
 /**
- * One PostgreSQL per test file beside a fresh in-memory SQLite per test, both migrated, so a test
- * makes the same calls on the SQLite query module (the spec) and on its PostgreSQL twin.
+ * One PostgreSQL database per test file (on the run's server) beside a fresh in-memory SQLite per
+ * test, both migrated, so a test makes the same calls on the SQLite query module (the spec) and
+ * on its PostgreSQL twin.
  */
 export type TwinDatabases = {
   pg: PgDb;
@@ -37,16 +35,15 @@ const sqliteTables = tablesByName(sqliteSchema, SQLiteTable);
 const tableNames = [...pgTables.keys()].map((name) => `"${name}"`);
 
 export function twinDatabases() {
-  let server: RunningPostgres;
+  let database: TestPostgresDatabase;
   let client: postgres.Sql;
   let resetStatements: string;
   const twins = {} as TwinDatabases;
 
   async function start(): Promise<void> {
-    server = await startPostgres();
-    client = postgres(server.url, { max: 2, onnotice: () => {} });
-    twins.pg = drizzle({ client, schema: pgSchema, casing: 'snake_case' });
-    await migrate(twins.pg, { migrationsFolder: fileURLToPath(new URL('../../../migrations/postgres', import.meta.url)) });
+    database = await freshPostgresDatabase();
+    client = database.db.$client;
+    twins.pg = database.db;
     const sequences = await client<{ name: string }[]>`
       select pg_get_serial_sequence(quote_ident(table_name), column_name) as name from information_schema.columns
         where table_schema = 'public' and column_default like 'nextval%'`;
@@ -77,8 +74,7 @@ export function twinDatabases() {
   }
 
   async function stop(): Promise<void> {
-    await client?.end();
-    await server?.stop();
+    await database?.close();
   }
 
   return { twins, start, reset, stop };
