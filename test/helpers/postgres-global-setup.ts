@@ -12,20 +12,30 @@ declare module 'vitest' {
   }
 }
 
-// Each project runs the global setup; the first one starts the server and the others share it.
-let server: Promise<RunningPostgres> | undefined;
-let projects = 0;
+type Shared = { server: Promise<RunningPostgres>; users: number };
+
+/**
+ * The root and each project run the global setup, each loading this module anew: the first starts
+ * the server, the others find it on the process's global object.
+ */
+const SHARED = Symbol.for('textrelay.tests.postgres');
+const registry = globalThis as typeof globalThis & { [SHARED]?: Shared };
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
-  server ??= (async () => {
-    const running = await startPostgres();
-    await createTemplateDatabase(running.url);
-    return running;
-  })();
-  projects += 1;
-  project.provide('postgresServerUrl', (await server).url);
+  registry[SHARED] ??= { server: startWithTemplate(), users: 0 };
+  const shared = registry[SHARED];
+  shared.users += 1;
+  project.provide('postgresServerUrl', (await shared.server).url);
   return async () => {
-    projects -= 1;
-    if (projects === 0) await (await server)?.stop();
+    shared.users -= 1;
+    if (shared.users > 0) return;
+    registry[SHARED] = undefined;
+    await (await shared.server).stop();
   };
+}
+
+async function startWithTemplate(): Promise<RunningPostgres> {
+  const running = await startPostgres();
+  await createTemplateDatabase(running.url);
+  return running;
 }
