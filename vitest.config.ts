@@ -6,11 +6,13 @@ import { defineConfig } from 'vitest/config';
  * rowCounts), spawn processes or measure SQLite's own behaviour stay on SQLite only.
  */
 const BACKEND_AGNOSTIC = [
+  'test/http/contacts-v2-sdk.test.ts',
   'test/http/events-stream.test.ts',
   'test/http/groups-v2.test.ts',
   'test/http/lookup-lines.test.ts',
   'test/http/media.test.ts',
   'test/http/modify-group.test.ts',
+  'test/http/openapi.test.ts',
   'test/http/out-of-scope.test.ts',
   'test/http/send-extras.test.ts',
   'test/http/send-group-message.test.ts',

@@ -116,8 +116,6 @@ function sqliteOnly<T>(name: string): T {
  */
 function postgresDatabase(): TestDatabase {
   const database = reusedPostgresDatabase();
-  // A caller that never queries must not see an unhandled rejection; one that queries sees the error.
-  database.catch(() => {});
   const close = async () => (await database).close();
   // Outside a test (beforeAll), the file's end closes it.
   if (TestRunner.getCurrentTest()) onTestFinished(close);
