@@ -20,7 +20,9 @@ const BACKEND_AGNOSTIC = [
   'test/http/status.test.ts',
   'test/callbacks/api.test.ts',
   'test/callbacks/account-webhooks-v2.test.ts',
+  'test/callbacks/dispatcher.test.ts',
   'test/callbacks/outbound-webhook.test.ts',
+  'test/callbacks/ssrf.test.ts',
   'test/delivery/ingest-twice.test.ts',
   'test/delivery/upstream.test.ts',
   'test/sandbox/echo-typing.test.ts',
@@ -31,6 +33,7 @@ const BACKEND_AGNOSTIC = [
   'test/services/record-status.test.ts',
   'test/services/record-status.property.test.ts',
   'test/services/receive-inbound.test.ts',
+  'test/services/validation-messages.test.ts',
   'test/security/auth-matrix.test.ts',
 ];
 
