@@ -85,13 +85,13 @@ describe('POST /webhooks/status', () => {
     const handle = await handedOver(t, account, 'up-stale');
     await report(t, 'up-stale', 'SENT');
     await report(t, 'up-stale', 'DELIVERED');
-    const outboxBefore = rowCounts(t).webhook_deliveries;
+    const outboxBefore = (await rowCounts(t)).webhook_deliveries;
 
     const late = await report(t, 'up-stale', 'SENT', {}, 'msg_late_sent');
     expect(late.status, show(late.body)).toBe(200);
     expect(late.body).toEqual({ status: 'OK' });
     expect((await messageOf(t, handle)).status).toBe('DELIVERED');
-    expect(rowCounts(t).webhook_deliveries).toBe(outboxBefore);
+    expect((await rowCounts(t)).webhook_deliveries).toBe(outboxBefore);
     const kept = (await t.store.messages.history(handle)).filter((row) => row.sourceEventId === 'msg_late_sent');
     expect(kept, show(kept)).toMatchObject([{ status: 'SENT', applied: false }]);
   });
@@ -100,12 +100,12 @@ describe('POST /webhooks/status', () => {
     const { t, account } = await setup();
     const handle = await handedOver(t, account, 'up-dup');
     const first = await report(t, 'up-dup', 'SENT', {}, 'msg_same');
-    const before = rowCounts(t);
+    const before = await rowCounts(t);
     const again = await report(t, 'up-dup', 'SENT', {}, 'msg_same');
 
     expect([first.status, again.status]).toEqual([200, 200]);
     expect(again.body).toEqual({ status: 'OK' });
-    expect(rowCounts(t), 'the redelivery wrote rows').toEqual(before);
+    expect(await rowCounts(t), 'the redelivery wrote rows').toEqual(before);
     expect((await t.store.messages.history(handle)).filter((row) => row.sourceEventId === 'msg_same')).toHaveLength(1);
     expect(await callbackStatuses(t, handle)).toEqual(['QUEUED', 'SENT']);
   });
@@ -137,16 +137,16 @@ describe('POST /webhooks/status', () => {
     expect(early.status, show(early.body)).toBe(202);
     expect(early.body).toEqual({ status: 'OK' });
     expect((await messageOf(t, handle)).status).toBe('QUEUED');
-    expect(rowCounts(t).orphan_status_events).toBe(1);
+    expect((await rowCounts(t)).orphan_status_events).toBe(1);
 
     // The same early event redelivered is still one kept event.
     expect((await report(t, 'up-early', 'SENT', {}, 'msg_early')).status).toBe(200);
-    expect(rowCounts(t).orphan_status_events).toBe(1);
+    expect((await rowCounts(t)).orphan_status_events).toBe(1);
 
     await recordHandover(t.deps, handle, { transportHandle: 'up-early' });
     expect((await messageOf(t, handle)).status).toBe('SENT');
     expect(await callbackStatuses(t, handle)).toEqual(['QUEUED', 'SENT']);
-    expect(rowCounts(t).orphan_status_events).toBe(0);
+    expect((await rowCounts(t)).orphan_status_events).toBe(0);
 
     // Known now: the next status applies directly.
     expect((await report(t, 'up-early', 'DELIVERED')).status).toBe(200);
@@ -175,10 +175,10 @@ describe('POST /webhooks/status', () => {
   ])('refuses %s with 400 and writes nothing', async (_, body) => {
     const { t, account } = await setup();
     await handedOver(t, account, 'up-x');
-    const before = rowCounts(t);
+    const before = await rowCounts(t);
     const reply = await postIngest(t, '/webhooks/status', body, { 'svc-signing-secret': INGEST_SECRET });
     expect(reply.status, show(reply.body)).toBe(400);
     expect(reply.body).toMatchObject({ status: 'ERROR', error_code: 4000 });
-    expect(rowCounts(t)).toEqual(before);
+    expect(await rowCounts(t)).toEqual(before);
   });
 });
