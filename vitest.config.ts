@@ -1,9 +1,11 @@
 import { defineConfig } from 'vitest/config';
 
 /**
- * The API behaviour tests that reach the database only through HTTP and the services, run a
- * second time on PostgreSQL. Tests that read SQLite under the store (t.db, t.queries, t.commits,
- * rowCounts), spawn processes or measure SQLite's own behaviour stay on SQLite only.
+ * The API behaviour tests that reach the database only through HTTP, the services and the
+ * helpers that read both backends (outbox rows, rowCounts, writeCounter), run a second time on
+ * PostgreSQL. Tests that reach SQLite under the store (t.db, t.queries, t.commits), spawn
+ * processes, fake the timers a network driver needs (test/sandbox/timer) or run thousands of
+ * generated requests (fuzz, robustness, ingest-payloads) stay on SQLite only.
  */
 const BACKEND_AGNOSTIC = [
   'test/http/contacts-v2-sdk.test.ts',
