@@ -1,11 +1,62 @@
 import { defineConfig } from 'vitest/config';
 
+/**
+ * The API behaviour tests that reach the database only through HTTP, the services and the
+ * helpers that read both backends (outbox rows, rowCounts, writeCounter), run a second time on
+ * PostgreSQL. Tests that reach SQLite under the store (t.db, t.queries, t.commits), spawn
+ * processes, fake the timers a network driver needs (test/sandbox/timer) or run thousands of
+ * generated requests (fuzz, robustness, ingest-payloads) stay on SQLite only.
+ */
+const BACKEND_AGNOSTIC = [
+  'test/http/contacts-v2-sdk.test.ts',
+  'test/http/events-stream.test.ts',
+  'test/http/groups-v2.test.ts',
+  'test/http/lookup-lines.test.ts',
+  'test/http/media.test.ts',
+  'test/http/modify-group.test.ts',
+  'test/http/openapi.test.ts',
+  'test/http/out-of-scope.test.ts',
+  'test/http/send-extras.test.ts',
+  'test/http/send-group-message.test.ts',
+  'test/http/send-message.test.ts',
+  'test/http/status.test.ts',
+  'test/callbacks/api.test.ts',
+  'test/callbacks/account-webhooks-v2.test.ts',
+  'test/callbacks/dispatcher.test.ts',
+  'test/callbacks/outbound-webhook.test.ts',
+  'test/callbacks/ssrf.test.ts',
+  'test/delivery/ingest-auth.test.ts',
+  'test/delivery/ingest-receive.test.ts',
+  'test/delivery/ingest-status.test.ts',
+  'test/delivery/ingest-twice.test.ts',
+  'test/delivery/upstream.test.ts',
+  'test/sandbox/echo-typing.test.ts',
+  'test/sandbox/echo.test.ts',
+  'test/sandbox/inbound-route.test.ts',
+  'test/sandbox/inline-handover.test.ts',
+  'test/sandbox/timelines.test.ts',
+  'test/services/record-status.test.ts',
+  'test/services/transport-at-send.test.ts',
+  'test/services/record-status.property.test.ts',
+  'test/services/receive-inbound.test.ts',
+  'test/services/validation-messages.test.ts',
+  'test/security/auth-matrix.test.ts',
+];
+
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
     reporters: ['default', './test/browser/skipped-reporter.ts'],
+    // One PostgreSQL for the whole run, for test/db/postgres and the postgres project.
+    globalSetup: ['test/helpers/postgres-global-setup.ts'],
     // CLI tests spawn real processes; the default 5 s is too tight on a loaded 2-core CI box.
     testTimeout: 30_000,
     hookTimeout: 30_000,
+    projects: [
+      { extends: true, test: { name: 'sqlite', include: ['test/**/*.test.ts'] } },
+      {
+        extends: true,
+        test: { name: 'postgres', include: BACKEND_AGNOSTIC, env: { TEXTRELAY_TEST_BACKEND: 'postgres' } },
+      },
+    ],
   },
 });

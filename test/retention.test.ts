@@ -67,9 +67,9 @@ describe('retention of idempotency keys', () => {
     expect(lines).toContainEqual(
       expect.objectContaining({ msg: 'forgot idempotency keys past the replay window', table: 'idempotency_keys', pruned: 1 }),
     );
-    const messagesBefore = rowCounts(t).messages;
+    const messagesBefore = (await rowCounts(t)).messages;
     expect((await sendWithKey(account, 'key-recent')).message_handle, 'replayed: the same message').toBe(recent.message_handle);
-    expect(rowCounts(t).messages).toBe(messagesBefore);
+    expect((await rowCounts(t)).messages).toBe(messagesBefore);
     const again = await sendWithKey(account, 'key-expired', 'something else');
     expect(again.message_handle, 'a key a whole window old sends a new message, as it did before pruning').not.toBe(expired.message_handle);
   });
@@ -229,7 +229,7 @@ describe('retention passes over many rows', () => {
       account_events: total + lineEvents,
     });
     expect(await t.store.accountEvents.after(accountId, 0, total + 1)).toHaveLength(total);
-    const counts = rowCounts(t);
+    const counts = await rowCounts(t);
     expect([counts.idempotency_keys, counts.inbox_sessions, counts.orphan_status_events]).toEqual([total, total, total]);
     expect(orphanHandles()[0]).toBe('t-unknown-new0');
   });

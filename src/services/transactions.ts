@@ -24,11 +24,7 @@ function holdNotifications(target: Notifier): { notifier: HeldNotifier; release(
   };
 }
 
-async function run<T>(
-  deps: ServiceDeps,
-  transaction: Store['transaction'],
-  work: (deps: ServiceDeps) => Promise<T>,
-): Promise<T> {
+async function run<T>(deps: ServiceDeps, transaction: Store['transaction'], work: (deps: ServiceDeps) => Promise<T>): Promise<T> {
   // A nested transaction is a savepoint of its parent: the parent's commit releases what both told.
   if ((deps.notify as Partial<HeldNotifier>).held) return transaction((store) => work({ ...deps, store }));
   const { notifier, release } = holdNotifications(deps.notify);

@@ -54,9 +54,7 @@ export async function report(t: TestApp, handle: string, status: MessageStatus):
 /** A test app with one account, whose webhook secret the test can read. */
 export async function appWithAccount(overrides: Parameters<typeof makeTestApp>[0] = {}) {
   const t = makeTestApp(overrides);
-  onCleanup(() => {
-    t.db.$client.close();
-  });
+  onCleanup(() => t.close());
   const account = await t.createAccount();
   return { t, account };
 }

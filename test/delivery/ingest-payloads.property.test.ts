@@ -74,7 +74,7 @@ describe('ingest over generated payloads', () => {
         body,
         fc.option(fc.string({ maxLength: 20 })),
         async (path, text, webhookId) => {
-          const before = rowCounts(t);
+          const before = await rowCounts(t);
           const headers: Record<string, string> = { 'svc-signing-secret': INGEST_SECRET };
           if (webhookId !== null) headers['webhook-id'] = webhookId;
           const reply = await postIngest(t, path, text, headers);
@@ -91,7 +91,7 @@ describe('ingest over generated payloads', () => {
               message: reply.body.error_message,
               error_detail: null,
             });
-            expect(rowCounts(t), `a refusal wrote rows: ${context}`).toEqual(before);
+            expect(await rowCounts(t), `a refusal wrote rows: ${context}`).toEqual(before);
           }
         },
       ),

@@ -76,7 +76,7 @@ describe('POST /webhooks/receive, one-to-one', () => {
 
     const contacts = await t.call('GET', '/accounts/contacts', account);
     expect(contacts.body, show(contacts.body)).toMatchObject([{ phone: ALICE, previewText: 'hello there', is_unread: true }]);
-    const [hook] = payloadsFor(t, message.message_handle);
+    const [hook] = await payloadsFor(t, message.message_handle);
     expect(hook, show(hook)).toMatchObject({
       message_handle: message.message_handle,
       number: ALICE,
@@ -89,9 +89,9 @@ describe('POST /webhooks/receive, one-to-one', () => {
   it('stores a redelivered message (same message_handle) once', async () => {
     const { t, account, line } = await setup();
     await expectOk(t, inbound('up-in-twice', ALICE, line));
-    const before = rowCounts(t);
+    const before = await rowCounts(t);
     await expectOk(t, inbound('up-in-twice', ALICE, line));
-    expect(rowCounts(t)).toEqual(before);
+    expect(await rowCounts(t)).toEqual(before);
     expect(await listMessages(t, account)).toHaveLength(1);
   });
 
@@ -106,12 +106,12 @@ describe('POST /webhooks/receive, one-to-one', () => {
     const { t, account } = await setup();
     const other = await t.createAccount();
     await send(t, account, { number: CAROL });
-    const before = rowCounts(t);
+    const before = await rowCounts(t);
 
     const reply = await receive(t, inbound('up-in-2', CAROL, UPSTREAM_LINE, { content: 'reply' }));
     expect(reply.status, show(reply.body)).toBe(202);
     expect(reply.body).toEqual({ status: 'OK' });
-    expect(rowCounts(t), 'only the unrouted table grew').toEqual({ ...before, unrouted_inbound: before.unrouted_inbound! + 1 });
+    expect(await rowCounts(t), 'only the unrouted table grew').toEqual({ ...before, unrouted_inbound: before.unrouted_inbound! + 1 });
 
     expect((await listMessages(t, account)).map((m) => [m.is_outbound, m.number])).toEqual([[true, CAROL]]);
     expect(await listMessages(t, other)).toEqual([]);
@@ -127,9 +127,9 @@ describe('POST /webhooks/receive, one-to-one', () => {
   it('keeps a redelivered unrouted message once', async () => {
     const { t } = await setup();
     expect((await receive(t, inbound('up-stranger', ALICE, UPSTREAM_LINE))).status).toBe(202);
-    const before = rowCounts(t);
+    const before = await rowCounts(t);
     expect((await receive(t, inbound('up-stranger', ALICE, UPSTREAM_LINE))).status).toBe(202);
-    expect(rowCounts(t)).toEqual(before);
+    expect(await rowCounts(t)).toEqual(before);
   });
 });
 
@@ -153,7 +153,7 @@ describe('POST /webhooks/receive, groups', () => {
       [true, 'group'],
     ]);
     expect((await t.store.groups.findByTransportGroupId((await accountRow(t, account)).id, 'up-group-1'))?.id).toBe(sent.group_id);
-    const hook = payloadsFor(t, listed[0].message_handle)[0];
+    const hook = (await payloadsFor(t, listed[0].message_handle))[0];
     expect(hook, show(hook)).toMatchObject({ group_id: sent.group_id, message_type: 'group', number: ALICE });
     expect([...hook.participants].sort()).toEqual([ALICE, BOB, sent.from_number].sort());
   });
@@ -196,9 +196,9 @@ describe('POST /webhooks/receive, groups', () => {
     const { t, account } = await setup();
     const sent = await sendGroup(t, account, { numbers: [ALICE, BOB] });
     await recordHandover(t.deps, sent.message_handle, { transportHandle: 'up-out-g2', transportGroupId: 'up-group-4' });
-    const before = rowCounts(t);
+    const before = await rowCounts(t);
     expectMessageError(await receive(t, inbound('up-g-in-5', CAROL, sent.from_number, { group_id: 'up-group-4' })), 400, 4000);
-    expect(rowCounts(t)).toEqual(before);
+    expect(await rowCounts(t)).toEqual(before);
   });
 });
 
@@ -216,9 +216,9 @@ describe('POST /webhooks/receive, bad payloads', () => {
     ['a number as content', (line) => inbound('x', ALICE, line, { content: 42 })],
   ])('refuses %s with 400 and writes nothing', async (_, body) => {
     const { t, line } = await setup();
-    const before = rowCounts(t);
+    const before = await rowCounts(t);
     const reply = await receive(t, body(line));
     expectMessageError(reply, 400, 4000, { nonEmpty: true });
-    expect(rowCounts(t)).toEqual(before);
+    expect(await rowCounts(t)).toEqual(before);
   });
 });

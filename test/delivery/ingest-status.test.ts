@@ -48,9 +48,13 @@ describe('POST /webhooks/status', () => {
     expect(reply.body).toEqual({ status: 'OK' });
 
     expect((await messageOf(t, handle)).status).toBe('SENT');
-    expect(callbackStatuses(t, handle)).toEqual(['QUEUED', 'SENT']);
+    expect(await callbackStatuses(t, handle)).toEqual(['QUEUED', 'SENT']);
     // Our handle goes to our client, never the transport's.
-    expect(payloadsFor(t, handle)[1]).toMatchObject({ message_handle: handle, status: 'SENT', date_updated: '2026-11-23T09:30:01.000Z' });
+    expect((await payloadsFor(t, handle))[1]).toMatchObject({
+      message_handle: handle,
+      status: 'SENT',
+      date_updated: '2026-11-23T09:30:01.000Z',
+    });
     const event = (await t.store.messages.history(handle)).find((row) => row.status === 'SENT')!;
     expect(event, show(event)).toMatchObject({ source: 'upstream', sourceEventId: 'msg_sent_1', applied: true, implied: false });
   });
@@ -65,7 +69,7 @@ describe('POST /webhooks/status', () => {
 
     expect(await messageOf(t, first)).toMatchObject({ status: 'ERROR', errorCode: 10002, errorMessage: 'Not confirmed' });
     expect(await messageOf(t, second)).toMatchObject({ status: 'ERROR', errorCode: 10001 });
-    expect(payloadsFor(t, first).at(-1)).toMatchObject({ status: 'ERROR', error_code: 10002, error_message: 'Not confirmed' });
+    expect((await payloadsFor(t, first)).at(-1)).toMatchObject({ status: 'ERROR', error_code: 10002, error_message: 'Not confirmed' });
   });
 
   it('keeps was_downgraded from the callback', async () => {
@@ -73,7 +77,7 @@ describe('POST /webhooks/status', () => {
     const handle = await handedOver(t, account, 'up-sms');
     await report(t, 'up-sms', 'SENT', { was_downgraded: true });
     expect(await messageOf(t, handle)).toMatchObject({ status: 'SENT', wasDowngraded: true });
-    expect(payloadsFor(t, handle).at(-1)).toMatchObject({ was_downgraded: true });
+    expect((await payloadsFor(t, handle)).at(-1)).toMatchObject({ was_downgraded: true });
   });
 
   it('answers 200 to a stale status and changes nothing but the history', async () => {
@@ -81,13 +85,13 @@ describe('POST /webhooks/status', () => {
     const handle = await handedOver(t, account, 'up-stale');
     await report(t, 'up-stale', 'SENT');
     await report(t, 'up-stale', 'DELIVERED');
-    const outboxBefore = rowCounts(t).webhook_deliveries;
+    const outboxBefore = (await rowCounts(t)).webhook_deliveries;
 
     const late = await report(t, 'up-stale', 'SENT', {}, 'msg_late_sent');
     expect(late.status, show(late.body)).toBe(200);
     expect(late.body).toEqual({ status: 'OK' });
     expect((await messageOf(t, handle)).status).toBe('DELIVERED');
-    expect(rowCounts(t).webhook_deliveries).toBe(outboxBefore);
+    expect((await rowCounts(t)).webhook_deliveries).toBe(outboxBefore);
     const kept = (await t.store.messages.history(handle)).filter((row) => row.sourceEventId === 'msg_late_sent');
     expect(kept, show(kept)).toMatchObject([{ status: 'SENT', applied: false }]);
   });
@@ -96,14 +100,14 @@ describe('POST /webhooks/status', () => {
     const { t, account } = await setup();
     const handle = await handedOver(t, account, 'up-dup');
     const first = await report(t, 'up-dup', 'SENT', {}, 'msg_same');
-    const before = rowCounts(t);
+    const before = await rowCounts(t);
     const again = await report(t, 'up-dup', 'SENT', {}, 'msg_same');
 
     expect([first.status, again.status]).toEqual([200, 200]);
     expect(again.body).toEqual({ status: 'OK' });
-    expect(rowCounts(t), 'the redelivery wrote rows').toEqual(before);
+    expect(await rowCounts(t), 'the redelivery wrote rows').toEqual(before);
     expect((await t.store.messages.history(handle)).filter((row) => row.sourceEventId === 'msg_same')).toHaveLength(1);
-    expect(callbackStatuses(t, handle)).toEqual(['QUEUED', 'SENT']);
+    expect(await callbackStatuses(t, handle)).toEqual(['QUEUED', 'SENT']);
   });
 
   it('turns DELIVERED before SENT into SENT (implied) then DELIVERED; the late SENT is not applied', async () => {
@@ -111,11 +115,11 @@ describe('POST /webhooks/status', () => {
     const handle = await handedOver(t, account, 'up-noisy');
 
     expect((await report(t, 'up-noisy', 'DELIVERED', {}, 'msg_d')).status).toBe(200);
-    expect(callbackStatuses(t, handle)).toEqual(['QUEUED', 'SENT', 'DELIVERED']);
+    expect(await callbackStatuses(t, handle)).toEqual(['QUEUED', 'SENT', 'DELIVERED']);
     expect((await report(t, 'up-noisy', 'SENT', {}, 'msg_s')).status).toBe(200);
 
     expect((await messageOf(t, handle)).status).toBe('DELIVERED');
-    expect(callbackStatuses(t, handle)).toEqual(['QUEUED', 'SENT', 'DELIVERED']);
+    expect(await callbackStatuses(t, handle)).toEqual(['QUEUED', 'SENT', 'DELIVERED']);
     const history = (await t.store.messages.history(handle)).map((row) => [row.status, row.applied, row.implied, row.sourceEventId]);
     expect(history, show(history)).toEqual([
       ['QUEUED', true, false, null],
@@ -133,20 +137,20 @@ describe('POST /webhooks/status', () => {
     expect(early.status, show(early.body)).toBe(202);
     expect(early.body).toEqual({ status: 'OK' });
     expect((await messageOf(t, handle)).status).toBe('QUEUED');
-    expect(rowCounts(t).orphan_status_events).toBe(1);
+    expect((await rowCounts(t)).orphan_status_events).toBe(1);
 
     // The same early event redelivered is still one kept event.
     expect((await report(t, 'up-early', 'SENT', {}, 'msg_early')).status).toBe(200);
-    expect(rowCounts(t).orphan_status_events).toBe(1);
+    expect((await rowCounts(t)).orphan_status_events).toBe(1);
 
     await recordHandover(t.deps, handle, { transportHandle: 'up-early' });
     expect((await messageOf(t, handle)).status).toBe('SENT');
-    expect(callbackStatuses(t, handle)).toEqual(['QUEUED', 'SENT']);
-    expect(rowCounts(t).orphan_status_events).toBe(0);
+    expect(await callbackStatuses(t, handle)).toEqual(['QUEUED', 'SENT']);
+    expect((await rowCounts(t)).orphan_status_events).toBe(0);
 
     // Known now: the next status applies directly.
     expect((await report(t, 'up-early', 'DELIVERED')).status).toBe(200);
-    expect(callbackStatuses(t, handle)).toEqual(['QUEUED', 'SENT', 'DELIVERED']);
+    expect(await callbackStatuses(t, handle)).toEqual(['QUEUED', 'SENT', 'DELIVERED']);
   });
 
   it('answers 200 to the QUEUED callback an upstream sends first (the message is already QUEUED)', async () => {
@@ -154,7 +158,7 @@ describe('POST /webhooks/status', () => {
     const handle = await handedOver(t, account, 'up-q');
     const reply = await report(t, 'up-q', 'QUEUED');
     expect(reply.status, show(reply.body)).toBe(200);
-    expect(callbackStatuses(t, handle)).toEqual(['QUEUED']);
+    expect(await callbackStatuses(t, handle)).toEqual(['QUEUED']);
   });
 
   it.each<[string, unknown]>([
@@ -171,10 +175,10 @@ describe('POST /webhooks/status', () => {
   ])('refuses %s with 400 and writes nothing', async (_, body) => {
     const { t, account } = await setup();
     await handedOver(t, account, 'up-x');
-    const before = rowCounts(t);
+    const before = await rowCounts(t);
     const reply = await postIngest(t, '/webhooks/status', body, { 'svc-signing-secret': INGEST_SECRET });
     expect(reply.status, show(reply.body)).toBe(400);
     expect(reply.body).toMatchObject({ status: 'ERROR', error_code: 4000 });
-    expect(rowCounts(t)).toEqual(before);
+    expect(await rowCounts(t)).toEqual(before);
   });
 });

@@ -23,7 +23,7 @@ describe('a status from status_callback and from the outbound webhook', () => {
       expect(reply.status, show(reply.body)).toBe(200);
     }
 
-    expect(callbackStatuses(t, handle)).toEqual(['QUEUED', 'SENT', 'DELIVERED']);
+    expect(await callbackStatuses(t, handle)).toEqual(['QUEUED', 'SENT', 'DELIVERED']);
     const applied = (await t.store.messages.history(handle)).filter((row) => row.applied && row.status === 'DELIVERED');
     expect(applied).toHaveLength(1);
     const accountId = (await t.store.accounts.findByKeyId(account.api_key_id))!.id;

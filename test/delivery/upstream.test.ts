@@ -226,7 +226,7 @@ describe('upstream transport: how answers end', () => {
       errorCode: 4002,
       errorMessage: '+1911 is a blacklisted number',
     });
-    expect(callbackStatuses(t, handle)).toEqual(['QUEUED', 'ERROR']);
+    expect(await callbackStatuses(t, handle)).toEqual(['QUEUED', 'ERROR']);
     expect(upstream.requests).toHaveLength(1);
   });
 
@@ -268,7 +268,7 @@ describe('upstream transport: how answers end', () => {
     await courier.idle();
 
     expect(await t.store.messages.findByAnyHandle(handle)).toMatchObject({ status: 'ERROR', errorCode: 10001, transportHandle: null });
-    expect(callbackStatuses(t, handle)).toEqual(['QUEUED', 'ERROR']);
+    expect(await callbackStatuses(t, handle)).toEqual(['QUEUED', 'ERROR']);
   });
 
   it('treats an upstream that never answers as a retryable failure (headers timeout), then recovers', async () => {

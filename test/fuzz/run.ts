@@ -71,7 +71,7 @@ async function fuzzRoute(route: Route, seed: number): Promise<void> {
   // The SDK's calls textrelay does not offer answer 501 to everything: no rules behind it to reach.
   const notSupported = operation?.tags?.includes('Not supported') ?? false;
   const property = fc.asyncProperty(requests, async (request) => {
-    const before = writes();
+    const before = await writes();
     const response = await t.app.request(request.url, toInit(request));
     // An event stream never ends: its status is what there is to check.
     const streaming = response.headers.get('content-type')?.includes('text/event-stream');
@@ -84,7 +84,7 @@ async function fuzzRoute(route: Route, seed: number): Promise<void> {
       return;
     }
     outcomes.rejected += 1;
-    expect(writes(), `a rejected request wrote: ${where}`).toBe(before);
+    expect(await writes(), `a rejected request wrote: ${where}`).toBe(before);
     if (operation) expectDocumentedError(operation, response.status, response.headers.get('content-type'), text, where);
   });
   try {

@@ -1,8 +1,12 @@
 import pino from 'pino';
+import { onTestFinished, TestRunner } from 'vitest';
 import { buildApp } from '../../src/app.ts';
 import { type Config, loadConfig } from '../../src/config.ts';
-import { type Db, migrateDatabase, openDatabase } from '../../src/db/sqlite/connection.ts';
-import { createSqliteStore } from '../../src/db/sqlite/store.ts';
+import type { PgDb } from '../../src/db/postgres/db.ts';
+import { createPostgresStore } from '../../src/db/postgres/store.ts';
+import { closeDatabase, type Db, migrateDatabase, openDatabase } from '../../src/db/sqlite/connection.ts';
+import { createSqliteStore, type SqliteStore } from '../../src/db/sqlite/store.ts';
+import type { Store } from '../../src/db/store.ts';
 import { createDeps } from '../../src/deps.ts';
 import type { OutboundPolicy } from '../../src/domain/address-policy.ts';
 import type { AppDeps } from '../../src/http/app-deps.ts';
@@ -11,10 +15,15 @@ import type { MetricsEndpoint } from '../../src/http/metrics.ts';
 import { type CreateAccountInput, createAccount } from '../../src/services/accounts.ts';
 import type { SignInThrottleSettings } from '../../src/services/sign-in-throttle.ts';
 import { FakeClock } from './clock.ts';
+import { deferredStore } from './deferred-store.ts';
 import { LOOPBACK_ALLOWED } from './fixtures.ts';
 import { jsonRequest, readReply } from './http.ts';
+import { reusedPostgresDatabase } from './postgres-database.ts';
 
 const defaults = loadConfig({});
+
+/** The database the test apps run on: SQLite unless the vitest project sets TEXTRELAY_TEST_BACKEND=postgres. */
+export const TEST_BACKEND: 'sqlite' | 'postgres' = process.env.TEXTRELAY_TEST_BACKEND === 'postgres' ? 'postgres' : 'sqlite';
 
 export type TestAccount = Awaited<ReturnType<typeof createAccount>> & { headers: Record<string, string> };
 
@@ -63,17 +72,78 @@ function testConfig(options: TestAppOptions): Config {
   };
 }
 
+/** A test app's database: the store, and for SQLite the handles its tests may reach under it. */
+type TestDatabase = {
+  store: Store;
+  db: Db;
+  queries: SqliteStore['queries'];
+  commits: SqliteStore['commits'];
+  /** On PostgreSQL, its pool once ready, for test helpers that read tables under the store. */
+  postgres: Promise<PgDb> | undefined;
+  /** Closes the database; again does nothing. */
+  close(): Promise<void>;
+};
+
+/** A fresh in-memory SQLite (or the file `database`) migrated by the production migrator. */
+function sqliteDatabase(database = ':memory:'): TestDatabase {
+  const db = openDatabase(database);
+  migrateDatabase(db);
+  const sqlite = createSqliteStore(db, ':memory:');
+  return {
+    store: sqlite.store,
+    db,
+    queries: sqlite.queries,
+    commits: sqlite.commits,
+    postgres: undefined,
+    close: async () => {
+      if (db.$client.open) closeDatabase(db);
+    },
+  };
+}
+
+/** Stands for a SQLite-only handle on PostgreSQL: any use fails, naming the handle, so such tests stay SQLite-only. */
+function sqliteOnly<T>(name: string): T {
+  return new Proxy({} as object, {
+    get() {
+      throw new Error(`t.${name} is SQLite-only: this test cannot run on PostgreSQL`);
+    },
+  }) as T;
+}
+
 /**
- * The real app on a fresh in-memory database migrated by the production migrator, with a fake
- * clock. Every test gets its own; nothing is shared between tests.
+ * A PostgreSQL database of its own, migrated and empty, handed out before it is ready (calls
+ * wait for it), closed when the test ends.
+ */
+function postgresDatabase(): TestDatabase {
+  const database = reusedPostgresDatabase();
+  const close = async () => (await database).close();
+  // Outside a test (beforeAll), the file's end closes it.
+  if (TestRunner.getCurrentTest()) onTestFinished(close);
+  return {
+    store: deferredStore(database.then(({ db }) => createPostgresStore(db))),
+    db: sqliteOnly('db'),
+    queries: sqliteOnly('queries'),
+    commits: sqliteOnly('commits'),
+    postgres: database.then(({ db }) => db),
+    close,
+  };
+}
+
+function testDatabase(overrides: TestAppOptions): TestDatabase {
+  if (TEST_BACKEND === 'sqlite') return sqliteDatabase(overrides.database);
+  if (overrides.database !== undefined) throw new Error('a SQLite file (options.database) cannot run on PostgreSQL');
+  return postgresDatabase();
+}
+
+/**
+ * The real app on a fresh database of the test backend (TEST_BACKEND) migrated by the production
+ * migrator, with a fake clock. Every test gets its own; nothing is shared between tests.
  */
 export function makeTestApp(overrides: TestAppOptions = {}) {
   const clock = new FakeClock();
-  const db: Db = openDatabase(overrides.database ?? ':memory:');
-  migrateDatabase(db);
-  const sqlite = createSqliteStore(db, ':memory:');
+  const database = testDatabase(overrides);
   const deps = createDeps(testConfig(overrides), {
-    store: sqlite.store,
+    store: database.store,
     isReady: () => true,
     clock,
     log: overrides.log ?? pino({ level: 'silent' }),
@@ -110,13 +180,15 @@ export function makeTestApp(overrides: TestAppOptions = {}) {
 
   return {
     app,
-    db,
+    db: database.db,
+    postgres: database.postgres,
+    close: database.close,
     deps,
     clock,
     notifier: deps.notify,
     store: deps.store,
-    commits: sqlite.commits,
-    queries: sqlite.queries,
+    commits: database.commits,
+    queries: database.queries,
     createAccount: createTestAccount,
     call,
   };

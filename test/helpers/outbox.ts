@@ -1,5 +1,6 @@
 /** Reads the webhook outbox of the test database, as the dispatcher would find it. */
 import { asc, eq } from 'drizzle-orm';
+import { webhookDeliveries as pgWebhookDeliveries } from '../../src/db/postgres/schema.ts';
 import { webhookDeliveries } from '../../src/db/schema.ts';
 import type { ClaimedDelivery, FinishedDelivery } from '../../src/db/sqlite/queries/delivery-claims.ts';
 import { type AttemptOutcome, createCallbackClaims } from '../../src/domain/callback-claims.ts';
@@ -10,18 +11,22 @@ import type { TestApp } from './app.ts';
 export type OutboxRow = typeof webhookDeliveries.$inferSelect;
 
 /** Every outbox row written for a message, in seq order (the order its callbacks must go out). */
-export function outboxFor(t: TestApp, handle: string): OutboxRow[] {
+export async function outboxFor(t: TestApp, handle: string): Promise<OutboxRow[]> {
+  if (t.postgres !== undefined) {
+    const table = pgWebhookDeliveries;
+    return await (await t.postgres).select().from(table).where(eq(table.messageHandle, handle)).orderBy(asc(table.seq));
+  }
   return t.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.messageHandle, handle)).orderBy(asc(webhookDeliveries.seq)).all();
 }
 
 /** The parsed bodies of a message's outbox rows, in seq order. */
-export function payloadsFor(t: TestApp, handle: string): any[] {
-  return outboxFor(t, handle).map((row) => JSON.parse(row.payload));
+export async function payloadsFor(t: TestApp, handle: string): Promise<any[]> {
+  return (await outboxFor(t, handle)).map((row) => JSON.parse(row.payload));
 }
 
 /** The statuses a message's status callbacks will report, in the order they go out. */
-export function callbackStatuses(t: TestApp, handle: string): string[] {
-  return payloadsFor(t, handle).map((payload) => payload.status);
+export async function callbackStatuses(t: TestApp, handle: string): Promise<string[]> {
+  return (await payloadsFor(t, handle)).map((payload) => payload.status);
 }
 
 /** A claimed row's attempt, as the dispatcher reports it back: answered `statusCode` (and `excerpt`), ending in `outcome`. */

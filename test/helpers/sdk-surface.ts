@@ -1,5 +1,6 @@
 /** Helpers of the SDK-surface tests: account webhook lists, the event log, and a provider that records calls. */
 import { asc, eq } from 'drizzle-orm';
+import { webhookDeliveries as pgWebhookDeliveries } from '../../src/db/postgres/schema.ts';
 import { webhookDeliveries } from '../../src/db/schema.ts';
 import type { WebhookType } from '../../src/domain/webhook-types.ts';
 import { ProviderAnswer, type ProviderApi, type ProviderRequest } from '../../src/services/provider.ts';
@@ -27,6 +28,14 @@ export async function subscribe(t: TestApp, account: TestAccount, type: WebhookT
 
 /** The account's outbox rows of every kind, in the order they were written. */
 export async function accountOutbox(t: TestApp, account: TestAccount) {
+  if (t.postgres !== undefined) {
+    const table = pgWebhookDeliveries;
+    return await (await t.postgres)
+      .select()
+      .from(table)
+      .where(eq(table.accountId, await accountIdOf(t, account)))
+      .orderBy(asc(table.seq));
+  }
   return t.db
     .select()
     .from(webhookDeliveries)

@@ -16,7 +16,7 @@ afterEach(async () => {
   for (const controller of opened.splice(0)) controller.abort();
   t.notifier.endWatchers();
   await server.close();
-  t.db.$client.close();
+  await t.close();
 });
 
 /** A real server socket over a fresh app; a slow poll so that wake-ups, not polls, carry the tests unless they say so. */

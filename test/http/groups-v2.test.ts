@@ -117,7 +117,7 @@ describe('POST /api/v2/groups/{groupID}/name', () => {
     expect((await retrieve(t, account, groupId)).body.data.group_name).toBe('Book club');
 
     const inbound = await t.call('POST', '/sandbox/inbound', account, { number: ALICE, group_id: groupId, content: 'hi' });
-    expect(payloadsFor(t, inbound.body.message_handle)[0]).toMatchObject({ group_display_name: 'Book club' });
+    expect((await payloadsFor(t, inbound.body.message_handle))[0]).toMatchObject({ group_display_name: 'Book club' });
 
     for (const cleared of [null, '']) {
       await rename(t, account, groupId, { group_name: 'again' });

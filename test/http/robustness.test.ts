@@ -101,11 +101,11 @@ async function probe(
   path: string,
   options: Parameters<typeof raw>[3] & { expectStatus?: number | number[] } = {},
 ): Promise<Answer> {
-  const before = rowCounts(t);
+  const before = await rowCounts(t);
   const answer = await raw(t, method, path, options);
   const context = `${method} ${path.slice(0, 200)} body=${show(typeof options.body === 'string' ? options.body : `<${options.body?.length ?? 0} bytes>`)} ct=${options.contentType}`;
   expectSane(answer, context);
-  if (answer.status >= 400) expect(rowCounts(t), `a rejection wrote rows: ${context} -> ${show(answer.text)}`).toEqual(before);
+  if (answer.status >= 400) expect(await rowCounts(t), `a rejection wrote rows: ${context} -> ${show(answer.text)}`).toEqual(before);
   if (options.expectStatus !== undefined) {
     const allowed = Array.isArray(options.expectStatus) ? options.expectStatus : [options.expectStatus];
     expect(allowed, `${context} -> ${answer.status} ${show(answer.text)}`).toContain(answer.status);

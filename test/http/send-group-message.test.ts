@@ -250,10 +250,10 @@ describe('POST /api/send-group-message: validation', () => {
     const t = makeTestApp();
     const account = await t.createAccount();
     const writes = writeCounter(t);
-    const before = writes();
+    const before = await writes();
     const reply = await sendGroup(t, account, { numbers: [ALICE, BOB], content: 'hi', from_number: '+14155550109' });
     // Not even a group created and rolled back: the line is checked first.
-    expect(writes()).toBe(before);
+    expect(await writes()).toBe(before);
     await expectRejectedWithoutWrite(t, account, reply);
   });
 

@@ -119,6 +119,6 @@ describe('upstream down', () => {
     );
 
     expect(await t.store.messages.findByAnyHandle(handle)).toMatchObject({ status: 'ERROR', errorCode: 10001, transportHandle: null });
-    expect(callbackStatuses(t, handle)).toEqual(['QUEUED', 'ERROR']);
+    expect(await callbackStatuses(t, handle)).toEqual(['QUEUED', 'ERROR']);
   });
 });

@@ -44,8 +44,10 @@ describe('555-0106 replies after DELIVERED', () => {
     const byCid = await listed(t, account, `cid=${contact.cid}`);
     expect(byCid.map((m) => m.message_handle)).toEqual([echo.message_handle, sent.message_handle]);
 
-    expect(outboxFor(t, echo.message_handle).map((row) => [row.eventType, row.url])).toEqual([['message.received', RECEIVE_WEBHOOK]]);
-    expect(payloadsFor(t, echo.message_handle)[0]).toMatchObject({
+    expect((await outboxFor(t, echo.message_handle)).map((row) => [row.eventType, row.url])).toEqual([
+      ['message.received', RECEIVE_WEBHOOK],
+    ]);
+    expect((await payloadsFor(t, echo.message_handle))[0]).toMatchObject({
       content: 'echo: ping',
       is_outbound: false,
       status: 'RECEIVED',
@@ -58,7 +60,7 @@ describe('555-0106 replies after DELIVERED', () => {
 
     // The rest of the timeline is the default one, and the reply is never repeated.
     await t.steps(5);
-    expect(callbackStatuses(t, sent.message_handle)).toEqual(['QUEUED', 'SENT', 'DELIVERED', 'READ']);
+    expect(await callbackStatuses(t, sent.message_handle)).toEqual(['QUEUED', 'SENT', 'DELIVERED', 'READ']);
     expect(await listed(t, account, 'is_outbound=false')).toHaveLength(1);
   });
 
@@ -79,7 +81,7 @@ describe('555-0106 replies after DELIVERED', () => {
         group_id: sent.group_id,
         to_number: sent.from_number,
       });
-      const [payload] = payloadsFor(t, reply.message_handle);
+      const [payload] = await payloadsFor(t, reply.message_handle);
       expect(payload, show(payload)).toMatchObject({ message_type: 'group', group_id: sent.group_id, number: reply.from_number });
       expect([...payload.participants].sort()).toEqual([READER, ECHO, OTHER_ECHO, sent.from_number].sort());
     }

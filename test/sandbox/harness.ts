@@ -1,6 +1,7 @@
 /** A test app with the sandbox network carrying its sends, driven by the fake clock. */
 import { count } from 'drizzle-orm';
 import { expect } from 'vitest';
+import { sandboxSteps as pgSandboxSteps } from '../../src/db/postgres/schema.ts';
 import { sandboxSteps } from '../../src/db/schema.ts';
 import { createCourier } from '../../src/transports/courier.ts';
 import { createSandboxAtSend, createSandboxTransport } from '../../src/transports/sandbox.ts';
@@ -53,6 +54,7 @@ export function makeSandboxApp(options: Parameters<typeof makeTestApp>[0] & { st
 export type SandboxApp = ReturnType<typeof makeSandboxApp>;
 
 /** How many steps the network still has planned, all messages together. */
-export function plannedStepCount(t: TestApp): number {
+export async function plannedStepCount(t: TestApp): Promise<number> {
+  if (t.postgres !== undefined) return await (await t.postgres).$count(pgSandboxSteps);
   return t.db.select({ total: count() }).from(sandboxSteps).get()?.total ?? 0;
 }

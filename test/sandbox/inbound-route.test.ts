@@ -51,7 +51,7 @@ describe('POST /sandbox/inbound', () => {
 
     const [contact] = await contactsOf(t, account);
     expect(contact).toMatchObject({ phone: PERSON, previewText: 'hi, it is me', is_unread: true, last_date: reply.body.date_sent });
-    expect(payloadsFor(t, reply.body.message_handle)).toEqual([
+    expect(await payloadsFor(t, reply.body.message_handle)).toEqual([
       expect.objectContaining({
         message_handle: reply.body.message_handle,
         content: 'hi, it is me',
@@ -59,7 +59,7 @@ describe('POST /sandbox/inbound', () => {
         from_number: PERSON,
       }),
     ]);
-    expect(outboxFor(t, reply.body.message_handle).map((row) => row.url)).toEqual([RECEIVE_WEBHOOK]);
+    expect((await outboxFor(t, reply.body.message_handle)).map((row) => row.url)).toEqual([RECEIVE_WEBHOOK]);
   });
 
   it('writes to the line the person is already pinned to, and takes media without content', async () => {
@@ -76,7 +76,7 @@ describe('POST /sandbox/inbound', () => {
     const account = await t.createAccount({ receiveWebhook: RECEIVE_WEBHOOK });
     const reply = await inbound(t, account, { number: CAROL, content: 'sms here' });
     expect(reply.body.was_downgraded).toBe(true);
-    expect(payloadsFor(t, reply.body.message_handle)[0]).toMatchObject({ service: 'SMS', was_downgraded: true });
+    expect((await payloadsFor(t, reply.body.message_handle))[0]).toMatchObject({ service: 'SMS', was_downgraded: true });
   });
 
   it('a member writes in a group: listed under its group_id with the group send', async () => {
@@ -93,7 +93,7 @@ describe('POST /sandbox/inbound', () => {
       [false, 'count me in'],
       [true, 'hello all'],
     ]);
-    expect(payloadsFor(t, reply.body.message_handle)[0]).toMatchObject({ message_type: 'group', group_id: groupId, number: BOB });
+    expect((await payloadsFor(t, reply.body.message_handle))[0]).toMatchObject({ message_type: 'group', group_id: groupId, number: BOB });
   });
 });
 

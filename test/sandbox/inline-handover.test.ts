@@ -19,7 +19,7 @@ describe('sends to the sandbox are handed over as they are stored', () => {
     expectAccepted(reply);
     const handle = reply.body.message_handle as string;
 
-    expect(plannedStepCount(t)).toBe(3);
+    expect(await plannedStepCount(t)).toBe(3);
     expect(await t.store.messages.findByAnyHandle(handle)).toMatchObject({
       status: 'QUEUED',
       transportHandle: handle,
@@ -29,7 +29,7 @@ describe('sends to the sandbox are handed over as they are stored', () => {
     expect(queued).toEqual([]);
 
     await t.steps(3);
-    expect(callbackStatuses(t, handle)).toEqual(['QUEUED', 'SENT', 'DELIVERED', 'READ']);
+    expect(await callbackStatuses(t, handle)).toEqual(['QUEUED', 'SENT', 'DELIVERED', 'READ']);
   });
 
   it('a group send is planned as it is stored too, and its idempotent replay plans nothing more', async () => {
@@ -39,14 +39,14 @@ describe('sends to the sandbox are handed over as they are stored', () => {
     const headers = { 'idempotency-key': 'group-once' };
     const first = await t.call('POST', '/api/send-group-message', account, body, headers);
     expectAccepted(first);
-    const planned = plannedStepCount(t);
+    const planned = await plannedStepCount(t);
     expect(planned).toBeGreaterThan(0);
     expect((await messagesAwaitingHandover(t.deps, 10)).messages).toEqual([]);
 
     const again = await t.call('POST', '/api/send-group-message', account, body, headers);
     expectAccepted(again);
     expect(again.body.message_handle).toBe(first.body.message_handle);
-    expect(plannedStepCount(t)).toBe(planned);
+    expect(await plannedStepCount(t)).toBe(planned);
   });
 
   it('a refused send plans nothing', async () => {
@@ -54,6 +54,6 @@ describe('sends to the sandbox are handed over as they are stored', () => {
     const account = await t.createAccount();
     const reply = await t.call('POST', '/api/send-message', account, { number: '911', content: 'hi' });
     expect(reply.status).toBe(400);
-    expect(plannedStepCount(t)).toBe(0);
+    expect(await plannedStepCount(t)).toBe(0);
   });
 });

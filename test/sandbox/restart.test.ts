@@ -49,13 +49,13 @@ describe('sandbox state survives a restart', () => {
     closeDatabase(before.db);
 
     const after = processOn(file, before.clock.now());
-    expect(plannedStepCount(after)).toBe(2);
+    expect(await plannedStepCount(after)).toBe(2);
     await after.steps();
     expect((await after.statusOf(account, sent.message_handle)).status).toBe('DELIVERED');
     await after.steps();
     expect((await after.statusOf(account, sent.message_handle)).status).toBe('READ');
-    expect(callbackStatuses(after, sent.message_handle)).toEqual(['QUEUED', 'SENT', 'DELIVERED', 'READ']);
-    expect(plannedStepCount(after)).toBe(0);
+    expect(await callbackStatuses(after, sent.message_handle)).toEqual(['QUEUED', 'SENT', 'DELIVERED', 'READ']);
+    expect(await plannedStepCount(after)).toBe(0);
   });
 
   it('start() applies at once every step that fell due while the process was down', async () => {
@@ -73,8 +73,8 @@ describe('sandbox state survives a restart', () => {
     after.transport.start();
     await after.transport.stop();
     expect(await after.statusOf(account, sent.message_handle)).toMatchObject({ status: 'ERROR', error_code: 10002 });
-    expect(callbackStatuses(after, sent.message_handle)).toEqual(['QUEUED', 'SENT', 'ERROR']);
-    expect(plannedStepCount(after)).toBe(0);
+    expect(await callbackStatuses(after, sent.message_handle)).toEqual(['QUEUED', 'SENT', 'ERROR']);
+    expect(await plannedStepCount(after)).toBe(0);
   });
 
   it('a send stored but never handed over is handed over on resume and runs its timeline', async () => {
@@ -88,9 +88,9 @@ describe('sandbox state survives a restart', () => {
     const after = processOn(file, crashed.clock.now());
     await after.courier.resume();
     await after.courier.idle();
-    expect(plannedStepCount(after)).toBe(3);
+    expect(await plannedStepCount(after)).toBe(3);
     await after.steps(3);
-    expect(callbackStatuses(after, handle)).toEqual(['QUEUED', 'SENT', 'DELIVERED', 'READ']);
+    expect(await callbackStatuses(after, handle)).toEqual(['QUEUED', 'SENT', 'DELIVERED', 'READ']);
   });
 });
 
@@ -105,16 +105,16 @@ describe('the sandbox dedupes by our handle', () => {
 
     expect(await transport.send(message!)).toEqual({ transportHandle: handle });
     expect(await transport.send(message!)).toEqual({ transportHandle: handle });
-    expect(plannedStepCount(t)).toBe(3);
+    expect(await plannedStepCount(t)).toBe(3);
 
     t.clock.advance(STEP_MS);
     expect(await transport.runDue()).toBe(1);
     // Handed over again after its SENT was applied (a crash before the hand-over was recorded): nothing replays.
     await transport.send(message!);
-    expect(plannedStepCount(t)).toBe(2);
+    expect(await plannedStepCount(t)).toBe(2);
 
     t.clock.advance(5 * STEP_MS);
     expect(await transport.runDue()).toBe(2);
-    expect(callbackStatuses(t, handle)).toEqual(['QUEUED', 'SENT', 'DELIVERED', 'READ']);
+    expect(await callbackStatuses(t, handle)).toEqual(['QUEUED', 'SENT', 'DELIVERED', 'READ']);
   });
 });

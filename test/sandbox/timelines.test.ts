@@ -124,9 +124,9 @@ describe('sandbox test numbers: each full timeline, one step every TEXTRELAY_SAN
 
       // One callback per applied change, gap-free and in order, each carrying the message as it then was.
       const applied = timeline.history.filter((line) => !line.includes('kept')).map((line) => line.split(' ')[0]);
-      expect(callbackStatuses(t, handle)).toEqual(applied);
-      const payloads = payloadsFor(t, handle);
-      expect(outboxFor(t, handle).every((row) => row.url === CALLBACK_URL && row.eventType === 'message.status')).toBe(true);
+      expect(await callbackStatuses(t, handle)).toEqual(applied);
+      const payloads = await payloadsFor(t, handle);
+      expect((await outboxFor(t, handle)).every((row) => row.url === CALLBACK_URL && row.eventType === 'message.status')).toBe(true);
       expect(payloads.at(-1), show(payloads)).toMatchObject({
         message_handle: handle,
         status: timeline.afterEachStep.at(-1),
@@ -136,9 +136,9 @@ describe('sandbox test numbers: each full timeline, one step every TEXTRELAY_SAN
       });
 
       // The timeline is over: nothing left planned, and later steps change nothing.
-      expect(plannedStepCount(t)).toBe(0);
+      expect(await plannedStepCount(t)).toBe(0);
       expect(await t.steps(10)).toBe(0);
-      expect(callbackStatuses(t, handle)).toEqual(applied);
+      expect(await callbackStatuses(t, handle)).toEqual(applied);
     });
   }
 
@@ -146,11 +146,11 @@ describe('sandbox test numbers: each full timeline, one step every TEXTRELAY_SAN
     const t = makeSandboxApp();
     const { handle } = await sendTo(t, '+13125550105');
     expect(await t.steps()).toBe(2);
-    expect(callbackStatuses(t, handle)).toEqual(['QUEUED', 'SENT', 'DELIVERED']);
+    expect(await callbackStatuses(t, handle)).toEqual(['QUEUED', 'SENT', 'DELIVERED']);
     expect(await t.steps()).toBe(2);
-    expect(callbackStatuses(t, handle)).toEqual(['QUEUED', 'SENT', 'DELIVERED']);
+    expect(await callbackStatuses(t, handle)).toEqual(['QUEUED', 'SENT', 'DELIVERED']);
     expect(await t.steps()).toBe(2);
-    expect(callbackStatuses(t, handle)).toEqual(['QUEUED', 'SENT', 'DELIVERED', 'READ']);
+    expect(await callbackStatuses(t, handle)).toEqual(['QUEUED', 'SENT', 'DELIVERED', 'READ']);
   });
 
   it('a step of 0 ms runs the whole timeline at once', async () => {
@@ -182,7 +182,7 @@ describe('group sends follow their most limiting member', () => {
         was_downgraded: wasDowngraded,
         group_id: sent.group_id,
       });
-      expect(callbackStatuses(t, sent.message_handle).at(-1)).toBe(finalStatus);
+      expect((await callbackStatuses(t, sent.message_handle)).at(-1)).toBe(finalStatus);
     });
   }
 });

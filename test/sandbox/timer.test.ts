@@ -27,13 +27,13 @@ describe('a started sandbox arms one timer for its earliest step', () => {
       await vi.advanceTimersByTimeAsync(ms);
     };
     await advance(STEP_MS - 1);
-    expect(callbackStatuses(t, sent.message_handle)).toEqual(['QUEUED']);
+    expect(await callbackStatuses(t, sent.message_handle)).toEqual(['QUEUED']);
     await advance(1);
-    expect(callbackStatuses(t, sent.message_handle)).toEqual(['QUEUED', 'SENT']);
+    expect(await callbackStatuses(t, sent.message_handle)).toEqual(['QUEUED', 'SENT']);
     expect(vi.getTimerCount()).toBe(1);
     await advance(STEP_MS);
     await advance(STEP_MS);
-    expect(callbackStatuses(t, sent.message_handle)).toEqual(['QUEUED', 'SENT', 'DELIVERED', 'READ']);
+    expect(await callbackStatuses(t, sent.message_handle)).toEqual(['QUEUED', 'SENT', 'DELIVERED', 'READ']);
     // Nothing planned: no timer waits.
     expect(vi.getTimerCount()).toBe(0);
 

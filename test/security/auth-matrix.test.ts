@@ -128,10 +128,10 @@ async function accountRoute(world: World, route: Route, operation: OpenApiOperat
       const separator = target.query === '' ? '?' : '&';
       const url = `${target.path}${target.query}${wrong.query ? `${separator}${wrong.query}` : ''}`;
       const call = jsonCall(route.method, url, wrong.headers, target.body);
-      const count = writes();
+      const count = await writes();
       const answer = await probe(world, call);
       expectUnauthorized(answer, `${wrong.name}: ${describeExchange(call, answer)}`, 'Invalid or missing API credentials');
-      expect(writes(), `${wrong.name} wrote: ${describeExchange(call, answer)}`).toBe(count);
+      expect(await writes(), `${wrong.name} wrote: ${describeExchange(call, answer)}`).toBe(count);
     }
   }
 
@@ -180,12 +180,12 @@ async function ingestRoute(world: World, route: Route): Promise<void> {
       headers: [...attempt.headers, ['content-type', 'application/json']],
       body,
     };
-    const count = writes();
+    const count = await writes();
     const answer = await probe(world, call);
     const where = `${attempt.name}: ${describeExchange(call, answer)}`;
     expect(answer.status, where).toBe(401);
     expect(JSON.parse(answer.text), where).toMatchObject({ status: 'ERROR', error_code: 4010 });
-    expect(writes(), `wrote: ${where}`).toBe(count);
+    expect(await writes(), `wrote: ${where}`).toBe(count);
     refusals.add(answer.text);
   }
   expect([...refusals], 'every refusal must read the same, so none hints at which part was wrong').toHaveLength(1);
@@ -246,20 +246,20 @@ async function sessionRoute(world: World, route: Route): Promise<void> {
   for (const stranger of strangers) {
     for (const target of targets) {
       const call = sessionCall(route, target, stranger.headers);
-      const count = writes();
+      const count = await writes();
       const answer = await probe(world, call);
       expectRefusedPage(call, answer, `${stranger.name} (without a session a page must send to the login form or refuse, never show data)`);
-      expect(writes(), `${stranger.name} wrote: ${describeExchange(call, answer)}`).toBe(count);
+      expect(await writes(), `${stranger.name} wrote: ${describeExchange(call, answer)}`).toBe(count);
     }
   }
   if (route.method === 'POST') {
     // Cross-site request forgery: the victim's browser carries its cookie, the form comes from elsewhere.
     for (const target of targets) {
       const call = sessionCall(route, target, [['cookie', victimSession.cookie]], 'https://evil.example');
-      const count = writes();
+      const count = await writes();
       const answer = await probe(world, call);
       expect(answer.status, `a cross-site post must be refused: ${describeExchange(call, answer)}`).toBeGreaterThanOrEqual(400);
-      expect(writes(), `a cross-site post wrote: ${describeExchange(call, answer)}`).toBe(count);
+      expect(await writes(), `a cross-site post wrote: ${describeExchange(call, answer)}`).toBe(count);
     }
   }
   for (const target of targets) {

@@ -41,7 +41,7 @@ describe('STOP and START from the end user', () => {
     const stop = await inbound(t, account, ' Stop ');
     expect(stop.status, show(stop.body)).toBe(200);
     expect(await optOutOf(t, account)).toBe(true);
-    expect(payloadsFor(t, stop.body.message_handle)).toEqual([expect.objectContaining({ content: ' Stop ', opted_out: true })]);
+    expect(await payloadsFor(t, stop.body.message_handle)).toEqual([expect.objectContaining({ content: ' Stop ', opted_out: true })]);
     expect((await t.store.messages.findByHandle((await accountRow(t, account)).id, stop.body.message_handle))?.optedOut).toBe(true);
 
     const refused = await t.call('POST', '/api/send-message', account, { number: ALICE, content: 'one more?' });
@@ -52,7 +52,7 @@ describe('STOP and START from the end user', () => {
 
     const start = await inbound(t, account, 'START');
     expect(await optOutOf(t, account)).toBe(false);
-    expect(payloadsFor(t, start.body.message_handle)[0].opted_out).toBe(false);
+    expect((await payloadsFor(t, start.body.message_handle))[0].opted_out).toBe(false);
     expect((await t.call('POST', '/api/send-message', account, { number: ALICE, content: 'welcome back' })).status).toBe(202);
   });
 
@@ -60,7 +60,7 @@ describe('STOP and START from the end user', () => {
     const t = makeTestApp();
     const account = await t.createAccount({ receiveWebhook: RECEIVE_WEBHOOK });
     const hello = await inbound(t, account, 'stop by later?');
-    expect(payloadsFor(t, hello.body.message_handle)[0].opted_out).toBe(false);
+    expect((await payloadsFor(t, hello.body.message_handle))[0].opted_out).toBe(false);
     expect(await optOutOf(t, account)).toBe(false);
 
     await t.store.webhookSubscriptions.add({

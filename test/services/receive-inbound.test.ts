@@ -104,7 +104,7 @@ describe('receiveInbound: one-to-one', () => {
     await addReceiveUrl(t.deps, row.id, 'https://second.example.com/in', t.clock.now() + 1);
     const { message } = await receiveInbound(t.deps, row, inbound({ service: 'SMS' }));
 
-    const rows = outboxFor(t, message.handle);
+    const rows = await outboxFor(t, message.handle);
     expect(rows.map((r) => [r.eventType, r.url, r.state])).toEqual([
       ['message.received', RECEIVE_URL, 'pending'],
       ['message.received', 'https://second.example.com/in', 'pending'],
@@ -138,7 +138,7 @@ describe('receiveInbound: one-to-one', () => {
     t.notifier.subscribe({ outboxWritten: () => signals.push('outbox') });
     const { message } = await receiveInbound(t.deps, row, inbound());
     expect(message.status).toBe('RECEIVED');
-    expect(outboxFor(t, message.handle)).toEqual([]);
+    expect(await outboxFor(t, message.handle)).toEqual([]);
   });
 });
 
@@ -156,7 +156,7 @@ describe('receiveInbound: groups', () => {
       show(listed.body),
     ).toEqual([message.handle, sent.message_handle]);
 
-    const payload = payloadsFor(t, message.handle)[0];
+    const payload = (await payloadsFor(t, message.handle))[0];
     expect(payload, show(payload)).toMatchObject({
       message_type: 'group',
       group_id: sent.group_id,
@@ -225,7 +225,7 @@ describe('receiveFromTransport: which account', () => {
     expect([first.created, again.created]).toEqual([true, false]);
     expect(again.message.handle).toBe(first.message.handle);
     expect(await messagesOf(t, row)).toHaveLength(1);
-    expect(outboxFor(t, first.message.handle)).toHaveLength(1);
+    expect(await outboxFor(t, first.message.handle)).toHaveLength(1);
   });
 
   it('stores a message on the line the sender wrote to', async () => {
@@ -236,7 +236,7 @@ describe('receiveFromTransport: which account', () => {
     await send(t, account, { number: CAROL });
     const { message } = routed(await receiveFromTransport(t.deps, fromTransport(aliceWroteTo)));
     expect(message.lineNumber, `ALICE wrote to ${aliceWroteTo}`).toBe(aliceWroteTo);
-    expect(payloadsFor(t, message.handle)[0].to_number).toBe(aliceWroteTo);
+    expect((await payloadsFor(t, message.handle))[0].to_number).toBe(aliceWroteTo);
   });
 });
 
@@ -280,7 +280,7 @@ describe('receiveFromTransport: groups', () => {
     expect(second.groupId).toBe(group.id);
     const ourSend = await sendGroup(t, account, { numbers: [DAVE, CAROL] });
     expect(ourSend.group_id, 'sent and received messages list together under one group_id').toBe(group.id);
-    const payload = payloadsFor(t, second.handle)[0];
+    const payload = (await payloadsFor(t, second.handle))[0];
     expect([...payload.participants].sort()).toEqual([CAROL, DAVE, line].sort());
   });
 });

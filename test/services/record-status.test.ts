@@ -66,7 +66,7 @@ describe('recordStatus: order', () => {
     expect(signals.outboxWritten, 'nothing new to dispatch').toBe(before + 1);
 
     expect((await statusOf(t, handle)).status).toBe('DELIVERED');
-    expect(callbackStatuses(t, handle)).toEqual(['QUEUED', 'SENT', 'DELIVERED']);
+    expect(await callbackStatuses(t, handle)).toEqual(['QUEUED', 'SENT', 'DELIVERED']);
     const history = (await t.store.messages.history(handle)).map((e) => [e.status, e.applied, e.implied, e.notAppliedReason]);
     expect(history, show(history)).toEqual([
       ['QUEUED', true, false, null],
@@ -83,7 +83,7 @@ describe('recordStatus: order', () => {
     expect(await recordStatus(t.deps, report(handle, 'ERROR', { errorCode: 10001 }))).toBe('not_applied');
     const message = await statusOf(t, handle);
     expect([message.status, message.errorCode, message.errorMessage]).toEqual(['DELIVERED', null, null]);
-    expect(callbackStatuses(t, handle)).toEqual(['QUEUED', 'SENT', 'DELIVERED']);
+    expect(await callbackStatuses(t, handle)).toEqual(['QUEUED', 'SENT', 'DELIVERED']);
     expect((await t.store.messages.history(handle)).at(-1)).toMatchObject({ status: 'ERROR', applied: false, notAppliedReason: 'stale' });
   });
 
@@ -95,7 +95,7 @@ describe('recordStatus: order', () => {
     await recordStatus(t.deps, report(read, 'READ'));
     expect(await recordStatus(t.deps, report(read, 'ERROR'))).toBe('not_applied');
     expect([(await statusOf(t, handle)).status, (await statusOf(t, read)).status]).toEqual(['ERROR', 'READ']);
-    expect(callbackStatuses(t, read)).toEqual(['QUEUED', 'SENT', 'DELIVERED', 'READ']);
+    expect(await callbackStatuses(t, read)).toEqual(['QUEUED', 'SENT', 'DELIVERED', 'READ']);
     expect((await t.store.messages.history(read)).at(-1)).toMatchObject({ status: 'ERROR', applied: false, notAppliedReason: 'final' });
   });
 
@@ -124,7 +124,7 @@ describe('recordStatus: duplicates', () => {
     expect(await recordStatus(t.deps, report(handle, 'SENT', { sourceEventId: 'evt-1' }))).toBe('duplicate_event');
     const sentRows = (await t.store.messages.history(handle)).filter((event) => event.status === 'SENT');
     expect(sentRows, show(sentRows)).toHaveLength(1);
-    expect(callbackStatuses(t, handle)).toEqual(['QUEUED', 'SENT', 'DELIVERED']);
+    expect(await callbackStatuses(t, handle)).toEqual(['QUEUED', 'SENT', 'DELIVERED']);
   });
 
   it('the same status again without an id is kept in the history as a duplicate, with no second callback', async () => {
@@ -136,7 +136,7 @@ describe('recordStatus: duplicates', () => {
       applied: false,
       notAppliedReason: 'duplicate',
     });
-    expect(callbackStatuses(t, handle)).toEqual(['QUEUED', 'SENT']);
+    expect(await callbackStatuses(t, handle)).toEqual(['QUEUED', 'SENT']);
   });
 
   it('ids are per reporter: another source may use the same event id', async () => {
@@ -152,7 +152,7 @@ describe('recordStatus: events before their handle is known', () => {
     expect(await recordStatus(t.deps, report('upstream-42', 'DELIVERED', { sourceEventId: 'up-1' }))).toBe('unknown_handle');
     expect(await recordStatus(t.deps, report('upstream-42', 'DELIVERED', { sourceEventId: 'up-1' }))).toBe('duplicate_event');
     expect(await recordStatus(t.deps, report('upstream-42', 'SENT'))).toBe('unknown_handle');
-    expect(callbackStatuses(t, handle)).toEqual(['QUEUED']);
+    expect(await callbackStatuses(t, handle)).toEqual(['QUEUED']);
     expect((await statusOf(t, handle)).status).toBe('QUEUED');
 
     const before = signals.outboxWritten;
@@ -161,11 +161,11 @@ describe('recordStatus: events before their handle is known', () => {
 
     const message = await statusOf(t, handle);
     expect([message.status, message.transportHandle, message.handedOverAt]).toEqual(['DELIVERED', 'upstream-42', t.clock.now()]);
-    expect(callbackStatuses(t, handle)).toEqual(['QUEUED', 'SENT', 'DELIVERED']);
+    expect(await callbackStatuses(t, handle)).toEqual(['QUEUED', 'SENT', 'DELIVERED']);
     expect(signals.outboxWritten).toBe(before + 1);
     // Applied from the orphans, then gone from them: a second hand-over record applies nothing again.
     await recordHandover(t.deps, handle, { transportHandle: 'upstream-42' });
-    expect(callbackStatuses(t, handle)).toEqual(['QUEUED', 'SENT', 'DELIVERED']);
+    expect(await callbackStatuses(t, handle)).toEqual(['QUEUED', 'SENT', 'DELIVERED']);
     // The kept event's id still identifies it after it was applied.
     expect(await recordStatus(t.deps, report('upstream-42', 'DELIVERED', { sourceEventId: 'up-1' }))).toBe('duplicate_event');
     // Later events find the message by the transport's handle.
@@ -181,7 +181,7 @@ describe('recordStatus: what is written on the message', () => {
     expect((await statusOf(t, handle)).wasDowngraded).toBe(true);
     await recordStatus(t.deps, report(handle, 'DELIVERED'));
     expect((await statusOf(t, handle)).wasDowngraded).toBe(true);
-    expect(payloadsFor(t, handle).map((p) => p.was_downgraded)).toEqual([false, true, true]);
+    expect((await payloadsFor(t, handle)).map((p) => p.was_downgraded)).toEqual([false, true, true]);
   });
 
   it('ERROR without a code is 10001 with its text; 10002 without a message gets its text; a given message is kept', async () => {
@@ -202,7 +202,7 @@ describe('recordStatus: what is written on the message', () => {
       [10002, 'Failed to resolve message status'],
       [4002, 'Blacklisted upstream'],
     ]);
-    const last = payloadsFor(t, unresolved).at(-1);
+    const last = (await payloadsFor(t, unresolved)).at(-1);
     expect([last.status, last.error_code, last.error_message]).toEqual(['ERROR', 10002, 'Failed to resolve message status']);
   });
 
@@ -212,7 +212,7 @@ describe('recordStatus: what is written on the message', () => {
     await recordStatus(t.deps, report(handle, 'DELIVERED'));
     await recordStatus(t.deps, report(handle, 'READ'));
     expect((await statusOf(t, handle)).status).toBe('READ');
-    expect(outboxFor(t, handle)).toEqual([]);
+    expect(await outboxFor(t, handle)).toEqual([]);
   });
 
   it('each callback carries the GET /api/status view of the message at that moment', async () => {
@@ -222,7 +222,7 @@ describe('recordStatus: what is written on the message', () => {
       t.clock.advance(1_500);
       if (step) await recordStatus(t.deps, step);
       const view = await statusView(t, account, handle);
-      const payload = payloadsFor(t, handle).at(-1);
+      const payload = (await payloadsFor(t, handle)).at(-1);
       for (const field of CALLBACK_FIELDS) expect(payload, `${field} missing: ${show(payload)}`).toHaveProperty(field);
       const expected = Object.fromEntries(CALLBACK_FIELDS.map((field) => [field, view[field]]));
       // The callback table types was_downgraded boolean: not known yet reads as false.
@@ -231,10 +231,10 @@ describe('recordStatus: what is written on the message', () => {
       expect(payload.status).toMatch(/^[A-Z]+$/);
       expect([payload.media_url, payload.group_id]).toEqual(['', '']);
     }
-    expect(outboxFor(t, handle).map((row) => [row.eventType, row.url, row.state])).toEqual(
+    expect((await outboxFor(t, handle)).map((row) => [row.eventType, row.url, row.state])).toEqual(
       Array(4).fill(['message.status', 'https://hooks.example.com/status', 'pending']),
     );
-    expect(new Set(outboxFor(t, handle).map((row) => row.webhookId)).size, 'one webhook-id per event').toBe(4);
+    expect(new Set((await outboxFor(t, handle)).map((row) => row.webhookId)).size, 'one webhook-id per event').toBe(4);
   });
 
   it('a group send’s callbacks name its group', async () => {
@@ -242,7 +242,7 @@ describe('recordStatus: what is written on the message', () => {
     const sent = await sendGroup(t, account, { statusCallback: 'https://hooks.example.com/group' });
     await recordStatus(t.deps, report(sent.message_handle, 'SENT'));
     const view = await statusView(t, account, sent.message_handle);
-    const payload = payloadsFor(t, sent.message_handle).at(-1);
+    const payload = (await payloadsFor(t, sent.message_handle)).at(-1);
     expect(payload).toMatchObject({
       status: 'SENT',
       message_type: 'group',

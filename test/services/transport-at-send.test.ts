@@ -59,7 +59,7 @@ describe('the transport at send', () => {
       },
     });
     const account = await t.createAccount();
-    const before = rowCounts(t);
+    const before = await rowCounts(t);
 
     const reply = await t.call('POST', '/api/send-group-message', account, {
       numbers: ['+12125550101', '+12125558899'],
@@ -67,7 +67,7 @@ describe('the transport at send', () => {
     });
 
     expect(reply.status).toBe(500);
-    expect(rowCounts(t)).toEqual(before);
+    expect(await rowCounts(t)).toEqual(before);
     expect(committed).toEqual([]);
   });
 

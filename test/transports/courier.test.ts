@@ -180,7 +180,7 @@ describe('courier: failures', () => {
       null,
     ]);
     expect(transport.calls).toHaveLength(1);
-    expect(callbackStatuses(t, handle)).toEqual(['QUEUED', 'ERROR']);
+    expect(await callbackStatuses(t, handle)).toEqual(['QUEUED', 'ERROR']);
   });
 
   it('retries other errors, then fails the message with 10001 once the retries are spent', async () => {
@@ -197,7 +197,7 @@ describe('courier: failures', () => {
     expect([message.status, message.errorCode, message.handedOverAt]).toEqual(['ERROR', 10001, null]);
     expect(message.errorMessage).toMatch(/3 attempts/);
     expect(transport.calls.map((call) => call.handle)).toEqual([handle, handle, handle]);
-    expect(callbackStatuses(t, handle)).toEqual(['QUEUED', 'ERROR']);
+    expect(await callbackStatuses(t, handle)).toEqual(['QUEUED', 'ERROR']);
   });
 
   it('a retry that succeeds hands the message over', async () => {
@@ -235,7 +235,7 @@ describe('courier: failures', () => {
       transport.calls.map((call) => call.handle),
       'posted once',
     ).toEqual([handle]);
-    expect(callbackStatuses(t, handle)).toEqual(['QUEUED']);
+    expect(await callbackStatuses(t, handle)).toEqual(['QUEUED']);
   });
 
   it('a hand-over that cannot be noted is noted again a capped number of times, never posted again, then ends in ERROR with the reason', async () => {
@@ -260,7 +260,7 @@ describe('courier: failures', () => {
     );
     expect(notes, 'the first note and one per retry delay').toBe(4);
     expect(transport.calls, 'posted once, never again').toHaveLength(1);
-    expect(callbackStatuses(t, handle)).toEqual(['QUEUED', 'ERROR']);
+    expect(await callbackStatuses(t, handle)).toEqual(['QUEUED', 'ERROR']);
   });
 });
 

@@ -162,7 +162,7 @@ describe('copying a SQLite database into PostgreSQL', () => {
   it('moves every row, so each account sees the same data on PostgreSQL and its credentials still work', async () => {
     const file = databaseFile();
     const { t, accounts, mediaId, cookie } = await filledSqlite(file);
-    const empty = Object.entries(rowCounts(t))
+    const empty = Object.entries(await rowCounts(t))
       .filter(([, rows]) => rows === 0)
       .map(([table]) => table);
     expect(empty, 'tables the fill left empty').toEqual([]);
@@ -172,7 +172,7 @@ describe('copying a SQLite database into PostgreSQL', () => {
     const database = await target();
     const progress = capture();
     const output = await migrateDataCommand({ from: file, to: database.url }, loadConfig({}), progress.stream);
-    const counts = rowCounts(t);
+    const counts = await rowCounts(t);
     expect(output.value).toMatchObject({ rows: Object.values(counts).reduce((sum, rows) => sum + rows, 0), tables: counts });
     expect(progress.lines).toContain(`messages: ${counts.messages} rows\n`);
 
@@ -224,7 +224,7 @@ describe('copying a SQLite database into PostgreSQL', () => {
     const database = await target();
     await copySqliteToPostgres(t.db, database.db);
     const before = await postgresRowCounts(database);
-    expect(before).toEqual(rowCounts(t));
+    expect(before).toEqual(await rowCounts(t));
 
     const copyAgain = migrateDataCommand({ from: file, to: database.url }, loadConfig({}), capture().stream);
     await expect(copyAgain).rejects.toThrow(StartupError);
@@ -243,12 +243,12 @@ describe('copying a SQLite database into PostgreSQL', () => {
     const progress = capture();
 
     const copy = migrateDataCommand({ from: file, to: database.url }, loadConfig({}), progress.stream);
-    const count = rowCounts(t).messages;
+    const count = (await rowCounts(t)).messages;
     await expect(copy).rejects.toThrow(
       `copying messages failed in the rows of rowid 1 to ${count}: invalid byte sequence for encoding "UTF8": 0x00; nothing was copied, the PostgreSQL database is left as it was`,
     );
     expect(progress.lines).toContain('accounts: 2 rows\n');
-    const nothing = Object.fromEntries(Object.keys(rowCounts(t)).map((table) => [table, 0]));
+    const nothing = Object.fromEntries(Object.keys(await rowCounts(t)).map((table) => [table, 0]));
     expect(await postgresRowCounts(database)).toEqual(nothing);
   });
 
@@ -261,7 +261,7 @@ describe('copying a SQLite database into PostgreSQL', () => {
       batchRows: 2,
       onProgress: ({ table, copied, total }) => seen.push(`${table} ${copied}/${total}`),
     });
-    const total = rowCounts(t).messages!;
+    const total = (await rowCounts(t)).messages!;
     expect(seen.filter((line) => line.startsWith('messages '))).toEqual(
       Array.from({ length: Math.ceil(total / 2) }, (_, index) => `messages ${Math.min(2 * (index + 1), total)}/${total}`),
     );
