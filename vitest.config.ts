@@ -14,6 +14,7 @@ const BACKEND_AGNOSTIC = [
   'test/http/lookup-lines.test.ts',
   'test/http/media.test.ts',
   'test/http/modify-group.test.ts',
+  'test/http/nul-characters.test.ts',
   'test/http/openapi.test.ts',
   'test/http/out-of-scope.test.ts',
   'test/http/send-extras.test.ts',

@@ -4,7 +4,7 @@ import { createMiddleware } from 'hono/factory';
 import { HTTPException } from 'hono/http-exception';
 import { MAX_BODY_BYTES } from '../domain/limits.ts';
 import type { ServiceDeps } from '../services/deps.ts';
-import { validationError } from '../services/validation.ts';
+import { refuseNulCharacters, validationError } from '../services/validation.ts';
 import { requireAccount } from './auth.ts';
 import type { AppEnv } from './env.ts';
 
@@ -13,6 +13,7 @@ export function createRouter() {
   return new OpenAPIHono<AppEnv>({
     defaultHook: (result) => {
       if (!result.success) throw validationError(result.error);
+      refuseNulCharacters(result.data);
     },
   });
 }

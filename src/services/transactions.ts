@@ -1,35 +1,35 @@
 import type { Store } from '../db/store.ts';
 import type { Notifier, ServiceDeps } from './deps.ts';
 
-/** The notifier handed to work inside a transaction: it holds what it is told until the commit. */
-type HeldNotifier = Notifier & { readonly held: true };
+/** The notifier handed to work inside a transaction: what it is told waits for the commit. */
+type AfterCommitNotifier = Notifier & { readonly afterCommit: true };
 
 /**
- * A notifier that queues its calls, for `release` to make once the transaction committed: another
+ * A notifier that queues its calls, for `committed` to make once the transaction committed: another
  * instance, or a live view, told before the commit would read the database without the change.
  */
-function holdNotifications(target: Notifier): { notifier: HeldNotifier; release(): void } {
-  const held: (() => void)[] = [];
-  const notifier: HeldNotifier = {
-    held: true,
-    messageQueued: (handle) => held.push(() => target.messageQueued(handle)),
-    outboxWritten: () => held.push(() => target.outboxWritten()),
-    accountActivity: (accountId) => held.push(() => target.accountActivity?.(accountId)),
+function notifyAfterCommit(target: Notifier): { notifier: AfterCommitNotifier; committed(): void } {
+  const waiting: (() => void)[] = [];
+  const notifier: AfterCommitNotifier = {
+    afterCommit: true,
+    messageQueued: (handle) => waiting.push(() => target.messageQueued(handle)),
+    outboxWritten: () => waiting.push(() => target.outboxWritten()),
+    accountActivity: (accountId) => waiting.push(() => target.accountActivity?.(accountId)),
   };
   return {
     notifier,
-    release() {
-      for (const notify of held) notify();
+    committed() {
+      for (const notify of waiting) notify();
     },
   };
 }
 
 async function run<T>(deps: ServiceDeps, transaction: Store['transaction'], work: (deps: ServiceDeps) => Promise<T>): Promise<T> {
-  // A nested transaction is a savepoint of its parent: the parent's commit releases what both told.
-  if ((deps.notify as Partial<HeldNotifier>).held) return transaction((store) => work({ ...deps, store }));
-  const { notifier, release } = holdNotifications(deps.notify);
+  // A nested transaction is a savepoint of its parent: what both were told waits for the parent's commit.
+  if ((deps.notify as Partial<AfterCommitNotifier>).afterCommit) return transaction((store) => work({ ...deps, store }));
+  const { notifier, committed } = notifyAfterCommit(deps.notify);
   const result = await transaction((store) => work({ ...deps, store, notify: notifier }));
-  release();
+  committed();
   return result;
 }
 

@@ -68,9 +68,37 @@ export function validationError(error: z.ZodError): AppError {
   return new AppError(code, [...new Set(messages)].join('; '));
 }
 
+/** Where in `value` a string holds a NUL character, as `field.sub[2]`, or undefined when none does. */
+function nulCharacterAt(value: unknown, path: string): string | undefined {
+  if (typeof value === 'string') return value.includes('\u0000') ? path || 'the value' : undefined;
+  if (Array.isArray(value)) {
+    for (const [index, item] of value.entries()) {
+      const found = nulCharacterAt(item, `${path}[${index}]`);
+      if (found !== undefined) return found;
+    }
+    return undefined;
+  }
+  if (value === null || typeof value !== 'object' || value instanceof Uint8Array) return undefined;
+  for (const [key, item] of Object.entries(value)) {
+    const found = nulCharacterAt(item, path === '' ? key : `${path}.${key}`);
+    if (found !== undefined) return found;
+  }
+  return undefined;
+}
+
+/**
+ * Refuses text holding a NUL character, which no phone shows and PostgreSQL cannot store: the
+ * same 400 on both backends rather than a stored row on one and a failure on the other.
+ */
+export function refuseNulCharacters(input: unknown): void {
+  const field = nulCharacterAt(input, '');
+  if (field !== undefined) throw new AppError(ErrorCode.validation, `${field} must not contain the NUL character (\\u0000)`);
+}
+
 /** The parsed input, or the AppError the API would answer for it. */
 export function parseInput<Schema extends z.ZodType>(schema: Schema, input: unknown): z.output<Schema> {
   const parsed = schema.safeParse(input);
   if (!parsed.success) throw validationError(parsed.error);
+  refuseNulCharacters(parsed.data);
   return parsed.data;
 }

@@ -13,7 +13,7 @@ import {
   optOutContactV2,
   updateContactV2,
 } from '../../../services/contacts-v2.ts';
-import { validationError } from '../../../services/validation.ts';
+import { refuseNulCharacters, validationError } from '../../../services/validation.ts';
 import type { AppDeps } from '../../app-deps.ts';
 import type { AppEnv } from '../../env.ts';
 import { API_SECURITY, apiErrors } from '../../openapi.ts';
@@ -154,7 +154,10 @@ const deleteRoute = createRoute({
 
 /** A bulk item's problem names the item, in the message and in error_detail; other problems answer as usual. */
 function bulkItemHook(result: { success: true } | { success: false; error: z.ZodError }): undefined {
-  if (result.success) return undefined;
+  if (result.success) {
+    refuseNulCharacters((result as { data?: unknown }).data);
+    return undefined;
+  }
   const issue = result.error.issues.find((candidate) => candidate.path[0] === 'contacts' && typeof candidate.path[1] === 'number');
   if (!issue) throw validationError(result.error);
   const item = `contacts[${String(issue.path[1])}]`;
