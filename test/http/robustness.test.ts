@@ -389,7 +389,8 @@ describe('robustness: hand-written hostile requests', () => {
       encodeURIComponent("' or 1=1 --"),
     ]) {
       const answer = await probe(t, 'GET', `/accounts/contacts/${id}`, { account });
-      expect(answer.status, `${id.slice(0, 50)} -> ${show(answer.text)}`).toBe(404);
+      // A NUL character is refused as input on every route (PostgreSQL cannot hold one); anything else is simply not found.
+      expect(answer.status, `${id.slice(0, 50)} -> ${show(answer.text)}`).toBe(id.includes('%00') ? 400 : 404);
     }
   });
 

@@ -127,9 +127,15 @@ describe('GET /api/status', () => {
     const t = makeTestApp();
     const account = await t.createAccount();
     await post(t, account, '/api/send-message', { number: ALICE, content: 'x' });
-    for (const handle of ['00000000-0000-4000-8000-000000000000', 'nope', "' or 1=1 --", '%', '\u0000']) {
+    for (const handle of ['00000000-0000-4000-8000-000000000000', 'nope', "' or 1=1 --", '%']) {
       expectMessageError(await t.call('GET', statusPath(handle), account), 404, 4040);
     }
+  });
+
+  it('a handle holding a NUL character is refused, as every input holding one', async () => {
+    const t = makeTestApp();
+    const account = await t.createAccount();
+    expectMessageError(await t.call('GET', statusPath('\u0000'), account), 400, 4000);
   });
 
   it('another account’s handle is 404 4040, never its message', async () => {

@@ -24,10 +24,10 @@ const pgNotes = pgTable('notes', {
 });
 
 describe('the copy plan, read from the two schemas', () => {
-  it('copies every table of the SQLite database, each after the tables it refers to', () => {
+  it('copies every table of the SQLite database, each after the tables it refers to', async () => {
     const plan = planCopy(sqliteSchema, postgresSchema);
     const names = plan.tables.map((table) => table.name);
-    expect([...names].sort()).toEqual(Object.keys(rowCounts(makeTestApp())).sort());
+    expect([...names].sort()).toEqual(Object.keys(await rowCounts(makeTestApp())).sort());
     for (const [position, table] of plan.tables.entries()) {
       for (const key of getTableConfig(table.postgres).foreignKeys) {
         expect(names.indexOf(getTableName(key.reference().foreignTable)), `${table.name} after its parent`).toBeLessThan(position);
