@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { buildBinary } from '../../scripts/build-binary.ts';
 import { jsonRequest, readReply } from '../helpers/http.ts';
+import { freshPostgresDatabase } from '../helpers/postgres-database.ts';
 import { killAll, type Program, runCli, startServer } from '../helpers/process.ts';
 
 // The single executable, built as `npm run build:binary` builds it, copied alone into an empty
@@ -74,6 +75,34 @@ describe('the single executable, alone in an empty folder', () => {
       expect(await server.stop()).toEqual({ code: 0, signal: null });
       // The database is where TEXTRELAY_DB said, relative to the folder; nothing else was written beside the executable.
       expect(readdirSync(program.cwd).sort()).toEqual(['data', 'textrelay']);
+    },
+    SLOW,
+  );
+
+  it(
+    'runs on PostgreSQL with the driver and migrations it carries',
+    async () => {
+      const database = await freshPostgresDatabase();
+      try {
+        const onPostgres = { ...env, TEXTRELAY_DATABASE_URL: database.url };
+        const created = await runCli(['accounts', 'create', '--email', 'pg-binary@example.com', '--json'], onPostgres, 30_000, program);
+        expect(created.code, created.stderr).toBe(0);
+        const account = JSON.parse(created.stdout);
+        const server = await startServer(['--port', '0'], onPostgres, 30_000, program);
+        const headers = { 'svc-api-key-id': account.api_key_id, 'svc-api-secret-key': account.api_secret_key };
+        const sent = await readReply(
+          await fetch(
+            `${server.url}/api/send-message`,
+            jsonRequest('POST', headers, { number: '+14155550100', content: 'from PostgreSQL' }),
+          ),
+        );
+        expect(sent.status, JSON.stringify(sent.body)).toBe(202);
+        expect(await server.stop()).toEqual({ code: 0, signal: null });
+        const [stored] = await database.db.$client`select content from messages`;
+        expect(stored?.content).toBe('from PostgreSQL');
+      } finally {
+        await database.close();
+      }
     },
     SLOW,
   );

@@ -139,6 +139,33 @@ describe('instances on one PostgreSQL', () => {
     expect(replies.filter((reply) => reply.status === 429).length).toBe(20 - accepted);
   });
 
+  it('share idempotency keys and inbox sessions: a retry or a cookie works on any instance', async () => {
+    const { account, instances } = await cluster(2);
+    const headers = { 'svc-api-key-id': account.api_key_id, 'svc-api-secret-key': account.api_secret_key, 'idempotency-key': 'retry-1' };
+    const body = { number: READ_NUMBER, content: 'once, whichever instance' };
+    const replies = await Promise.all(
+      instances.flatMap((instance) =>
+        [1, 2].map(async () => readReply(await fetch(`${instance.url}/api/send-message`, jsonRequest('POST', headers, body)))),
+      ),
+    );
+    for (const reply of replies) expect(reply.status, JSON.stringify(reply.body)).toBe(202);
+    expect(new Set(replies.map((reply) => reply.body.message_handle)).size).toBe(1);
+    const listed = await api(instances[1]!, account, 'GET', '/accounts/messages?limit=10');
+    expect(JSON.stringify(listed.body).split('once, whichever instance').length - 1).toBe(1);
+
+    const signIn = await fetch(`${instances[0]!.url}/inbox/login`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { origin: instances[0]!.url, 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ key_id: account.api_key_id, secret: account.api_secret_key }),
+    });
+    expect(signIn.status).toBe(303);
+    const cookie = (signIn.headers.get('set-cookie') ?? '').split(';')[0]!;
+    const page = await fetch(`${instances[1]!.url}/inbox`, { redirect: 'manual', headers: { cookie } });
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain('once, whichever instance');
+  });
+
   it('stream to a client of one instance the events written through another', async () => {
     const { account, instances } = await cluster(2);
     const stop = new AbortController();
