@@ -1,13 +1,11 @@
 import { createDispatcher } from './callbacks/dispatcher.ts';
 import { dispatcherOptionsFromConfig } from './callbacks/dispatcher-options.ts';
 import type { Config } from './config.ts';
-import type { PgPool } from './db/postgres/connection.ts';
-import { postgresChannel } from './db/postgres/notifications.ts';
 import type { AppDeps } from './http/app-deps.ts';
 import type { IngestSecrets } from './http/ingest-auth.ts';
+import { bridgeNotifier } from './notifier-bridging.ts';
 import { createRetention, retentionOptionsFromConfig } from './retention.ts';
 import type { Runtime } from './runtime.ts';
-import { createNotifierBridge } from './services/notifier-bridge.ts';
 import { createCourier } from './transports/courier.ts';
 import { createSandboxTransport, type SandboxAtSend } from './transports/sandbox.ts';
 import type { Transport } from './transports/transport.ts';
@@ -31,24 +29,6 @@ function transportFor(
   const sandbox = createSandboxTransport(deps, { stepMs: config.TEXTRELAY_SANDBOX_STEP_MS, pollMs });
   sandboxAtSend.onPlanned(sandbox.planned);
   return sandbox;
-}
-
-/**
- * This process's notifier joined to the other instances' over LISTEN/NOTIFY: what it tells goes to
- * them, and (given `listen`) what they tell reaches it; resolves once it listens. A CLI command that
- * writes (`inbound`, `webhooks ...`) passes `listen: false`, and awaits `close` before closing the pool.
- */
-export async function bridgeNotifier(deps: Pick<AppDeps, 'notify' | 'log'>, pool: PgPool, { listen = true } = {}) {
-  const channel = postgresChannel(pool.$client);
-  const bridge = createNotifierBridge(deps.notify, channel, deps.log);
-  const listening = listen ? await channel.listen(bridge) : undefined;
-  return {
-    /** Sends what still waits for its turn, then stops listening. */
-    async close(): Promise<void> {
-      await bridge.flush();
-      await listening?.close();
-    },
-  };
 }
 
 /**

@@ -10,6 +10,7 @@ import { PLANS } from './domain/limits.ts';
 import { isHttpUrl } from './domain/media-url.ts';
 import { checkPhoneNumber } from './domain/phone.ts';
 import { createLogger } from './logger.ts';
+import { bridgeNotifier } from './notifier-bridging.ts';
 import { migrateConfiguredDatabase, openRuntime, type Runtime } from './runtime.ts';
 import { type AccountLines, addLines, createAccount, listAccounts, listLines, removeLines, rotateSecret } from './services/accounts.ts';
 import { AppError } from './services/app-error.ts';
@@ -104,9 +105,12 @@ function print(value: unknown, asJson: boolean, human: () => string): void {
 async function withRuntime<T>(flags: Flags, work: (deps: Runtime['deps']) => Promise<T> | T): Promise<T> {
   const config = configFrom(flags);
   const runtime = await openRuntime(config, createLogger(config.LOG_LEVEL));
+  // Servers sharing the database hear what the command wrote: their inbox views refresh at once.
+  const bridge = runtime.sharedDatabase && (await bridgeNotifier(runtime.deps, runtime.sharedDatabase, { listen: false }));
   try {
     return await work(runtime.deps);
   } finally {
+    await bridge?.close();
     await runtime.close();
   }
 }
