@@ -107,7 +107,10 @@ async function openDatabase(name: string, { reuse = false }: { reuse?: boolean }
   return { url, db: connection.db, close };
 }
 
-afterAll(async () => {
+// Outside vitest (bench/send-cost.ts builds the SQLite test app) there is no file to clean up after.
+if (process.env.VITEST) afterAll(closeEverything);
+
+async function closeEverything(): Promise<void> {
   await Promise.all([...open.values()].map((close) => close()));
   drops.push(
     ...reusable.splice(0).map((name) =>
@@ -119,4 +122,4 @@ afterAll(async () => {
   await Promise.all(drops.splice(0));
   await admin?.end({ timeout: 5 });
   admin = undefined;
-});
+}
