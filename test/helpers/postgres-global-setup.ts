@@ -2,8 +2,13 @@
  * vitest's global setup: one PostgreSQL for the whole run, whichever projects and workers need
  * it, with its template database migrated once; the workers find it through `inject`.
  */
+
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
 import type { TestProject } from 'vitest/node';
-import { createTemplateDatabase, type RunningPostgres, startPostgres } from './postgres.ts';
+import type { RunningPostgres } from './postgres.ts';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -34,8 +39,21 @@ export default async function setup(project: TestProject): Promise<() => Promise
   };
 }
 
+/** Starts test/helpers/postgres-server.ts and waits for the URL it prints; closing its stdin stops it. */
 async function startWithTemplate(): Promise<RunningPostgres> {
-  const running = await startPostgres();
-  await createTemplateDatabase(running.url);
-  return running;
+  const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(new URL('./postgres-server.ts', import.meta.url))], {
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const lines = createInterface({ input: child.stdout! });
+  const [line] = (await Promise.race([once(lines, 'line'), exited.then(() => [undefined])])) as [string | undefined];
+  if (line === undefined) throw new Error('the tests’ PostgreSQL did not start (see its output above)');
+  lines.close();
+  return {
+    url: (JSON.parse(line) as { url: string }).url,
+    async stop() {
+      child.stdin!.end();
+      await exited;
+    },
+  };
 }
