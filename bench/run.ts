@@ -7,6 +7,7 @@
  *   npm run bench -- --backend postgres [--instances 2]
  *                                 the same scenarios on PostgreSQL (bench/postgres.ts), one or two
  *                                 `textrelay serve` on one database; results in postgres.{json,md}
+ *                                 (postgres-quick.* with --quick)
  *
  * 1. calibration: wrk against a bare node:http JSON handler (bench/bare-server.ts), then against
  *    the framework alone validating a status callback (bench/framework-floor.ts);
@@ -334,7 +335,8 @@ async function measureServer(dir: string, database: BenchDatabase) {
 
 function commit(): string {
   const hash = execSync('git rev-parse --short HEAD', { cwd: REPO_ROOT }).toString().trim();
-  const dirty = execSync('git status --porcelain -- src bench', { cwd: REPO_ROOT }).toString().trim() !== '';
+  // The results a run writes are not changes to what it measures.
+  const dirty = execSync("git status --porcelain -- src bench ':!bench/results'", { cwd: REPO_ROOT }).toString().trim() !== '';
   return dirty ? `${hash}+changes` : hash;
 }
 
@@ -421,11 +423,13 @@ async function finishPostgres(
     dispatch,
     postgresProblems: database.postgres.problems(),
   };
-  const results = recordPostgresReport(new URL('postgres.json', RESULTS), report);
+  // A smoke run keeps to files of its own (not committed): postgres.json holds the full runs of each number of instances.
+  const name = quick ? 'postgres-quick' : 'postgres';
+  const results = recordPostgresReport(new URL(`${name}.json`, RESULTS), report);
   const sqliteFile = new URL('latest.json', RESULTS);
   const sqlite = existsSync(sqliteFile) ? (JSON.parse(readFileSync(sqliteFile, 'utf8')) as BenchReport) : undefined;
   const markdown = renderPostgresResults(results, sqlite);
-  writeFileSync(new URL('postgres.md', RESULTS), markdown);
+  writeFileSync(new URL(`${name}.md`, RESULTS), markdown);
   console.log(markdown);
 }
 
