@@ -15,8 +15,8 @@
  *    send-message (unique bodies), message listing (50 rows, filtered), the SDK's v2 listing
  *    (50 rows and their total), a mixed load;
  * 3. webhook dispatch to a local receiver (bench/dispatch.ts).
- * Servers run on core 0 and wrk on core 1 (taskset) when the machine has two cores. Results go
- * to bench/results/latest.{json,md} and latest.svg.
+ * Servers (and PostgreSQL) run on core 0 and wrk on core 1 (taskset) when the machine has two
+ * cores. Results go to bench/results/latest.{json,md} and latest.svg (SQLite).
  */
 import { execSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
