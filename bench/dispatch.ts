@@ -47,7 +47,7 @@ server.listen(0, '127.0.0.1', () => console.log('port ' + server.address().port)
 process.on('SIGTERM', () => { console.log('received ' + count); process.exit(0); });
 `;
 
-async function startReceiver(cpu: number | undefined) {
+export async function startReceiver(cpu: number | undefined) {
   const child = spawnPinned(cpu, process.execPath, ['-e', RECEIVER], { stdio: ['ignore', 'pipe', 'inherit'] });
   const received = waitForLine(child, /received (\d+)/);
   // Read by stop(); a receiver that dies early rejects there, not as an unhandled rejection.
@@ -69,7 +69,13 @@ async function benchAccount(deps: ServiceDeps) {
 }
 
 /** Sends `messageCount` messages (numbers from `firstNumber` on) through QUEUED, SENT, DELIVERED and READ; returns the pending rows. */
-async function seed(deps: ServiceDeps, account: AccountRow, callbackUrl: string, messageCount: number, firstNumber = 0): Promise<number> {
+export async function seed(
+  deps: ServiceDeps,
+  account: AccountRow,
+  callbackUrl: string,
+  messageCount: number,
+  firstNumber = 0,
+): Promise<number> {
   for (let i = firstNumber; i < firstNumber + messageCount; i += 1) {
     const number = `+1212${String(4_560_000 + i).padStart(7, '0')}`;
     const { body } = await sendMessage(deps, account, { number, content: `bench ${i}`, statusCallback: callbackUrl });

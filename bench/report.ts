@@ -2,7 +2,7 @@
 import type { DispatchMeasure } from './dispatch.ts';
 import type { LoadResult } from './wrk.ts';
 
-export type ScenarioResult = LoadResult & { name: string; ratioToBare: number; serverCpu?: number };
+export type ScenarioResult = LoadResult & { name: string; ratioToBare: number; serverCpu?: number; databaseCpu?: number };
 
 export type TargetCheck = { target: string; measured: string; met: boolean };
 

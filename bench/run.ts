@@ -4,6 +4,10 @@
  *   npm run bench                 1,000,000 seeded messages, 10 s per scenario
  *   npm run bench -- --quick      a smoke run: 20,000 messages, 2 s per scenario
  *   npm run bench -- --reseed     rebuild the cached seeded database
+ *   npm run bench -- --backend postgres [--instances 2]
+ *                                 the same scenarios on PostgreSQL (bench/postgres.ts), one or two
+ *                                 `textrelay serve` on one database; results in postgres.{json,md}
+ *                                 (postgres-quick.* with --quick)
  *
  * 1. calibration: wrk against a bare node:http JSON handler (bench/bare-server.ts), then against
  *    the framework alone validating a status callback (bench/framework-floor.ts);
@@ -11,17 +15,22 @@
  *    send-message (unique bodies), message listing (50 rows, filtered), the SDK's v2 listing
  *    (50 rows and their total), a mixed load;
  * 3. webhook dispatch to a local receiver (bench/dispatch.ts).
- * Servers run on core 0 and wrk on core 1 (taskset) when the machine has two cores. Results go
- * to bench/results/latest.{json,md} and latest.svg.
+ * Servers (and PostgreSQL) run on core 0 and wrk on core 1 (taskset) when the machine has two
+ * cores. Results go to bench/results/latest.{json,md} and latest.svg (SQLite).
  */
 import { execSync } from 'node:child_process';
-import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import Database from 'better-sqlite3';
+import postgres from 'postgres';
+import { loadConfig } from '../src/config.ts';
 import { renderChart } from './chart.ts';
 import { measureDispatch } from './dispatch.ts';
+import { addPostgresIngestTargets, type BenchPostgres, POSTGRES_SETTINGS, seedPostgres, startBenchPostgres } from './postgres.ts';
+import { measurePostgresDispatch, waitForOutboxDrained } from './postgres-dispatch.ts';
+import { type PostgresReport, recordPostgresReport, renderPostgresResults } from './postgres-report.ts';
 import {
   CAN_PIN,
   cpuSeconds,
@@ -54,12 +63,20 @@ const { values: args } = parseArgs({
     quick: { type: 'boolean', default: false },
     reseed: { type: 'boolean', default: false },
     connections: { type: 'string', default: '32' },
+    backend: { type: 'string', default: 'sqlite' },
+    instances: { type: 'string', default: '1' },
     /** Server flags, e.g. --node-arg=--cpu-prof to profile the server under the same load. */
     'node-arg': { type: 'string', multiple: true, default: [] },
   },
 });
 
 const quick = args.quick;
+const backend = args.backend;
+const INSTANCES = Number(args.instances);
+if (backend !== 'sqlite' && backend !== 'postgres') throw new Error(`--backend is sqlite or postgres (got ${backend})`);
+if (![1, 2].includes(INSTANCES) || (backend === 'sqlite' && INSTANCES !== 1)) {
+  throw new Error('--instances is 1 or 2, and more than 1 needs --backend postgres: SQLite is one process');
+}
 const plan = quick ? { messages: 20_000, endUsers: 300, groups: 20 } : { messages: 1_000_000, endUsers: 2_000, groups: 100 };
 const SECONDS = quick ? 2 : 10;
 const WARMUP_SECONDS = quick ? 1 : 3;
@@ -131,57 +148,153 @@ function listingPaths(seeded: SeededAccount): string[] {
   return paths;
 }
 
-/** A warm-up run, then the measured one; status events of each go to their own range of targets. */
-async function measure(
-  server: ServerProcess,
-  script: 'ingest' | 'send' | 'listing' | 'mixed',
-  env: Record<string, string>,
-  ingestFirst: () => number,
-  connections = CONNECTIONS,
-): Promise<LoadResult & { serverCpu: number }> {
-  const load = { script, url: server.url, connections, threads: THREADS, cpu: GENERATOR_CPU } as const;
-  const sendsEvents = script === 'ingest' || script === 'mixed';
-  const runEnv = (run: string) => ({
-    ...env,
-    BENCH_STRIDE: String(INGEST_PER_RUN),
-    BENCH_RUN: run,
-    BENCH_INGEST_FIRST: String(sendsEvents ? ingestFirst() : 0),
-  });
-  await runWrk({ ...load, seconds: WARMUP_SECONDS, env: runEnv(`${script}-warmup`) });
-  const cpuBefore = cpuSeconds(server.pid);
-  const result = await runWrk({ ...load, seconds: SECONDS, env: runEnv(`${script}-run`) });
-  return { ...result, serverCpu: Number(((cpuSeconds(server.pid) - cpuBefore) / result.seconds).toFixed(2)) };
+/** Where the load goes and whose CPU is counted: the serve processes, and PostgreSQL's when it runs. */
+type System = { servers: ServerProcess[]; databaseCpuSeconds?: () => number };
+
+type Measured = LoadResult & { serverCpu: number; databaseCpu?: number };
+
+/** Area codes the send scenarios write to, one per wrk process, so no two processes create the same end user. */
+const SEND_AREAS: Partial<Record<string, string[]>> = { send: ['212', '332'], mixed: ['718', '347'] };
+
+/** The wrk processes of one load as one: requests summed, the worse latency of each percentile. */
+function combine(results: LoadResult[]): LoadResult {
+  if (results.length === 1) return results[0]!;
+  const worst = (pick: (result: LoadResult) => number) => Math.max(...results.map(pick));
+  const stolen = results.map((result) => result.stolenCpu).filter((value) => value !== undefined);
+  return {
+    requests: results.reduce((sum, result) => sum + result.requests, 0),
+    seconds: worst((result) => result.seconds),
+    requestsPerSecond: results.reduce((sum, result) => sum + result.requestsPerSecond, 0),
+    errors: results.reduce((sum, result) => sum + result.errors, 0),
+    latencyMs: {
+      p50: worst((result) => result.latencyMs.p50),
+      p90: worst((result) => result.latencyMs.p90),
+      p99: worst((result) => result.latencyMs.p99),
+      max: worst((result) => result.latencyMs.max),
+    },
+    generatorCpu: Number(results.reduce((sum, result) => sum + result.generatorCpu, 0).toFixed(2)),
+    ...(stolen.length === 0 ? {} : { stolenCpu: Math.max(...stolen) }),
+  };
 }
 
-async function measureServer(dir: string) {
+/**
+ * A warm-up run, then the measured one; status events of each go to their own range of targets.
+ * With several instances, one wrk process per instance takes its share of the connections (a
+ * single connection stays a single wrk on the first instance).
+ */
+async function measure(
+  system: System,
+  script: 'ingest' | 'send' | 'listing' | 'mixed',
+  env: Record<string, string>,
+  ingestFirst: (count: number) => number,
+  connections = CONNECTIONS,
+): Promise<Measured> {
+  const servers = system.servers.slice(0, connections);
+  const sendsEvents = script === 'ingest' || script === 'mixed';
+  const eventsPerProcess = INGEST_PER_RUN / servers.length;
+  const runAll = (run: string, seconds: number) =>
+    Promise.all(
+      servers.map((server, i) => {
+        const area = SEND_AREAS[script]?.[i];
+        return runWrk({
+          script,
+          url: server.url,
+          connections: connections / servers.length,
+          threads: THREADS,
+          cpu: GENERATOR_CPU,
+          seconds,
+          env: {
+            ...env,
+            ...(area === undefined ? {} : { BENCH_SEND_AREA: area }),
+            BENCH_STRIDE: String(eventsPerProcess),
+            BENCH_RUN: run,
+            BENCH_INGEST_FIRST: String(sendsEvents ? ingestFirst(eventsPerProcess * THREADS) : 0),
+          },
+        });
+      }),
+    );
+  const serverCpu = () => system.servers.reduce((sum, server) => sum + cpuSeconds(server.pid), 0);
+  await runAll(`${script}-warmup`, WARMUP_SECONDS);
+  const serverBefore = serverCpu();
+  const databaseBefore = system.databaseCpuSeconds?.();
+  const result = combine(await runAll(`${script}-run`, SECONDS));
+  const perSecond = (seconds: number) => Number((seconds / result.seconds).toFixed(2));
+  return {
+    ...result,
+    serverCpu: perSecond(serverCpu() - serverBefore),
+    ...(databaseBefore === undefined ? {} : { databaseCpu: perSecond(system.databaseCpuSeconds!() - databaseBefore) }),
+  };
+}
+
+/** Four wrk runs send status events (ingest and mixed, each with a warm-up): each gets its own targets. */
+const INGEST_TARGETS = 4 * INGEST_PER_RUN * THREADS;
+
+/** The seeded database the servers run on, with the ingest targets added: the SQLite file, or PostgreSQL seeded from it. */
+type BenchDatabase = {
+  seeded: SeededAccount;
+  /** What tells `textrelay serve` where the database is. */
+  env: Record<string, string>;
+  postgres?: BenchPostgres;
+  close(): Promise<void>;
+};
+
+async function openBenchDatabase(dir: string, callbackUrl: string): Promise<BenchDatabase> {
   const file = join(dir, 'bench.db');
   const seeded = await seedDatabase(file, plan, { fresh: args.reseed, log });
-  const sink = await startSink();
-  // Four wrk runs send status events (ingest and mixed, each with a warm-up): each gets its own targets.
-  const ingestRuns = 4;
-  addIngestTargets(file, ingestRuns * INGEST_PER_RUN * THREADS, sink.url);
+  if (backend === 'sqlite') {
+    addIngestTargets(file, INGEST_TARGETS, callbackUrl);
+    return { seeded, env: { TEXTRELAY_DB: file }, close: async () => {} };
+  }
+  const data = await seedPostgres(file, seeded, { fresh: args.reseed, log });
+  const database = await startBenchPostgres(data.dir);
+  // PostgreSQL takes the servers' core: the server side has one core, as SQLite inside the server has.
+  if (SERVER_CPU !== undefined) database.pin(SERVER_CPU);
+  await addPostgresIngestTargets(database.url, INGEST_TARGETS, callbackUrl);
+  return {
+    seeded,
+    env: { TEXTRELAY_DATABASE_URL: database.url },
+    postgres: database,
+    close: async () => {
+      await database.stop();
+      data.remove();
+    },
+  };
+}
+
+/** INSTANCES `textrelay serve` on the database, all on the servers' core. */
+function startServers(database: BenchDatabase): Promise<ServerProcess[]> {
+  return Promise.all(
+    Array.from({ length: INSTANCES }, () =>
+      startServer({
+        cpu: SERVER_CPU,
+        nodeArgs: args['node-arg'],
+        env: {
+          ...database.env,
+          TEXTRELAY_INGEST_SECRET: INGEST_SECRET,
+          // Sends are measured up to their hand-over: the sandbox's simulated statuses would come later.
+          TEXTRELAY_SANDBOX_STEP_MS: String(24 * 3_600_000),
+          // The server's capacity is measured, not the account's quota (6,000 sends a minute by default).
+          TEXTRELAY_RATE_LIMIT_PER_MINUTE: '0',
+        },
+      }),
+    ),
+  );
+}
+
+async function measureServer(dir: string, database: BenchDatabase) {
+  const { seeded } = database;
   let nextIngest = 0;
-  const ingestFirst = () => {
+  const ingestFirst = (count: number) => {
     const first = nextIngest;
-    nextIngest += INGEST_PER_RUN * THREADS;
+    nextIngest += count;
     return first;
   };
   const pathsFile = join(dir, 'listing-paths.txt');
   writeFileSync(pathsFile, `${listingPaths(seeded).join('\n')}\n`);
   const v2PathsFile = join(dir, 'listing-v2-paths.txt');
   writeFileSync(v2PathsFile, '/api/v2/messages?limit=50\n');
-  const server = await startServer({
-    cpu: SERVER_CPU,
-    nodeArgs: args['node-arg'],
-    env: {
-      TEXTRELAY_DB: file,
-      TEXTRELAY_INGEST_SECRET: INGEST_SECRET,
-      // Sends are measured up to their hand-over: the sandbox's simulated statuses would come later.
-      TEXTRELAY_SANDBOX_STEP_MS: String(24 * 3_600_000),
-      // The server's capacity is measured, not the account's quota (6,000 sends a minute by default).
-      TEXTRELAY_RATE_LIMIT_PER_MINUTE: '0',
-    },
-  });
+  const servers = await startServers(database);
+  const system: System = { servers, databaseCpuSeconds: database.postgres?.cpuSeconds };
   const env = {
     BENCH_API_KEY_ID: seeded.apiKeyId,
     BENCH_API_SECRET: seeded.apiSecret,
@@ -189,90 +302,169 @@ async function measureServer(dir: string) {
     BENCH_PATHS_FILE: pathsFile,
   };
   try {
-    const scenarios: Record<string, LoadResult & { serverCpu: number }> = {};
+    const scenarios: Record<string, Measured> = {};
     log('status ingest');
-    scenarios.ingest = await measure(server, 'ingest', env, ingestFirst);
+    scenarios.ingest = await measure(system, 'ingest', env, ingestFirst);
     log('send-message');
-    scenarios.send = await measure(server, 'send', { ...env, BENCH_SEND_AREA: '212' }, ingestFirst);
+    scenarios.send = await measure(system, 'send', env, ingestFirst);
     log('message listing');
-    scenarios.listing = await measure(server, 'listing', env, ingestFirst);
+    scenarios.listing = await measure(system, 'listing', env, ingestFirst);
     // At saturation a listing's latency is mostly its wait behind the others in the queue: its
     // own cost shows with few clients.
     log(LISTING_LATENCY);
-    scenarios.listingLatency = await measure(server, 'listing', env, ingestFirst, LISTING_LATENCY_CONNECTIONS);
+    scenarios.listingLatency = await measure(system, 'listing', env, ingestFirst, LISTING_LATENCY_CONNECTIONS);
     // One client: no queue at all, a listing's latency on a server that is not saturated.
     log(LISTING_ALONE);
-    scenarios.listingAlone = await measure(server, 'listing', env, ingestFirst, 1);
+    scenarios.listingAlone = await measure(system, 'listing', env, ingestFirst, 1);
     log(LISTING_V2);
     scenarios.listingV2 = await measure(
-      server,
+      system,
       'listing',
       { ...env, BENCH_PATHS_FILE: v2PathsFile },
       ingestFirst,
       LISTING_LATENCY_CONNECTIONS,
     );
     log('mixed load');
-    scenarios.mixed = await measure(server, 'mixed', { ...env, BENCH_SEND_AREA: '718' }, ingestFirst);
-    return { seeded, scenarios, peakRssMb: peakRssMb(server.pid), fileBytes: statSync(file).size };
+    scenarios.mixed = await measure(system, 'mixed', env, ingestFirst);
+    if (database.postgres) await waitForOutboxDrained(database.postgres.url, log);
+    return { seeded, scenarios, peakRssMb: Math.max(...servers.map((server) => peakRssMb(server.pid))) };
   } finally {
-    await server.stop();
-    sink.close();
+    await Promise.all(servers.map((server) => server.stop()));
   }
 }
 
 function commit(): string {
   const hash = execSync('git rev-parse --short HEAD', { cwd: REPO_ROOT }).toString().trim();
-  const dirty = execSync('git status --porcelain -- src bench', { cwd: REPO_ROOT }).toString().trim() !== '';
+  // The results a run writes are not changes to what it measures.
+  const dirty = execSync("git status --porcelain -- src bench ':!bench/results'", { cwd: REPO_ROOT }).toString().trim() !== '';
   return dirty ? `${hash}+changes` : hash;
+}
+
+type ServerFigures = Awaited<ReturnType<typeof measureServer>>;
+
+/** The figures of every scenario, in the order of the tables. */
+function scenarioResults(bare: LoadResult, floor: LoadResult, server: ServerFigures): ScenarioResult[] {
+  const scenario = (name: string, load: LoadResult & { serverCpu?: number }): ScenarioResult => ({
+    name,
+    ...load,
+    ratioToBare: Number((load.requestsPerSecond / bare.requestsPerSecond).toFixed(2)),
+  });
+  return [
+    scenario('bare node:http', bare),
+    scenario(FRAMEWORK_FLOOR, floor),
+    scenario('status ingest', server.scenarios.ingest!),
+    scenario('send-message', server.scenarios.send!),
+    scenario('message listing', server.scenarios.listing!),
+    scenario(LISTING_LATENCY, server.scenarios.listingLatency!),
+    scenario(LISTING_ALONE, server.scenarios.listingAlone!),
+    scenario(LISTING_V2, server.scenarios.listingV2!),
+    scenario('mixed', server.scenarios.mixed!),
+  ];
+}
+
+function machine(): BenchReport['machine'] {
+  return {
+    cpus: `${cpus().length} x ${cpus()[0]?.model ?? 'unknown'}`,
+    memoryGb: Math.round(totalmem() / 1e9),
+    loadAverageAtEnd: loadAverage(),
+    node: process.version,
+    wrk: execSync('wrk --version 2>&1 || true').toString().split('\n')[0]!.trim(),
+    pinned: CAN_PIN,
+  };
+}
+
+const loadAverage = () => loadavg().map((load) => Number(load.toFixed(2)));
+
+async function postgresFacts(url: string) {
+  const client = postgres(url, { max: 1, onnotice: () => {} });
+  try {
+    const [row] = await client`select current_setting('server_version') as version, pg_database_size(current_database())::bigint as bytes`;
+    return { version: String(row!.version), databaseMb: Math.round(Number(row!.bytes) / 1e6) };
+  } finally {
+    await client.end();
+  }
+}
+
+/** The PostgreSQL run: dispatch by the servers' own dispatchers, figures to postgres.{json,md}. */
+async function finishPostgres(
+  database: BenchDatabase & { postgres: BenchPostgres },
+  figures: { bare: LoadResult; floor: LoadResult; server: ServerFigures; loadAverageAtStart: number[] },
+): Promise<void> {
+  log(`webhook dispatch (${INSTANCES} dispatcher${INSTANCES === 1 ? '' : 's'})`);
+  const dispatch = await measurePostgresDispatch({
+    url: database.postgres.url,
+    messageCount: DISPATCH_MESSAGES,
+    startServers: () => startServers(database),
+    databaseCpuSeconds: database.postgres.cpuSeconds,
+    receiverCpu: GENERATOR_CPU,
+  });
+  const facts = await postgresFacts(database.postgres.url);
+  const report: PostgresReport = {
+    backend: 'postgres',
+    instances: INSTANCES,
+    date: new Date().toISOString(),
+    commit: commit(),
+    quick,
+    machine: machine(),
+    pinning: CAN_PIN
+      ? `textrelay (${INSTANCES === 1 ? 'the serve process' : `all ${INSTANCES} serve processes`}) and PostgreSQL on core 0, wrk${INSTANCES === 1 ? '' : ` (${INSTANCES} processes)`}, the callback sink's and dispatch receiver on core 1`
+      : 'unpinned',
+    loadAverageAtStart: figures.loadAverageAtStart,
+    settings: { seconds: SECONDS, warmupSeconds: WARMUP_SECONDS, connections: CONNECTIONS, wrkThreads: THREADS },
+    seededMessages: figures.server.seeded.messages,
+    serverPeakRssMb: figures.server.peakRssMb,
+    scenarios: scenarioResults(figures.bare, figures.floor, figures.server),
+    postgres: {
+      version: facts.version,
+      settings: POSTGRES_SETTINGS,
+      poolSizePerInstance: loadConfig({}).TEXTRELAY_DATABASE_POOL_SIZE,
+      databaseMb: facts.databaseMb,
+    },
+    dispatch,
+    postgresProblems: database.postgres.problems(),
+  };
+  // A smoke run keeps to files of its own (not committed): postgres.json holds the full runs of each number of instances.
+  const name = quick ? 'postgres-quick' : 'postgres';
+  const results = recordPostgresReport(new URL(`${name}.json`, RESULTS), report);
+  const sqliteFile = new URL('latest.json', RESULTS);
+  const sqlite = existsSync(sqliteFile) ? (JSON.parse(readFileSync(sqliteFile, 'utf8')) as BenchReport) : undefined;
+  const markdown = renderPostgresResults(results, sqlite);
+  writeFileSync(new URL(`${name}.md`, RESULTS), markdown);
+  console.log(markdown);
 }
 
 async function main(): Promise<void> {
   ensureWrk();
+  const loadAverageAtStart = loadAverage();
   const dir = mkdtempSync(join(tmpdir(), 'textrelay-bench-'));
+  const sink = await startSink();
+  let database: BenchDatabase | undefined;
   try {
     log(`calibration: bare node:http (${CAN_PIN ? 'server on core 0, wrk on core 1' : 'unpinned'})`);
     const bare = await calibrate('bare-server', 'bare');
     log('framework floor: the same stack, validation only');
     const floor = await calibrate('framework-floor', 'ingest');
-    const server = await measureServer(dir);
+    database = await openBenchDatabase(dir, sink.url);
+    const server = await measureServer(dir, database);
+    if (database.postgres) {
+      await finishPostgres({ ...database, postgres: database.postgres }, { bare, floor, server, loadAverageAtStart });
+      return;
+    }
     log('webhook dispatch');
     // The dispatcher runs in this process: it takes the server's core, the receiver wrk's.
     if (SERVER_CPU !== undefined) pinProcess(SERVER_CPU);
     const dispatch = await measureDispatch(DISPATCH_MESSAGES, { receiverCpu: GENERATOR_CPU });
 
-    const ratio = (rps: number) => Number((rps / bare.requestsPerSecond).toFixed(2));
-    const scenario = (name: string, load: LoadResult & { serverCpu?: number }): ScenarioResult => ({
-      name,
-      ...load,
-      ratioToBare: ratio(load.requestsPerSecond),
-    });
     const report: BenchReport = {
       date: new Date().toISOString(),
       commit: commit(),
       quick,
-      machine: {
-        cpus: `${cpus().length} x ${cpus()[0]?.model ?? 'unknown'}`,
-        memoryGb: Math.round(totalmem() / 1e9),
-        loadAverageAtEnd: loadavg().map((load) => Number(load.toFixed(2))),
-        node: process.version,
-        wrk: execSync('wrk --version 2>&1 || true').toString().split('\n')[0]!.trim(),
-        pinned: CAN_PIN,
-      },
+      machine: machine(),
       settings: { seconds: SECONDS, warmupSeconds: WARMUP_SECONDS, connections: CONNECTIONS, wrkThreads: THREADS },
       seededMessages: server.seeded.messages,
       databaseMbPerMillionMessages: Math.round(((server.seeded.bytes / server.seeded.messages) * 1e6) / 1e6),
       serverPeakRssMb: server.peakRssMb,
-      scenarios: [
-        scenario('bare node:http', bare),
-        scenario(FRAMEWORK_FLOOR, floor),
-        scenario('status ingest', server.scenarios.ingest!),
-        scenario('send-message', server.scenarios.send!),
-        scenario('message listing', server.scenarios.listing!),
-        scenario(LISTING_LATENCY, server.scenarios.listingLatency!),
-        scenario(LISTING_ALONE, server.scenarios.listingAlone!),
-        scenario(LISTING_V2, server.scenarios.listingV2!),
-        scenario('mixed', server.scenarios.mixed!),
-      ],
+      scenarios: scenarioResults(bare, floor, server),
       dispatch,
       targets: [],
     };
@@ -282,6 +474,8 @@ async function main(): Promise<void> {
     writeFileSync(new URL('latest.svg', RESULTS), renderChart(report));
     console.log(renderTable(report));
   } finally {
+    sink.close();
+    await database?.close();
     rmSync(dir, { recursive: true, force: true });
   }
 }
