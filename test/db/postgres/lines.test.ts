@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { accountQueries } from '../../../src/db/postgres/queries/accounts.ts';
 import { lineQueries } from '../../../src/db/postgres/queries/lines.ts';
-import { accountRow, twinModule, useTwins } from '../../helpers/postgres-twins.ts';
+import { accountRow, heldTransaction, twinModule, useTwins } from '../../helpers/postgres-twins.ts';
 
 describe('the PostgreSQL line queries answer as SQLite’s', () => {
   const twins = useTwins();
@@ -22,5 +22,29 @@ describe('the PostgreSQL line queries answer as SQLite’s', () => {
       { number: '+14155559003', createdAt: 20 },
     ]);
     expect(await lines.same((q) => q.ofAccount('nobody'))).toEqual([]);
+  });
+});
+
+describe('new end users pinned by instances at once', () => {
+  const twins = useTwins();
+
+  it('go to another line while one is held by a transaction still pinning, instead of waiting for it', async () => {
+    const accounts = accountQueries(twins.pg);
+    await accounts.insertAccount(accountRow('a', 1));
+    await accounts.insertServiceNumber('a', '+14155559001', 10);
+    await accounts.insertServiceNumber('a', '+14155559002', 20);
+    const first = heldTransaction(twins.pg);
+    const inFirst = accountQueries(await first.tx);
+    expect(await inFirst.leastLoadedLine('a')).toBe('+14155559001');
+    await inFirst.pinEndUser('a', '+14155550001', '+14155559001', 1);
+
+    const other = accountQueries(twins.connect());
+    const second = await Promise.race([
+      other.leastLoadedLine('a'),
+      new Promise<string>((resolve) => setTimeout(() => resolve('waited'), 2_000)),
+    ]);
+    expect(second).toBe('+14155559002');
+    await first.commit();
+    expect(await accounts.leastLoadedLine('a')).toBe('+14155559002');
   });
 });

@@ -80,12 +80,18 @@ export function accountQueries(db: PgDb) {
       return rows.map((row) => row.number);
     },
     async leastLoadedLine(accountId: string): Promise<string | undefined> {
-      const [line] = await db
-        .select({ number: serviceNumbers.number })
-        .from(serviceNumbers)
-        .where(eq(serviceNumbers.accountId, accountId))
-        .orderBy(asc(serviceNumbers.pinnedCount), asc(serviceNumbers.createdAt), sql`${serviceNumbers.number} collate "C"`)
-        .limit(1);
+      const leastLoaded = () =>
+        db
+          .select({ number: serviceNumbers.number })
+          .from(serviceNumbers)
+          .where(eq(serviceNumbers.accountId, accountId))
+          .orderBy(asc(serviceNumbers.pinnedCount), asc(serviceNumbers.createdAt), sql`${serviceNumbers.number} collate "C"`)
+          .limit(1);
+      // A transaction pinning someone to a line holds that line's row until it commits: meanwhile
+      // the least loaded of the others serves, and only when every line is held does a send wait.
+      const [free] = await leastLoaded().for('update', { skipLocked: true });
+      if (free) return free.number;
+      const [line] = await leastLoaded();
       return line?.number;
     },
     async findPinnedLine(accountId: string, endUserNumber: string): Promise<string | undefined> {
