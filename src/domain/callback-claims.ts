@@ -154,6 +154,12 @@ export function createCallbackClaims(limits: ClaimLimits) {
     let taken = 0;
     let reading = false;
     let readEnd: Parameters<typeof readEnded> | undefined;
+    // What chooseDue has read so far: it may be offered the due callbacks a page at a time.
+    const fullHosts = new Set<string>();
+    let seen = 0;
+    let passedOver = 0;
+    let lastSeen: QueuePlace | undefined;
+    let wantsMore = true;
 
     function take(host: string): void {
       planned.set(host, (planned.get(host) ?? 0) + 1);
@@ -192,13 +198,13 @@ export function createCallbackClaims(limits: ClaimLimits) {
         return start;
       },
 
-      /** Takes, from due callbacks offered in due order, those with a free slot on their host; reads as few as it can. */
+      /**
+       * Takes, from due callbacks offered in due order, those with a free slot on their host; reads
+       * as few as it can. May be called again with the rows that follow (a page at a time) while
+       * `wantsMore()`: it goes on where it stopped.
+       */
       chooseDue<T extends QueuePlace & { url: string }>(due: Iterable<T>): T[] {
         const chosen: T[] = [];
-        const fullHosts = new Set<string>();
-        let seen = 0;
-        let passedOver = 0;
-        let lastSeen: T | undefined;
         let end: ReadEnd = 'end of rows';
         for (const row of due) {
           if (taken >= free) {
@@ -228,7 +234,13 @@ export function createCallbackClaims(limits: ClaimLimits) {
         const cutShort = end === 'pass-over budget spent' || seen >= readLimit;
         const place = lastSeen && { dueAt: lastSeen.dueAt, seq: lastSeen.seq };
         if (reading) readEnd = [end, cutShort, fullHosts, place];
+        wantsMore = end === 'end of rows' && seen < readLimit;
         return chosen;
+      },
+
+      /** Whether the rows offered so far ran out before a slot, the pass-over budget or the read limit did. */
+      wantsMore(): boolean {
+        return wantsMore;
       },
 
       /**

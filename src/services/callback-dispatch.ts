@@ -1,9 +1,12 @@
-import type { AttemptRecord, ClaimedDelivery, FinishedDelivery } from '../db/store.ts';
-import type { AttemptOutcome, Claim } from '../domain/callback-claims.ts';
+import type { AttemptRecord, ClaimedDelivery, DueDelivery, FinishedDelivery, Store } from '../db/store.ts';
+import type { AttemptOutcome, Claim, QueuePlace } from '../domain/callback-claims.ts';
 import { getOrCreateWebhookSecret } from './account-webhooks.ts';
 import type { ServiceDeps } from './deps.ts';
 
 /** The outbox as the dispatcher works it: record what attempts did, claim what goes next, give back what it could not finish. */
+
+/** Due callbacks read at once: a full host's pass-over budget and one row more, what most claims read in all. */
+const DUE_PAGE_ROWS = 65;
 
 /** The secret to sign a claimed row with: an account that never asked for its secret gets one now. */
 export async function signingSecretOf(deps: ServiceDeps, row: ClaimedDelivery): Promise<string> {
@@ -43,12 +46,32 @@ export async function recordAndClaim(
     const start = claim.readStart();
     if (start === 'none') return outbox.claimed(startNow, lease);
     await outbox.expireLeases(now);
-    const due = claim.chooseDue(await outbox.dueCallbacks(now, start, claim.readLimit));
+    const due = await chooseDuePages(outbox, claim, now, start);
     await outbox.lease(due, lease, now);
     return outbox.claimed(startNow.length === 0 ? due : [...startNow, ...due], lease);
   });
   tellAccounts(deps, finished);
   return claimed;
+}
+
+/**
+ * Due callbacks a page at a time, each page read only if the claim wants more: a claim mostly stops
+ * after a few dozen rows (its slots taken, or a full host's rows passed over), and reading its whole
+ * read limit at once would load hundreds of payloads it never looks at.
+ */
+async function chooseDuePages(outbox: Store['outbox'], claim: Claim, now: number, start: 'first' | QueuePlace) {
+  const chosen: DueDelivery[] = [];
+  let place = start;
+  for (let read = 0; read < claim.readLimit; ) {
+    const size = Math.min(DUE_PAGE_ROWS, claim.readLimit - read);
+    const page = await outbox.dueCallbacks(now, place, size);
+    read += page.length;
+    chosen.push(...claim.chooseDue(page));
+    const last = page.at(-1);
+    if (page.length < size || last === undefined || !claim.wantsMore()) break;
+    place = { dueAt: last.dueAt, seq: last.seq };
+  }
+  return chosen;
 }
 
 /** Records finished attempts without claiming (shutdown): the next callbacks they let go become due. */

@@ -71,6 +71,19 @@ describe('which callbacks a claim takes', () => {
     expect(claim.committed()).toBe(false);
   });
 
+  it('offered the due callbacks a page at a time, goes on where it stopped and takes the same', () => {
+    const rows = [due('a', 1), due('a', 2), due('a', 3), due('b', 4), due('c', 5), due('c', 6)];
+    const whole = createCallbackClaims({ concurrency: 4, perHostLimit: 2 }).claim();
+    whole.readStart();
+    const paged = createCallbackClaims({ concurrency: 4, perHostLimit: 2 }).claim();
+    paged.readStart();
+    const firstPage = paged.chooseDue(rows.slice(0, 3));
+    expect(paged.wantsMore(), 'two of four slots taken, the page ran out').toBe(true);
+    const secondPage = paged.chooseDue(rows.slice(3));
+    expect(paged.wantsMore(), 'every slot taken').toBe(false);
+    expect(seqs([...firstPage, ...secondPage])).toEqual(seqs(whole.chooseDue(rows)));
+  });
+
   it('counts posts in flight against the limits until they end', () => {
     const claims = createCallbackClaims({ concurrency: 3, perHostLimit: 2 });
     posting(claims, 'a', 2);
