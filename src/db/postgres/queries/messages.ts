@@ -5,7 +5,6 @@ import type { MessageInsert, MessageListFilter, StatusEventInsert, StatusUpdate 
 import type { PgDb } from '../db.ts';
 import { groupMembers, groups, messages, statusEvents } from '../schema.ts';
 import { arrivalOrder, statusEventRowColumns } from './status-event-order.ts';
-import { unstorableText } from './text-keys.ts';
 
 /**
  * Listing by number reads one index range per group up to this many groups; past that, one
@@ -60,7 +59,6 @@ export function messageQueries(db: PgDb) {
       return inserted;
     },
     async findByHandle(accountId: string, handle: string): Promise<MessageRow | undefined> {
-      if (unstorableText(handle)) return undefined;
       const [row] = await db
         .select()
         .from(messages)
@@ -69,7 +67,6 @@ export function messageQueries(db: PgDb) {
     },
     /** Any account's message by our handle or the transport's: transports and ingest know no account. */
     async findByAnyHandle(handle: string): Promise<MessageRow | undefined> {
-      if (unstorableText(handle)) return undefined;
       const [ours] = await db.select().from(messages).where(eq(messages.handle, handle));
       if (ours) return ours;
       const [theirs] = await db.select().from(messages).where(eq(messages.transportHandle, handle));
