@@ -1,6 +1,7 @@
 import { and, asc, count, desc, eq, gte, isNull, type SQL, sql } from 'drizzle-orm';
 import type { PgColumn } from 'drizzle-orm/pg-core';
 import type { ContactV2OrderField } from '../../../domain/contact-view-v2.ts';
+import { revivedContactFields } from '../../contact-revival.ts';
 import type { ContactRow } from '../../rows.ts';
 import type { ContactFieldsUpdate, ContactListQuery, ContactV2ListQuery, ContactWithLine } from '../../sqlite/queries/contacts.ts';
 import type { PgDb } from '../db.ts';
@@ -95,26 +96,9 @@ export function contactQueries(db: PgDb) {
         .set({ ...fields, updatedAt: now })
         .where(eq(contacts.id, contactId));
     },
-    /**
-     * Brings a deleted contact back as a new one: its own fields reset and created now. The
-     * conversation summary stays (its messages did), and so does the opt-out, the end user's choice.
-     */
+    /** Brings a deleted contact back as a new one (revivedContactFields). */
     async revive(contactId: string, now: number): Promise<ContactRow> {
-      const [row] = await db
-        .update(contacts)
-        .set({
-          firstName: '',
-          lastName: '',
-          companyName: '',
-          assignedToEmail: '',
-          tags: [],
-          customVariables: {},
-          deletedAt: null,
-          createdAt: now,
-          updatedAt: now,
-        })
-        .where(eq(contacts.id, contactId))
-        .returning();
+      const [row] = await db.update(contacts).set(revivedContactFields(now)).where(eq(contacts.id, contactId)).returning();
       if (!row) throw new Error(`contact ${contactId} vanished while being revived`);
       return row;
     },

@@ -2,6 +2,7 @@ import { and, asc, count, desc, eq, gte, isNull, type SQL, sql } from 'drizzle-o
 import type { SQLiteColumn } from 'drizzle-orm/sqlite-core';
 import type { ContactOrderField } from '../../../domain/contact-order.ts';
 import type { ContactV2OrderField } from '../../../domain/contact-view-v2.ts';
+import { revivedContactFields } from '../../contact-revival.ts';
 import type { ContactRow } from '../../rows.ts';
 import { contacts, numberPins } from '../../schema.ts';
 import type { Db } from '../connection.ts';
@@ -152,27 +153,9 @@ export function contactQueries(db: Db) {
         .where(eq(contacts.id, contactId))
         .run();
     },
-    /**
-     * Brings a deleted contact back as a new one: its own fields reset and created now. The
-     * conversation summary stays (its messages did), and so does the opt-out, the end user's choice.
-     */
+    /** Brings a deleted contact back as a new one (revivedContactFields). */
     revive(contactId: string, now: number): ContactRow {
-      const row = db
-        .update(contacts)
-        .set({
-          firstName: '',
-          lastName: '',
-          companyName: '',
-          assignedToEmail: '',
-          tags: [],
-          customVariables: {},
-          deletedAt: null,
-          createdAt: now,
-          updatedAt: now,
-        })
-        .where(eq(contacts.id, contactId))
-        .returning()
-        .get();
+      const row = db.update(contacts).set(revivedContactFields(now)).where(eq(contacts.id, contactId)).returning().get();
       if (!row) throw new Error(`contact ${contactId} vanished while being revived`);
       return row;
     },
