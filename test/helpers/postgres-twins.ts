@@ -13,7 +13,7 @@ import { afterEach, beforeEach, expect } from 'vitest';
 import type { PgPool } from '../../src/db/postgres/connection.ts';
 import type { PgDb } from '../../src/db/postgres/db.ts';
 import * as pgSchema from '../../src/db/postgres/schema.ts';
-import type { AccountRow } from '../../src/db/rows.ts';
+import type { AccountRow, ContactRow } from '../../src/db/rows.ts';
 import * as sqliteSchema from '../../src/db/schema.ts';
 import { closeDatabase, type Db, migrateDatabase, openDatabase } from '../../src/db/sqlite/connection.ts';
 import type { MessageInsert } from '../../src/db/sqlite/queries/messages.ts';
@@ -202,6 +202,30 @@ export async function seedWorld(twins: Twins): Promise<void> {
     { groupId: 'grp_abc', number: BOB, addedAt: T0 },
     { groupId: 'grp_abc', number: CAROL, addedAt: T0 },
   ]);
+}
+
+/** A contact of account `a`, blank but for what `fields` says. */
+export function contactRow(id: string, phone: string, fields: Partial<ContactRow> = {}): ContactRow {
+  return {
+    id,
+    accountId: 'a',
+    phone,
+    firstName: '',
+    lastName: '',
+    companyName: '',
+    lastMessageAt: null,
+    previewText: '',
+    lastInboundAt: null,
+    lastOutboundAt: null,
+    assignedToEmail: '',
+    tags: [],
+    customVariables: {},
+    optedOut: false,
+    deletedAt: null,
+    createdAt: 1_000,
+    updatedAt: 1_000,
+    ...fields,
+  };
 }
 
 let handles = 0;

@@ -3,10 +3,9 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { migratePostgres, openPostgres, type PostgresConnection } from '../../../src/db/postgres/connection.ts';
 import { accountQueries } from '../../../src/db/postgres/queries/accounts.ts';
 import { contactQueries } from '../../../src/db/postgres/queries/contacts.ts';
-import type { ContactRow } from '../../../src/db/rows.ts';
 import { CONTACT_ORDER_FIELDS } from '../../../src/domain/contact-order.ts';
 import { CONTACT_V2_ORDER_FIELDS } from '../../../src/domain/contact-view-v2.ts';
-import { accountRow, twinModule, useTwins } from '../../helpers/postgres-twins.ts';
+import { accountRow, contactRow, twinModule, useTwins } from '../../helpers/postgres-twins.ts';
 
 /**
  * SQLite compares text byte by byte. A PostgreSQL database is often made with a linguistic
@@ -36,26 +35,12 @@ afterEach(async () => {
 
 const NAMES = ['alice', 'Bob', '_x', 'Émile', 'zoe', 'bob'];
 
-function contactRow(index: number): ContactRow {
-  return {
-    id: `c_${NAMES[index]}`,
-    accountId: 'a',
-    phone: `+1415555${1000 + index}`,
+function namedContact(index: number) {
+  return contactRow(`c_${NAMES[index]}`, `+1415555${1000 + index}`, {
     firstName: NAMES[index]!,
     lastName: NAMES[NAMES.length - 1 - index]!,
-    companyName: '',
     lastMessageAt: index % 2 === 0 ? null : 1_000 + index,
-    previewText: '',
-    lastInboundAt: null,
-    lastOutboundAt: null,
-    assignedToEmail: '',
-    tags: [],
-    customVariables: {},
-    optedOut: false,
-    deletedAt: null,
-    createdAt: 1_000,
-    updatedAt: 1_000,
-  };
+  });
 }
 
 describe('on a database whose collation is linguistic', () => {
@@ -68,7 +53,7 @@ describe('on a database whose collation is linguistic', () => {
     const accounts = twinModule(twins, 'accounts', accountQueries(linguistic.db));
     await accounts.same((q) => q.insertAccount(accountRow('a', 1)));
     const contacts = twinModule(twins, 'contacts', contactQueries(linguistic.db));
-    for (const index of NAMES.keys()) await contacts.same((q) => q.insert(contactRow(index)));
+    for (const index of NAMES.keys()) await contacts.same((q) => q.insert(namedContact(index)));
     for (const direction of ['asc', 'desc'] as const) {
       for (const orderBy of CONTACT_ORDER_FIELDS) await contacts.same((q) => q.list('a', { orderBy, direction, limit: 10, offset: 0 }));
       for (const orderBy of CONTACT_V2_ORDER_FIELDS)

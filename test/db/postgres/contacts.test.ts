@@ -1,37 +1,13 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { accountQueries } from '../../../src/db/postgres/queries/accounts.ts';
 import { contactQueries } from '../../../src/db/postgres/queries/contacts.ts';
-import type { ContactRow } from '../../../src/db/rows.ts';
 import type { Queries } from '../../../src/db/store.ts';
 import { CONTACT_ORDER_FIELDS } from '../../../src/domain/contact-order.ts';
 import { CONTACT_V2_ORDER_FIELDS } from '../../../src/domain/contact-view-v2.ts';
 import { ALICE, BOB, CAROL, DAVE } from '../../helpers/fixtures.ts';
-import { accountRow, type TwinModule, twinModule, useTwins } from '../../helpers/postgres-twins.ts';
+import { accountRow, contactRow, type TwinModule, twinModule, useTwins } from '../../helpers/postgres-twins.ts';
 
 const LINE = '+14155559001';
-
-function contactRow(id: string, phone: string, fields: Partial<ContactRow> = {}): ContactRow {
-  return {
-    id,
-    accountId: 'a',
-    phone,
-    firstName: '',
-    lastName: '',
-    companyName: '',
-    lastMessageAt: null,
-    previewText: '',
-    lastInboundAt: null,
-    lastOutboundAt: null,
-    assignedToEmail: '',
-    tags: [],
-    customVariables: {},
-    optedOut: false,
-    deletedAt: null,
-    createdAt: 1_000,
-    updatedAt: 1_000,
-    ...fields,
-  };
-}
 
 describe('the PostgreSQL contact queries answer as SQLite’s', () => {
   const twins = useTwins();
