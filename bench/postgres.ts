@@ -193,19 +193,25 @@ export async function seedPostgres(
 }
 
 /**
- * Bench/run.ts's ingest targets on PostgreSQL: `count` QUEUED messages handed over as
- * ingest-<n>, with a status callback to `callbackUrl`, dated before the seeded history.
+ * Bench/run.ts's ingest targets on PostgreSQL: QUEUED messages handed over as ingest-<n>, the
+ * first `withCallback` with a status callback to `callbackUrl`, the `quiet` after them without one,
+ * dated before the seeded history.
  */
-export async function addPostgresIngestTargets(url: string, count: number, callbackUrl: string): Promise<void> {
+export async function addPostgresIngestTargets(
+  url: string,
+  targets: { withCallback: number; quiet: number },
+  callbackUrl: string,
+): Promise<void> {
   const client = postgres(url, { max: 1, onnotice: () => {} });
   try {
     await client.unsafe(
       `
       insert into messages (handle, account_id, is_outbound, message_type, status, line_number, number, contact_id, status_callback, transport_handle, handed_over_at, date_sent, date_updated)
-      select 'ingest-' || i, t.account_id, true, 'message', 'QUEUED', t.line_number, t.number, t.contact_id, $2, 'ingest-' || i, t.first - 1 - i, t.first - 1 - i, t.first - 1 - i
+      select 'ingest-' || i, t.account_id, true, 'message', 'QUEUED', t.line_number, t.number, t.contact_id,
+        case when i < $3 then $2 end, 'ingest-' || i, t.first - 1 - i, t.first - 1 - i, t.first - 1 - i
       from generate_series(0, $1::bigint - 1) as i,
         (select *, (select min(date_sent) from messages) as first from messages where message_type = 'message' and is_outbound order by id desc limit 1) t`,
-      [count, callbackUrl],
+      [targets.withCallback + targets.quiet, callbackUrl, targets.withCallback],
     );
     await client.unsafe('analyze messages');
   } finally {

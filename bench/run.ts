@@ -51,6 +51,7 @@ import {
   LISTING_LATENCY,
   LISTING_LATENCY_CONNECTIONS,
   LISTING_V2,
+  QUIET_INGEST,
   renderTable,
   type ScenarioResult,
   TARGETS,
@@ -112,20 +113,21 @@ async function calibrate(server: 'bare-server' | 'framework-floor', script: 'bar
 }
 
 /**
- * Messages the ingest scenarios move to SENT: QUEUED, handed over as ingest-<n>, with a status
- * callback to the sink, so every applied event also writes its callback as in production. Dated
- * before the seeded history: newest-first listings filtered on a column without an index of its
- * own (is_outbound) would otherwise walk through all of them before reaching the seeded rows.
+ * Messages the ingest scenarios move to SENT: QUEUED, handed over as ingest-<n>. The first
+ * CALLBACK_TARGETS have a status callback to the sink, so every applied event also writes its
+ * callback as in production; the QUIET_TARGETS after them have none. Dated before the seeded
+ * history: newest-first listings filtered on a column without an index of its own (is_outbound)
+ * would otherwise walk through all of them before reaching the seeded rows.
  */
-function addIngestTargets(file: string, count: number, callbackUrl: string): void {
+function addIngestTargets(file: string, callbackUrl: string): void {
   const db = new Database(file);
   db.prepare(`
-    with recursive n(i) as (select 0 union all select i + 1 from n where i < cast(? as integer) - 1)
+    with recursive n(i) as (select 0 union all select i + 1 from n where i < cast(@count as integer) - 1)
     insert into messages (handle, account_id, is_outbound, message_type, status, line_number, number, contact_id, status_callback, transport_handle, handed_over_at, date_sent, date_updated)
-    select 'ingest-' || i, t.account_id, 1, 'message', 'QUEUED', t.line_number, t.number, t.contact_id, ?, 'ingest-' || i, t.first - 1 - i, t.first - 1 - i, t.first - 1 - i
+    select 'ingest-' || i, t.account_id, 1, 'message', 'QUEUED', t.line_number, t.number, t.contact_id,
+      case when i < @withCallback then @callbackUrl end, 'ingest-' || i, t.first - 1 - i, t.first - 1 - i, t.first - 1 - i
     from n, (select *, (select min(date_sent) from messages) as first from messages where message_type = 'message' and is_outbound = 1 order by id desc limit 1) t`).run(
-    count,
-    callbackUrl,
+    { count: CALLBACK_TARGETS + QUIET_TARGETS, withCallback: CALLBACK_TARGETS, callbackUrl },
   );
   db.close();
 }
@@ -151,7 +153,7 @@ function listingPaths(seeded: SeededAccount): string[] {
 /** Where the load goes and whose CPU is counted: the serve processes, and PostgreSQL's when it runs. */
 type System = { servers: ServerProcess[]; databaseCpuSeconds?: () => number };
 
-type Measured = LoadResult & { serverCpu: number; databaseCpu?: number };
+type Measured = LoadResult & { serverCpu: number; databaseCpu?: number; serverPeakRssMb: number };
 
 /** Area codes the send scenarios write to, one per wrk process, so no two processes create the same end user. */
 const SEND_AREAS: Partial<Record<string, string[]>> = { send: ['212', '332'], mixed: ['718', '347'] };
@@ -222,12 +224,16 @@ async function measure(
   return {
     ...result,
     serverCpu: perSecond(serverCpu() - serverBefore),
+    // The peak so far, read after each scenario: which one raised it shows in the table.
+    serverPeakRssMb: Math.max(...system.servers.map((server) => peakRssMb(server.pid))),
     ...(databaseBefore === undefined ? {} : { databaseCpu: perSecond(system.databaseCpuSeconds!() - databaseBefore) }),
   };
 }
 
-/** Four wrk runs send status events (ingest and mixed, each with a warm-up): each gets its own targets. */
-const INGEST_TARGETS = 4 * INGEST_PER_RUN * THREADS;
+/** Four wrk runs send status events to messages with a callback (ingest and mixed, each with a warm-up): each gets its own targets. */
+const CALLBACK_TARGETS = 4 * INGEST_PER_RUN * THREADS;
+/** Two (the quiet ingest and its warm-up) send them to messages without one. */
+const QUIET_TARGETS = 2 * INGEST_PER_RUN * THREADS;
 
 /** The seeded database the servers run on, with the ingest targets added: the SQLite file, or PostgreSQL seeded from it. */
 type BenchDatabase = {
@@ -242,14 +248,14 @@ async function openBenchDatabase(dir: string, callbackUrl: string): Promise<Benc
   const file = join(dir, 'bench.db');
   const seeded = await seedDatabase(file, plan, { fresh: args.reseed, log });
   if (backend === 'sqlite') {
-    addIngestTargets(file, INGEST_TARGETS, callbackUrl);
+    addIngestTargets(file, callbackUrl);
     return { seeded, env: { TEXTRELAY_DB: file }, close: async () => {} };
   }
   const data = await seedPostgres(file, seeded, { fresh: args.reseed, log });
   const database = await startBenchPostgres(data.dir);
   // PostgreSQL takes the servers' core: the server side has one core, as SQLite inside the server has.
   if (SERVER_CPU !== undefined) database.pin(SERVER_CPU);
-  await addPostgresIngestTargets(database.url, INGEST_TARGETS, callbackUrl);
+  await addPostgresIngestTargets(database.url, { withCallback: CALLBACK_TARGETS, quiet: QUIET_TARGETS }, callbackUrl);
   return {
     seeded,
     env: { TEXTRELAY_DATABASE_URL: database.url },
@@ -281,14 +287,20 @@ function startServers(database: BenchDatabase): Promise<ServerProcess[]> {
   );
 }
 
+/** Hands out ranges of ingest targets from `first` on, one range per wrk run. */
+function targetAllocator(first: number): (count: number) => number {
+  let next = first;
+  return (count) => {
+    const start = next;
+    next += count;
+    return start;
+  };
+}
+
 async function measureServer(dir: string, database: BenchDatabase) {
   const { seeded } = database;
-  let nextIngest = 0;
-  const ingestFirst = (count: number) => {
-    const first = nextIngest;
-    nextIngest += count;
-    return first;
-  };
+  const ingestFirst = targetAllocator(0);
+  const quietIngestFirst = targetAllocator(CALLBACK_TARGETS);
   const pathsFile = join(dir, 'listing-paths.txt');
   writeFileSync(pathsFile, `${listingPaths(seeded).join('\n')}\n`);
   const v2PathsFile = join(dir, 'listing-v2-paths.txt');
@@ -303,6 +315,8 @@ async function measureServer(dir: string, database: BenchDatabase) {
   };
   try {
     const scenarios: Record<string, Measured> = {};
+    log(QUIET_INGEST);
+    scenarios.quietIngest = await measure(system, 'ingest', env, quietIngestFirst);
     log('status ingest');
     scenarios.ingest = await measure(system, 'ingest', env, ingestFirst);
     log('send-message');
@@ -344,7 +358,7 @@ type ServerFigures = Awaited<ReturnType<typeof measureServer>>;
 
 /** The figures of every scenario, in the order of the tables. */
 function scenarioResults(bare: LoadResult, floor: LoadResult, server: ServerFigures): ScenarioResult[] {
-  const scenario = (name: string, load: LoadResult & { serverCpu?: number }): ScenarioResult => ({
+  const scenario = (name: string, load: LoadResult & { serverCpu?: number; serverPeakRssMb?: number }): ScenarioResult => ({
     name,
     ...load,
     ratioToBare: Number((load.requestsPerSecond / bare.requestsPerSecond).toFixed(2)),
@@ -352,6 +366,7 @@ function scenarioResults(bare: LoadResult, floor: LoadResult, server: ServerFigu
   return [
     scenario('bare node:http', bare),
     scenario(FRAMEWORK_FLOOR, floor),
+    scenario(QUIET_INGEST, server.scenarios.quietIngest!),
     scenario('status ingest', server.scenarios.ingest!),
     scenario('send-message', server.scenarios.send!),
     scenario('message listing', server.scenarios.listing!),
