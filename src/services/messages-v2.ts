@@ -95,12 +95,27 @@ async function toFilter(deps: ServiceDeps, account: AccountRow, query: MessageV2
   return filter;
 }
 
-async function rowOf(deps: ServiceDeps, account: AccountRow, message: MessageRow) {
-  const group = message.groupId === null ? undefined : await deps.store.groups.findById(account.id, message.groupId);
-  return toMessageRow(message, account, {
-    groupDisplayName: group === undefined ? null : group.displayName,
-    participants: await participantsOf(deps, message),
-  });
+/** A group's members, each read once however many rows of a page name the group. */
+function membersOfPage(deps: ServiceDeps) {
+  const members = new Map<string, Promise<string[]>>();
+  return (groupId: string): Promise<string[]> => {
+    let numbers = members.get(groupId);
+    if (!numbers) {
+      numbers = deps.store.groups.members(groupId);
+      members.set(groupId, numbers);
+    }
+    return numbers;
+  };
+}
+
+async function rowOf(
+  deps: ServiceDeps,
+  account: AccountRow,
+  message: MessageRow,
+  groupDisplayName: string | null,
+  membersOf?: (groupId: string) => Promise<string[]>,
+) {
+  return toMessageRow(message, account, { groupDisplayName, participants: await participantsOf(deps, message, membersOf) });
 }
 
 /** messages.list: a page of the account's messages and how many match in all. */
@@ -115,8 +130,9 @@ export async function listMessagesV2(deps: ServiceDeps, account: AccountRow, que
       : pageSaysTotal
         ? query.offset + rows.length
         : await deps.store.messagesV2.total(account.id, filter, deps.clock.now());
+  const membersOf = membersOfPage(deps);
   const data = [];
-  for (const row of rows) data.push(await rowOf(deps, account, row));
+  for (const row of rows) data.push(await rowOf(deps, account, row, row.groupDisplayName, membersOf));
   return {
     status: 'OK' as const,
     data,
@@ -128,5 +144,6 @@ export async function listMessagesV2(deps: ServiceDeps, account: AccountRow, que
 export async function retrieveMessageV2(deps: ServiceDeps, account: AccountRow, handle: string) {
   const message = await deps.store.messages.findByHandle(account.id, handle);
   if (!message) throw new AppError(ErrorCode.notFound, `No message with handle ${handle}`);
-  return { status: 'OK' as const, data: await rowOf(deps, account, message) };
+  const group = message.groupId === null ? undefined : await deps.store.groups.findById(account.id, message.groupId);
+  return { status: 'OK' as const, data: await rowOf(deps, account, message, group === undefined ? null : group.displayName) };
 }

@@ -15,10 +15,14 @@ export async function listMessages(
   return { messages: rows.map((row) => toListRecord(row, account)) };
 }
 
-/** Everyone in a message's conversation, the account's line last. */
-export async function participantsOf(deps: ServiceDeps, message: MessageRow): Promise<string[]> {
+/** Everyone in a message's conversation, the account's line last; `membersOf` reads a group's members. */
+export async function participantsOf(
+  deps: ServiceDeps,
+  message: MessageRow,
+  membersOf: (groupId: string) => Promise<string[]> = (groupId) => deps.store.groups.members(groupId),
+): Promise<string[]> {
   if (message.messageType === 'group' && message.groupId !== null) {
-    const members = message.isOutbound ? (message.recipients ?? []) : await deps.store.groups.members(message.groupId);
+    const members = message.isOutbound ? (message.recipients ?? []) : await membersOf(message.groupId);
     return [...members, message.lineNumber];
   }
   return [message.number, message.lineNumber];
