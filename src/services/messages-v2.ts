@@ -2,7 +2,7 @@ import type { AccountRow, MessageRow } from '../db/rows.ts';
 import type { MessageV2Filter, MessageV2Order } from '../db/store.ts';
 import { ErrorCode } from '../domain/error-codes.ts';
 import { workerIdOf } from '../domain/line-state.ts';
-import { toMessageRow } from '../domain/message-row-view.ts';
+import { messageRowJson } from '../domain/message-row-view.ts';
 import { MESSAGE_STATUSES, type MessageStatus } from '../domain/status.ts';
 import { AppError } from './app-error.ts';
 import type { ServiceDeps } from './deps.ts';
@@ -115,10 +115,10 @@ async function rowOf(
   groupDisplayName: string | null,
   membersOf?: (groupId: string) => Promise<string[]>,
 ) {
-  return toMessageRow(message, account, { groupDisplayName, participants: await participantsOf(deps, message, membersOf) });
+  return messageRowJson(message, account, { groupDisplayName, participants: await participantsOf(deps, message, membersOf) });
 }
 
-/** messages.list: a page of the account's messages and how many match in all. */
+/** messages.list: a page of the account's messages and how many match in all, as JSON text. */
 export async function listMessagesV2(deps: ServiceDeps, account: AccountRow, query: MessageV2Query) {
   const filter = await toFilter(deps, account, query);
   const rows = filter === NOTHING ? [] : await deps.store.messagesV2.list(account.id, filter, query.order, query.limit, query.offset);
@@ -133,17 +133,14 @@ export async function listMessagesV2(deps: ServiceDeps, account: AccountRow, que
   const membersOf = membersOfPage(deps);
   const data = [];
   for (const row of rows) data.push(await rowOf(deps, account, row, row.groupDisplayName, membersOf));
-  return {
-    status: 'OK' as const,
-    data,
-    pagination: { total, limit: query.limit, offset: query.offset, hasMore: query.offset + rows.length < total },
-  };
+  const pagination = { total, limit: query.limit, offset: query.offset, hasMore: query.offset + rows.length < total };
+  return `{"status":"OK","data":[${data.join(',')}],"pagination":${JSON.stringify(pagination)}}`;
 }
 
-/** messages.retrieve: one of the account's messages by its handle. */
+/** messages.retrieve: one of the account's messages by its handle, as JSON text. */
 export async function retrieveMessageV2(deps: ServiceDeps, account: AccountRow, handle: string) {
   const message = await deps.store.messages.findByHandle(account.id, handle);
   if (!message) throw new AppError(ErrorCode.notFound, `No message with handle ${handle}`);
   const group = message.groupId === null ? undefined : await deps.store.groups.findById(account.id, message.groupId);
-  return { status: 'OK' as const, data: await rowOf(deps, account, message, group === undefined ? null : group.displayName) };
+  return `{"status":"OK","data":${await rowOf(deps, account, message, group === undefined ? null : group.displayName)}}`;
 }
