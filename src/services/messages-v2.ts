@@ -64,7 +64,9 @@ async function toFilter(deps: ServiceDeps, account: AccountRow, query: MessageV2
   if (query.account_email !== undefined && query.account_email !== account.email) return NOTHING;
   if (query.service === 'RCS') return NOTHING;
   if (query.status !== undefined && !MESSAGE_STATUSES.includes(query.status as MessageStatus)) return NOTHING;
-  const lines = await deps.store.accounts.listServiceNumbers(account.id);
+  // Only the filters that name a line or a worker need the account's lines.
+  const namesLine = query.worker_id !== undefined || query.from_number !== undefined || query.to_number !== undefined;
+  const lines = namesLine ? await deps.store.accounts.listServiceNumbers(account.id) : [];
   let filter: MessageV2Filter | null = {
     status: query.status as MessageStatus | undefined,
     groupId: query.group_id,
