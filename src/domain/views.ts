@@ -3,6 +3,7 @@
  * so the API responses, the listing and (later) callback payloads can never drift apart.
  */
 import { formatDisplayDate, toIso, toSecondsNanos } from './dates.ts';
+import { jsonNullableNumber, jsonNullableString, jsonString, jsonStrings } from './json-text.ts';
 import { formatDisplayPhone } from './phone.ts';
 import type { MessageStatus } from './status.ts';
 
@@ -106,42 +107,38 @@ export function toMessageObject(message: MessageFacts, account: AccountFacts, pa
 
 export type MessageView = ReturnType<typeof toMessageObject>;
 
-/** A record of GET /accounts/messages, carrying both spellings of the aliased fields. */
-export function toListRecord(message: MessageFacts, account: AccountFacts) {
-  const { from_number, number, to_number } = addressing(message);
-  const callbackUrl = message.statusCallback ?? '';
-  return {
-    uuid: message.handle,
-    message_handle: message.handle,
-    date: toIso(message.dateSent),
-    content: message.content,
-    media_url: message.mediaUrl,
-    number,
-    to_number,
-    from_number,
-    is_outbound: message.isOutbound,
-    accountEmail: account.email,
-    status: message.status,
-    error_code: message.errorCode,
-    error_message: message.errorMessage,
-    error_detail: message.errorDetail,
-    was_downgraded: message.wasDowngraded,
+/** `{"_seconds":...,"_nanoseconds":...}`: the Firestore-style timestamp that list records carry (toSecondsNanos). */
+function secondsNanosJson(epochMs: number): string {
+  const { _seconds, _nanoseconds } = toSecondsNanos(epochMs);
+  return `{"_seconds":${_seconds},"_nanoseconds":${_nanoseconds}}`;
+}
+
+/**
+ * The JSON of a record of GET /accounts/messages, carrying both spellings of the aliased fields.
+ * Written as text, not built as an object: pages of these are the largest answers.
+ */
+export function listRecordJson(message: MessageFacts, account: AccountFacts): string {
+  const handle = jsonString(message.handle);
+  const line = jsonString(message.lineNumber);
+  const users = endUsers(message);
+  const usersJson = typeof users === 'string' ? jsonString(users) : jsonStrings(users);
+  const sendStyle = jsonString(message.sendStyle);
+  const type = jsonString(message.messageType);
+  const callbackUrl = jsonString(message.statusCallback ?? '');
+  const [from, to] = message.isOutbound ? [line, usersJson] : [jsonString(message.number), line];
+  return (
+    `{"uuid":${handle},"message_handle":${handle},"date":"${toIso(message.dateSent)}","content":${jsonString(message.content)}` +
+    `,"media_url":${jsonString(message.mediaUrl)},"number":${usersJson},"to_number":${to},"from_number":${from}` +
+    `,"is_outbound":${message.isOutbound},"accountEmail":${jsonString(account.email)},"status":${jsonString(message.status)}` +
+    `,"error_code":${jsonNullableNumber(message.errorCode)},"error_message":${jsonNullableString(message.errorMessage)}` +
+    `,"error_detail":${jsonNullableString(message.errorDetail)},"was_downgraded":${message.wasDowngraded}` +
     // textrelay always falls back to SMS when iMessage is unavailable.
-    allowSMS: true,
-    allow_sms: true,
-    sendStyle: message.sendStyle,
-    send_style: message.sendStyle,
-    type: message.messageType,
-    message_type: message.messageType,
-    callbackURL: callbackUrl,
-    callback_url: callbackUrl,
+    `,"allowSMS":true,"allow_sms":true,"sendStyle":${sendStyle},"send_style":${sendStyle},"type":${type},"message_type":${type}` +
+    `,"callbackURL":${callbackUrl},"callback_url":${callbackUrl}` +
     // Internal row ids would reveal other accounts' volumes; the handle identifies the record.
-    row_id: null,
-    date_sent: toSecondsNanos(message.dateSent),
-    date_updated: toSecondsNanos(message.dateUpdated),
-    phoneID: message.lineNumber,
-    group_id: message.groupId ?? '',
-  };
+    `,"row_id":null,"date_sent":${secondsNanosJson(message.dateSent)},"date_updated":${secondsNanosJson(message.dateUpdated)}` +
+    `,"phoneID":${line},"group_id":${jsonString(message.groupId ?? '')}}`
+  );
 }
 
 export function toContactData(contact: ContactFacts, accountEmail: string) {

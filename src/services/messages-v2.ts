@@ -2,7 +2,7 @@ import type { AccountRow, MessageRow } from '../db/rows.ts';
 import type { MessageV2Filter, MessageV2Order } from '../db/store.ts';
 import { ErrorCode } from '../domain/error-codes.ts';
 import { workerIdOf } from '../domain/line-state.ts';
-import { toMessageRow } from '../domain/message-row-view.ts';
+import { messageRowJson } from '../domain/message-row-view.ts';
 import { MESSAGE_STATUSES, type MessageStatus } from '../domain/status.ts';
 import { AppError } from './app-error.ts';
 import type { ServiceDeps } from './deps.ts';
@@ -64,7 +64,9 @@ async function toFilter(deps: ServiceDeps, account: AccountRow, query: MessageV2
   if (query.account_email !== undefined && query.account_email !== account.email) return NOTHING;
   if (query.service === 'RCS') return NOTHING;
   if (query.status !== undefined && !MESSAGE_STATUSES.includes(query.status as MessageStatus)) return NOTHING;
-  const lines = await deps.store.accounts.listServiceNumbers(account.id);
+  // Only the filters that name a line or a worker need the account's lines.
+  const namesLine = query.worker_id !== undefined || query.from_number !== undefined || query.to_number !== undefined;
+  const lines = namesLine ? await deps.store.accounts.listServiceNumbers(account.id) : [];
   let filter: MessageV2Filter | null = {
     status: query.status as MessageStatus | undefined,
     groupId: query.group_id,
@@ -95,15 +97,30 @@ async function toFilter(deps: ServiceDeps, account: AccountRow, query: MessageV2
   return filter;
 }
 
-async function rowOf(deps: ServiceDeps, account: AccountRow, message: MessageRow) {
-  const group = message.groupId === null ? undefined : await deps.store.groups.findById(account.id, message.groupId);
-  return toMessageRow(message, account, {
-    groupDisplayName: group === undefined ? null : group.displayName,
-    participants: await participantsOf(deps, message),
-  });
+/** A group's members, each read once however many rows of a page name the group. */
+function membersOfPage(deps: ServiceDeps) {
+  const members = new Map<string, Promise<string[]>>();
+  return (groupId: string): Promise<string[]> => {
+    let numbers = members.get(groupId);
+    if (!numbers) {
+      numbers = deps.store.groups.members(groupId);
+      members.set(groupId, numbers);
+    }
+    return numbers;
+  };
 }
 
-/** messages.list: a page of the account's messages and how many match in all. */
+async function rowOf(
+  deps: ServiceDeps,
+  account: AccountRow,
+  message: MessageRow,
+  groupDisplayName: string | null,
+  membersOf?: (groupId: string) => Promise<string[]>,
+) {
+  return messageRowJson(message, account, { groupDisplayName, participants: await participantsOf(deps, message, membersOf) });
+}
+
+/** messages.list: a page of the account's messages and how many match in all, as JSON text. */
 export async function listMessagesV2(deps: ServiceDeps, account: AccountRow, query: MessageV2Query) {
   const filter = await toFilter(deps, account, query);
   const rows = filter === NOTHING ? [] : await deps.store.messagesV2.list(account.id, filter, query.order, query.limit, query.offset);
@@ -115,18 +132,17 @@ export async function listMessagesV2(deps: ServiceDeps, account: AccountRow, que
       : pageSaysTotal
         ? query.offset + rows.length
         : await deps.store.messagesV2.total(account.id, filter, deps.clock.now());
+  const membersOf = membersOfPage(deps);
   const data = [];
-  for (const row of rows) data.push(await rowOf(deps, account, row));
-  return {
-    status: 'OK' as const,
-    data,
-    pagination: { total, limit: query.limit, offset: query.offset, hasMore: query.offset + rows.length < total },
-  };
+  for (const row of rows) data.push(await rowOf(deps, account, row, row.groupDisplayName, membersOf));
+  const pagination = { total, limit: query.limit, offset: query.offset, hasMore: query.offset + rows.length < total };
+  return `{"status":"OK","data":[${data.join(',')}],"pagination":${JSON.stringify(pagination)}}`;
 }
 
-/** messages.retrieve: one of the account's messages by its handle. */
+/** messages.retrieve: one of the account's messages by its handle, as JSON text. */
 export async function retrieveMessageV2(deps: ServiceDeps, account: AccountRow, handle: string) {
   const message = await deps.store.messages.findByHandle(account.id, handle);
   if (!message) throw new AppError(ErrorCode.notFound, `No message with handle ${handle}`);
-  return { status: 'OK' as const, data: await rowOf(deps, account, message) };
+  const group = message.groupId === null ? undefined : await deps.store.groups.findById(account.id, message.groupId);
+  return `{"status":"OK","data":${await rowOf(deps, account, message, group === undefined ? null : group.displayName)}}`;
 }

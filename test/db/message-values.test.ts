@@ -44,5 +44,10 @@ describe('message rows read for listings', () => {
     expect(await t.store.messages.list(row.id, { number: ALICE }, 50, 0)).toEqual(
       byDrizzle.filter((message) => message.number === ALICE || message.groupId !== null),
     );
+    // The v2 listing reads the group's name besides.
+    const stored = await t.store.groups.findById(row.id, group.group_id!);
+    expect(await t.store.messagesV2.list(row.id, {}, { by: 'sent', direction: 'desc' }, 50, 0)).toEqual(
+      byDrizzle.map((message) => ({ ...message, groupDisplayName: message.groupId === group.group_id ? stored!.displayName : null })),
+    );
   });
 });

@@ -89,6 +89,27 @@ describe('toIso', () => {
     expect(toIso(Date.UTC(2026, 2, 7, 21, 5, 9, 123))).toBe('2026-03-07T21:05:09.123Z');
     expect(toIso(0)).toBe('1970-01-01T00:00:00.000Z');
   });
+
+  it('equals toISOString for any time, including before 1970, past 9999 and one day after another', () => {
+    const maxTime = 8.64e15;
+    const time = fc.oneof(
+      fc.integer({ min: -maxTime, max: maxTime }),
+      fc.integer({ min: Date.UTC(2026, 0, 1), max: Date.UTC(2026, 0, 3) }),
+    );
+    fc.assert(
+      fc.property(fc.array(time, { minLength: 1, maxLength: 5 }), (times) => {
+        for (const ms of times) expect(toIso(ms)).toBe(new Date(ms).toISOString());
+      }),
+      { numRuns: 2000 },
+    );
+    for (const ms of [-1, -86_400_000, -86_400_001, 86_399_999, 253402300799999, 253402300800000, -62167219200001])
+      expect(toIso(ms)).toBe(new Date(ms).toISOString());
+  });
+
+  it('throws RangeError for a time Date cannot hold, as toISOString does', () => {
+    expect(() => toIso(Number.NaN)).toThrow(RangeError);
+    expect(() => toIso(8.64e15 + 1)).toThrow(RangeError);
+  });
 });
 
 describe('toSecondsNanos', () => {

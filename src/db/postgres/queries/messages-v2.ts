@@ -1,8 +1,8 @@
-import { and, asc, count, desc, eq, gt, gte, lte, type SQL, sql } from 'drizzle-orm';
-import type { MessageRow } from '../../rows.ts';
+import { and, asc, count, desc, eq, getTableColumns, gt, gte, lte, type SQL, sql } from 'drizzle-orm';
+import type { MessageRowWithGroupName } from '../../sqlite/queries/message-values.ts';
 import { type MessageV2Filter, type MessageV2Order, TOTAL_RECOUNT_MS } from '../../sqlite/queries/messages-v2.ts';
 import type { PgDb } from '../db.ts';
-import { messages } from '../schema.ts';
+import { groups, messages } from '../schema.ts';
 
 /** Totals kept (one per account and filter values). */
 const MAX_CACHED_TOTALS = 1_000;
@@ -54,12 +54,23 @@ export function messageV2Queries(db: PgDb) {
     return { n: row?.n ?? 0, top: row?.top ?? null };
   }
 
+  // The group's name read with each row: a page of group messages would otherwise cost a look-up per row.
+  const groupDisplayName = sql<
+    string | null
+  >`(select ${groups.displayName} from ${groups} where ${groups.id} = ${messages.groupId} and ${groups.accountId} = ${messages.accountId})`;
+
   return {
-    async list(accountId: string, filter: MessageV2Filter, order: MessageV2Order, limit: number, offset: number): Promise<MessageRow[]> {
+    async list(
+      accountId: string,
+      filter: MessageV2Filter,
+      order: MessageV2Order,
+      limit: number,
+      offset: number,
+    ): Promise<MessageRowWithGroupName[]> {
       const column = order.by === 'sent' ? messages.dateSent : messages.dateUpdated;
       const direction = order.direction === 'asc' ? asc : desc;
       return db
-        .select()
+        .select({ ...getTableColumns(messages), groupDisplayName })
         .from(messages)
         .where(and(...conditionsFor(accountId, filter)))
         .orderBy(direction(column), direction(messages.id))

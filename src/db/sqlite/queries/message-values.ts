@@ -52,16 +52,36 @@ export function messageFromValues(v: readonly unknown[]): MessageRow {
   };
 }
 
+type SelectQuery = SQLWrapper & { toSQL(): { sql: string; params: unknown[] } };
+
+function prepareRows<Row>(db: Db, query: SelectQuery, fromValues: (v: readonly unknown[]) => Row) {
+  const { sql: text, params } = query.toSQL();
+  const statement = db.$client.prepare(text).raw(true);
+  return {
+    all(values: Record<string, unknown>): Row[] {
+      return (statement.all(fillPlaceholders(params, values)) as unknown[][]).map(fromValues);
+    },
+  };
+}
+
 /**
  * Prepares a drizzle-built select of whole message rows (placeholders by name) to run with
  * better-sqlite3 returning arrays, mapped by messageFromValues.
  */
-export function prepareMessageRows(db: Db, query: SQLWrapper & { toSQL(): { sql: string; params: unknown[] } }) {
-  const { sql: text, params } = query.toSQL();
-  const statement = db.$client.prepare(text).raw(true);
-  return {
-    all(values: Record<string, unknown>): MessageRow[] {
-      return (statement.all(fillPlaceholders(params, values)) as unknown[][]).map(messageFromValues);
-    },
-  };
+export function prepareMessageRows(db: Db, query: SelectQuery) {
+  return prepareRows(db, query, messageFromValues);
+}
+
+/** A message row and the display name of its group (null when it has none). */
+export type MessageRowWithGroupName = MessageRow & { groupDisplayName: string | null };
+
+const GROUP_NAME_AT = Object.keys(at).length;
+
+/** prepareMessageRows for a select of whole message rows followed by one more column: the group's display name. */
+export function prepareMessageRowsWithGroupName(db: Db, query: SelectQuery) {
+  return prepareRows(db, query, (v): MessageRowWithGroupName => {
+    const row = messageFromValues(v) as MessageRowWithGroupName;
+    row.groupDisplayName = v[GROUP_NAME_AT] as string | null;
+    return row;
+  });
 }

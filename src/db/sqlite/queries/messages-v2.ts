@@ -1,10 +1,9 @@
-import { type AnyColumn, and, asc, count, desc, gt, type SQL, sql } from 'drizzle-orm';
+import { type AnyColumn, and, asc, count, desc, getTableColumns, gt, type SQL, sql } from 'drizzle-orm';
 import type { MessageStatus } from '../../../domain/status.ts';
-import type { MessageRow } from '../../rows.ts';
-import { messages } from '../../schema.ts';
+import { groups, messages } from '../../schema.ts';
 import type { Db } from '../connection.ts';
 import { unplannedParam } from '../placeholders.ts';
-import { prepareMessageRows } from './message-values.ts';
+import { type MessageRowWithGroupName, prepareMessageRowsWithGroupName } from './message-values.ts';
 
 /** The v2 listing's filters, in database terms (the service resolves the API's names to these). */
 export type MessageV2Filter = {
@@ -47,7 +46,7 @@ const IMMUTABLE: ReadonlySet<keyof MessageV2Filter> = new Set([
 
 type Counted = { n: number; top: number | null };
 type Counter = { get(values: Record<string, unknown>): Counted | undefined };
-type Prepared = { rows: { all(values: Record<string, unknown>): MessageRow[] }; total: Counter; newer: Counter };
+type Prepared = { rows: { all(values: Record<string, unknown>): MessageRowWithGroupName[] }; total: Counter; newer: Counter };
 
 /**
  * The v2 message listing. Each filter is an equality or range on a column that one of the
@@ -81,8 +80,12 @@ export function messageV2Queries(db: Db) {
     const where = and(...conditionsFor(present));
     const column = order.by === 'sent' ? messages.dateSent : messages.dateUpdated;
     const direction = order.direction === 'asc' ? asc : desc;
+    // The group's name read with each row: a page of group messages would otherwise cost a look-up per row.
+    const groupDisplayName = sql<
+      string | null
+    >`(select ${groups.displayName} from ${groups} where ${groups.id} = ${messages.groupId} and ${groups.accountId} = ${messages.accountId})`;
     const page = db
-      .select()
+      .select({ ...getTableColumns(messages), groupDisplayName })
       .from(messages)
       .where(where)
       .orderBy(direction(column), direction(messages.id))
@@ -96,7 +99,7 @@ export function messageV2Queries(db: Db) {
       .from(messages)
       .where(and(gt(messages.id, sql.placeholder('afterId')), ...conditionsFor(present, true)))
       .prepare();
-    return { rows: prepareMessageRows(db, page), total, newer };
+    return { rows: prepareMessageRowsWithGroupName(db, page), total, newer };
   }
 
   function statementFor(filter: MessageV2Filter, order: MessageV2Order): Prepared {
@@ -120,7 +123,7 @@ export function messageV2Queries(db: Db) {
   }
 
   return {
-    list(accountId: string, filter: MessageV2Filter, order: MessageV2Order, limit: number, offset: number): MessageRow[] {
+    list(accountId: string, filter: MessageV2Filter, order: MessageV2Order, limit: number, offset: number): MessageRowWithGroupName[] {
       return statementFor(filter, order).rows.all({ ...bindings(accountId, filter), limit, offset });
     },
     /**

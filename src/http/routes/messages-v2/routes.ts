@@ -1,6 +1,7 @@
-import { createRoute } from '@hono/zod-openapi';
+import { createRoute, type z } from '@hono/zod-openapi';
 import type { ServiceDeps } from '../../../services/deps.ts';
 import { listMessagesV2, retrieveMessageV2 } from '../../../services/messages-v2.ts';
+import { jsonTextAnswer } from '../../json-text-answer.ts';
 import { API_SECURITY, apiErrors } from '../../openapi.ts';
 import { apiRoute, createRouter } from '../../router.ts';
 import { ListMessagesV2Query, MessageIdParam, MessageListV2, MessageRetrieveV2 } from './schemas.ts';
@@ -37,10 +38,10 @@ export function messagesV2Router(deps: ServiceDeps) {
   const middleware = apiRoute(deps, 'message');
   const router = createRouter();
   router.openapi({ ...listRoute, middleware }, async (c) =>
-    c.json(await listMessagesV2(deps, c.get('account'), c.req.valid('query')), 200),
+    jsonTextAnswer<z.output<typeof MessageListV2>>(c, await listMessagesV2(deps, c.get('account'), c.req.valid('query'))),
   );
   router.openapi({ ...retrieveRoute, middleware }, async (c) =>
-    c.json(await retrieveMessageV2(deps, c.get('account'), c.req.valid('param').id), 200),
+    jsonTextAnswer<z.output<typeof MessageRetrieveV2>>(c, await retrieveMessageV2(deps, c.get('account'), c.req.valid('param').id)),
   );
   return router;
 }

@@ -1,6 +1,7 @@
-import { createRoute } from '@hono/zod-openapi';
+import { createRoute, type z } from '@hono/zod-openapi';
 import type { ServiceDeps } from '../../../services/deps.ts';
 import { getMessageStatus, listMessages } from '../../../services/messages.ts';
+import { jsonTextAnswer } from '../../json-text-answer.ts';
 import { API_SECURITY, apiErrors } from '../../openapi.ts';
 import { apiRoute, createRouter } from '../../router.ts';
 import { ListMessagesQuery, MessageList, MessageWithHistory, StatusQuery } from './schemas.ts';
@@ -52,7 +53,7 @@ export function messagesRouter(deps: ServiceDeps) {
       limit: query.limit,
       offset: query.offset,
     });
-    return c.json(page, 200);
+    return jsonTextAnswer<z.output<typeof MessageList>>(c, page);
   });
 
   router.openapi({ ...getMessageStatusRoute, middleware }, async (c) => {
