@@ -88,10 +88,11 @@ export function messageWrites(db: Db) {
         row.statusCallback ?? null,
         row.lineNumber,
         row.number,
-        row.recipients === null || row.recipients === undefined ? null : JSON.stringify(row.recipients),
+        // Both as drizzle's column mappers stored them, and the PostgreSQL twin mirrors: JSON `null`, and a missing flag as false.
+        JSON.stringify(row.recipients ?? null),
         row.contactId ?? null,
         row.groupId ?? null,
-        flagValue(row.wasDowngraded),
+        Number(row.wasDowngraded === true),
         row.replyToHandle ?? null,
         row.replyToPartIndex ?? null,
         row.seatId ?? null,
