@@ -1,16 +1,33 @@
 import { getTableColumns } from 'drizzle-orm';
 import { toSnakeCase } from 'drizzle-orm/casing';
-import type { MessageRow } from '../../rows.ts';
+import type { MessageRow, NewMessageRow, StatusEventRow } from '../../rows.ts';
 import { messages } from '../../schema.ts';
 import type { Db } from '../connection.ts';
 import { messageFromValues } from './message-values.ts';
-import type { MessageInsert, StatusEventInsert, StatusUpdate } from './messages.ts';
 
 /**
  * The statements every send and every status event runs, written for better-sqlite3 with
  * positional parameters and rows read as arrays: drizzle's prepared statements map each call's
  * parameters and result columns by name, which costs more than SQLite takes to run these.
  */
+
+/** A message row as inserted: optional columns made explicit, since a prepared insert binds every one. */
+type OptionalColumn =
+  | 'errorCode'
+  | 'errorMessage'
+  | 'errorDetail'
+  | 'wasDowngraded'
+  | 'replyToHandle'
+  | 'replyToPartIndex'
+  | 'seatId'
+  | 'transportHandle'
+  | 'handedOverAt';
+export type MessageInsert = Omit<NewMessageRow, 'id' | OptionalColumn> & Partial<Pick<NewMessageRow, OptionalColumn>>;
+
+/** What a status change writes onto the message. */
+export type StatusUpdate = Pick<MessageRow, 'status' | 'errorCode' | 'errorMessage' | 'wasDowngraded' | 'dateUpdated'>;
+
+export type StatusEventInsert = Omit<StatusEventRow, 'sourceEventId'> & { sourceEventId?: string | null };
 
 /** Every column of `messages` in drizzle's order, the order messageFromValues reads. */
 const MESSAGE_ROW = Object.keys(getTableColumns(messages)).map(toSnakeCase).join(', ');

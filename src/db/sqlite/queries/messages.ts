@@ -1,30 +1,14 @@
 import { and, asc, desc, eq, gt, gte, inArray, isNull, ne, type SQL, sql } from 'drizzle-orm';
 import { unionAll } from 'drizzle-orm/sqlite-core';
 import type { MessageStatus } from '../../../domain/status.ts';
-import type { MessageRow, NewMessageRow, StatusEventRow } from '../../rows.ts';
+import type { MessageRow, StatusEventRow } from '../../rows.ts';
 import { groupMembers, groups, messages, statusEvents } from '../../schema.ts';
 import type { Db } from '../connection.ts';
 import { unplannedParam } from '../placeholders.ts';
 import { prepareMessageRows } from './message-values.ts';
 import { messageWrites } from './message-writes.ts';
 
-/** A message row as inserted: optional columns made explicit, since a prepared insert binds every one. */
-type OptionalColumn =
-  | 'errorCode'
-  | 'errorMessage'
-  | 'errorDetail'
-  | 'wasDowngraded'
-  | 'replyToHandle'
-  | 'replyToPartIndex'
-  | 'seatId'
-  | 'transportHandle'
-  | 'handedOverAt';
-export type MessageInsert = Omit<NewMessageRow, 'id' | OptionalColumn> & Partial<Pick<NewMessageRow, OptionalColumn>>;
-
-/** What a status change writes onto the message. */
-export type StatusUpdate = Pick<MessageRow, 'status' | 'errorCode' | 'errorMessage' | 'wasDowngraded' | 'dateUpdated'>;
-
-export type StatusEventInsert = Omit<StatusEventRow, 'sourceEventId'> & { sourceEventId?: string | null };
+export type { MessageInsert, StatusEventInsert, StatusUpdate } from './message-writes.ts';
 
 /** Listing by number merges one index search per group up to this many groups (SQLite allows 500 compound terms). */
 const MAX_MERGED_GROUPS = 400;
