@@ -4,7 +4,10 @@
  * time (user + system) of this process, so the load from other work on the machine does not
  * count. Two rounds per mode, the second reported (the first warms the JIT and the page cache).
  *
- *   npx tsx bench/send-cost.ts [--sends 2000] [--in-flight 32] [--database FILE] [--cpu-prof via node flags]
+ *   npx tsx bench/send-cost.ts [--sends 2000] [--in-flight 32] [--new-end-users] [--database FILE] [--cpu-prof via node flags]
+ *
+ * --new-end-users sends every request to someone not messaged before (a new contact and pin per
+ * send, as `npm run bench` does) instead of the same end users each round.
  *
  * --database runs on that file (e.g. a copy of the million-message database `npm run bench` seeds,
  * in $TMPDIR/textrelay-bench-cache/) instead of a fresh one: its indexes are what make writes dear.
@@ -21,7 +24,12 @@ import { createSandboxAtSend, createSandboxTransport } from '../src/transports/s
 import { makeTestApp } from '../test/helpers/app.ts';
 
 const { values } = parseArgs({
-  options: { sends: { type: 'string', default: '2000' }, 'in-flight': { type: 'string', default: '32' }, database: { type: 'string' } },
+  options: {
+    sends: { type: 'string', default: '2000' },
+    'in-flight': { type: 'string', default: '32' },
+    'new-end-users': { type: 'boolean', default: false },
+    database: { type: 'string' },
+  },
 });
 const SENDS = Number(values.sends);
 const IN_FLIGHT = Number(values['in-flight']);
@@ -40,8 +48,9 @@ const account = await testApp.createAccount({ plan: 'sapphire' });
 let sent = 0;
 async function sendOne(): Promise<void> {
   sent += 1;
-  // Distinct end users, as real traffic; the same ones every round, so rounds compare (the first pins lines and creates contacts).
-  const number = `+1415555${String(10_000 + (sent % SENDS)).slice(1)}`;
+  // Distinct end users, as real traffic; unless new ones are asked for, the same ones every round,
+  // so rounds compare (the first pins lines and creates contacts).
+  const number = values['new-end-users'] ? `+1415${String(5_000_000 + sent)}` : `+1415555${String(10_000 + (sent % SENDS)).slice(1)}`;
   const reply = await testApp.call('POST', '/api/send-message', account, { number, content: `hello ${sent}` });
   if (reply.status !== 202) throw new Error(`send answered ${reply.status}: ${JSON.stringify(reply.body)}`);
 }

@@ -30,9 +30,23 @@ function digest(value: string): Buffer {
   return createHash('sha256').update(value).digest();
 }
 
+/** The accepted secrets' digests, hashed once: they are few, and every ingest request compares with them. */
+const acceptedDigests = new Map<string, Buffer>();
+const MAX_REMEMBERED_DIGESTS = 64;
+
+function digestOfAccepted(secret: string): Buffer {
+  let hashed = acceptedDigests.get(secret);
+  if (hashed === undefined) {
+    if (acceptedDigests.size >= MAX_REMEMBERED_DIGESTS) acceptedDigests.clear();
+    hashed = digest(secret);
+    acceptedDigests.set(secret, hashed);
+  }
+  return hashed;
+}
+
 /** Hashing first makes both sides the same length, so not even the secret's length leaks through timing. */
 export function sameSecret(presented: string, accepted: string): boolean {
-  return timingSafeEqual(digest(presented), digest(accepted));
+  return timingSafeEqual(digest(presented), digestOfAccepted(accepted));
 }
 
 /** A `whsec_` secret is used as Standard Webhooks says (its base64 part is the key); any other secret's bytes are the key. */

@@ -8,7 +8,7 @@ import { AppError } from './app-error.ts';
 import type { ServiceDeps } from './deps.ts';
 import { timeOrderedUuid } from './ids.ts';
 import { inTransaction } from './transactions.ts';
-import { fanOutToAccountWebhooks } from './webhook-fanout.ts';
+import { fanOutTo } from './webhook-fanout.ts';
 
 export type CreateContactInput = {
   firstName: string;
@@ -56,13 +56,18 @@ export async function findLiveContact(deps: ServiceDeps, accountId: string, phon
  * event. Call inside the creating transaction; the caller notifies the outbox after the commit.
  */
 async function announceContactCreated(deps: ServiceDeps, account: AccountRow, contact: ContactRow, now: number): Promise<void> {
-  const payload = JSON.stringify(await contactV2View(deps, contact));
-  await fanOutToAccountWebhooks(
-    deps,
-    account,
-    { type: 'contact_created', eventType: 'contact.created', orderKey: `contact:${contact.id}`, payload },
-    now,
-  );
+  // Read first: the payload (and the pin it shows) is built only for an account that listens.
+  const webhooks = await deps.store.webhookSubscriptions.ofType(account.id, 'contact_created');
+  if (webhooks.length > 0) {
+    const payload = JSON.stringify(await contactV2View(deps, contact));
+    await fanOutTo(
+      deps,
+      account,
+      webhooks,
+      { type: 'contact_created', eventType: 'contact.created', orderKey: `contact:${contact.id}`, payload },
+      now,
+    );
+  }
   await recordAccountEvent(deps, account.id, 'contact.created', { contact_id: contact.id, phone: contact.phone }, now);
 }
 
@@ -106,7 +111,18 @@ export async function createLiveContact(
   fields: ContactFields,
   now: number,
 ): Promise<ContactRow> {
-  const existing = await deps.store.contacts.findByPhone(account.id, phone);
+  return createContactOver(deps, account, phone, fields, now, await deps.store.contacts.findByPhone(account.id, phone));
+}
+
+/** createLiveContact once the number's row was read: `existing` (live, deleted, or none). */
+async function createContactOver(
+  deps: ServiceDeps,
+  account: AccountRow,
+  phone: string,
+  fields: ContactFields,
+  now: number,
+  existing: ContactRow | undefined,
+): Promise<ContactRow> {
   if (existing && existing.deletedAt === null) throw new AppError(ErrorCode.conflict, `A contact with number ${phone} already exists`);
   let row: ContactRow;
   if (existing) {
@@ -146,21 +162,25 @@ export async function createContact(deps: ServiceDeps, account: AccountRow, inpu
 /**
  * The contact for this number, created with empty names when the account has no live contact for
  * it: messaging someone makes them a contact. Call inside the sending transaction. Every send runs
- * this: an existing contact costs one lookup (none when the caller read it already, as `existing`);
- * only a creation reads the account and announces.
+ * this: an existing contact costs one lookup; only a creation reads the account and announces.
  */
-export async function ensureContact(
-  deps: ServiceDeps,
-  accountId: string,
-  phone: string,
-  now: number,
-  known?: ContactRow,
-): Promise<ContactRow> {
-  const existing = known ?? (await deps.store.contacts.findByPhone(accountId, phone));
+export async function ensureContact(deps: ServiceDeps, accountId: string, phone: string, now: number): Promise<ContactRow> {
+  const existing = await deps.store.contacts.findByPhone(accountId, phone);
   if (existing && existing.deletedAt === null) return existing;
   const account = await deps.store.accounts.findById(accountId);
   if (!account) throw new Error(`account ${accountId} vanished while creating a contact`);
-  return createLiveContact(deps, account, phone, {}, now);
+  return createContactOver(deps, account, phone, {}, now, existing);
+}
+
+/** ensureContact for a caller that holds the account and read the number's contact row already (`known`: none when undefined). */
+export async function ensureContactOf(
+  deps: ServiceDeps,
+  account: AccountRow,
+  phone: string,
+  now: number,
+  known: ContactRow | undefined,
+): Promise<ContactRow> {
+  return known && known.deletedAt === null ? known : createContactOver(deps, account, phone, {}, now, known);
 }
 
 /**

@@ -1,5 +1,5 @@
 import type { AccountRow, MessageRow } from '../db/rows.ts';
-import type { StatusEventInsert, StatusUpdate } from '../db/store.ts';
+import type { StatusEventInsert, StatusUpdate, WebhookSubscriptionRow } from '../db/store.ts';
 import { DELIVERY_ERROR_MESSAGES, ErrorCode } from '../domain/error-codes.ts';
 import { decideStatus, type MessageStatus, type NotAppliedReason } from '../domain/status.ts';
 import { toStatusCallbackPayload } from '../domain/webhook-payloads.ts';
@@ -7,7 +7,7 @@ import { recordAccountEvent } from './account-events.ts';
 import type { ServiceDeps } from './deps.ts';
 import { newWebhookId, timeOrderedUuid } from './ids.ts';
 import { inWriteTransaction, type WriteOptions } from './transactions.ts';
-import { fanOutToAccountWebhooks } from './webhook-fanout.ts';
+import { fanOutTo } from './webhook-fanout.ts';
 
 /** A status event as a transport (or the ingest endpoint) reports it. */
 export type StatusReport = {
@@ -38,13 +38,36 @@ async function insertEvent(deps: ServiceDeps, event: Omit<StatusEventInsert, 'id
   return deps.store.messages.insertStatusEvent({ id: newEventId(), ...event });
 }
 
+/** Who hears of a message's status changes: its status_callback and the account's `outbound` webhooks. */
+type StatusAudience = { account: AccountRow; webhooks: readonly WebhookSubscriptionRow[] };
+
+function hasStatusCallback(message: MessageRow): message is MessageRow & { statusCallback: string } {
+  return message.statusCallback !== null && message.statusCallback !== '';
+}
+
+/** The message's audience, read once per report; none when nobody listens, and the account is then not read at all. */
+async function statusAudience(deps: ServiceDeps, message: MessageRow, account?: AccountRow): Promise<StatusAudience | undefined> {
+  const webhooks = await deps.store.webhookSubscriptions.ofType(message.accountId, 'outbound');
+  if (webhooks.length === 0 && !hasStatusCallback(message)) return undefined;
+  const owner = account ?? (await deps.store.accounts.findById(message.accountId));
+  if (!owner) throw new Error(`message ${message.handle} belongs to no account`);
+  return { account: owner, webhooks };
+}
+
 /**
  * Queues the message's status, as it now is, to its status_callback (when the client asked for one)
  * and to every `outbound` webhook of the account: one payload, ordered per message and URL alike.
  */
-async function enqueueStatusCallbacks(deps: ServiceDeps, message: MessageRow, account: AccountRow, now: number): Promise<void> {
+async function enqueueStatusCallbacks(
+  deps: ServiceDeps,
+  message: MessageRow,
+  audience: StatusAudience | undefined,
+  now: number,
+): Promise<void> {
+  if (audience === undefined) return;
+  const { account, webhooks } = audience;
   const payload = JSON.stringify(toStatusCallbackPayload(message, account));
-  if (message.statusCallback !== null && message.statusCallback !== '') {
+  if (hasStatusCallback(message)) {
     await deps.store.outbox.enqueue(
       {
         webhookId: newWebhookId(),
@@ -57,7 +80,7 @@ async function enqueueStatusCallbacks(deps: ServiceDeps, message: MessageRow, ac
       now,
     );
   }
-  await fanOutToAccountWebhooks(deps, account, { type: 'outbound', eventType: 'message.outbound', orderKey: message.handle, payload }, now);
+  await fanOutTo(deps, account, webhooks, { type: 'outbound', eventType: 'message.outbound', orderKey: message.handle, payload }, now);
 }
 
 /**
@@ -76,7 +99,7 @@ export async function recordQueued(deps: ServiceDeps, message: MessageRow, accou
     notAppliedReason: null,
     receivedAt: now,
   });
-  await enqueueStatusCallbacks(deps, message, account, now);
+  await enqueueStatusCallbacks(deps, message, await statusAudience(deps, message, account), now);
   await recordAccountEvent(
     deps,
     account.id,
@@ -120,8 +143,7 @@ async function applyReport(deps: ServiceDeps, message: MessageRow, report: Statu
   const decision = decideStatus(message.status, report.status);
   if (!decision.applied) return notApplied(deps, message, report, decision.reason, now);
 
-  const account = await deps.store.accounts.findById(message.accountId);
-  if (!account) throw new Error(`message ${message.handle} belongs to no account`);
+  const audience = await statusAudience(deps, message);
   let current = message;
   for (const step of decision.steps) {
     const failed = step.status === 'ERROR';
@@ -151,10 +173,10 @@ async function applyReport(deps: ServiceDeps, message: MessageRow, report: Statu
     const previousStatus = current.status;
     current = { ...current, ...update };
     await deps.store.messages.updateStatus(current.id, update);
-    await enqueueStatusCallbacks(deps, current, account, now);
+    await enqueueStatusCallbacks(deps, current, audience, now);
     await recordAccountEvent(
       deps,
-      account.id,
+      current.accountId,
       'message.updated',
       { message_handle: current.handle, status: current.status, previous_status: previousStatus, error_code: current.errorCode },
       now,

@@ -3,7 +3,7 @@ import { ErrorCode } from '../domain/error-codes.ts';
 import type { SendStyle } from '../domain/limits.ts';
 import { type MessageView, previewOf, toMessageObject } from '../domain/views.ts';
 import { AppError } from './app-error.ts';
-import { ensureContact, refuseIfOptedOut } from './contacts.ts';
+import { ensureContactOf, refuseIfOptedOut } from './contacts.ts';
 import type { ServiceDeps } from './deps.ts';
 import { requireGroupPlan, resolveGroupForSend } from './groups.ts';
 import { type StoredResponse, withIdempotency } from './idempotency.ts';
@@ -92,7 +92,7 @@ async function storeMessage(
       // Refused before anything is written; the row it reads is the one ensureContact needs.
       const known = await refuseIfOptedOut(deps, account.id, input.number);
       const lineNumber = await lineForEndUser(deps, account, input.number, input.fromNumber, now);
-      const contact = await ensureContact(deps, account.id, input.number, now, known);
+      const contact = await ensureContactOf(deps, account, input.number, now, known);
       const message = await insertQueuedMessage(
         deps,
         account,

@@ -1,4 +1,5 @@
 import type { AccountRow } from '../db/rows.ts';
+import type { WebhookSubscriptionRow } from '../db/store.ts';
 import type { WebhookEventType } from '../domain/delivery-views.ts';
 import type { WebhookType } from '../domain/webhook-types.ts';
 import type { ServiceDeps } from './deps.ts';
@@ -26,8 +27,19 @@ export type FanOut = {
  * transaction that records the event; returns how many deliveries it queued.
  */
 export async function fanOutToAccountWebhooks(deps: ServiceDeps, account: AccountRow, event: FanOut, now: number): Promise<number> {
+  return fanOutTo(deps, account, await deps.store.webhookSubscriptions.ofType(account.id, event.type), event, now);
+}
+
+/** fanOutToAccountWebhooks to the entries of the list already read (`event.type`'s), for callers that read it once for several events. */
+export async function fanOutTo(
+  deps: ServiceDeps,
+  account: AccountRow,
+  entries: readonly WebhookSubscriptionRow[],
+  event: FanOut,
+  now: number,
+): Promise<number> {
   let queued = 0;
-  for (const entry of await deps.store.webhookSubscriptions.ofType(account.id, event.type)) {
+  for (const entry of entries) {
     if (event.line !== undefined && entry.sendblueNumbers !== null && !entry.sendblueNumbers.includes(event.line)) continue;
     await deps.store.outbox.enqueue(
       {

@@ -1,3 +1,4 @@
+import type { Statement } from 'better-sqlite3';
 import type { Queries, Store } from '../store.ts';
 import type { Db } from './connection.ts';
 import { createSqliteQueries, type SqliteQueries } from './queries.ts';
@@ -80,16 +81,31 @@ export function createSqliteStore(db: Db, file: string): SqliteStore {
 
   const queries = createSqliteQueries(db);
 
+  /** Each depth's savepoint statements, prepared once: every write of the group commit takes one. */
+  const savepointStatements: { open: Statement; release: Statement; rollback: Statement }[] = [];
+  function savepointAt(depth: number) {
+    const name = `s${depth}`;
+    savepointStatements[depth] ??= {
+      open: client.prepare(`savepoint ${name}`),
+      release: client.prepare(`release ${name}`),
+      rollback: client.prepare(`rollback to ${name}`),
+    };
+    return savepointStatements[depth];
+  }
+
   async function savepoint<T>(work: (tx: Store) => Promise<T>): Promise<T> {
-    const name = `s${++savepoints}`;
-    client.exec(`savepoint ${name}`);
+    const statements = savepointAt(++savepoints);
+    statements.open.run();
     try {
       const result = await work(inside);
-      client.exec(`release ${name}`);
+      statements.release.run();
       return result;
     } catch (error) {
       // A full disk or an I/O error may have ended the whole transaction already.
-      if (client.inTransaction) client.exec(`rollback to ${name}; release ${name}`);
+      if (client.inTransaction) {
+        statements.rollback.run();
+        statements.release.run();
+      }
       throw noted(error);
     } finally {
       savepoints--;

@@ -10,15 +10,8 @@ export type NewAccountEvent = Omit<AccountEventRow, 'id'>;
 
 /** The account's event log: appended in the transaction of each fact, read forward by id. */
 export function accountEventQueries(db: Db) {
-  const insert = db
-    .insert(accountEvents)
-    .values({
-      accountId: sql.placeholder('accountId'),
-      type: sql.placeholder('type'),
-      data: sql.placeholder('data'),
-      occurredAt: sql.placeholder('occurredAt'),
-    })
-    .prepare();
+  // Every send and status change appends one: positional, without drizzle's mapping of each call.
+  const insert = db.$client.prepare('insert into account_events (account_id, type, data, occurred_at) values (?, ?, ?, ?)');
   const after = db
     .select()
     .from(accountEvents)
@@ -30,7 +23,7 @@ export function accountEventQueries(db: Db) {
 
   return {
     append(event: NewAccountEvent): void {
-      insert.run(event);
+      insert.run(event.accountId, event.type, event.data, event.occurredAt);
     },
     /** The account's events with an id above `afterId`, oldest first. */
     after(accountId: string, afterId: number, limit: number): AccountEventRow[] {

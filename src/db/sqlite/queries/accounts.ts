@@ -2,7 +2,6 @@ import { and, asc, count, eq, sql } from 'drizzle-orm';
 import type { AccountRow } from '../../rows.ts';
 import { accounts, groups, numberPins, serviceNumbers } from '../../schema.ts';
 import type { Db } from '../connection.ts';
-import { placeholdersFor, unplannedParam } from '../placeholders.ts';
 
 export function accountQueries(db: Db) {
   /*
@@ -26,28 +25,14 @@ export function accountQueries(db: Db) {
     .from(serviceNumbers)
     .where(eq(serviceNumbers.number, sql.placeholder('number')))
     .prepare();
-  const pinFor = db
-    .select({ lineNumber: numberPins.lineNumber })
-    .from(numberPins)
-    .where(and(eq(numberPins.accountId, sql.placeholder('accountId')), eq(numberPins.endUserNumber, sql.placeholder('number'))))
-    .prepare();
-  const leastLoadedLine = db
-    .select({ number: serviceNumbers.number })
-    .from(serviceNumbers)
-    .where(eq(serviceNumbers.accountId, sql.placeholder('accountId')))
-    .orderBy(asc(serviceNumbers.pinnedCount), asc(serviceNumbers.createdAt), asc(serviceNumbers.number))
-    .limit(unplannedParam(1))
-    .prepare();
-  // A first message to someone pins them to a line: prepared once, like the lookups above.
-  const insertPin = db
-    .insert(numberPins)
-    .values(placeholdersFor(['accountId', 'endUserNumber', 'lineNumber', 'createdAt'] as const))
-    .prepare();
-  const countPin = db
-    .update(serviceNumbers)
-    .set({ pinnedCount: sql`${serviceNumbers.pinnedCount} + 1` })
-    .where(eq(serviceNumbers.number, sql.placeholder('lineNumber')))
-    .prepare();
+  // A first message to someone reads the pins and lines and pins them: positional statements, without drizzle's mapping of each call.
+  const client = db.$client;
+  const pinFor = client.prepare('select line_number from number_pins where account_id = ? and end_user_number = ?').pluck();
+  const leastLoadedLine = client
+    .prepare('select number from service_numbers where account_id = ? order by pinned_count, created_at, number limit 1')
+    .pluck();
+  const insertPin = client.prepare('insert into number_pins (account_id, end_user_number, line_number, created_at) values (?, ?, ?, ?)');
+  const countPin = client.prepare('update service_numbers set pinned_count = pinned_count + 1 where number = ?');
   // Sends with an explicit from_number check it against these.
   const serviceNumbersOf = db
     .select({ number: serviceNumbers.number })
@@ -108,14 +93,14 @@ export function accountQueries(db: Db) {
       return serviceNumbersOf.all({ accountId }).map((row) => row.number);
     },
     leastLoadedLine(accountId: string): string | undefined {
-      return leastLoadedLine.get({ accountId })?.number;
+      return leastLoadedLine.get(accountId) as string | undefined;
     },
     findPinnedLine(accountId: string, endUserNumber: string): string | undefined {
-      return pinFor.get({ accountId, number: endUserNumber })?.lineNumber;
+      return pinFor.get(accountId, endUserNumber) as string | undefined;
     },
     pinEndUser(accountId: string, endUserNumber: string, lineNumber: string, createdAt: number): void {
-      insertPin.run({ accountId, endUserNumber, lineNumber, createdAt });
-      countPin.run({ lineNumber });
+      insertPin.run(accountId, endUserNumber, lineNumber, createdAt);
+      countPin.run(lineNumber);
     },
   };
 }

@@ -1,4 +1,4 @@
-import { and, asc, count, desc, eq, gte, isNull, type SQL, sql } from 'drizzle-orm';
+import { and, asc, count, desc, eq, gte, isNull, sql } from 'drizzle-orm';
 import type { SQLiteColumn } from 'drizzle-orm/sqlite-core';
 import type { ContactOrderField } from '../../../domain/contact-order.ts';
 import type { ContactV2OrderField } from '../../../domain/contact-view-v2.ts';
@@ -6,7 +6,6 @@ import { revivedContactFields } from '../../contact-revival.ts';
 import type { ContactRow } from '../../rows.ts';
 import { contacts, numberPins } from '../../schema.ts';
 import type { Db } from '../connection.ts';
-import { placeholdersFor } from '../placeholders.ts';
 
 /** The SDK's contacts.list: filters and orders of /api/v2/contacts. */
 export type ContactV2ListQuery = {
@@ -32,26 +31,6 @@ export type ContactListQuery = {
   limit: number;
   offset: number;
 };
-
-const CONTACT_COLUMNS = [
-  'id',
-  'accountId',
-  'phone',
-  'firstName',
-  'lastName',
-  'companyName',
-  'lastMessageAt',
-  'previewText',
-  'lastInboundAt',
-  'lastOutboundAt',
-  'assignedToEmail',
-  'tags',
-  'customVariables',
-  'optedOut',
-  'deletedAt',
-  'createdAt',
-  'updatedAt',
-] as const satisfies readonly (keyof ContactRow)[];
 
 const orderColumns = {
   last_date: contacts.lastMessageAt,
@@ -79,27 +58,48 @@ export function contactQueries(db: Db) {
     .from(contacts)
     .where(and(eq(contacts.accountId, sql.placeholder('accountId')), eq(contacts.id, sql.placeholder('id'))))
     .prepare();
-  // Every send runs these: prepared once instead of built per call.
-  const insert = db.insert(contacts).values(placeholdersFor(CONTACT_COLUMNS)).onConflictDoNothing().prepare();
-  const at = sql.placeholder('at');
-  const newer = sql`coalesce(${contacts.lastMessageAt}, 0) <= ${at}`;
-  const summaryUpdate = (direction: { lastOutboundAt: SQL } | { lastInboundAt: SQL }) =>
-    db
-      .update(contacts)
-      .set({
-        lastMessageAt: sql`case when ${newer} then ${at} else ${contacts.lastMessageAt} end`,
-        previewText: sql`case when ${newer} then ${sql.placeholder('previewText')} else ${contacts.previewText} end`,
-        ...direction,
-      })
-      .where(eq(contacts.id, sql.placeholder('contactId')))
-      .prepare();
-  const recordOutbound = summaryUpdate({ lastOutboundAt: sql`max(coalesce(${contacts.lastOutboundAt}, 0), ${at})` });
-  const recordInbound = summaryUpdate({ lastInboundAt: sql`max(coalesce(${contacts.lastInboundAt}, 0), ${at})` });
+  // A send to someone new inserts the contact, and every message updates its conversation summary:
+  // positional statements, without drizzle's mapping of each call.
+  const client = db.$client;
+  const insert = client.prepare(`
+    insert into contacts (id, account_id, phone, first_name, last_name, company_name, last_message_at, preview_text,
+      last_inbound_at, last_outbound_at, assigned_to_email, tags, custom_variables, opted_out, deleted_at, created_at, updated_at)
+    values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) on conflict do nothing`);
+  // SET reads the row as it was: the preview follows the date only when the message is the newest.
+  const summaryUpdate = (lastOfDirection: 'last_outbound_at' | 'last_inbound_at') =>
+    client.prepare(`
+      update contacts set
+        last_message_at = case when coalesce(last_message_at, 0) <= @at then @at else last_message_at end,
+        preview_text = case when coalesce(last_message_at, 0) <= @at then @previewText else preview_text end,
+        ${lastOfDirection} = max(coalesce(${lastOfDirection}, 0), @at)
+      where id = @contactId`);
+  const recordOutbound = summaryUpdate('last_outbound_at');
+  const recordInbound = summaryUpdate('last_inbound_at');
 
   return {
     /** False when the account already has a contact with that phone. */
     insert(row: ContactRow): boolean {
-      return insert.run(row).changes === 1;
+      return (
+        insert.run(
+          row.id,
+          row.accountId,
+          row.phone,
+          row.firstName,
+          row.lastName,
+          row.companyName,
+          row.lastMessageAt,
+          row.previewText,
+          row.lastInboundAt,
+          row.lastOutboundAt,
+          row.assignedToEmail,
+          JSON.stringify(row.tags),
+          JSON.stringify(row.customVariables),
+          Number(row.optedOut),
+          row.deletedAt,
+          row.createdAt,
+          row.updatedAt,
+        ).changes === 1
+      );
     },
     findById(accountId: string, id: string): ContactRow | undefined {
       return byId.get({ accountId, id });

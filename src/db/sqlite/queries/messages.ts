@@ -1,71 +1,14 @@
 import { and, asc, desc, eq, gt, gte, inArray, isNull, ne, type SQL, sql } from 'drizzle-orm';
 import { unionAll } from 'drizzle-orm/sqlite-core';
 import type { MessageStatus } from '../../../domain/status.ts';
-import type { MessageRow, NewMessageRow, StatusEventRow } from '../../rows.ts';
+import type { MessageRow, StatusEventRow } from '../../rows.ts';
 import { groupMembers, groups, messages, statusEvents } from '../../schema.ts';
 import type { Db } from '../connection.ts';
-import { placeholdersFor, unplannedParam } from '../placeholders.ts';
+import { unplannedParam } from '../placeholders.ts';
 import { prepareMessageRows } from './message-values.ts';
+import { messageWrites } from './message-writes.ts';
 
-const MESSAGE_COLUMNS = [
-  'handle',
-  'accountId',
-  'isOutbound',
-  'messageType',
-  'status',
-  'errorCode',
-  'errorMessage',
-  'errorDetail',
-  'content',
-  'mediaUrl',
-  'sendStyle',
-  'statusCallback',
-  'lineNumber',
-  'number',
-  'recipients',
-  'contactId',
-  'groupId',
-  'wasDowngraded',
-  'replyToHandle',
-  'replyToPartIndex',
-  'seatId',
-  'transportHandle',
-  'handedOverAt',
-  'dateSent',
-  'dateUpdated',
-] as const satisfies readonly (keyof NewMessageRow)[];
-
-const STATUS_EVENT_COLUMNS = [
-  'id',
-  'messageHandle',
-  'status',
-  'errorCode',
-  'errorMessage',
-  'source',
-  'sourceEventId',
-  'applied',
-  'implied',
-  'notAppliedReason',
-  'receivedAt',
-] as const satisfies readonly (keyof StatusEventRow)[];
-
-/** A message row as inserted: optional columns made explicit, since a prepared insert binds every one. */
-type OptionalColumn =
-  | 'errorCode'
-  | 'errorMessage'
-  | 'errorDetail'
-  | 'wasDowngraded'
-  | 'replyToHandle'
-  | 'replyToPartIndex'
-  | 'seatId'
-  | 'transportHandle'
-  | 'handedOverAt';
-export type MessageInsert = Omit<NewMessageRow, 'id' | OptionalColumn> & Partial<Pick<NewMessageRow, OptionalColumn>>;
-
-/** What a status change writes onto the message. */
-export type StatusUpdate = Pick<MessageRow, 'status' | 'errorCode' | 'errorMessage' | 'wasDowngraded' | 'dateUpdated'>;
-
-export type StatusEventInsert = Omit<StatusEventRow, 'sourceEventId'> & { sourceEventId?: string | null };
+export type { MessageInsert, StatusEventInsert, StatusUpdate } from './message-writes.ts';
 
 /** Listing by number merges one index search per group up to this many groups (SQLite allows 500 compound terms). */
 const MAX_MERGED_GROUPS = 400;
@@ -87,46 +30,7 @@ export function messageQueries(db: Db) {
     .from(messages)
     .where(and(eq(messages.accountId, sql.placeholder('accountId')), eq(messages.handle, sql.placeholder('handle'))))
     .prepare();
-  // Both inserts run on every send: prepared once instead of built per call.
-  const insertMessage = db.insert(messages).values(placeholdersFor(MESSAGE_COLUMNS)).returning().prepare();
-  // Ignoring conflicts is the idempotency: the unique indexes on status_events say what a duplicate is.
-  const insertStatusEvent = db.insert(statusEvents).values(placeholdersFor(STATUS_EVENT_COLUMNS)).onConflictDoNothing().prepare();
-  // Two lookups, ours first: as one `handle = ? or transport_handle = ?`, SQLite merges both index
-  // searches through a temporary rowset, which cost three times a single search (each send is
-  // looked up so several times on its way to the transport).
-  const byOurHandle = db
-    .select()
-    .from(messages)
-    .where(eq(messages.handle, sql.placeholder('handle')))
-    .prepare();
-  const byTransportHandle = db
-    .select()
-    .from(messages)
-    .where(eq(messages.transportHandle, sql.placeholder('handle')))
-    .prepare();
-  // Placeholders in SET bypass column mappers: updateStatus() binds wasDowngraded as 0/1 itself.
-  const updateStatus = db
-    .update(messages)
-    .set({
-      status: sql`${sql.placeholder('status')}`,
-      errorCode: sql`${sql.placeholder('errorCode')}`,
-      errorMessage: sql`${sql.placeholder('errorMessage')}`,
-      wasDowngraded: sql`${sql.placeholder('wasDowngraded')}`,
-      dateUpdated: sql`${sql.placeholder('dateUpdated')}`,
-    })
-    .where(eq(messages.id, sql.placeholder('id')))
-    .prepare();
-  // Once per send, when the transport accepted it.
-  const markHandedOver = db
-    .update(messages)
-    .set({ transportHandle: sql`${sql.placeholder('transportHandle')}`, handedOverAt: sql`${sql.placeholder('at')}` })
-    .where(eq(messages.id, sql.placeholder('id')))
-    .prepare();
-  const sourceEventSeen = db
-    .select({ id: statusEvents.id })
-    .from(statusEvents)
-    .where(and(eq(statusEvents.source, sql.placeholder('source')), eq(statusEvents.sourceEventId, sql.placeholder('sourceEventId'))))
-    .prepare();
+  const writes = messageWrites(db);
   const groupsOfNumberSubquery = db
     .select({ groupId: groupMembers.groupId })
     .from(groupMembers)
@@ -205,45 +109,22 @@ export function messageQueries(db: Db) {
     .orderBy(asc(statusEvents.receivedAt), sql`rowid`)
     .prepare();
 
-  function findByAnyHandle(handle: string): MessageRow | undefined {
-    return byOurHandle.get({ handle }) ?? byTransportHandle.get({ handle });
-  }
-
   return {
-    insert(row: MessageInsert): MessageRow {
-      const inserted = insertMessage.get({
-        errorCode: null,
-        errorMessage: null,
-        errorDetail: null,
-        wasDowngraded: null,
-        replyToHandle: null,
-        replyToPartIndex: null,
-        seatId: null,
-        transportHandle: null,
-        handedOverAt: null,
-        ...row,
-      });
-      if (!inserted) throw new Error('message insert returned no row');
-      return inserted;
-    },
+    insert: writes.insert,
     findByHandle(accountId: string, handle: string): MessageRow | undefined {
       return byHandle.get({ accountId, handle });
     },
     /** Any account's message by our handle or the transport's: transports and ingest know no account. */
-    findByAnyHandle,
+    findByAnyHandle: writes.findByAnyHandle,
     /** findByAnyHandle for a change of the message: SQLite runs one write transaction at a time, so there is nothing to lock. */
-    findByAnyHandleForUpdate: findByAnyHandle,
+    findByAnyHandleForUpdate: writes.findByAnyHandle,
     /** An inbound STOP: the message that opted its sender out says so (rare, so not prepared). */
     markOptedOut(messageId: number): void {
       db.update(messages).set({ optedOut: true }).where(eq(messages.id, messageId)).run();
     },
-    updateStatus(messageId: number, update: StatusUpdate): void {
-      updateStatus.run({ id: messageId, ...update, wasDowngraded: update.wasDowngraded === null ? null : Number(update.wasDowngraded) });
-    },
+    updateStatus: writes.updateStatus,
     /** Records that the transport accepted the message, under its own handle. */
-    markHandedOver(messageId: number, transportHandle: string, at: number): void {
-      markHandedOver.run({ id: messageId, transportHandle, at });
-    },
+    markHandedOver: writes.markHandedOver,
     /**
      * Outbound messages accepted but never handed over (a crash or a transport failure in between),
      * oldest first, from after the message id `afterId`: pages must move on, since a page's messages
@@ -269,12 +150,8 @@ export function messageQueries(db: Db) {
     },
 
     /** False when a unique index says the event is already recorded. */
-    insertStatusEvent(row: StatusEventInsert): boolean {
-      return insertStatusEvent.run({ sourceEventId: null, ...row }).changes === 1;
-    },
-    sourceEventSeen(source: string, sourceEventId: string): boolean {
-      return sourceEventSeen.get({ source, sourceEventId }) !== undefined;
-    },
+    insertStatusEvent: writes.insertStatusEvent,
+    sourceEventSeen: writes.sourceEventSeen,
     history(handle: string): StatusEventRow[] {
       return history.all({ handle });
     },

@@ -1,24 +1,10 @@
 import { asc, eq, lte, min, sql } from 'drizzle-orm';
 import { sandboxSteps } from '../../schema.ts';
 import type { Db } from '../connection.ts';
-import { placeholdersFor, unplannedParam } from '../placeholders.ts';
+import { unplannedParam } from '../placeholders.ts';
 
 export type SandboxStepRow = typeof sandboxSteps.$inferSelect;
 export type NewSandboxStep = Omit<SandboxStepRow, 'id'>;
-
-const STEP_COLUMNS = [
-  'messageHandle',
-  'stepIndex',
-  'kind',
-  'status',
-  'errorCode',
-  'errorMessage',
-  'wasDowngraded',
-  'inboundFrom',
-  'inboundContent',
-  'groupId',
-  'dueAt',
-] as const satisfies readonly (keyof NewSandboxStep)[];
 
 /** The sandbox network's planned steps: its whole state, so a restart resumes where it stopped. */
 export function sandboxQueries(db: Db) {
@@ -34,8 +20,12 @@ export function sandboxQueries(db: Db) {
     .delete(sandboxSteps)
     .where(eq(sandboxSteps.id, sql.placeholder('id')))
     .prepare();
-  // These run once per hand-over.
-  const insertStep = db.insert(sandboxSteps).values(placeholdersFor(STEP_COLUMNS)).onConflictDoNothing().prepare();
+  // Several per send, planned as it is stored: positional, without drizzle's mapping of each call.
+  const insertStep = db.$client.prepare(`
+    insert into sandbox_steps
+      (message_handle, step_index, kind, status, error_code, error_message, was_downgraded, inbound_from, inbound_content, group_id, due_at)
+    values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) on conflict do nothing`);
+  // Once per hand-over.
   const earliestDueAt = db
     .select({ dueAt: min(sandboxSteps.dueAt) })
     .from(sandboxSteps)
@@ -48,7 +38,24 @@ export function sandboxQueries(db: Db) {
      * transaction, so a message's steps are planned together.
      */
     plan(steps: readonly NewSandboxStep[]): number {
-      return steps.reduce((added, step) => added + insertStep.run(step).changes, 0);
+      let added = 0;
+      for (const step of steps) {
+        added += insertStep.run(
+          step.messageHandle,
+          step.stepIndex,
+          step.kind,
+          step.status ?? null,
+          step.errorCode ?? null,
+          step.errorMessage ?? null,
+          // A missing flag is stored as false, as the PostgreSQL twin stores it.
+          Number(step.wasDowngraded === true),
+          step.inboundFrom ?? null,
+          step.inboundContent ?? null,
+          step.groupId ?? null,
+          step.dueAt,
+        ).changes;
+      }
+      return added;
     },
     /** The earliest step due at `now`, ties in insertion order. */
     nextDue(now: number): SandboxStepRow | undefined {

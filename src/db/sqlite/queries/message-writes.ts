@@ -1,0 +1,163 @@
+import { getTableColumns } from 'drizzle-orm';
+import { toSnakeCase } from 'drizzle-orm/casing';
+import type { MessageRow, NewMessageRow, StatusEventRow } from '../../rows.ts';
+import { messages } from '../../schema.ts';
+import type { Db } from '../connection.ts';
+import { messageFromValues } from './message-values.ts';
+
+/**
+ * The statements every send and every status event runs, written for better-sqlite3 with
+ * positional parameters and rows read as arrays: drizzle's prepared statements map each call's
+ * parameters and result columns by name, which costs more than SQLite takes to run these.
+ */
+
+/** A message row as inserted: optional columns made explicit, since a prepared insert binds every one. */
+type OptionalColumn =
+  | 'errorCode'
+  | 'errorMessage'
+  | 'errorDetail'
+  | 'wasDowngraded'
+  | 'replyToHandle'
+  | 'replyToPartIndex'
+  | 'seatId'
+  | 'transportHandle'
+  | 'handedOverAt';
+export type MessageInsert = Omit<NewMessageRow, 'id' | OptionalColumn> & Partial<Pick<NewMessageRow, OptionalColumn>>;
+
+/** What a status change writes onto the message. */
+export type StatusUpdate = Pick<MessageRow, 'status' | 'errorCode' | 'errorMessage' | 'wasDowngraded' | 'dateUpdated'>;
+
+export type StatusEventInsert = Omit<StatusEventRow, 'sourceEventId'> & { sourceEventId?: string | null };
+
+/** Every column of `messages` in drizzle's order, the order messageFromValues reads. */
+const MESSAGE_ROW = Object.keys(getTableColumns(messages)).map(toSnakeCase).join(', ');
+
+const INSERTED_COLUMNS = [
+  'handle',
+  'account_id',
+  'is_outbound',
+  'message_type',
+  'status',
+  'error_code',
+  'error_message',
+  'error_detail',
+  'content',
+  'media_url',
+  'send_style',
+  'status_callback',
+  'line_number',
+  'number',
+  'recipients',
+  'contact_id',
+  'group_id',
+  'was_downgraded',
+  'reply_to_handle',
+  'reply_to_part_index',
+  'seat_id',
+  'transport_handle',
+  'handed_over_at',
+  'date_sent',
+  'date_updated',
+];
+
+function flagValue(value: boolean | null | undefined): number | null {
+  return value === null || value === undefined ? null : Number(value);
+}
+
+export function messageWrites(db: Db) {
+  const client = db.$client;
+  const insertMessage = client
+    .prepare(
+      `insert into messages (${INSERTED_COLUMNS.join(', ')}) values (${INSERTED_COLUMNS.map(() => '?').join(', ')}) returning ${MESSAGE_ROW}`,
+    )
+    .raw(true);
+  // Ignoring conflicts is the idempotency: the unique indexes on status_events say what a duplicate is.
+  const insertStatusEvent = client.prepare(`
+    insert into status_events
+      (id, message_handle, status, error_code, error_message, source, source_event_id, applied, implied, not_applied_reason, received_at)
+    values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) on conflict do nothing`);
+  // Two lookups, ours first: as one `handle = ? or transport_handle = ?`, SQLite merges both index
+  // searches through a temporary rowset, which costs three times a single search (each send is
+  // looked up so several times on its way to the transport).
+  const byOurHandle = client.prepare(`select ${MESSAGE_ROW} from messages where handle = ?`).raw(true);
+  const byTransportHandle = client.prepare(`select ${MESSAGE_ROW} from messages where transport_handle = ?`).raw(true);
+  const updateStatus = client.prepare(
+    'update messages set status = ?, error_code = ?, error_message = ?, was_downgraded = ?, date_updated = ? where id = ?',
+  );
+  // Once per send, when the transport accepted it.
+  const markHandedOver = client.prepare('update messages set transport_handle = ?, handed_over_at = ? where id = ?');
+  const sourceEventSeen = client.prepare('select 1 from status_events where source = ? and source_event_id = ?').pluck();
+
+  return {
+    insert(row: MessageInsert): MessageRow {
+      const inserted = insertMessage.get(
+        row.handle,
+        row.accountId,
+        Number(row.isOutbound),
+        row.messageType,
+        row.status,
+        row.errorCode ?? null,
+        row.errorMessage ?? null,
+        row.errorDetail ?? null,
+        row.content ?? '',
+        row.mediaUrl ?? '',
+        row.sendStyle ?? '',
+        row.statusCallback ?? null,
+        row.lineNumber,
+        row.number,
+        // Both as drizzle's column mappers stored them, and the PostgreSQL twin mirrors: JSON `null`, and a missing flag as false.
+        JSON.stringify(row.recipients ?? null),
+        row.contactId ?? null,
+        row.groupId ?? null,
+        Number(row.wasDowngraded === true),
+        row.replyToHandle ?? null,
+        row.replyToPartIndex ?? null,
+        row.seatId ?? null,
+        row.transportHandle ?? null,
+        row.handedOverAt ?? null,
+        row.dateSent,
+        row.dateUpdated,
+      ) as unknown[] | undefined;
+      if (!inserted) throw new Error('message insert returned no row');
+      return messageFromValues(inserted);
+    },
+    findByAnyHandle(handle: string): MessageRow | undefined {
+      const values = (byOurHandle.get(handle) ?? byTransportHandle.get(handle)) as unknown[] | undefined;
+      return values === undefined ? undefined : messageFromValues(values);
+    },
+    updateStatus(messageId: number, update: StatusUpdate): void {
+      updateStatus.run(
+        update.status,
+        update.errorCode,
+        update.errorMessage,
+        flagValue(update.wasDowngraded),
+        update.dateUpdated,
+        messageId,
+      );
+    },
+    markHandedOver(messageId: number, transportHandle: string, at: number): void {
+      markHandedOver.run(transportHandle, at, messageId);
+    },
+    /** False when a unique index says the event is already recorded. */
+    insertStatusEvent(row: StatusEventInsert): boolean {
+      return (
+        insertStatusEvent.run(
+          row.id,
+          row.messageHandle,
+          row.status,
+          row.errorCode,
+          row.errorMessage,
+          row.source,
+          row.sourceEventId ?? null,
+          Number(row.applied),
+          Number(row.implied),
+          row.notAppliedReason,
+          row.receivedAt,
+        ).changes === 1
+      );
+    },
+    sourceEventSeen(source: string, sourceEventId: string): boolean {
+      return sourceEventSeen.get(source, sourceEventId) !== undefined;
+    },
+  };
+}
