@@ -254,7 +254,7 @@ export function createCallbackClaims(limits: ClaimLimits) {
         if (known === undefined) return unread;
         let room = 0;
         for (const host of known) room += Math.max(limits.perHostLimit - loadOf(host), 0);
-        return Math.max(Math.min(unread, free - taken, room) + 1, 1);
+        return Math.min(unread, Math.min(free - taken, room) + 1);
       },
 
       /**
