@@ -7,7 +7,9 @@
  *
  * Each message is sent with a status callback and then goes SENT, DELIVERED, READ through the
  * status service: four outbox rows per message, to be delivered in order. The receiver runs in its
- * own process, as a client's service would. Figures go to bench/results/dispatch.json under the label.
+ * own process, as a client's service would: pinned as `npm run bench` pins them, this process on core
+ * 0 and the receiver on core 1. Figures go to bench/results/dispatch.json under the label, with the
+ * dispatcher's CPU per delivery.
  * `npm run bench` runs the same measurement through measureDispatch().
  */
 import { execSync } from 'node:child_process';
@@ -30,7 +32,7 @@ import { recordStatus } from '../src/services/record-status.ts';
 import { sendMessage } from '../src/services/send-message.ts';
 import { getGatewayStats } from '../src/services/stats.ts';
 import { openBenchDeps } from './deps.ts';
-import { REPO_ROOT, spawnPinned, stopChild, waitForLine } from './processes.ts';
+import { pinProcess, REPO_ROOT, spawnPinned, stopChild, waitForLine } from './processes.ts';
 import { recordResult } from './record-result.ts';
 
 const RESULTS = new URL('results/dispatch.json', import.meta.url);
@@ -148,6 +150,8 @@ export type DispatchMeasure = {
   deliveriesPerSecond: number;
   bareUndiciRequestsPerSecond: number;
   ratioToBare: number;
+  /** This process's CPU (dispatcher, store, undici) over the timed drain, per delivery: the firmer figure on a shared machine. */
+  cpuMicrosPerDelivery: number;
   /** What the delivery log (deliveries, attempts and their indexes) takes on disk per callback delivered. */
   deliveryLogBytesPerCallback: number;
 };
@@ -184,7 +188,9 @@ export async function measureDispatch(messageCount: number, options: { receiverC
     await drain(newDispatcher(), db);
     const rows = await seed(deps, account, receiver.url, messageCount, warmUpMessages);
     const started = Date.now();
+    const cpuBefore = process.cpuUsage();
     const seconds = ((await drain(newDispatcher(), db)) - started) / 1000;
+    const cpu = process.cpuUsage(cpuBefore);
     const counts = await deps.store.outbox.countByState();
     const received = await receiver.stop();
     return {
@@ -197,6 +203,7 @@ export async function measureDispatch(messageCount: number, options: { receiverC
       deliveriesPerSecond: Math.round(rows / seconds),
       bareUndiciRequestsPerSecond: bare.perSecond,
       ratioToBare: Number((rows / seconds / bare.perSecond).toFixed(2)),
+      cpuMicrosPerDelivery: Math.round((cpu.user + cpu.system) / rows),
       deliveryLogBytesPerCallback: deliveryLogBytesPerCallback(db),
     };
   } finally {
@@ -213,7 +220,9 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
       label: { type: 'string', default: 'run' },
     },
   });
-  const measured = await measureDispatch(Number(args.messages));
+  // As `npm run bench` runs it: the dispatcher on core 0, the receiver on core 1.
+  pinProcess(0);
+  const measured = await measureDispatch(Number(args.messages), { receiverCpu: 1 });
   recordResult(RESULTS, {
     label: args.label,
     date: new Date().toISOString(),

@@ -1,5 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import type { Dispatcher } from 'undici';
+import { remembering } from '../domain/remembering.ts';
 import { parseRetryAfter } from '../domain/retry-policy.ts';
 
 /** The part of an answer kept in the attempt log (contract section 7). */
@@ -22,6 +23,16 @@ function describe(error: unknown): string {
   const code = err.cause?.code ?? err.code;
   return code ? `${code}: ${detail}` : detail;
 }
+
+/** Where a callback URL posts to, parsed once per URL: a batch's callbacks mostly share a few. */
+const targetOf = remembering((url): { origin: string; path: string } | { error: string } => {
+  try {
+    const target = new URL(url);
+    return { origin: target.origin, path: `${target.pathname}${target.search}` };
+  } catch (error) {
+    return { error: describe(error) };
+  }
+}, 1_000);
 
 /**
  * One POST through the pooled keep-alive agent, as a handler on `agent.dispatch()`: undici's
@@ -65,15 +76,13 @@ export function postWebhook(
       controller?.abort(new Error('timed out'));
     }, timeoutMs);
 
-    let target: URL;
-    try {
-      target = new URL(url);
-    } catch (error) {
-      failed(describe(error));
+    const target = targetOf(url);
+    if ('error' in target) {
+      failed(target.error);
       return;
     }
     agent.dispatch(
-      { origin: target.origin, path: `${target.pathname}${target.search}`, method: 'POST', headers, body },
+      { origin: target.origin, path: target.path, method: 'POST', headers, body },
       {
         onRequestStart(requestController) {
           controller = requestController;

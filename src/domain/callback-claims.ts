@@ -244,6 +244,20 @@ export function createCallbackClaims(limits: ClaimLimits) {
       },
 
       /**
+       * How many more due callbacks this claim may look at, at most `pageRows`. When the only hosts
+       * with due callbacks are known, the free room on them and one row more (the one that shows
+       * them full): reading a whole page there loads rows the claim would only pass over.
+       */
+      nextReadSize(pageRows: number): number {
+        const unread = Math.min(pageRows, readLimit - seen);
+        const known = state.kind === 'resuming' ? state.hostsWithDueRows : undefined;
+        if (known === undefined) return unread;
+        let room = 0;
+        for (const host of known) room += Math.max(limits.perHostLimit - loadOf(host), 0);
+        return Math.min(unread, Math.min(free - taken, room) + 1);
+      },
+
+      /**
        * Call once the claim is committed: remembers where its read stopped. True when the read was
        * cut short with slots left, so the next claim should come at once rather than wait for an answer.
        */

@@ -63,7 +63,7 @@ async function chooseDuePages(outbox: Store['outbox'], claim: Claim, now: number
   const chosen: DueDelivery[] = [];
   let place = start;
   for (let read = 0; read < claim.readLimit; ) {
-    const size = Math.min(DUE_PAGE_ROWS, claim.readLimit - read);
+    const size = claim.nextReadSize(DUE_PAGE_ROWS);
     const page = await outbox.dueCallbacks(now, place, size);
     read += page.length;
     chosen.push(...claim.chooseDue(page));

@@ -173,13 +173,16 @@ describe('reading a full host’s backlog in turns', () => {
     posting(claims, 'b', 2);
     const rows = [...many('a', 1, 10), ...many('b', 11, 10)];
     const first = claims.claim();
-    first.chooseDue(offer(rows, first.readStart() as 'first', first.readLimit).rows);
+    expect(first.readStart()).toBe('first');
+    expect(first.nextReadSize(65), 'which hosts have due callbacks is not known yet: a whole page').toBe(65);
+    first.chooseDue(offer(rows, 'first', first.readLimit).rows);
     expect(first.committed()).toBe(false);
     expect(claims.claim().readStart(), 'a and b are full').toBe('none');
 
     claims.postEnded('https://a/hook');
     const second = claims.claim();
     expect(second.readStart(), 'a freed a slot').toBe('first');
+    expect(second.nextReadSize(65), 'a’s free slot and the row that shows it full again').toBe(2);
     const read = offer(rows, 'first', second.readLimit);
     expect(seqs(second.chooseDue(read.rows))).toEqual([1]);
     expect(read.read(), 'stopped at the first callback it could not take: only full hosts have any').toBe(2);
