@@ -2,6 +2,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import { createMiddleware } from 'hono/factory';
 import { Webhook } from 'standardwebhooks';
 import { ErrorCode } from '../domain/error-codes.ts';
+import { remembering } from '../domain/remembering.ts';
 import { AppError } from '../services/app-error.ts';
 import type { AppEnv } from './env.ts';
 
@@ -31,18 +32,7 @@ function digest(value: string): Buffer {
 }
 
 /** The accepted secrets' digests, hashed once: they are few, and every ingest request compares with them. */
-const acceptedDigests = new Map<string, Buffer>();
-const MAX_REMEMBERED_DIGESTS = 64;
-
-function digestOfAccepted(secret: string): Buffer {
-  let hashed = acceptedDigests.get(secret);
-  if (hashed === undefined) {
-    if (acceptedDigests.size >= MAX_REMEMBERED_DIGESTS) acceptedDigests.clear();
-    hashed = digest(secret);
-    acceptedDigests.set(secret, hashed);
-  }
-  return hashed;
-}
+const digestOfAccepted = remembering(digest, 64);
 
 /** Hashing first makes both sides the same length, so not even the secret's length leaks through timing. */
 export function sameSecret(presented: string, accepted: string): boolean {

@@ -3,6 +3,7 @@ import type { MessageV2Filter, MessageV2Order } from '../db/store.ts';
 import { ErrorCode } from '../domain/error-codes.ts';
 import { workerIdOf } from '../domain/line-state.ts';
 import { messageRowJson } from '../domain/message-row-view.ts';
+import { remembering } from '../domain/remembering.ts';
 import { MESSAGE_STATUSES, type MessageStatus } from '../domain/status.ts';
 import { AppError } from './app-error.ts';
 import type { ServiceDeps } from './deps.ts';
@@ -97,19 +98,6 @@ async function toFilter(deps: ServiceDeps, account: AccountRow, query: MessageV2
   return filter;
 }
 
-/** A group's members, each read once however many rows of a page name the group. */
-function membersOfPage(deps: ServiceDeps) {
-  const members = new Map<string, Promise<string[]>>();
-  return (groupId: string): Promise<string[]> => {
-    let numbers = members.get(groupId);
-    if (!numbers) {
-      numbers = deps.store.groups.members(groupId);
-      members.set(groupId, numbers);
-    }
-    return numbers;
-  };
-}
-
 async function rowOf(
   deps: ServiceDeps,
   account: AccountRow,
@@ -132,7 +120,8 @@ export async function listMessagesV2(deps: ServiceDeps, account: AccountRow, que
       : pageSaysTotal
         ? query.offset + rows.length
         : await deps.store.messagesV2.total(account.id, filter, deps.clock.now());
-  const membersOf = membersOfPage(deps);
+  // A group's members are read once however many rows of the page name the group.
+  const membersOf = remembering((groupId) => deps.store.groups.members(groupId), query.limit);
   const data = [];
   for (const row of rows) data.push(await rowOf(deps, account, row, row.groupDisplayName, membersOf));
   const pagination = { total, limit: query.limit, offset: query.offset, hasMore: query.offset + rows.length < total };
