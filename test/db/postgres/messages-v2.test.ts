@@ -1,4 +1,5 @@
 import { beforeEach, describe, expect, it } from 'vitest';
+import { groupQueries } from '../../../src/db/postgres/queries/groups.ts';
 import { messageQueries } from '../../../src/db/postgres/queries/messages.ts';
 import { messageV2Queries } from '../../../src/db/postgres/queries/messages-v2.ts';
 import type { MessageV2Filter, MessageV2Order } from '../../../src/db/sqlite/queries/messages-v2.ts';
@@ -67,6 +68,14 @@ describe('the PostgreSQL v2 message listing', () => {
       await expectSame((m) => m.list(ACCOUNT, filter, order, 2, 1));
     }
     await expectSame((m) => m.total(ACCOUNT, filter, T0));
+  });
+
+  it("reads each row's group name with the page, as SQLite does", async () => {
+    twins.sqlite.groups.rename('grp_ab', 'Climbing', T0 + 1);
+    await groupQueries(twins.pg).rename('grp_ab', 'Climbing', T0 + 1);
+    const page = await expectSame((m) => m.list(ACCOUNT, {}, { by: 'sent', direction: 'desc' }, 50, 0));
+    expect(page.filter((row) => row.groupId === 'grp_ab').map((row) => row.groupDisplayName)).toEqual(['Climbing', 'Climbing']);
+    expect(page.filter((row) => row.groupId === null).every((row) => row.groupDisplayName === null)).toBe(true);
   });
 
   it('adds the rows stored since to a kept total, and counts afresh after a while', async () => {
