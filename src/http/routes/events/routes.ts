@@ -13,7 +13,7 @@ import type { AppDeps } from '../../app-deps.ts';
 import type { AppEnv } from '../../env.ts';
 import { API_SECURITY, apiErrors } from '../../openapi.ts';
 import { apiRoute, createRouter } from '../../router.ts';
-import { AccountEvent, EventStreamHeaders, EventStreamQuery } from './schemas.ts';
+import { AccountEvent, EventStreamQuery, LastEventIdHeader } from './schemas.ts';
 
 const streamEventsRoute = createRoute({
   method: 'get',
@@ -22,7 +22,8 @@ const streamEventsRoute = createRoute({
   operationId: 'streamEvents',
   summary: "The account's events as server-sent events (resume with Last-Event-ID)",
   security: API_SECURITY,
-  request: { query: EventStreamQuery, headers: EventStreamHeaders },
+  parameters: [LastEventIdHeader.parameter],
+  request: { query: EventStreamQuery },
   responses: {
     200: {
       description: 'An endless text/event-stream: `id: <id>` and `data: <AccountEvent JSON>` per event, `: ping` comments as heartbeats',
@@ -107,7 +108,7 @@ export function eventsRouter(deps: AppDeps) {
   router.openapi(streamEventsRoute, async (c: Context<AppEnv>) => {
     const accountId = c.get('account').id;
     const types = parseEventTypes(c.req.query('types'));
-    const afterId = await streamStart(deps, accountId, c.req.header('last-event-id') ?? c.req.query('last_event_id'));
+    const afterId = await streamStart(deps, accountId, LastEventIdHeader.read(c) ?? c.req.query('last_event_id'));
     const release = slots.take(accountId);
     c.header('X-Accel-Buffering', 'no');
     return streamSSE(c, async (stream) => {

@@ -1,5 +1,6 @@
 import { z } from '@hono/zod-openapi';
 import { ACCOUNT_EVENT_TYPES } from '../../../domain/account-events.ts';
+import { headerParam } from '../../header-param.ts';
 
 export const EventStreamQuery = z.object({
   types: z
@@ -14,13 +15,11 @@ export const EventStreamQuery = z.object({
     .openapi({ description: 'Resume after this event id, as the Last-Event-ID header does (the header wins)' }),
 });
 
-export const EventStreamHeaders = z.object({
-  'last-event-id': z
-    .string()
-    .max(20)
-    .optional()
-    .openapi({ description: 'Resume: every later event of the account is sent once, in order' }),
-});
+export const LastEventIdHeader = headerParam(
+  'last-event-id',
+  z.string().max(20).optional(),
+  'Resume: every later event of the account is sent once, in order',
+);
 
 export const AccountEvent = z
   .object({

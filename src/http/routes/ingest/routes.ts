@@ -34,7 +34,8 @@ export function ingestRouter(deps: IngestDeps) {
       summary: "A transport's status callback for a message it carries",
       security: INGEST_SECURITY,
       middleware,
-      request: { headers: EventIdHeader, body: { content: { 'application/json': { schema: StatusCallbackBody } }, required: true } },
+      parameters: [EventIdHeader.parameter],
+      request: { body: { content: { 'application/json': { schema: StatusCallbackBody } }, required: true } },
       responses: {
         200: {
           description: 'Recorded (or a duplicate or stale event: kept in the history, nothing changed)',
@@ -56,7 +57,7 @@ export function ingestRouter(deps: IngestDeps) {
         errorMessage: body.error_message,
         wasDowngraded: body.was_downgraded,
         source: deps.transportName,
-        sourceEventId: c.req.valid('header')['webhook-id'] || undefined,
+        sourceEventId: EventIdHeader.read(c) || undefined,
       };
       const outcome = await recordStatus(deps, report, { batched: true });
       if (outcome === 'duplicate_event') deps.metrics.ingestDuplicate('status');

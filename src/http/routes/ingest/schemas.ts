@@ -2,6 +2,7 @@ import { z } from '@hono/zod-openapi';
 import { isHttpUrl } from '../../../domain/media-url.ts';
 import { type MessageStatus, PROGRESS_ORDER } from '../../../domain/status.ts';
 import type { InboundService } from '../../../domain/webhook-payloads.ts';
+import { headerParam } from '../../header-param.ts';
 import { PlainNumber, SenderNumber } from '../fields.ts';
 
 /** Inbound text comes from phones, not from our API: a blacklisted-looking sender is just an invalid one here. */
@@ -74,6 +75,8 @@ export const ReceiveWebhookBody = z
   .openapi('ReceiveWebhookIngest');
 
 export const IngestAnswer = z.object({ status: z.literal('OK') }).openapi('IngestAnswer');
-export const EventIdHeader = z.object({
-  'webhook-id': z.string().max(200).optional().openapi({ description: 'Standard Webhooks event id: the same id twice is recorded once' }),
-});
+export const EventIdHeader = headerParam(
+  'webhook-id',
+  z.string().max(200).optional(),
+  'Standard Webhooks event id: the same id twice is recorded once',
+);

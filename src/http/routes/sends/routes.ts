@@ -10,7 +10,7 @@ import { API_SECURITY, apiErrors } from '../../openapi.ts';
 import { answerOrRelay } from '../../provider-answers.ts';
 import { apiRoute, createRouter } from '../../router.ts';
 import { Message } from '../messages/schemas.ts';
-import { IdempotencyHeaders, ModifyGroupBody, ModifyGroupResponse, SendGroupMessageBody, SendMessageBody } from './schemas.ts';
+import { IdempotencyKeyHeader, ModifyGroupBody, ModifyGroupResponse, SendGroupMessageBody, SendMessageBody } from './schemas.ts';
 
 const SEND_ERRORS = {
   400: 'Validation error, malformed body or refused status_callback (4000); blacklisted number (4002)',
@@ -28,8 +28,8 @@ const sendMessageRoute = createRoute({
   summary: 'Send a message to one person',
   description: 'JSON or a form. Status changes are POSTed to status_callback (see the message.status webhook).',
   security: API_SECURITY,
+  parameters: [IdempotencyKeyHeader.parameter],
   request: {
-    headers: IdempotencyHeaders,
     body: {
       content: {
         'application/json': { schema: SendMessageBody },
@@ -48,8 +48,8 @@ const sendGroupMessageRoute = createRoute({
   summary: 'Send a message to a group (sapphire plan)',
   description: 'To new numbers (a group is found or created for that set of people) or to an existing group_id.',
   security: API_SECURITY,
+  parameters: [IdempotencyKeyHeader.parameter],
   request: {
-    headers: IdempotencyHeaders,
     body: { content: { 'application/json': { schema: SendGroupMessageBody } }, required: true },
   },
   responses: {
@@ -100,14 +100,15 @@ export function sendsRouter(deps: AppDeps) {
 
   // A send answers 202 even when an Idempotency-Key replays it: only accepted sends are remembered.
   router.openapi({ ...sendMessageRoute, middleware }, async (c) => {
+    const idempotencyKey = IdempotencyKeyHeader.read(c);
     const input = sendMessageBody(c);
     if (input.statusCallback) deps.checkCallbackUrl(input.statusCallback);
-    const sent = await sendMessageInBatch(deps, c.get('account'), input, c.req.valid('header')['idempotency-key']);
+    const sent = await sendMessageInBatch(deps, c.get('account'), input, idempotencyKey);
     return c.json(sent.body, 202);
   });
 
   router.openapi({ ...sendGroupMessageRoute, middleware }, async (c) => {
-    const idempotencyKey = c.req.valid('header')['idempotency-key'];
+    const idempotencyKey = IdempotencyKeyHeader.read(c);
     const input = c.req.valid('json');
     if (input.statusCallback) deps.checkCallbackUrl(input.statusCallback);
     const sent = await sendGroupMessageInBatch(deps, c.get('account'), input, idempotencyKey);

@@ -2,6 +2,7 @@ import { z } from '@hono/zod-openapi';
 import { MAX_GROUP_MEMBERS, SEND_STYLES } from '../../../domain/limits.ts';
 import { MODIFY_TYPES } from '../../../services/groups.ts';
 import { AppCard, messageContent, ReplyTo, requireContentOrMedia } from '../../../services/message-input.ts';
+import { headerParam } from '../../header-param.ts';
 import { CallbackUrl, LineNumber, MediaUrl, RecipientNumber } from '../fields.ts';
 
 const MAX_NUMBERS_LISTED = 100;
@@ -59,14 +60,11 @@ export const SendGroupMessageBody = z
   .transform((body) => ({ numbers: body.numbers, groupId: body.group_id, ...toMessageBody(body) }))
   .openapi('SendGroupMessageRequest');
 
-export const IdempotencyHeaders = z.object({
-  'idempotency-key': z
-    .string()
-    .min(1)
-    .max(255)
-    .optional()
-    .openapi({ description: 'Same key and body within 24 h returns the first response; no second send' }),
-});
+export const IdempotencyKeyHeader = headerParam(
+  'idempotency-key',
+  z.string().min(1).max(255).optional(),
+  'Same key and body within 24 h returns the first response; no second send',
+);
 
 export const ModifyGroupBody = z
   .object({
