@@ -21,10 +21,9 @@ export type BulkContactInput = { phone: string; fields: ContactFields };
 /** A write's local effect, given the transaction's deps. */
 type Write<T> = (deps: ServiceDeps, now: number) => Promise<T>;
 
-/** A write's local effect, in one transaction; the outbox and live views hear of it after the commit. */
+/** A write's local effect, in one transaction; live views hear of it after the commit. */
 async function commitContactWrite<T>(deps: ServiceDeps, account: AccountRow, write: Write<T>): Promise<T> {
   const result = await inTransaction(deps, (deps) => write(deps, deps.clock.now()));
-  deps.notify.outboxWritten();
   deps.notify.accountActivity?.(account.id);
   return result;
 }

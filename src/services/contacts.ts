@@ -154,7 +154,6 @@ export async function createContact(deps: ServiceDeps, account: AccountRow, inpu
     const { phone, ...names } = input;
     return createLiveContact(deps, account, phone, names, deps.clock.now());
   });
-  deps.notify.outboxWritten();
   deps.notify.accountActivity?.(account.id);
   return { status: 'OK' as const, contact: row.id, contactData: toContactData(row, account.email) };
 }

@@ -142,8 +142,6 @@ async function modifyInTransaction(deps: ServiceDeps, account: AccountRow, input
       error_message: null,
     };
   });
-  // A member added may have become a contact, whose contact_created webhooks wait in the outbox.
-  deps.notify.outboxWritten();
   deps.notify.accountActivity?.(account.id);
   return modified;
 }

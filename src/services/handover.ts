@@ -85,7 +85,7 @@ export async function recordHandover(
   receipt: HandoverReceipt,
   options: WriteOptions = {},
 ): Promise<void> {
-  const appliedOrphans = await inWriteTransaction(deps, options, async (deps) => {
+  await inWriteTransaction(deps, options, async (deps) => {
     const message = await deps.store.messages.findByAnyHandle(handle);
     if (!message) throw new Error(`handed over an unknown message ${handle}`);
     await deps.store.messages.markHandedOver(message.id, receipt.transportHandle, deps.clock.now());
@@ -96,9 +96,8 @@ export async function recordHandover(
       if (group && group.transportGroupId === null && !taken)
         await deps.store.groups.setTransportGroupId(group.id, receipt.transportGroupId);
     }
-    return applyOrphanEvents(deps, receipt.transportHandle);
+    await applyOrphanEvents(deps, receipt.transportHandle);
   });
-  if (appliedOrphans) deps.notify.outboxWritten();
 }
 
 /** The transport refused the message for good, or every retry failed: the message ends in ERROR. */

@@ -136,10 +136,7 @@ async function receiveInConversation(
 }
 
 function committed(deps: ServiceDeps, outcome: ReceiveOutcome): ReceiveOutcome {
-  if (outcome.created) {
-    deps.notify.outboxWritten();
-    deps.notify.accountActivity?.(outcome.message.accountId);
-  }
+  if (outcome.created) deps.notify.accountActivity?.(outcome.message.accountId);
   return outcome;
 }
 

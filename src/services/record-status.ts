@@ -79,6 +79,7 @@ async function enqueueStatusCallbacks(
       },
       now,
     );
+    deps.notify.outboxWritten();
   }
   await fanOutTo(deps, account, webhooks, { type: 'outbound', eventType: 'message.outbound', orderKey: message.handle, payload }, now);
 }
@@ -217,16 +218,13 @@ export async function recordStatusInTransaction(deps: ServiceDeps, report: Statu
  * transaction, so a crash leaves either all of them or none.
  */
 export async function recordStatus(deps: ServiceDeps, report: StatusReport, options: WriteOptions = {}): Promise<RecordOutcome> {
-  const outcome = await inWriteTransaction(deps, options, (deps) => recordStatusInTransaction(deps, report));
-  if (outcome === 'applied') deps.notify.outboxWritten();
-  return outcome;
+  return inWriteTransaction(deps, options, (deps) => recordStatusInTransaction(deps, report));
 }
 
 /** Applies the events that arrived under `transportHandle` before the message was known by it. Call inside a transaction. */
-export async function applyOrphanEvents(deps: ServiceDeps, transportHandle: string): Promise<boolean> {
-  let applied = false;
+export async function applyOrphanEvents(deps: ServiceDeps, transportHandle: string): Promise<void> {
   for (const orphan of await deps.store.orphans.take(transportHandle)) {
-    const outcome = await recordStatusInTransaction(deps, {
+    await recordStatusInTransaction(deps, {
       handle: transportHandle,
       status: orphan.status,
       errorCode: orphan.errorCode,
@@ -235,7 +233,5 @@ export async function applyOrphanEvents(deps: ServiceDeps, transportHandle: stri
       source: orphan.source,
       sourceEventId: orphan.sourceEventId,
     });
-    applied ||= outcome === 'applied';
   }
-  return applied;
 }

@@ -73,11 +73,11 @@ function stepId(step: SandboxStepRow): string {
   return `${step.messageHandle}/${step.stepIndex}`;
 }
 
-/** Answers whether the step wrote to the outbox. Call inside the transaction that deletes the step. */
-async function applyStep(deps: ServiceDeps, step: SandboxStepRow): Promise<boolean> {
+/** Call inside the transaction that deletes the step. */
+async function applyStep(deps: ServiceDeps, step: SandboxStepRow): Promise<void> {
   if (step.kind === 'status') {
     if (step.status === null) throw new Error(`sandbox step ${stepId(step)} has no status`);
-    const outcome = await recordStatusInTransaction(deps, {
+    await recordStatusInTransaction(deps, {
       handle: step.messageHandle,
       status: step.status,
       errorCode: step.errorCode,
@@ -86,31 +86,29 @@ async function applyStep(deps: ServiceDeps, step: SandboxStepRow): Promise<boole
       source: SANDBOX_SOURCE,
       sourceEventId: stepId(step),
     });
-    return outcome === 'applied';
+    return;
   }
   const original = await deps.store.messages.findByAnyHandle(step.messageHandle);
   const account = original && (await deps.store.accounts.findById(original.accountId));
   if (!account || step.inboundFrom === null) throw new Error(`sandbox step ${stepId(step)} names no account or sender`);
   if (step.kind === 'typing') {
-    return reportTyping(deps, account, { number: step.inboundFrom, fromNumber: original.lineNumber, isTyping: true }, deps.clock.now());
+    await reportTyping(deps, account, { number: step.inboundFrom, fromNumber: original.lineNumber, isTyping: true }, deps.clock.now());
+    return;
   }
   try {
-    return (
-      await receiveInbound(deps, account, {
-        from: step.inboundFrom,
-        content: step.inboundContent ?? '',
-        mediaUrl: '',
-        service: serviceOf(step.inboundFrom),
-        source: SANDBOX_SOURCE,
-        transportHandle: stepId(step),
-        groupId: step.groupId ?? undefined,
-      })
-    ).created;
+    await receiveInbound(deps, account, {
+      from: step.inboundFrom,
+      content: step.inboundContent ?? '',
+      mediaUrl: '',
+      service: serviceOf(step.inboundFrom),
+      source: SANDBOX_SOURCE,
+      transportHandle: stepId(step),
+      groupId: step.groupId ?? undefined,
+    });
   } catch (error) {
     // The conversation no longer takes the reply (the member left the group): the reply is lost, as on a phone.
     if (!(error instanceof AppError)) throw error;
     deps.log.warn({ step: stepId(step), err: error }, 'sandbox reply dropped');
-    return false;
   }
 }
 
@@ -121,20 +119,17 @@ async function applyStep(deps: ServiceDeps, step: SandboxStepRow): Promise<boole
 export async function runDueSandboxSteps(deps: ServiceDeps): Promise<number> {
   const now = deps.clock.now();
   let ran = 0;
-  let wroteOutbox = false;
   for (;;) {
-    const wrote = await inTransaction(deps, async (deps) => {
+    const applied = await inTransaction(deps, async (deps) => {
       const step = await deps.store.sandbox.nextDue(now);
-      if (!step) return undefined;
-      const result = await applyStep(deps, step);
+      if (!step) return false;
+      await applyStep(deps, step);
       await deps.store.sandbox.remove(step.id);
-      return result;
+      return true;
     });
-    if (wrote === undefined) break;
+    if (!applied) break;
     ran += 1;
-    wroteOutbox ||= wrote;
   }
-  if (wroteOutbox) deps.notify.outboxWritten();
   return ran;
 }
 

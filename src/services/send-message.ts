@@ -72,7 +72,6 @@ async function requireOwnReplyTarget(deps: ServiceDeps, account: AccountRow, bod
 /** After the send committed: the transport hears of it (a replayed idempotent answer changes nothing for it). */
 function handOver(deps: ServiceDeps, account: AccountRow, response: StoredResponse<MessageView>): StoredResponse<MessageView> {
   deps.transportAtSend.committed(deps, response.body.message_handle);
-  deps.notify.outboxWritten();
   deps.notify.accountActivity?.(account.id);
   return response;
 }

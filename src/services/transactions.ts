@@ -10,10 +10,16 @@ type AfterCommitNotifier = Notifier & { readonly afterCommit: true };
  */
 function notifyAfterCommit(target: Notifier): { notifier: AfterCommitNotifier; committed(): void } {
   const waiting: (() => void)[] = [];
+  let outboxWritten = false;
   const notifier: AfterCommitNotifier = {
     afterCommit: true,
     messageQueued: (handle) => waiting.push(() => target.messageQueued(handle)),
-    outboxWritten: () => waiting.push(() => target.outboxWritten()),
+    // The dispatcher reads every new row at once: one wake per commit, however many rows it wrote.
+    outboxWritten: () => {
+      if (outboxWritten) return;
+      outboxWritten = true;
+      waiting.push(() => target.outboxWritten());
+    },
     accountActivity: (accountId) => waiting.push(() => target.accountActivity?.(accountId)),
   };
   return {

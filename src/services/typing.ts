@@ -49,31 +49,29 @@ export async function sendTypingIndicator(
 
 /** The sandbox's echo number answers "typing…" with its own, as it answers a message with its reply. */
 async function echoTyping(deps: ServiceDeps, account: AccountRow, input: TypingIndicatorInput): Promise<void> {
-  const queued = await inTransaction(deps, async (deps) =>
+  await inTransaction(deps, async (deps) =>
     reportTyping(deps, account, { number: input.number, fromNumber: input.fromNumber, isTyping: true }, deps.clock.now()),
   );
-  if (queued) deps.notify.outboxWritten();
 }
 
 /**
  * An end user typing to a line: a `typing_indicator` webhook to the account's list and a
- * `typing.changed` event. Call inside a transaction; answers whether it queued any delivery.
+ * `typing.changed` event. Call inside a transaction.
  */
 export async function reportTyping(
   deps: ServiceDeps,
   account: AccountRow,
   typing: { number: string; fromNumber: string; isTyping: boolean },
   now: number,
-): Promise<boolean> {
+): Promise<void> {
   const data = { number: typing.number, from_number: typing.fromNumber, is_typing: typing.isTyping };
   await recordAccountEvent(deps, account.id, 'typing.changed', data, now);
   const payload = JSON.stringify({ ...data, timestamp: new Date(now).toISOString() });
-  const queued = await fanOutToAccountWebhooks(
+  await fanOutToAccountWebhooks(
     deps,
     account,
     { type: 'typing_indicator', eventType: 'typing.changed', orderKey: `typing:${typing.fromNumber}:${typing.number}`, payload },
     now,
   );
   deps.notify.accountActivity?.(account.id);
-  return queued > 0;
 }

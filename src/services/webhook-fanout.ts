@@ -24,7 +24,8 @@ export type FanOut = {
 /**
  * Queues one delivery per entry of the account's list of that type, signed by the entry's own
  * secret, else the account's globalSecret, else the account's signing secret. Call inside the
- * transaction that records the event; returns how many deliveries it queued.
+ * transaction that records the event (the dispatcher is woken once it commits); returns how many
+ * deliveries it queued.
  */
 export async function fanOutToAccountWebhooks(deps: ServiceDeps, account: AccountRow, event: FanOut, now: number): Promise<number> {
   return fanOutTo(deps, account, await deps.store.webhookSubscriptions.ofType(account.id, event.type), event, now);
@@ -55,5 +56,6 @@ export async function fanOutTo(
     );
     queued += 1;
   }
+  if (queued > 0) deps.notify.outboxWritten();
   return queued;
 }

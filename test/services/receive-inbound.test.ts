@@ -139,6 +139,7 @@ describe('receiveInbound: one-to-one', () => {
     const { message } = await receiveInbound(t.deps, row, inbound());
     expect(message.status).toBe('RECEIVED');
     expect(await outboxFor(t, message.handle)).toEqual([]);
+    expect(signals, 'nothing for the dispatcher').toEqual([]);
   });
 });
 

@@ -54,6 +54,19 @@ const CALLBACK_FIELDS = [
   'plan',
 ];
 
+describe('recordStatus: waking the dispatcher', () => {
+  it('wakes it once per applied change that queued callbacks, and not for a message nobody listens to', async () => {
+    const { t, account, handle, signals } = await setUp();
+    const quiet = (await send(t, account, { statusCallback: undefined })).message_handle;
+    const before = signals.outboxWritten;
+    expect(await recordStatus(t.deps, report(quiet, 'DELIVERED'))).toBe('applied');
+    expect(signals.outboxWritten, 'no callback was queued').toBe(before);
+    expect(await recordStatus(t.deps, report(handle, 'DELIVERED'))).toBe('applied');
+    expect(await callbackStatuses(t, handle)).toEqual(['QUEUED', 'SENT', 'DELIVERED']);
+    expect(signals.outboxWritten, 'two callbacks, one commit').toBe(before + 1);
+  });
+});
+
 describe('recordStatus: order', () => {
   it('DELIVERED before SENT records SENT as implied, calls back SENT then DELIVERED, and the late SENT changes nothing', async () => {
     const { t, handle, signals } = await setUp();
