@@ -11,14 +11,15 @@ import { validationError } from '../services/validation.ts';
 export function headerParam<Schema extends z.ZodType<string | undefined>>(name: string, schema: Schema, description: string) {
   // Wrapped so that a refusal names the header, as the body's validation names its fields.
   const asField = z.object({ [name]: schema });
-  const { minLength, maxLength } = z.toJSONSchema(schema, { target: 'openapi-3.0', io: 'input' });
+  // A header is a string: these are the constraints of a string that OpenAPI can state.
+  const { minLength, maxLength, pattern } = z.toJSONSchema(schema, { target: 'openapi-3.0', io: 'input' });
   return {
     parameter: {
       name,
       in: 'header' as const,
       required: !schema.safeParse(undefined).success,
       description,
-      schema: { type: 'string' as const, minLength, maxLength, description },
+      schema: { type: 'string' as const, minLength, maxLength, pattern, description },
     },
     read(c: Context): z.output<Schema> {
       const result = asField.safeParse({ [name]: c.req.header(name) });
