@@ -25,7 +25,7 @@ export async function withIdempotency<T>(
   const requestHash = createHash('sha256').update(request.operation).update(JSON.stringify(request.input)).digest('hex');
   return inTransaction(deps, async (deps) => {
     const now = deps.clock.now();
-    const previous = await deps.store.idempotency.find(account.id, key);
+    const previous = await deps.store.idempotency.findForUpdate(account.id, key);
     if (previous && now - previous.createdAt < IDEMPOTENCY_WINDOW_MS) {
       if (previous.requestHash !== requestHash) {
         throw new AppError(ErrorCode.conflict, 'Idempotency-Key was already used with a different request');

@@ -11,7 +11,12 @@ export function idempotencyQueries(db: PgDb) {
   const pruneCreatedBy = expiredRowsPruner(db, idempotencyKeys, idempotencyKeys.createdAt);
 
   return {
-    async find(accountId: string, key: string): Promise<IdempotencyRow | undefined> {
+    /**
+     * The key's entry, read under a lock on the key held until the transaction ends: two requests
+     * with the same key on different connections would otherwise both find none, and both send.
+     */
+    async findForUpdate(accountId: string, key: string): Promise<IdempotencyRow | undefined> {
+      await db.execute(sql`select pg_advisory_xact_lock(hashtextextended(${`${accountId}:${key}`}, 0))`);
       const [row] = await db
         .select()
         .from(idempotencyKeys)

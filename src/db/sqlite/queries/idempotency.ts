@@ -18,7 +18,8 @@ export function idempotencyQueries(db: Db) {
   const pruneCreatedBy = oldestRowsPruner(db, 'idempotency_keys', 'created_at');
 
   return {
-    find(accountId: string, key: string): IdempotencyRow | undefined {
+    /** The key's entry; a SQLite write transaction has the file to itself, so nothing else can be writing the key meanwhile. */
+    findForUpdate(accountId: string, key: string): IdempotencyRow | undefined {
       return byKey.get({ accountId, key });
     },
     /** Replaces an expired entry for the same key. */
