@@ -25,7 +25,11 @@ async function story(keys: Queries['idempotency']): Promise<unknown[]> {
   await keys.save(key('a', 150, OTHER_ACCOUNT));
   await keys.save(key('c', 300));
   await keys.save(key('a', 400)); // an expired key used again: replaced, and now the newest
-  const seen: unknown[] = [await keys.findForUpdate(ACCOUNT, 'a'), await keys.findForUpdate(ACCOUNT, 'nope'), await keys.findForUpdate(OTHER_ACCOUNT, 'a')];
+  const seen: unknown[] = [
+    await keys.findForUpdate(ACCOUNT, 'a'),
+    await keys.findForUpdate(ACCOUNT, 'nope'),
+    await keys.findForUpdate(OTHER_ACCOUNT, 'a'),
+  ];
   seen.push(await keys.pruneCreatedBy(0, 0, 10));
   const pruned = await pruneAll(keys, 250, 2);
   // The batches differ (SQLite walks rowids, PostgreSQL deletes what is expired), not what they removed.
