@@ -24,11 +24,10 @@ export type FanOut = {
 /**
  * Queues one delivery per entry of the account's list of that type, signed by the entry's own
  * secret, else the account's globalSecret, else the account's signing secret. Call inside the
- * transaction that records the event (the dispatcher is woken once it commits); returns how many
- * deliveries it queued.
+ * transaction that records the event; the dispatcher is woken once it commits.
  */
-export async function fanOutToAccountWebhooks(deps: ServiceDeps, account: AccountRow, event: FanOut, now: number): Promise<number> {
-  return fanOutTo(deps, account, await deps.store.webhookSubscriptions.ofType(account.id, event.type), event, now);
+export async function fanOutToAccountWebhooks(deps: ServiceDeps, account: AccountRow, event: FanOut, now: number): Promise<void> {
+  await fanOutTo(deps, account, await deps.store.webhookSubscriptions.ofType(account.id, event.type), event, now);
 }
 
 /** fanOutToAccountWebhooks to the entries of the list already read (`event.type`'s), for callers that read it once for several events. */
@@ -38,8 +37,8 @@ export async function fanOutTo(
   entries: readonly WebhookSubscriptionRow[],
   event: FanOut,
   now: number,
-): Promise<number> {
-  let queued = 0;
+): Promise<void> {
+  let queued = false;
   for (const entry of entries) {
     if (event.line !== undefined && entry.sendblueNumbers !== null && !entry.sendblueNumbers.includes(event.line)) continue;
     await deps.store.outbox.enqueue(
@@ -54,8 +53,7 @@ export async function fanOutTo(
       },
       now,
     );
-    queued += 1;
+    queued = true;
   }
-  if (queued > 0) deps.notify.outboxWritten();
-  return queued;
+  if (queued) deps.notify.outboxWritten();
 }
