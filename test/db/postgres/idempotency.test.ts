@@ -53,6 +53,37 @@ describe('the PostgreSQL idempotency keys', () => {
     expect(await story(typed)).toEqual(expected);
   });
 
+  it('holds a second transaction reading the same key until the first ends, then shows it the saved answer', async () => {
+    const db = twins.connect(2);
+    let firstHoldsTheKey!: () => void;
+    const held = new Promise<void>((resolve) => {
+      firstHoldsTheKey = resolve;
+    });
+    let endFirst!: () => void;
+    const firstMayEnd = new Promise<void>((resolve) => {
+      endFirst = resolve;
+    });
+    const first = db.transaction(async (tx) => {
+      const keys = idempotencyQueries(tx);
+      expect(await keys.findForUpdate(ACCOUNT, 'k')).toBeUndefined();
+      firstHoldsTheKey();
+      await firstMayEnd;
+      await keys.save(key('k', 100));
+    });
+    await held;
+    let seenBySecond: IdempotencyRow | undefined | 'still waiting' = 'still waiting';
+    const second = db.transaction(async (tx) => {
+      seenBySecond = await idempotencyQueries(tx).findForUpdate(ACCOUNT, 'k');
+    });
+    // Long enough for an unlocked read to have answered (it takes a few milliseconds).
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const seenWhileHeld = seenBySecond;
+    endFirst();
+    await Promise.all([first, second]);
+    expect(seenWhileHeld).toBe('still waiting');
+    expect(seenBySecond).toEqual(key('k', 100));
+  });
+
   it('prunes in batches of at most the limit, until none is left', async () => {
     const keys = idempotencyQueries(twins.pg);
     for (let index = 0; index < 5; index++) await keys.save(key(`k${index}`, index));
