@@ -74,8 +74,12 @@ export const ConfigSchema = z
   }))
   .superRefine((config, ctx) => {
     const database = databaseSetting(config);
-    if (URL_SCHEME.test(database.value) && !POSTGRES_SCHEME.test(database.value)) {
-      ctx.addIssue({ code: 'custom', path: [database.key], message: 'must be a postgres:// URL or a SQLite file path' });
+    if (looksLikeUrl(database.value) && !POSTGRES_SCHEME.test(database.value)) {
+      ctx.addIssue({
+        code: 'custom',
+        path: [database.key],
+        message: `must be a postgres:// URL or a SQLite file path (got ${withoutCredentials(database.value)})`,
+      });
     }
     if (config.TEXTRELAY_TRANSPORT !== 'upstream') return;
     // Without these the relay could not send, or its provider could not call back: refuse to start rather than fail every message.
@@ -104,8 +108,28 @@ export const ConfigSchema = z
 
 export type Config = z.output<typeof ConfigSchema>;
 
-const URL_SCHEME = /^[a-z][a-z0-9+.-]*:\/\//i;
 const POSTGRES_SCHEME = /^postgres(ql)?:\/\//i;
+
+/**
+ * A scheme and a slash (`mysql://`, `postgresql:/db`), a scheme's name before `//` without its
+ * colon (`postgres//u:p@h`), or credentials (`u:p@`): meant as a URL, never as a file to create.
+ */
+const URL_LIKE = [/^[a-z][a-z0-9+.-]+:\//i, /^postgres(ql)?(:|\/\/)/i, /^[a-z][a-z0-9+.-]*\/\/[^/]*@/i, /^[^/]*:[^/]*@/];
+
+function looksLikeUrl(value: string): boolean {
+  return URL_LIKE.some((pattern) => pattern.test(value));
+}
+
+/** The value with the password of any `user:password@` replaced by `***`, for a message or a log line. */
+export function withoutCredentials(value: string): string {
+  // Up to the last @: a password may hold any character, typed unencoded.
+  const at = value.lastIndexOf('@');
+  if (at < 0) return value;
+  const slashes = value.lastIndexOf('//', at);
+  const userStart = slashes < 0 ? 0 : slashes + 2;
+  const colon = value.indexOf(':', userStart);
+  return colon < 0 || colon > at ? value : `${value.slice(0, colon)}:***${value.slice(at)}`;
+}
 
 /** The variable that names the database: TEXTRELAY_DATABASE_URL when set, else TEXTRELAY_DB. */
 function databaseSetting(config: Pick<Config, 'TEXTRELAY_DB' | 'TEXTRELAY_DATABASE_URL'>) {
@@ -142,8 +166,13 @@ export function loadConfig(env: Record<string, string | undefined>, overrides: R
   }
   const result = ConfigSchema.safeParse(merged);
   if (!result.success) {
-    const problems = result.error.issues.map((issue) => `  ${issue.path.join('.')}: ${issue.message}`);
-    throw new ConfigError(`Invalid configuration:\n${problems.join('\n')}`);
+    const problems = result.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`);
+    // One problem in one line; several, one a line.
+    throw new ConfigError(
+      problems.length === 1
+        ? `Invalid configuration: ${problems[0]}`
+        : `Invalid configuration:\n${problems.map((line) => `  ${line}`).join('\n')}`,
+    );
   }
   return result.data;
 }

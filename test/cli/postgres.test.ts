@@ -1,8 +1,11 @@
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { sql } from 'drizzle-orm';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { jsonRequest, readReply } from '../helpers/http.ts';
 import { emptyPostgresDatabase, freshPostgresDatabase, type TestPostgresDatabase } from '../helpers/postgres-database.ts';
-import { killAll, runCli, spawnCli, startServer } from '../helpers/process.ts';
+import { killAll, REPO_ROOT, runCli, spawnCli, startServer } from '../helpers/process.ts';
 
 // Every command of the CLI, as real processes, on a real PostgreSQL named by --db or TEXTRELAY_DATABASE_URL.
 
@@ -104,6 +107,27 @@ describe('the CLI on PostgreSQL', () => {
       const result = await runCli(['status', '--db', 'mysql://root@127.0.0.1/textrelay'], QUIET);
       expect(result.code).toBe(1);
       expect(result.stderr).toMatch(/TEXTRELAY_DATABASE_URL: must be a postgres:\/\/ URL or a SQLite file path/);
+    });
+
+    it.each([
+      ['TEXTRELAY_DATABASE_URL', 'postgres//textrelay:s3cret-pw@127.0.0.1:5432/textrelay'],
+      ['TEXTRELAY_DATABASE_URL', 'postgresql:/textrelay:s3cret-pw@127.0.0.1:5432/textrelay'],
+      ['TEXTRELAY_DB', 'postgres:textrelay:s3cret-pw@127.0.0.1/textrelay'],
+      ['TEXTRELAY_DB', 'textrelay:s3cret-pw@127.0.0.1/textrelay'],
+    ])('a mistyped URL in %s, %s: no file, no account, no password', async (variable, url) => {
+      const dir = mkdtempSync(join(tmpdir(), 'textrelay-mistyped-url-'));
+      try {
+        const program = { command: process.execPath, args: [join(REPO_ROOT, 'bin/textrelay.js')], cwd: dir };
+        const result = await runCli(['serve'], { LOG_LEVEL: 'info', PORT: '0', [variable]: url }, 30_000, program);
+        expect(result.code, result.stderr).toBe(1);
+        expect(result.stdout).toBe('');
+        expect(result.stderr.trim().split('\n'), result.stderr).toHaveLength(1);
+        expect(result.stderr).toMatch(new RegExp(`${variable}: must be a postgres:// URL or a SQLite file path`));
+        expect(result.stderr).not.toContain('s3cret-pw');
+        expect(readdirSync(dir)).toEqual([]);
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
     });
 
     it('a malformed URL', async () => {
