@@ -1,3 +1,4 @@
+import { DrizzleQueryError } from 'drizzle-orm/errors';
 import pino, { type DestinationStream, type Logger } from 'pino';
 import pretty from 'pino-pretty';
 
@@ -25,6 +26,18 @@ const REDACTED = [
   ...['headers', 'req.headers', 'res.headers'].flatMap((holder) => SECRET_HEADERS.map((name) => `${holder}["${name}"]`)),
 ];
 
+/** Fields of a database error that carry the statement and its values: a kilobyte a line, and other accounts' data. */
+const STATEMENT_FIELDS = ['query', 'parameters', 'params'];
+
+/** An error as pino writes it, but a failed query's as the database's own error, without its statement. */
+function serializeError(error: unknown): unknown {
+  const raised = error instanceof DrizzleQueryError && error.cause !== undefined ? error.cause : error;
+  if (!(raised instanceof Error)) return raised;
+  const serialized = pino.stdSerializers.err(raised) as Record<string, unknown>;
+  for (const field of STATEMENT_FIELDS) delete serialized[field];
+  return serialized;
+}
+
 /**
  * JSON lines for machines; coloured, readable lines when stdout is a terminal (a person is
  * watching). `destination` replaces stdout (tests read the lines from memory).
@@ -33,6 +46,7 @@ export function createLogger(level: string, destination?: DestinationStream): Lo
   const options: pino.LoggerOptions = {
     level,
     redact: { paths: REDACTED, censor: '[redacted]' },
+    serializers: { err: serializeError },
   };
   const stream =
     destination ?? (process.stdout.isTTY ? pretty({ colorize: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname' }) : undefined);

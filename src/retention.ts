@@ -8,7 +8,7 @@ import { pruneExpiredIdempotencyKeys } from './services/idempotency.ts';
 import { pruneExpiredInboxSessions } from './services/inbox-sessions.ts';
 import { pruneOrphanEvents } from './services/orphan-events.ts';
 import { PRUNED_TABLES, type PrunedTable } from './services/pruning.ts';
-import { storageTrouble } from './services/storage-errors.ts';
+import { isOutage, storageTrouble } from './services/storage-errors.ts';
 import { pruneUnroutedInbound } from './services/unrouted-inbound.ts';
 
 const DAY_MS = 86_400_000;
@@ -141,6 +141,7 @@ export function createRetention(deps: ServiceDeps & { metrics: Pick<Metrics, 'ro
       pass = prunePass()
         .catch((error: unknown) => {
           // The storage's trouble passes (a full disk, a lock held too long): the next pass does the work.
+          if (isOutage(error)) return;
           if (storageTrouble(error)) deps.log.warn({ err: error }, 'removing old rows failed; trying again at the next pass');
           else deps.log.error({ err: error }, 'removing old rows crashed');
         })

@@ -79,6 +79,8 @@ export function openSqliteStore(file: string, config: Config, log: Logger, check
   };
 }
 
+const SERVING_CONNECT_TIMEOUT_SECONDS = 5;
+
 /** Brings the PostgreSQL schema up to this build's on a connection of its own, free of the pool's statement timeout. */
 async function migratePostgresAt(url: string): Promise<string> {
   const migrating = await openPostgres(url, { poolSize: 2 });
@@ -90,14 +92,16 @@ async function migratePostgresAt(url: string): Promise<string> {
   }
 }
 
-async function openPostgresStore(url: string, config: Config): Promise<OpenedStore> {
+async function openPostgresStore(url: string, config: Config, log: Logger): Promise<OpenedStore> {
   const name = await migratePostgresAt(url);
   const { db, close } = await openPostgres(url, {
     poolSize: config.TEXTRELAY_DATABASE_POOL_SIZE,
+    // A request waits at most this long for a connection to a server that does not answer.
+    connectTimeoutSeconds: SERVING_CONNECT_TIMEOUT_SECONDS,
     statementTimeoutMs: config.TEXTRELAY_DATABASE_STATEMENT_TIMEOUT_MS,
   });
   const limits = await openPostgresSharedLimits(url);
-  const health = watchPostgresHealth(db.$client);
+  const health = watchPostgresHealth(db.$client, log);
   return {
     store: createPostgresStore(db),
     isReady: health.isHealthy,
@@ -114,7 +118,7 @@ async function openPostgresStore(url: string, config: Config): Promise<OpenedSto
 export function openConfiguredStore(config: Config, log: Logger, checkIntegrityFirst = false): Promise<OpenedStore> {
   const database = databaseOf(config);
   return database.backend === 'postgres'
-    ? openPostgresStore(database.url, config)
+    ? openPostgresStore(database.url, config, log)
     : Promise.resolve(openSqliteStore(database.file, config, log, checkIntegrityFirst));
 }
 

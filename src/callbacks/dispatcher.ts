@@ -3,7 +3,7 @@ import { createCallbackClaims } from '../domain/callback-claims.ts';
 import type { Metrics } from '../metrics/metrics.ts';
 import { recordAndClaim, recordAttempts, releaseDeliveries } from '../services/callback-dispatch.ts';
 import type { ServiceDeps } from '../services/deps.ts';
-import { storageTrouble } from '../services/storage-errors.ts';
+import { isOutage, storageTrouble } from '../services/storage-errors.ts';
 import { createPoster } from './attempt.ts';
 import { type DispatcherOptions, dispatcherSettings } from './dispatcher-options.ts';
 
@@ -42,7 +42,7 @@ export function createDispatcher(deps: ServiceDeps & { metrics: Pick<Metrics, 'd
       await recordAttempts(deps, batch);
     } catch (error) {
       // The rows keep their leases and return to the queue when those lapse: nothing is lost.
-      deps.log.error({ err: error, count: batch.length }, 'recording webhook attempts failed');
+      if (!isOutage(error)) deps.log.error({ err: error, count: batch.length }, 'recording webhook attempts failed');
     }
   }
 
@@ -80,7 +80,7 @@ export function createDispatcher(deps: ServiceDeps & { metrics: Pick<Metrics, 'd
       // A full disk or a read-only file passes: its answers are recorded at a later step (while their
       // leases hold). Otherwise the answered rows return to the queue when their leases lapse: nothing is lost.
       if (storageTrouble(error) !== undefined) answered = batch.concat(answered);
-      deps.log.error({ err: error, count: batch.length }, 'recording webhook attempts or claiming failed');
+      if (!isOutage(error)) deps.log.error({ err: error, count: batch.length }, 'recording webhook attempts or claiming failed');
       return 0;
     }
     for (const row of rows) post(row);

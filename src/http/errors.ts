@@ -4,7 +4,7 @@ import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import type { Logger } from 'pino';
 import { ErrorCode } from '../domain/error-codes.ts';
 import { AppError } from '../services/app-error.ts';
-import { type StorageTrouble, storageTrouble } from '../services/storage-errors.ts';
+import { type StorageTrouble, storageTrouble, storageTroubleReason } from '../services/storage-errors.ts';
 import type { AppEnv } from './env.ts';
 
 const HTTP_STATUS: Record<number, ContentfulStatusCode> = {
@@ -53,11 +53,13 @@ export function respondWithError(c: Context<AppEnv>, status: ContentfulStatusCod
 /** What the client is told when the storage refuses: nothing was done, and trying again later will work. */
 const STORAGE_MESSAGES: Record<StorageTrouble, string> = {
   busy: 'Service overloaded, try again shortly',
+  unavailable: 'Service unavailable: the database cannot be reached, try again shortly',
   unwritable: 'Service unavailable: the database cannot take writes right now, try again shortly',
   damaged: 'Service unavailable: the database file is damaged and must be restored by the operator',
 };
 
-const STORAGE_LOG: Record<StorageTrouble, string> = {
+/** One line per refused request; an unreachable database is logged once per outage instead (db/postgres/health.ts). */
+const STORAGE_LOG: Record<Exclude<StorageTrouble, 'unavailable'>, string> = {
   busy: 'database busy',
   unwritable: 'database cannot take writes',
   damaged: 'database file damaged: restore it from a backup and restart',
@@ -72,7 +74,10 @@ export function createErrorHandler(log: Logger): ErrorHandler<AppEnv> {
     }
     const trouble = storageTrouble(error);
     if (trouble !== undefined) {
-      log[trouble === 'damaged' ? 'error' : 'warn']({ requestId: c.get('requestId'), err: error, path: c.req.path }, STORAGE_LOG[trouble]);
+      if (trouble !== 'unavailable') {
+        const detail = { requestId: c.get('requestId'), path: c.req.path, ...storageTroubleReason(error) };
+        log[trouble === 'damaged' ? 'error' : 'warn'](detail, STORAGE_LOG[trouble]);
+      }
       // Retrying a damaged file soon does not help: no Retry-After.
       const retry = trouble === 'damaged' ? {} : { retryAfterSeconds: 1 };
       return respondWithError(c, 503, new AppError(ErrorCode.overloaded, STORAGE_MESSAGES[trouble], retry));

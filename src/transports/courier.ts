@@ -7,7 +7,7 @@ import {
   messagesAwaitingHandover,
   recordHandover,
 } from '../services/handover.ts';
-import { storageTrouble } from '../services/storage-errors.ts';
+import { isOutage, storageTrouble } from '../services/storage-errors.ts';
 import { type Transport, TransportRefusal } from './transport.ts';
 
 export type CourierOptions = {
@@ -64,7 +64,8 @@ export function createCourier(deps: ServiceDeps, transport: Transport, options: 
   async function recordingFailed(work: Work & { receipt: HandoverReceipt }, error: unknown): Promise<void> {
     if (stopped) return;
     if (storageTrouble(error) !== undefined) {
-      deps.log.warn({ handle: work.handle, err: error }, 'could not record the hand-over (storage); will record it again');
+      if (!isOutage(error))
+        deps.log.warn({ handle: work.handle, err: error }, 'could not record the hand-over (storage); will record it again');
       retryLater(work, options.retryDelaysMs[0] ?? 1_000);
       return;
     }
@@ -140,7 +141,7 @@ export function createCourier(deps: ServiceDeps, transport: Transport, options: 
       busy.add(next.handle);
       const work: Promise<void> = handOver(next)
         .catch((error: unknown) => {
-          deps.log.error({ err: error, handle: next.handle }, 'hand-over bookkeeping failed');
+          if (!isOutage(error)) deps.log.error({ err: error, handle: next.handle }, 'hand-over bookkeeping failed');
           // The database could not be read or written (full, read-only, busy): the message waits for
           // it, without spending an attempt, rather than for the next start.
           if (storageTrouble(error) !== undefined && !stopped) retryLater(next, options.retryDelaysMs[0] ?? 1_000);
@@ -190,7 +191,9 @@ export function createCourier(deps: ServiceDeps, transport: Transport, options: 
 
   /** A page read from the pump: a failure is logged, and the next start resumes what it missed. */
   function resumePage(cursor: number): Promise<void> {
-    return resumeNextPage(cursor).catch((error: unknown) => deps.log.error({ err: error }, 'reading messages awaiting hand-over failed'));
+    return resumeNextPage(cursor).catch((error: unknown) => {
+      if (!isOutage(error)) deps.log.error({ err: error }, 'reading messages awaiting hand-over failed');
+    });
   }
 
   return {

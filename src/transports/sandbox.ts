@@ -1,6 +1,7 @@
 import type { ServiceDeps, TransportAtSend } from '../services/deps.ts';
 import { type HandoverReceipt, type OutboundMessage, outboundOf } from '../services/handover.ts';
 import { nextSandboxStepAt, planNewTimeline, planSandboxTimeline, runDueSandboxSteps } from '../services/sandbox.ts';
+import { isOutage } from '../services/storage-errors.ts';
 import type { Transport } from './transport.ts';
 
 export type SandboxOptions = {
@@ -83,7 +84,7 @@ export function createSandboxTransport(deps: ServiceDeps, options: SandboxOption
     try {
       await runDue();
     } catch (error) {
-      deps.log.error({ err: error }, 'sandbox steps failed, retrying');
+      if (!isOutage(error)) deps.log.error({ err: error }, 'sandbox steps failed, retrying');
       await arm(RETRY_AFTER_FAILURE_MS).catch(() => {});
     }
   }

@@ -1,26 +1,46 @@
+import type { Logger } from 'pino';
 import type postgres from 'postgres';
+import { postgresCode } from './postgres-codes.ts';
+
+/** How often PostgreSQL is asked whether it answers. */
+const PROBE_INTERVAL_MS = 1_000;
+/** A question left unanswered this long counts as the server being down. */
+const UNANSWERED_MS = 5_000;
 
 /**
- * Whether PostgreSQL answers, asked every `intervalMs` in the background, so that /readyz answers
- * at once without a query of its own; a question left unanswered for a whole interval counts as down.
+ * Whether PostgreSQL answers, asked every second in the background, so that /readyz answers at
+ * once without a query of its own. An outage is logged once when it begins and once when it ends
+ * (requests refused meanwhile log nothing each), in lines without any statement.
  */
-export function watchPostgresHealth(client: postgres.Sql, intervalMs = 5_000) {
+export function watchPostgresHealth(client: postgres.Sql, log: Logger, intervalMs = PROBE_INTERVAL_MS) {
   let healthy = true;
-  let asking = false;
+  let downSince = 0;
+  let askedAt: number | undefined;
+  const down = (reason: string) => {
+    if (!healthy) return;
+    healthy = false;
+    downSince = Date.now();
+    log.warn({ reason }, 'database unavailable: requests answer 503 (error 5003) until it is back');
+  };
+  const up = () => {
+    if (healthy) return;
+    healthy = true;
+    log.info({ outageMs: Date.now() - downSince }, 'database available again');
+  };
   const timer = setInterval(() => {
-    if (asking) {
-      healthy = false;
+    if (askedAt !== undefined) {
+      if (Date.now() - askedAt >= UNANSWERED_MS) down(`no answer within ${UNANSWERED_MS / 1000} s`);
       return;
     }
-    asking = true;
+    askedAt = Date.now();
     client`select 1`.then(
       () => {
-        healthy = true;
-        asking = false;
+        askedAt = undefined;
+        up();
       },
-      () => {
-        healthy = false;
-        asking = false;
+      (error: unknown) => {
+        askedAt = undefined;
+        down(postgresCode(error) ?? String((error as Error)?.message ?? error));
       },
     );
   }, intervalMs);

@@ -25,20 +25,25 @@ function driverCode(error: unknown): string | undefined {
   return DRIVER_CONNECTION_CODES.has(code) || (typeof raised === 'object' && raised !== null && 'query' in raised) ? code : undefined;
 }
 
-/** The server cannot take the work now but may soon: unreachable, restarting, full of connections, too slow. */
+/** The server is there but cannot take the work now: contention, full of connections, too slow. */
 const BUSY = new Set([
   '40001', // serialization failure, after the store's retries
   '40P01', // deadlock, after the store's retries
   '55P03', // lock not available
   '57014', // statement timeout
+  '53300', // too many connections
+  '53400',
+]);
+/** The server cannot be reached: stopped, restarting, or the network between us (08xxx too). */
+const UNAVAILABLE = new Set([
   '57P01', // the server is shutting down
   '57P02',
   '57P03', // the server is starting up
-  '53300', // too many connections
-  '53400',
   'ECONNREFUSED',
   'ECONNRESET',
   'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
   ...DRIVER_CONNECTION_CODES,
 ]);
 /** The server refuses writes: its disk is full, or it is a read-only standby. */
@@ -49,7 +54,8 @@ const DAMAGED = new Set(['XX001', 'XX002']);
 export function postgresStorageTrouble(error: unknown): StorageTrouble | undefined {
   const code = driverCode(error);
   if (code === undefined) return undefined;
-  if (BUSY.has(code) || code.startsWith('08')) return 'busy';
+  if (UNAVAILABLE.has(code) || code.startsWith('08')) return 'unavailable';
+  if (BUSY.has(code)) return 'busy';
   if (UNWRITABLE.has(code)) return 'unwritable';
   return DAMAGED.has(code) ? 'damaged' : undefined;
 }
