@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
+import { healthcheckCommand } from './cli/healthcheck.ts';
 import { commandHelp, commandUsage, isCommand, overview, unexpectedFlags } from './cli/help.ts';
 import { statusCommand } from './cli/status.ts';
 import { tailCommand } from './cli/tail.ts';
@@ -260,6 +261,12 @@ async function main(argv: string[]): Promise<void> {
     case 'tail': {
       const config = configFrom(flags);
       return tailCommand(await openRuntime(config, createLogger(config.LOG_LEVEL)), flags);
+    }
+    case 'healthcheck': {
+      const { healthy, line } = await healthcheckCommand(configFrom(flags));
+      (healthy ? process.stdout : process.stderr).write(`${line}\n`);
+      process.exitCode = healthy ? 0 : 1;
+      return;
     }
     default: {
       // A command described in cli/help.ts but not run here fails to compile.

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { classifyLiteralHost, type OutboundPolicy, refusalOf } from './domain/address-policy.ts';
 import { isValidTimeZone } from './domain/dates.ts';
@@ -155,18 +156,49 @@ export function outboundPolicyOf(
   return { allowPrivate: config.TEXTRELAY_ALLOW_PRIVATE_CALLBACKS, allowLinkLocal: config.TEXTRELAY_ALLOW_LINK_LOCAL_CALLBACKS };
 }
 
+/** The settings that hold secrets, which may also be given as a file's contents (NAME_FILE), as container secrets are mounted. */
+export const FILE_SETTINGS = [
+  'TEXTRELAY_DATABASE_URL',
+  'TEXTRELAY_UPSTREAM_KEY_ID',
+  'TEXTRELAY_UPSTREAM_SECRET',
+  'TEXTRELAY_INGEST_SECRET',
+  'TEXTRELAY_METRICS_TOKEN',
+] as const;
+
+/** Each NAME_FILE of `settings` read into NAME, without its trailing newline; what cannot be read is a problem naming it. */
+function readSettingFiles(settings: Record<string, string>, problems: string[]): void {
+  for (const key of FILE_SETTINGS) {
+    const file = settings[`${key}_FILE`];
+    if (file === undefined) continue;
+    if (settings[key] !== undefined) {
+      problems.push(`${key}_FILE: give ${key} or ${key}_FILE, not both`);
+      continue;
+    }
+    try {
+      const value = readFileSync(file, 'utf8').replace(/\r?\n$/, '');
+      if (value === '') problems.push(`${key}_FILE: ${file} is empty`);
+      else settings[key] = value;
+    } catch (error) {
+      problems.push(`${key}_FILE: cannot read ${file} (${(error as NodeJS.ErrnoException).code ?? String(error)})`);
+    }
+  }
+}
+
 /** Parses env (and flag overrides, named like the variables); throws ConfigError listing every bad value. */
 export function loadConfig(env: Record<string, string | undefined>, overrides: Record<string, string | undefined> = {}): Config {
   const merged: Record<string, string> = {};
+  const problems: string[] = [];
   for (const source of [env, overrides]) {
     for (const [key, value] of Object.entries(source)) {
       // An empty variable means "not set", as in most shells' `VAR= cmd`.
       if (value !== undefined && value !== '') merged[key] = value;
     }
+    // Files are read with the environment, so a flag still wins over a setting given as a file.
+    if (source === env) readSettingFiles(merged, problems);
   }
   const result = ConfigSchema.safeParse(merged);
-  if (!result.success) {
-    const problems = result.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`);
+  if (!result.success) problems.push(...result.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`));
+  if (problems.length > 0 || !result.success) {
     // One problem in one line; several, one a line.
     throw new ConfigError(
       problems.length === 1

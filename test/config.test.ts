@@ -1,4 +1,7 @@
-import { describe, expect, it } from 'vitest';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../src/config.ts';
 
 /** The error loadConfig throws for this environment (fails the test if it does not throw). */
@@ -263,5 +266,62 @@ describe('loadConfig refuses bad values with a ConfigError naming the variable',
   it('does not name variables that were fine', () => {
     const error = configError({ PORT: '8080', TEXTRELAY_TRANSPORT: 'carrier-pigeon' });
     expect(namesVariable(error.message, 'PORT')).toBe(false);
+  });
+});
+
+describe('secrets given as files (NAME_FILE), as container runtimes mount them', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'textrelay-config-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  function secretFile(name: string, contents: string): string {
+    const file = join(dir, name);
+    writeFileSync(file, contents);
+    return file;
+  }
+
+  it('reads each secret setting from its file, without the trailing newline', () => {
+    const config = loadConfig({
+      TEXTRELAY_DATABASE_URL_FILE: secretFile('url', 'postgres://textrelay:s3cret@db:5432/textrelay\n'),
+      TEXTRELAY_UPSTREAM_SECRET_FILE: secretFile('upstream', 'sk_upstream\r\n'),
+      TEXTRELAY_INGEST_SECRET_FILE: secretFile('ingest', 'whsec_c2VjcmV0'),
+      TEXTRELAY_METRICS_TOKEN_FILE: secretFile('metrics', 'a-token-of-sixteen-chars\n'),
+    });
+    expect(config).toMatchObject({
+      TEXTRELAY_DATABASE_URL: 'postgres://textrelay:s3cret@db:5432/textrelay',
+      TEXTRELAY_UPSTREAM_SECRET: 'sk_upstream',
+      TEXTRELAY_INGEST_SECRET: 'whsec_c2VjcmV0',
+      TEXTRELAY_METRICS_TOKEN: 'a-token-of-sixteen-chars',
+    });
+  });
+
+  it('checks a value from a file as it checks the variable', () => {
+    const error = configError({ TEXTRELAY_METRICS_TOKEN_FILE: secretFile('short', 'short\n') });
+    expect(error.message).toContain('TEXTRELAY_METRICS_TOKEN: must be at least 16 characters');
+  });
+
+  it('lets a flag win over a file, as over the variable', () => {
+    const config = loadConfig(
+      { TEXTRELAY_DATABASE_URL_FILE: secretFile('env-url', 'postgres://a@db/one\n') },
+      { TEXTRELAY_DATABASE_URL: 'postgres://b@db/two' },
+    );
+    expect(config.TEXTRELAY_DATABASE_URL).toBe('postgres://b@db/two');
+  });
+
+  it('refuses a setting given both ways, a file it cannot read and an empty one, naming each', () => {
+    const missing = join(dir, 'missing');
+    const error = configError({
+      TEXTRELAY_UPSTREAM_SECRET: 'sk_env',
+      TEXTRELAY_UPSTREAM_SECRET_FILE: secretFile('both', 'sk_file'),
+      TEXTRELAY_INGEST_SECRET_FILE: missing,
+      TEXTRELAY_UPSTREAM_KEY_ID_FILE: secretFile('empty', '\n'),
+    });
+    expect(error.message).toContain(
+      'TEXTRELAY_UPSTREAM_SECRET_FILE: give TEXTRELAY_UPSTREAM_SECRET or TEXTRELAY_UPSTREAM_SECRET_FILE, not both',
+    );
+    expect(error.message).toContain(`TEXTRELAY_INGEST_SECRET_FILE: cannot read ${missing} (ENOENT)`);
+    expect(error.message).toContain(`TEXTRELAY_UPSTREAM_KEY_ID_FILE: ${join(dir, 'empty')} is empty`);
+  });
+
+  it('reads no file for a setting that is not a secret', () => {
+    expect(loadConfig({ PORT_FILE: secretFile('port', '8080\n') }).PORT).toBe(3000);
   });
 });

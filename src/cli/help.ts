@@ -164,6 +164,15 @@ export const COMMANDS = {
     flags: [DB, JSON_FLAG],
     env: [...DATABASE_SETTINGS],
   },
+  healthcheck: {
+    summary: 'Ask the server on this machine whether it is ready (GET /readyz): exit 0 if so, 1 if not, as a container health check',
+    usage: ['textrelay healthcheck [--port N] [--host H]'],
+    flags: [
+      ['--port N', 'the port the server listens on (PORT)'],
+      ['--host H', 'the address it listens on; 0.0.0.0 and :: are asked on loopback (HOST)'],
+    ],
+    env: ['PORT', 'HOST'],
+  },
 } as const satisfies Record<string, CommandHelp>;
 
 export type CommandName = keyof typeof COMMANDS;

@@ -6,7 +6,7 @@ import { type CliResult, runCli } from '../helpers/process.ts';
 // TEXTRELAY_DB points at a folder that does not exist, and must still not exist afterwards.
 
 const env = { TEXTRELAY_DB: '/nonexistent/textrelay-help/textrelay.db', LOG_LEVEL: 'warn' };
-const COMMANDS = ['serve', 'migrate', 'accounts', 'inbound', 'webhooks', 'tail', 'status'];
+const COMMANDS = ['serve', 'migrate', 'accounts', 'inbound', 'webhooks', 'tail', 'status', 'healthcheck'];
 const SLOW = 120_000;
 // Children start side by side within a test: on a loaded 2-core box each can take a while.
 const RUN_MS = 60_000;

@@ -40,7 +40,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
 }
 
 /** Starts test/helpers/postgres-server.ts and waits for the URL it prints; closing its stdin stops it. */
-async function startWithTemplate(): Promise<RunningPostgres> {
+export async function startWithTemplate(): Promise<RunningPostgres> {
   const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(new URL('./postgres-server.ts', import.meta.url))], {
     stdio: ['pipe', 'pipe', 'inherit'],
   });
