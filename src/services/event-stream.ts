@@ -12,9 +12,28 @@ export type EventStreamSettings = {
   heartbeatMs: number;
   /** The log is read this often even without a wake-up, so events written by another process arrive too. */
   pollMs: number;
+  /** While the database cannot be read, the stream stays open this long, then ends with an `error` frame. */
+  outageGraceMs: number;
 };
 
-export const EVENT_STREAM_DEFAULTS: EventStreamSettings = { perAccount: 5, heartbeatMs: 15_000, pollMs: 1_000 };
+export const EVENT_STREAM_DEFAULTS: EventStreamSettings = { perAccount: 5, heartbeatMs: 15_000, pollMs: 1_000, outageGraceMs: 30_000 };
+
+/**
+ * The last frame of a stream that cannot go on (the database unreachable past the grace, or a
+ * failure): `event: error`, with JSON the SDK yields like an event, saying where to resume.
+ */
+export function streamErrorFrame(afterId: number, trouble: boolean): string {
+  const error_code = trouble ? ErrorCode.overloaded : ErrorCode.internal;
+  const reason = trouble ? 'Service unavailable: the database cannot be reached' : 'Internal error';
+  const body = {
+    type: 'error',
+    status: 'ERROR',
+    error_code,
+    error_message: `${reason}; reconnect with Last-Event-ID: ${afterId} to resume`,
+    last_event_id: String(afterId),
+  };
+  return `event: error\ndata: ${JSON.stringify(body)}\n\n`;
+}
 
 /** Events read from the log per query: a long resume is sent batch by batch, never loaded at once. */
 export const EVENT_READ_BATCH = 200;

@@ -1,14 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { buildApp } from '../../../src/app.ts';
-import { loadConfig } from '../../../src/config.ts';
-import { createLogger } from '../../../src/logger.ts';
-import { openRuntime } from '../../../src/runtime.ts';
-import { createAccount } from '../../../src/services/accounts.ts';
-import { ALICE } from '../../helpers/fixtures.ts';
-import { jsonRequest, readReply } from '../../helpers/http.ts';
 import { eventually } from '../../helpers/live.ts';
-import { freshPostgresDatabase } from '../../helpers/postgres-database.ts';
-import { startTcpProxy } from '../../helpers/tcp-proxy.ts';
+import { servedThroughProxy } from '../../helpers/postgres-outage.ts';
 
 /**
  * PostgreSQL stops while textrelay serves (a proxy in front of the tests' server stands for it):
@@ -21,40 +13,9 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-type Line = { level: number; msg: string; [field: string]: unknown };
-
-async function serveThroughProxy() {
-  const database = await freshPostgresDatabase();
-  cleanups.push(database.close);
-  const url = new URL(database.url);
-  const proxy = await startTcpProxy({ host: url.hostname, port: Number(url.port) });
-  cleanups.push(proxy.close);
-  url.port = String(proxy.port);
-  const lines: Line[] = [];
-  const raw: string[] = [];
-  const log = createLogger('info', {
-    write(line: string) {
-      raw.push(line);
-      lines.push(JSON.parse(line) as Line);
-    },
-  });
-  const config = { ...loadConfig({ TEXTRELAY_DATABASE_URL: url.toString() }), TEXTRELAY_RATE_LIMIT_PER_MINUTE: 0 };
-  const runtime = await openRuntime(config, log);
-  cleanups.push(runtime.close);
-  const app = buildApp(runtime.deps);
-  const account = await createAccount(runtime.deps, { email: 'outage@example.com', plan: 'sapphire' });
-  const headers = { 'svc-api-key-id': account.api_key_id, 'svc-api-secret-key': account.api_secret_key };
-  const send = async () => {
-    const started = performance.now();
-    const reply = await readReply(await app.request('/api/send-message', jsonRequest('POST', headers, { number: ALICE, content: 'hi' })));
-    return { ...reply, ms: performance.now() - started };
-  };
-  return { proxy, lines, raw, send, isReady: runtime.deps.isReady };
-}
-
 describe('a PostgreSQL outage', () => {
   it('answers 503 "database unavailable" at once, logs the outage and the recovery once each, without SQL', async () => {
-    const { proxy, lines, raw, send, isReady } = await serveThroughProxy();
+    const { proxy, lines, raw, send, isReady } = await servedThroughProxy(cleanups);
     expect((await send()).status).toBe(202);
 
     await proxy.stop();

@@ -7,8 +7,10 @@ import {
   type EventStreamSettings,
   parseEventTypes,
   readEventsAfter,
+  streamErrorFrame,
   streamStart,
 } from '../../../services/event-stream.ts';
+import { storageTrouble } from '../../../services/storage-errors.ts';
 import type { AppDeps } from '../../app-deps.ts';
 import type { AppEnv } from '../../env.ts';
 import { API_SECURITY, apiErrors } from '../../openapi.ts';
@@ -54,6 +56,9 @@ function nap(ms: number, onWake: (wake: () => void) => void): Promise<void> {
 /**
  * Sends the account's events after `afterId` until the client goes away or the process stops: the
  * log is read whenever a writer of this process reports activity, and every `pollMs` regardless.
+ * While the database cannot be read the stream stays open (heartbeats go on) and reads again; past
+ * `outageGraceMs`, or on any other failure, it ends with an `error` frame naming where to resume,
+ * never silently.
  */
 async function sendEvents(
   deps: AppDeps,
@@ -80,14 +85,26 @@ async function sendEvents(
   stream.onAbort(end);
   signal.addEventListener('abort', end);
   const heartbeat = setInterval(() => void stream.write(': ping\n\n'), settings.heartbeatMs);
+  let troubleSince: number | undefined;
   try {
     while (!ended && !stream.aborted) {
       dirty = false;
-      for (let more = true; more && !ended; ) {
-        const batch = await readEventsAfter(deps, start.accountId, afterId, start.types);
-        for (const event of batch.events) await stream.write(`id: ${event.id}\ndata: ${JSON.stringify(event)}\n\n`);
-        afterId = batch.nextAfterId;
-        more = batch.more;
+      try {
+        for (let more = true; more && !ended; ) {
+          const batch = await readEventsAfter(deps, start.accountId, afterId, start.types);
+          for (const event of batch.events) await stream.write(`id: ${event.id}\ndata: ${JSON.stringify(event)}\n\n`);
+          afterId = batch.nextAfterId;
+          more = batch.more;
+        }
+        troubleSince = undefined;
+      } catch (error) {
+        const trouble = storageTrouble(error) !== undefined;
+        troubleSince ??= Date.now();
+        if (!trouble || Date.now() - troubleSince >= settings.outageGraceMs) {
+          if (!trouble) deps.log.error({ err: error, accountId: start.accountId }, 'events stream failed');
+          await stream.write(streamErrorFrame(afterId, trouble));
+          return;
+        }
       }
       if (!dirty && !ended) await nap(settings.pollMs, (resolve) => (wake = resolve));
       wake = () => {};
