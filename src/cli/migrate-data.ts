@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { z } from 'zod';
 import type { Config } from '../config.ts';
 import { type CopyProgress, copySqliteFileToPostgres } from '../data-migration.ts';
+import { isOpenElsewhere } from '../db/sqlite/connection.ts';
 import { StartupError } from '../startup-error.ts';
 import { type ProgressStream, progressLine } from './progress.ts';
 import { UsageError } from './usage-error.ts';
@@ -39,6 +40,11 @@ export async function migrateDataCommand(flags: MigrateDataFlags, config: Config
   const { from, to } = parsed.data;
   // Opening a missing file would create an empty database, and copy nothing.
   if (!existsSync(from)) throw new StartupError(`cannot copy ${from}: no such file`);
+  if (isOpenElsewhere(from)) {
+    progress.write(
+      `warning: ${from} is open in another process (a running server?): the copy reads one snapshot, and rows written after it are not copied; stop the server first\n`,
+    );
+  }
   const started = performance.now();
   const { database, tables } = await copySqliteFileToPostgres(from, to, config, tableProgress(progress));
   const rows = tables.reduce((sum, table) => sum + table.rows, 0);

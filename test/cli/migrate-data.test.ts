@@ -41,6 +41,29 @@ describe('textrelay migrate-data', () => {
     await expect(refused).rejects.toThrow(/^cannot connect to PostgreSQL at 127\.0\.0\.1:1 \(database "textrelay"\): connection refused/);
   });
 
+  it('warns that rows written after the snapshot are not copied when another process has the file open, and only then', async () => {
+    const file = migratedFile('held.db');
+    const warnings = async () => {
+      const database = await freshPostgresDatabase();
+      const written: string[] = [];
+      await migrateDataCommand({ from: file, to: database.url }, loadConfig({}), {
+        isTTY: false,
+        write: (text: string) => written.push(text),
+      });
+      await database.close();
+      return written.filter((text) => text.startsWith('warning:'));
+    };
+    const server = openDatabase(file);
+    try {
+      expect(await warnings()).toEqual([
+        `warning: ${file} is open in another process (a running server?): the copy reads one snapshot, and rows written after it are not copied; stop the server first\n`,
+      ]);
+    } finally {
+      closeDatabase(server);
+    }
+    expect(await warnings()).toEqual([]);
+  });
+
   it('writes each table’s rows to the progress stream: redrawn on a terminal, one summary line each', async () => {
     const file = migratedFile('empty.db');
     const database = await freshPostgresDatabase();

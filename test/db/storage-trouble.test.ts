@@ -21,7 +21,7 @@ describe('storage trouble on PostgreSQL', () => {
     await Promise.all(opened.map((database) => database.close().catch(() => {})));
   });
 
-  it('calls a statement timeout and a closed pool busy, and a failing query nothing', async () => {
+  it('calls a statement timeout busy, a closed pool unavailable, and a failing query nothing', async () => {
     const database = await freshPostgresDatabase();
     opened.push(database);
     const timedOut = await caught(() =>
@@ -34,7 +34,7 @@ describe('storage trouble on PostgreSQL', () => {
     const division = await caught(() => database.db.execute(sql`select 1 / 0`));
     expect(storageTrouble(division)).toBeUndefined();
     await database.close();
-    expect(storageTrouble(await caught(() => database.db.execute(sql`select 1`)))).toBe('busy');
+    expect(storageTrouble(await caught(() => database.db.execute(sql`select 1`)))).toBe('unavailable');
   });
 });
 

@@ -9,6 +9,23 @@ import * as schema from '../schema.ts';
 
 export type Db = BetterSQLite3Database<typeof schema> & { $client: Database.Database };
 
+/**
+ * Whether another connection (a running server, a CLI command) has the file open: every WAL
+ * connection holds a shared lock while open, so an exclusive lock is refused at once.
+ */
+export function isOpenElsewhere(file: string): boolean {
+  const probe = new Database(file, { fileMustExist: true, timeout: 0, nativeBinding: databaseFiles().nativeBinding as string | undefined });
+  try {
+    probe.pragma('locking_mode = EXCLUSIVE');
+    probe.exec('BEGIN EXCLUSIVE; ROLLBACK');
+    return false;
+  } catch {
+    return true;
+  } finally {
+    probe.close();
+  }
+}
+
 /** Opens (creating if needed) the database file, or an in-memory one for ':memory:'. */
 export function openDatabase(file: string): Db {
   let sqlite: Database.Database;
