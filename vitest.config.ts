@@ -23,6 +23,7 @@ const BACKEND_AGNOSTIC = [
   'test/http/status.test.ts',
   'test/http/write-limits.test.ts',
   'test/callbacks/api.test.ts',
+  'test/callbacks/account-fairness.test.ts',
   'test/callbacks/account-webhooks-v2.test.ts',
   'test/callbacks/dispatcher.test.ts',
   'test/callbacks/outbound-webhook.test.ts',
