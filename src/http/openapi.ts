@@ -101,7 +101,7 @@ function registerErrorResponses(registry: Registry): void {
 type RouteErrors = Partial<Record<400 | 403 | 404 | 409 | 429 | 501, string>>;
 
 const WRITE_LIMITED =
-  "Too many writes for this account: more rows than TEXTRELAY_WRITE_RATE_LIMIT_PER_MINUTE a minute (4001); nothing was done, try again after Retry-After";
+  'Too many writes for this account: more rows than TEXTRELAY_WRITE_RATE_LIMIT_PER_MINUTE a minute (4001); nothing was done, try again after Retry-After';
 
 /**
  * A route's error answers: its own (`statuses`), then those every API route can give. Routes that

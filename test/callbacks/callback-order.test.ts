@@ -15,7 +15,12 @@ import { appWithAccount, dispatcherFor, receiver, report, sendWithCallback } fro
 
 /** A dispatcher's step with 10 free slots: records `finished`, then claims. */
 async function recordAndClaimTen(t: TestApp, finished: FinishedDelivery[], perHostLimit = 10): Promise<ClaimedDelivery[]> {
-  return await recordAndClaim(t.deps, finished, createCallbackClaims({ concurrency: 10, perHostLimit, perAccountLimit: 10 }).claim(), 60_000);
+  return await recordAndClaim(
+    t.deps,
+    finished,
+    createCallbackClaims({ concurrency: 10, perHostLimit, perAccountLimit: 10 }).claim(),
+    60_000,
+  );
 }
 
 function statusOf(row: ClaimedDelivery): string {

@@ -250,4 +250,3 @@ describe('fairness between accounts', () => {
     expect(claims.claim().readStart()).toBe('first');
   });
 });
-

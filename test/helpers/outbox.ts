@@ -55,5 +55,10 @@ export async function claimDue(
   slots: number,
   { leaseMs = 60_000, finished = [] as readonly FinishedDelivery[] } = {},
 ): Promise<ClaimedDelivery[]> {
-  return await recordAndClaim(deps, finished, createCallbackClaims({ concurrency: slots, perHostLimit: slots, perAccountLimit: slots }).claim(), leaseMs);
+  return await recordAndClaim(
+    deps,
+    finished,
+    createCallbackClaims({ concurrency: slots, perHostLimit: slots, perAccountLimit: slots }).claim(),
+    leaseMs,
+  );
 }

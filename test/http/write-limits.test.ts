@@ -53,7 +53,9 @@ describe('the write limit', () => {
   it('keeps the contact routes’ {status, message} body for a 429', async () => {
     const t = makeTestApp({ writeRateLimitPerMinute: 1 });
     const account = await t.createAccount();
-    expect((await t.call('POST', '/accounts/contacts', account, { firstName: 'A', lastName: 'B', number: '+14155550123' })).status).toBe(200);
+    expect((await t.call('POST', '/accounts/contacts', account, { firstName: 'A', lastName: 'B', number: '+14155550123' })).status).toBe(
+      200,
+    );
     const refused = await t.call('POST', '/accounts/contacts', account, { firstName: 'C', lastName: 'D', number: '+14155550124' });
     expect(refused.status).toBe(429);
     expect(refused.body).toEqual({ status: 'ERROR', message: expect.stringContaining('TEXTRELAY_WRITE_RATE_LIMIT_PER_MINUTE') });

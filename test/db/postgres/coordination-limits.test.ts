@@ -60,7 +60,7 @@ describe('the send rate limit on PostgreSQL', () => {
 });
 
 describe('the write limit on PostgreSQL', () => {
-  it('takes a bulk write\'s rows at once across instances, or none of them', async () => {
+  it("takes a bulk write's rows at once across instances, or none of them", async () => {
     const clock = new FakeClock();
     const [a, b] = await twoInstances();
     const onA = createSharedRateLimiter(clock, 6, a.tokenBuckets, WRITES);

@@ -72,7 +72,12 @@ export function deliveryClaimQueries(db: PgDb) {
      * locked until the transaction ends, and without the rows another transaction holds (another
      * dispatcher is claiming them).
      */
-    async dueCallbacks(now: number, start: 'first' | QueuePlace, limit: number, skipAccounts: readonly string[] = []): Promise<DueDelivery[]> {
+    async dueCallbacks(
+      now: number,
+      start: 'first' | QueuePlace,
+      limit: number,
+      skipAccounts: readonly string[] = [],
+    ): Promise<DueDelivery[]> {
       const d = webhookDeliveries;
       const after = start === 'first' ? { dueAt: Number.MIN_SAFE_INTEGER, seq: 0 } : start;
       return db

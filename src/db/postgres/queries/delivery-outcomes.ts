@@ -10,7 +10,16 @@ import { WAITS_FOR_EARLIER_CALLBACK } from '../../../domain/delivery-views.ts';
 import type { CandidateDelivery, FinishedDelivery, OutboxEntry } from '../../sqlite/queries/delivery-rows.ts';
 import type { PgDb } from '../db.ts';
 import { webhookAttempts, webhookDeliveries } from '../schema.ts';
-import { bySeq, candidateOf, earlier, fromEarlier, RAW_CANDIDATE_COLUMNS, type RawCandidate, sameLine, unfinished } from './delivery-rows.ts';
+import {
+  bySeq,
+  candidateOf,
+  earlier,
+  fromEarlier,
+  RAW_CANDIDATE_COLUMNS,
+  type RawCandidate,
+  sameLine,
+  unfinished,
+} from './delivery-rows.ts';
 
 export function deliveryOutcomeQueries(db: PgDb) {
   /*

@@ -4,8 +4,8 @@ import type { DeliveryFilter, FailedWindow, WebhookAttemptRow, WebhookDeliveryRo
 import type { PgDb } from '../db.ts';
 import { webhookAttempts, webhookDeliveries } from '../schema.ts';
 import { deliveryClaimQueries } from './delivery-claims.ts';
-import { deliveryOutcomeQueries } from './delivery-outcomes.ts';
 import { deliveryLogPruning } from './delivery-log-pruning.ts';
+import { deliveryOutcomeQueries } from './delivery-outcomes.ts';
 
 function failedWhere(since: number, { accountId, until }: FailedWindow): SQL | undefined {
   return and(

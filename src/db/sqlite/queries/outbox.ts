@@ -3,8 +3,8 @@ import type { DeliveryState } from '../../../domain/delivery-views.ts';
 import { webhookAttempts, webhookDeliveries } from '../../schema.ts';
 import type { Db } from '../connection.ts';
 import { deliveryClaimQueries } from './delivery-claims.ts';
-import { deliveryOutcomeQueries } from './delivery-outcomes.ts';
 import { deliveryLogPruning } from './delivery-log-pruning.ts';
+import { deliveryOutcomeQueries } from './delivery-outcomes.ts';
 
 export type WebhookDeliveryRow = typeof webhookDeliveries.$inferSelect;
 export type WebhookAttemptRow = typeof webhookAttempts.$inferSelect;
