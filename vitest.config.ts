@@ -11,6 +11,7 @@ const BACKEND_AGNOSTIC = [
   'test/http/contacts-v2-sdk.test.ts',
   'test/http/events-stream.test.ts',
   'test/http/groups-v2.test.ts',
+  'test/http/listing-bounds.test.ts',
   'test/http/lookup-lines.test.ts',
   'test/http/media.test.ts',
   'test/http/modify-group.test.ts',

@@ -45,5 +45,5 @@ describe('fairness between accounts', () => {
     // The flood is not starved either: it goes on, its share of the slots at a time.
     const delivered = hook.received.length;
     await expect.poll(() => hook.received.length, { timeout: 20_000 }).toBeGreaterThan(delivered + 2 * PER_ACCOUNT);
-  });
+  }, 90_000);
 });

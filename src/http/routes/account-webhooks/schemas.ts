@@ -2,6 +2,7 @@ import { z } from '@hono/zod-openapi';
 import { DELIVERY_STATES, DELIVERY_VIEW_STATES, WEBHOOK_EVENT_TYPES } from '../../../domain/delivery-views.ts';
 import { isHttpUrl } from '../../../domain/media-url.ts';
 import { MAX_WEBHOOK_URLS_PER_REQUEST } from '../../../services/account-webhooks.ts';
+import { Offset } from '../fields.ts';
 import { Message } from '../messages/schemas.ts';
 
 /**
@@ -111,7 +112,7 @@ export const Delivery = z
 export const DeliveriesQuery = z.object({
   state: z.enum(DELIVERY_STATES).optional(),
   limit: z.coerce.number().int().min(1).max(200).default(50).openapi({ type: 'integer', minimum: 1, maximum: 200, default: 50 }),
-  offset: z.coerce.number().int().min(0).default(0).openapi({ type: 'integer', minimum: 0, default: 0 }),
+  offset: Offset,
 });
 
 export const DeliveryIdParam = z.object({
