@@ -57,6 +57,10 @@ export const ConfigSchema = z
     TEXTRELAY_DISPLAY_TZ: z.string().refine(isValidTimeZone, { message: 'must be an IANA time zone such as Europe/Paris' }).default('UTC'),
     /** Sends per account per minute; 0 turns the limit off. Generous so that bursts from real apps pass. */
     TEXTRELAY_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).default(6000),
+    /** Rows an account's other API writes (contacts, webhooks, groups, typing, media) may touch per minute; 0 turns the limit off. */
+    TEXTRELAY_WRITE_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).default(1200),
+    /** URLs an account may list per webhook type; one more is refused with 400. */
+    TEXTRELAY_WEBHOOK_URLS_PER_TYPE: z.coerce.number().int().min(1).default(10),
     /** Failed inbox sign-ins a key id, and a client address, may make in a window before the next are refused (429); 0 turns this off. */
     TEXTRELAY_INBOX_LOGIN_MAX_FAILURES: z.coerce.number().int().min(0).default(10),
     TEXTRELAY_INBOX_LOGIN_WINDOW_SECONDS: z.coerce.number().int().min(1).default(900),

@@ -11,7 +11,7 @@ import { type Clock, systemClock } from './services/clock.ts';
 import { leaveToCourier, type TransportAtSend } from './services/deps.ts';
 import { createNotifierHub } from './services/notifier.ts';
 import type { ProviderApi } from './services/provider.ts';
-import { createRateLimiter, createSharedRateLimiter, type SharedTokenBuckets } from './services/rate-limiter.ts';
+import { createRateLimiter, createSharedRateLimiter, type SharedTokenBuckets, WRITES } from './services/rate-limiter.ts';
 import {
   createSharedSignInThrottle,
   createSignInThrottle,
@@ -52,6 +52,7 @@ export type DepsParts = {
 export function createDeps(config: Config, parts: DepsParts): AppDeps {
   const { store, isReady, clock = systemClock, sharedLimits } = parts;
   const perMinute = config.TEXTRELAY_RATE_LIMIT_PER_MINUTE;
+  const writesPerMinute = config.TEXTRELAY_WRITE_RATE_LIMIT_PER_MINUTE;
   const signInSettings: SignInThrottleSettings = {
     maxFailures: config.TEXTRELAY_INBOX_LOGIN_MAX_FAILURES,
     windowMs: config.TEXTRELAY_INBOX_LOGIN_WINDOW_SECONDS * 1000,
@@ -64,6 +65,10 @@ export function createDeps(config: Config, parts: DepsParts): AppDeps {
     sendRateLimiter: sharedLimits
       ? createSharedRateLimiter(clock, perMinute, sharedLimits.tokenBuckets)
       : createRateLimiter(clock, perMinute),
+    writeRateLimiter: sharedLimits
+      ? createSharedRateLimiter(clock, writesPerMinute, sharedLimits.tokenBuckets, WRITES)
+      : createRateLimiter(clock, writesPerMinute, WRITES),
+    webhookUrlsPerType: config.TEXTRELAY_WEBHOOK_URLS_PER_TYPE,
     notify: createNotifierHub(),
     displayTimeZone: config.TEXTRELAY_DISPLAY_TZ,
     defaultNumbersPerAccount: config.TEXTRELAY_NUMBERS_PER_ACCOUNT,

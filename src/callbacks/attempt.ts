@@ -1,5 +1,5 @@
 import type { ClaimedDelivery, FinishedDelivery } from '../db/store.ts';
-import { outcomeOf } from '../domain/callback-claims.ts';
+import { outcomeOf } from '../domain/attempt-outcome.ts';
 import type { Metrics } from '../metrics/metrics.ts';
 import { createGuardedAgent } from '../outbound/guarded-client.ts';
 import { finishedDelivery, signingSecretOf } from '../services/callback-dispatch.ts';

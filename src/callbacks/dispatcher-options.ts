@@ -9,9 +9,13 @@ export type DispatcherOptions = {
   outboundPolicy: OutboundPolicy;
   /** One attempt's whole exchange (connect, answer, body). */
   timeoutMs?: number;
-  /** Posts in flight at once, overall and per destination host (so one slow receiver cannot take every slot). */
+  /**
+   * Posts in flight at once, overall, per destination host (so one slow receiver cannot take every
+   * slot) and per account (so one account's backlog cannot either).
+   */
   concurrency?: number;
   perHostConcurrency?: number;
+  perAccountConcurrency?: number;
   /**
    * How long a claim holds a row; a dispatcher that dies mid-post gives it up after this, and another
    * (whose poll sees it lapse) takes it over. Longer than timeoutMs, with room to record the answer.
@@ -29,6 +33,7 @@ export const DISPATCHER_DEFAULTS = {
   timeoutMs: 10_000,
   concurrency: 256,
   perHostConcurrency: 64,
+  perAccountConcurrency: 64,
   // With the 1 s poll, an instance killed mid-post has its callbacks taken over within 21 s.
   leaseMs: 20_000,
   pollIntervalMs: 1_000,

@@ -24,7 +24,11 @@ const BATCH_WINDOW_MS = 3;
 export function createDispatcher(deps: ServiceDeps & { metrics: Pick<Metrics, 'deliveryAttempt'> }, options: DispatcherOptions) {
   const settings = dispatcherSettings(options);
   const poster = createPoster(deps, settings);
-  const claims = createCallbackClaims({ concurrency: settings.concurrency, perHostLimit: settings.perHostConcurrency });
+  const claims = createCallbackClaims({
+    concurrency: settings.concurrency,
+    perHostLimit: settings.perHostConcurrency,
+    perAccountLimit: settings.perAccountConcurrency,
+  });
   const inFlight = new Map<number, { row: ClaimedDelivery; done: Promise<void> }>();
   let answered: FinishedDelivery[] = [];
   let running = false;
@@ -47,7 +51,7 @@ export function createDispatcher(deps: ServiceDeps & { metrics: Pick<Metrics, 'd
   }
 
   function post(row: ClaimedDelivery): void {
-    claims.postStarted(row.url);
+    claims.postStarted(row);
     const done = poster
       .attempt(row)
       .then((result) => {
@@ -57,7 +61,7 @@ export function createDispatcher(deps: ServiceDeps & { metrics: Pick<Metrics, 'd
       .catch((error: unknown) => deps.log.error({ err: error, webhookId: row.webhookId }, 'webhook attempt crashed'))
       .finally(() => {
         inFlight.delete(row.seq);
-        claims.postEnded(row.url);
+        claims.postEnded(row);
         // Recording the answer frees a slot and may let the next callback of the same message go.
         queueStep();
       });

@@ -53,6 +53,8 @@ const SETTINGS: Record<keyof Config, string> = {
   TEXTRELAY_ALLOW_LINK_LOCAL_CALLBACKS: 'allow outbound requests to link-local and cloud-metadata addresses',
   TEXTRELAY_DISPLAY_TZ: "time zone of contacts' display dates",
   TEXTRELAY_RATE_LIMIT_PER_MINUTE: 'sends per account per minute, 0 for no limit',
+  TEXTRELAY_WRITE_RATE_LIMIT_PER_MINUTE: 'rows other API writes may touch per account per minute, 0 for no limit',
+  TEXTRELAY_WEBHOOK_URLS_PER_TYPE: 'URLs an account may list per webhook type',
   TEXTRELAY_INBOX_LOGIN_MAX_FAILURES: 'failed inbox sign-ins per key id and per client address before 429, 0 for no limit',
   TEXTRELAY_INBOX_LOGIN_WINDOW_SECONDS: 'the window those failures are counted in, and the lock-out lasts',
   TEXTRELAY_TRUST_PROXY: 'believe X-Forwarded-For and X-Forwarded-Proto from a reverse proxy',

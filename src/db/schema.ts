@@ -352,8 +352,8 @@ export const webhookDeliveries = sqliteTable(
     signingSecret: text(),
   },
   (t) => [
-    // The dispatcher's claim: due rows by time.
-    index('webhook_deliveries_due_idx').on(t.state, t.nextAttemptAt),
+    // The dispatcher's claim: due rows by time, with the account so that full accounts' rows are passed over in the index.
+    index('webhook_deliveries_due_idx').on(t.state, t.nextAttemptAt, t.seq, t.accountId),
     // Per-message order: an earlier unfinished row for the same message and URL holds back the later ones.
     index('webhook_deliveries_order_idx').on(t.messageHandle, t.url, t.seq),
     // The account's delivery log filtered by state, newest first.

@@ -8,6 +8,8 @@ export const MAX_GROUP_MEMBERS = 25;
 
 export const DEFAULT_PAGE_SIZE = 100;
 export const MAX_PAGE_SIZE = 1000;
+/** Rows a listing may skip: the database walks every skipped index entry, so a deeper offset costs one request the time of the account's whole history. */
+export const MAX_OFFSET = 100_000;
 
 /** A request body larger than this is refused with 413 before it is parsed. */
 export const MAX_BODY_BYTES = 1024 * 1024;

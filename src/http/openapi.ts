@@ -100,13 +100,18 @@ function registerErrorResponses(registry: Registry): void {
 /** The statuses a route answers because of what it does, each with what causes it and its error_code. */
 type RouteErrors = Partial<Record<400 | 403 | 404 | 409 | 429 | 501, string>>;
 
+const WRITE_LIMITED =
+  'Too many writes for this account: more rows than TEXTRELAY_WRITE_RATE_LIMIT_PER_MINUTE a minute (4001); nothing was done, try again after Retry-After';
+
 /**
  * A route's error answers: its own (`statuses`), then those every API route can give. Routes that
  * read no body can still be refused for one (the size limit runs first), but GETs never carry one.
+ * Routes that write (by default those with a body) count against the account's write limit.
  */
-export function apiErrors(shape: ErrorShape, statuses: RouteErrors, options: { body: boolean } = { body: true }) {
+export function apiErrors(shape: ErrorShape, statuses: RouteErrors, options: { body: boolean; writes?: boolean } = { body: true }) {
+  const writes = options.writes ?? options.body;
   const own = Object.fromEntries(
-    Object.entries(statuses).map(([status, description]) => [
+    Object.entries({ ...(writes ? { 429: WRITE_LIMITED } : {}), ...statuses }).map(([status, description]) => [
       status,
       {
         description,

@@ -4,6 +4,7 @@ import { createMiddleware } from 'hono/factory';
 import { HTTPException } from 'hono/http-exception';
 import { MAX_BODY_BYTES } from '../domain/limits.ts';
 import type { ServiceDeps } from '../services/deps.ts';
+import { limitWrites } from '../services/rate-limiter.ts';
 import { refuseNulCharacters, validationError } from '../services/validation.ts';
 import { requireAccount } from './auth.ts';
 import type { AppEnv } from './env.ts';
@@ -42,15 +43,28 @@ export const limitBody = createMiddleware(async (c, next) => {
   return countStreamedBody(c, next);
 });
 
+const WRITE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
+/**
+ * How a route's writes count against the account's write limit: one per request, by its handler
+ * (a bulk call counts its rows once it knows them), or not at all (sends have their own limit,
+ * unsupported calls write nothing).
+ */
+export type WriteCount = 'per request' | 'by handler' | 'none';
+
 /**
  * The middleware of every API route, in order: choose the error shape first (so even a size or
  * auth failure answers in the route's shape), cap the body, then authenticate before validation
- * so strangers learn nothing about the input rules.
+ * so strangers learn nothing about the input rules, then count a write against the account's limit.
  */
-export function apiRoute(deps: ServiceDeps, errorShape: AppEnv['Variables']['errorShape']) {
+export function apiRoute(deps: ServiceDeps, errorShape: AppEnv['Variables']['errorShape'], writes: WriteCount = 'per request') {
   const setShape = createMiddleware<AppEnv>(async (c, next) => {
     c.set('errorShape', errorShape);
     await next();
   });
-  return [setShape, limitBody, requireAccount(deps)];
+  const countWrite = createMiddleware<AppEnv>(async (c, next) => {
+    if (WRITE_METHODS.has(c.req.method)) await limitWrites(deps, c.get('account').id);
+    await next();
+  });
+  return writes === 'per request' ? [setShape, limitBody, requireAccount(deps), countWrite] : [setShape, limitBody, requireAccount(deps)];
 }

@@ -1,5 +1,5 @@
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
-import type { AttemptOutcome } from '../domain/callback-claims.ts';
+import type { AttemptOutcome } from '../domain/attempt-outcome.ts';
 import { PRUNED_TABLES, type PrunedTable } from '../services/pruning.ts';
 import type { GatewayStats } from '../services/stats.ts';
 

@@ -2,13 +2,10 @@ import type { AccountRow } from '../db/rows.ts';
 import type { WebhookSubscriptionRow } from '../db/store.ts';
 import { ErrorCode } from '../domain/error-codes.ts';
 import { WEBHOOK_TYPES, type WebhookType } from '../domain/webhook-types.ts';
-import { MAX_RECEIVE_WEBHOOKS } from './account-webhooks.ts';
+import { checkWebhookCount } from './account-webhooks.ts';
 import { AppError } from './app-error.ts';
 import type { ServiceDeps } from './deps.ts';
 import { inTransaction } from './transactions.ts';
-
-/** Entries an account may keep per webhook type: each one is POSTed every event of that type. */
-export const MAX_WEBHOOKS_PER_TYPE = MAX_RECEIVE_WEBHOOKS;
 
 /** An entry as the SDK gives and gets it: a bare URL, or an object. */
 export type WebhookEntry = string | { url: string; secret?: string; sendblue_numbers?: string[] };
@@ -72,17 +69,6 @@ async function appendEntries(deps: ServiceDeps, accountId: string, type: Webhook
   }
 }
 
-/** Refuses a list that would grow past the cap, before anything is written. */
-function checkCount(type: WebhookType, urls: Iterable<string>): void {
-  const count = new Set(urls).size;
-  if (count > MAX_WEBHOOKS_PER_TYPE) {
-    throw new AppError(
-      ErrorCode.validation,
-      `An account may have at most ${MAX_WEBHOOKS_PER_TYPE} ${type} webhooks (this would make ${count})`,
-    );
-  }
-}
-
 async function mapOf(deps: ServiceDeps, accountId: string): Promise<WebhookMap> {
   const map: WebhookMap = {};
   for (const row of await deps.store.webhookSubscriptions.all(accountId)) {
@@ -108,7 +94,7 @@ export async function addWebhookEntries(
   checkEntries(input.type, input.webhooks, 'webhooks');
   return inTransaction(deps, async (deps) => {
     const existing = (await deps.store.webhookSubscriptions.ofType(account.id, input.type)).map((row) => row.url);
-    checkCount(input.type, [...existing, ...input.webhooks.map(urlOf)]);
+    checkWebhookCount(deps, input.type, [...existing, ...input.webhooks.map(urlOf)]);
     await appendEntries(deps, account.id, input.type, input.webhooks);
     if (input.globalSecret !== undefined) await deps.store.accountWebhooks.setGlobalSecret(account.id, input.globalSecret);
     return mapOf(deps, account.id);
@@ -120,7 +106,7 @@ export async function replaceWebhookEntries(deps: ServiceDeps, account: AccountR
   const types = WEBHOOK_TYPES.filter((type) => map[type] !== undefined);
   for (const type of types) {
     checkEntries(type, map[type] ?? [], `webhooks.${type}`);
-    checkCount(type, (map[type] ?? []).map(urlOf));
+    checkWebhookCount(deps, type, (map[type] ?? []).map(urlOf));
   }
   return inTransaction(deps, async (deps) => {
     for (const type of types) {

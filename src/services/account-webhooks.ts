@@ -8,8 +8,22 @@ import { inTransaction } from './transactions.ts';
 /** After a rotation the old secret still signs for this long, so receivers can switch without a gap. */
 export const PREVIOUS_SECRET_GRACE_MS = 24 * 60 * 60 * 1000;
 
-/** Receive URLs an account may register: each is POSTed every inbound message. */
-export const MAX_RECEIVE_WEBHOOKS = 10;
+/** URLs one request may name: the account's own cap (deps.webhookUrlsPerType) is checked against what it would make. */
+export const MAX_WEBHOOK_URLS_PER_REQUEST = 100;
+
+/**
+ * Refuses a webhook list that would grow past the account's cap, before anything is written: each
+ * URL is POSTed every event of its type, so the cap bounds what one event makes.
+ */
+export function checkWebhookCount(deps: Pick<ServiceDeps, 'webhookUrlsPerType'>, type: string, urls: Iterable<string>): void {
+  const count = new Set(urls).size;
+  if (count > deps.webhookUrlsPerType) {
+    throw new AppError(
+      ErrorCode.validation,
+      `An account may have at most ${deps.webhookUrlsPerType} ${type} webhook URLs (TEXTRELAY_WEBHOOK_URLS_PER_TYPE); this would make ${count}`,
+    );
+  }
+}
 
 /** A Standard Webhooks secret: `whsec_` and 24 random bytes in base64 (the part after the prefix is the key). */
 function newWebhookSecret(): string {
@@ -79,14 +93,7 @@ export async function getWebhookSettings(deps: ServiceDeps, account: AccountRow)
 export async function addReceiveWebhooks(deps: ServiceDeps, account: AccountRow, urls: readonly string[]): Promise<WebhookSettings> {
   return inTransaction(deps, async (deps) => {
     const now = deps.clock.now();
-    const known = new Set(await receiveUrls(deps, account.id));
-    const total = new Set([...known, ...urls]).size;
-    if (total > MAX_RECEIVE_WEBHOOKS) {
-      throw new AppError(
-        ErrorCode.validation,
-        `An account may have at most ${MAX_RECEIVE_WEBHOOKS} receive webhooks (this would make ${total})`,
-      );
-    }
+    checkWebhookCount(deps, 'receive', [...(await receiveUrls(deps, account.id)), ...urls]);
     for (const url of urls) await addReceiveUrl(deps, account.id, url, now);
     return settingsOf(deps, account);
   });

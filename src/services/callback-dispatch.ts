@@ -1,5 +1,7 @@
 import type { AttemptRecord, ClaimedDelivery, DueDelivery, FinishedDelivery, Store } from '../db/store.ts';
-import type { AttemptOutcome, Claim, QueuePlace } from '../domain/callback-claims.ts';
+import type { AttemptOutcome } from '../domain/attempt-outcome.ts';
+import type { Claim } from '../domain/callback-claims.ts';
+import type { QueuePlace } from '../domain/claim-reads.ts';
 import { getOrCreateWebhookSecret } from './account-webhooks.ts';
 import type { ServiceDeps } from './deps.ts';
 
@@ -57,19 +59,22 @@ export async function recordAndClaim(
 /**
  * Due callbacks a page at a time, each page read only if the claim wants more: a claim mostly stops
  * after a few dozen rows (its slots taken, or a full host's rows passed over), and reading its whole
- * read limit at once would load hundreds of payloads it never looks at.
+ * read limit at once would load hundreds of payloads it never looks at. A page stops early where an
+ * account fills up: the next one is read from there without that account's rows.
  */
 async function chooseDuePages(outbox: Store['outbox'], claim: Claim, now: number, start: 'first' | QueuePlace) {
   const chosen: DueDelivery[] = [];
   let place = start;
-  for (let read = 0; read < claim.readLimit; ) {
+  for (;;) {
     const size = claim.nextReadSize(DUE_PAGE_ROWS);
-    const page = await outbox.dueCallbacks(now, place, size);
-    read += page.length;
+    if (size <= 0) break;
+    const page = await outbox.dueCallbacks(now, place, size, claim.fullAccounts());
     chosen.push(...claim.chooseDue(page));
-    const last = page.at(-1);
-    if (page.length < size || last === undefined || !claim.wantsMore()) break;
-    place = { dueAt: last.dueAt, seq: last.seq };
+    const stop = claim.lastSeen();
+    if (page.length === 0 || stop === undefined || !claim.wantsMore()) break;
+    // A short page read to its end: there are no more due callbacks.
+    if (page.length < size && stop === page.at(-1)) break;
+    place = { dueAt: stop.dueAt, seq: stop.seq };
   }
   return chosen;
 }

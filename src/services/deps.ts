@@ -51,6 +51,10 @@ export type ServiceDeps = {
   clock: Clock;
   log: Logger;
   sendRateLimiter: RateLimiter;
+  /** Every other API write, counted per row it touches (`writesKey`): contacts, webhook lists, groups, typing, media. */
+  writeRateLimiter: RateLimiter;
+  /** URLs an account may list per webhook type. */
+  webhookUrlsPerType: number;
   notify: Notifier;
   /** Time zone of contacts' displayDate. */
   displayTimeZone: string;

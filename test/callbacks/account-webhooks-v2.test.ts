@@ -111,7 +111,7 @@ describe('/api/account/webhooks: refusals', () => {
     expect((await t.call('POST', PATH, account, { webhooks: ten })).status).toBe(200);
     const eleventh = await t.call('POST', PATH, account, { webhooks: ['https://h10.example.com/'] });
     expect(eleventh.status).toBe(400);
-    expect(eleventh.body.error_message).toContain('at most 10 receive webhooks');
+    expect(eleventh.body.error_message).toContain('at most 10 receive webhook URLs (TEXTRELAY_WEBHOOK_URLS_PER_TYPE)');
     expect((await t.call('GET', PATH, account)).body.webhooks.receive).toHaveLength(10);
   });
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { ClaimedDelivery, FinishedDelivery } from '../../src/db/sqlite/queries/delivery-claims.ts';
+import type { ClaimedDelivery, FinishedDelivery } from '../../src/db/sqlite/queries/delivery-rows.ts';
 import { createCallbackClaims } from '../../src/domain/callback-claims.ts';
 import { recordAndClaim, recordAttempts } from '../../src/services/callback-dispatch.ts';
 import type { TestAccount, TestApp } from '../helpers/app.ts';
@@ -15,7 +15,12 @@ import { appWithAccount, dispatcherFor, receiver, report, sendWithCallback } fro
 
 /** A dispatcher's step with 10 free slots: records `finished`, then claims. */
 async function recordAndClaimTen(t: TestApp, finished: FinishedDelivery[], perHostLimit = 10): Promise<ClaimedDelivery[]> {
-  return await recordAndClaim(t.deps, finished, createCallbackClaims({ concurrency: 10, perHostLimit }).claim(), 60_000);
+  return await recordAndClaim(
+    t.deps,
+    finished,
+    createCallbackClaims({ concurrency: 10, perHostLimit, perAccountLimit: 10 }).claim(),
+    60_000,
+  );
 }
 
 function statusOf(row: ClaimedDelivery): string {

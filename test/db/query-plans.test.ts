@@ -141,3 +141,53 @@ describe('query plans: contact listing', () => {
     }
   }
 });
+
+/**
+ * The statistics of a million webhook deliveries shared by two accounts (sqlite_stat1 written by
+ * hand): a small account's log must be read from its own index entries, not by walking the table
+ * newest first through the big account's rows until a page of its own turns up.
+ */
+function pretendMillionDeliveries(db: TestApp['db']): void {
+  const spread: Record<string, number> = { account_id: 500_000, state: 250_000, next_attempt_at: 10, message_handle: 5, url: 2 };
+  const client = db.$client;
+  client.exec('ANALYZE');
+  client.prepare(`delete from sqlite_stat1 where tbl = 'webhook_deliveries'`).run();
+  const indexes = client.prepare(`select name from pragma_index_list('webhook_deliveries')`).all() as { name: string }[];
+  for (const { name } of indexes) {
+    const columns = client.prepare('select name from pragma_index_info(?) order by seqno').all(name) as { name: string }[];
+    // Each further column divides the rows of the ones before it.
+    let rows = 1_000_000;
+    const stat = [1_000_000, ...columns.map((column) => (rows = Math.max(1, Math.min(rows, spread[column.name] ?? 1))))];
+    client.prepare(`insert into sqlite_stat1 (tbl, idx, stat) values ('webhook_deliveries', ?, ?)`).run(name, stat.join(' '));
+  }
+  client.exec('ANALYZE sqlite_schema');
+}
+
+describe('query plans: webhook delivery log', () => {
+  for (const query of ['', '?state=failed', '?state=delivered&limit=5&offset=5']) {
+    it(`GET /accounts/webhooks/deliveries${query} reads the account's own index entries, newest first without a sort`, async () => {
+      const t = makeTestApp();
+      const big = await t.createAccount();
+      const small = await t.createAccount();
+      for (const [who, count] of [
+        [big, 6],
+        [small, 1],
+      ] as const) {
+        for (let i = 0; i < count; i++) {
+          const number = `+1415555${String(2000 + i)}`;
+          const sent = await t.call('POST', '/api/send-message', who, { number, content: 'x', status_callback: 'http://127.0.0.1:9/cb' });
+          expect(sent.status, show(sent.body)).toBe(202);
+        }
+      }
+      pretendMillionDeliveries(t.db);
+      const path = `/accounts/webhooks/deliveries${query}`;
+      const statement = await listingStatement(t, small, path, 'webhook_deliveries');
+      const plan = explain(t.db, statement);
+      const context = `${path}\nSQL: ${statement.sql}\n${plan.map((row) => row.detail).join('\n')}`;
+      expectIndexed(plan, 'webhook_deliveries', context, { noTempSort: true });
+      for (const row of plan.filter((r) => /\bwebhook_deliveries\b/.test(r.detail))) {
+        expect(row.detail, `must seek by the account: ${context}`).toMatch(/account_id=\?/);
+      }
+    });
+  }
+});

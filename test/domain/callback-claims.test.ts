@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { type CallbackClaims, createCallbackClaims, outcomeOf } from '../../src/domain/callback-claims.ts';
+import { outcomeOf } from '../../src/domain/attempt-outcome.ts';
+import { type CallbackClaims, createCallbackClaims } from '../../src/domain/callback-claims.ts';
 
 const NOW = 1_000_000;
 const schedule = [5_000, 30_000, 120_000];
@@ -38,13 +39,13 @@ describe('what an attempt’s answer does', () => {
 });
 
 /** A due callback to `host`, at place `seq` of the due order. */
-const due = (host: string, seq: number) => ({ url: `https://${host}/hook`, dueAt: 1_000, seq });
+const due = (host: string, seq: number, accountId = 'acc_1') => ({ url: `https://${host}/hook`, accountId, dueAt: 1_000, seq });
 const many = (host: string, from: number, count: number) => Array.from({ length: count }, (_, i) => due(host, from + i));
 const seqs = (rows: readonly { seq: number }[]) => rows.map((row) => row.seq);
 
 /** `count` posts in flight to `host`. */
 function posting(claims: CallbackClaims, host: string, count: number): void {
-  for (let i = 0; i < count; i++) claims.postStarted(`https://${host}/hook`);
+  for (let i = 0; i < count; i++) claims.postStarted({ url: `https://${host}/hook`, accountId: 'acc_1' });
 }
 
 /** Offers `rows` as the database would: only after the claim's read start, counting what it read. */
@@ -63,7 +64,7 @@ function offer<T extends { seq: number }>(rows: readonly T[], start: 'first' | {
 
 describe('which callbacks a claim takes', () => {
   it('due callbacks, oldest first, while there are free slots overall and on their host', () => {
-    const claims = createCallbackClaims({ concurrency: 4, perHostLimit: 2 });
+    const claims = createCallbackClaims({ concurrency: 4, perHostLimit: 2, perAccountLimit: 1_000 });
     const claim = claims.claim();
     expect(claim.readStart()).toBe('first');
     const chosen = claim.chooseDue([due('a', 1), due('a', 2), due('a', 3), due('b', 4), due('c', 5), due('c', 6)]);
@@ -73,9 +74,9 @@ describe('which callbacks a claim takes', () => {
 
   it('offered the due callbacks a page at a time, goes on where it stopped and takes the same', () => {
     const rows = [due('a', 1), due('a', 2), due('a', 3), due('b', 4), due('c', 5), due('c', 6)];
-    const whole = createCallbackClaims({ concurrency: 4, perHostLimit: 2 }).claim();
+    const whole = createCallbackClaims({ concurrency: 4, perHostLimit: 2, perAccountLimit: 1_000 }).claim();
     whole.readStart();
-    const paged = createCallbackClaims({ concurrency: 4, perHostLimit: 2 }).claim();
+    const paged = createCallbackClaims({ concurrency: 4, perHostLimit: 2, perAccountLimit: 1_000 }).claim();
     paged.readStart();
     const firstPage = paged.chooseDue(rows.slice(0, 3));
     expect(paged.wantsMore(), 'two of four slots taken, the page ran out').toBe(true);
@@ -85,21 +86,21 @@ describe('which callbacks a claim takes', () => {
   });
 
   it('counts posts in flight against the limits until they end', () => {
-    const claims = createCallbackClaims({ concurrency: 3, perHostLimit: 2 });
+    const claims = createCallbackClaims({ concurrency: 3, perHostLimit: 2, perAccountLimit: 1_000 });
     posting(claims, 'a', 2);
     expect(claims.freeSlots()).toBe(1);
     let claim = claims.claim();
     claim.readStart();
     expect(seqs(claim.chooseDue([due('a', 1), due('b', 2), due('b', 3)]))).toEqual([2]);
-    claims.postEnded('https://a/hook');
-    claims.postStarted('https://b/hook');
+    claims.postEnded({ url: 'https://a/hook', accountId: 'acc_1' });
+    claims.postStarted({ url: 'https://b/hook', accountId: 'acc_1' });
     claim = claims.claim();
     claim.readStart();
     expect(seqs(claim.chooseDue([due('a', 1), due('b', 3)]))).toEqual([1]);
   });
 
   it('starts the next callback of a finished one first, in the slot it left; one without room becomes due', () => {
-    const claims = createCallbackClaims({ concurrency: 2, perHostLimit: 1 });
+    const claims = createCallbackClaims({ concurrency: 2, perHostLimit: 1, perAccountLimit: 1_000 });
     const claim = claims.claim();
     const { startNow, makeDue } = claim.splitNext([due('a', 7), due('a', 9), due('b', 8)]);
     expect(seqs(startNow)).toEqual([7, 8]);
@@ -109,7 +110,7 @@ describe('which callbacks a claim takes', () => {
   });
 
   it('a next callback made due restarts a read that paused on full hosts', () => {
-    const claims = createCallbackClaims({ concurrency: 10, perHostLimit: 1 });
+    const claims = createCallbackClaims({ concurrency: 10, perHostLimit: 1, perAccountLimit: 1_000 });
     posting(claims, 'a', 1);
     const first = claims.claim();
     first.readStart();
@@ -124,7 +125,7 @@ describe('which callbacks a claim takes', () => {
 });
 
 describe('reading a full host’s backlog in turns', () => {
-  const LIMITS = { concurrency: 256, perHostLimit: 2 };
+  const LIMITS = { concurrency: 256, perHostLimit: 2, perAccountLimit: 1_000 };
   const backlog = [...many('slow', 1, 200), due('fast', 201)];
 
   it('passes over at most 64 of a full host’s callbacks per claim, and the next claim resumes after them', () => {
@@ -157,7 +158,7 @@ describe('reading a full host’s backlog in turns', () => {
   });
 
   it('keeps its place when the slots ran out, and starts over when restarted', () => {
-    const claims = createCallbackClaims({ concurrency: 2, perHostLimit: 2 });
+    const claims = createCallbackClaims({ concurrency: 2, perHostLimit: 2, perAccountLimit: 1_000 });
     const claim = claims.claim();
     claim.readStart();
     expect(seqs(claim.chooseDue([due('a', 1), due('b', 2), due('c', 3)]))).toEqual([1, 2]);
@@ -179,7 +180,7 @@ describe('reading a full host’s backlog in turns', () => {
     expect(first.committed()).toBe(false);
     expect(claims.claim().readStart(), 'a and b are full').toBe('none');
 
-    claims.postEnded('https://a/hook');
+    claims.postEnded({ url: 'https://a/hook', accountId: 'acc_1' });
     const second = claims.claim();
     expect(second.readStart(), 'a freed a slot').toBe('first');
     expect(second.nextReadSize(65), 'a’s free slot and the row that shows it full again').toBe(2);
@@ -187,7 +188,7 @@ describe('reading a full host’s backlog in turns', () => {
     expect(seqs(second.chooseDue(read.rows))).toEqual([1]);
     expect(read.read(), 'stopped at the first callback it could not take: only full hosts have any').toBe(2);
     expect(second.committed()).toBe(false);
-    claims.postStarted('https://a/hook');
+    claims.postStarted({ url: 'https://a/hook', accountId: 'acc_1' });
     expect(claims.claim().readStart()).toBe('none');
   });
 
@@ -203,5 +204,49 @@ describe('reading a full host’s backlog in turns', () => {
     expect(second.readStart()).toBe('first');
     const rows = [...many('a', 1, 5), due('c', 6)];
     expect(seqs(second.chooseDue(offer(rows, 'first', second.readLimit).rows)), 'c.example’s new callback is reached').toEqual([6]);
+  });
+});
+
+describe('fairness between accounts', () => {
+  const LIMITS = { concurrency: 256, perHostLimit: 64, perAccountLimit: 3 };
+  /** `count` posts in flight for `accountId`, each to a host of its own. */
+  function postingFor(claims: CallbackClaims, accountId: string, count: number): void {
+    for (let i = 0; i < count; i++) claims.postStarted({ url: `https://h${i}.${accountId}/hook`, accountId });
+  }
+
+  it('takes at most the account’s share of an account’s backlog, then asks the database to leave it out', () => {
+    const claims = createCallbackClaims(LIMITS);
+    const claim = claims.claim();
+    claim.readStart();
+    expect(claim.fullAccounts(), 'nobody is full yet').toEqual([]);
+    const flood = Array.from({ length: 10 }, (_, i) => due(`h${i}.flood`, i + 1, 'flooder'));
+    expect(seqs(claim.chooseDue(flood)), 'three slots for the flooder, each on a host with room').toEqual([1, 2, 3]);
+    expect(claim.fullAccounts(), 'the next page is read without its rows').toEqual(['flooder']);
+    expect(seqs(claim.chooseDue([due('victim.example', 11, 'victim')]))).toEqual([11]);
+  });
+
+  it('leaves out an account full with posts in flight from the first read, whatever its backlog', () => {
+    const claims = createCallbackClaims(LIMITS);
+    postingFor(claims, 'flooder', 3);
+    const claim = claims.claim();
+    expect(claim.readStart()).toBe('first');
+    expect(claim.fullAccounts()).toEqual(['flooder']);
+    claims.postEnded({ url: 'https://h0.flooder/hook', accountId: 'flooder' });
+    const next = claims.claim();
+    next.readStart();
+    expect(next.fullAccounts(), 'a slot freed: its callbacks are read again').toEqual([]);
+  });
+
+  it('a read that found nothing but left-out accounts pauses, and starts again when one of them frees a slot', () => {
+    const claims = createCallbackClaims(LIMITS);
+    postingFor(claims, 'flooder', 3);
+    const first = claims.claim();
+    first.readStart();
+    first.fullAccounts();
+    first.chooseDue([]);
+    first.committed();
+    expect(claims.claim().readStart(), 'only the full account may have due callbacks').toBe('none');
+    claims.postEnded({ url: 'https://h0.flooder/hook', accountId: 'flooder' });
+    expect(claims.claim().readStart()).toBe('first');
   });
 });

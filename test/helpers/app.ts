@@ -29,6 +29,10 @@ export type TestAccount = Awaited<ReturnType<typeof createAccount>> & { headers:
 
 export type TestAppOptions = {
   rateLimitPerMinute?: number;
+  /** TEXTRELAY_WRITE_RATE_LIMIT_PER_MINUTE; off unless given. */
+  writeRateLimitPerMinute?: number;
+  /** TEXTRELAY_WEBHOOK_URLS_PER_TYPE; the production default unless given. */
+  webhookUrlsPerType?: number;
   displayTimeZone?: string;
   database?: string;
   transportName?: AppDeps['transportName'];
@@ -50,7 +54,7 @@ export type TestAppOptions = {
   provider?: AppDeps['provider'];
 };
 
-/** The configuration `serve` would have for these options, with the tests' defaults: no rate limit, callbacks to loopback allowed. */
+/** The configuration `serve` would have for these options, with the tests' defaults: no rate limits, callbacks to loopback allowed. */
 function testConfig(options: TestAppOptions): Config {
   const policy = options.outboundPolicy ?? LOOPBACK_ALLOWED;
   const metrics = options.metricsEndpoint ?? { enabled: true, bearerToken: undefined };
@@ -60,6 +64,8 @@ function testConfig(options: TestAppOptions): Config {
     TEXTRELAY_DB: options.database ?? ':memory:',
     TEXTRELAY_TRANSPORT: options.transportName ?? 'sandbox',
     TEXTRELAY_RATE_LIMIT_PER_MINUTE: options.rateLimitPerMinute ?? 0,
+    TEXTRELAY_WRITE_RATE_LIMIT_PER_MINUTE: options.writeRateLimitPerMinute ?? 0,
+    TEXTRELAY_WEBHOOK_URLS_PER_TYPE: options.webhookUrlsPerType ?? defaults.TEXTRELAY_WEBHOOK_URLS_PER_TYPE,
     TEXTRELAY_DISPLAY_TZ: options.displayTimeZone ?? 'UTC',
     TEXTRELAY_ALLOW_PRIVATE_CALLBACKS: policy.allowPrivate,
     TEXTRELAY_ALLOW_LINK_LOCAL_CALLBACKS: policy.allowLinkLocal,

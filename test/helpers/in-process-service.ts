@@ -13,7 +13,12 @@ import { jsonRequest, type Reply, readReply } from './http.ts';
  * that make the file full or read-only) is the tests' seam; the service only sees SQLite's errors.
  */
 export async function startInProcessService(env: Record<string, string>) {
-  const config = loadConfig({ LOG_LEVEL: 'silent', TEXTRELAY_RATE_LIMIT_PER_MINUTE: '0', ...env });
+  const config = loadConfig({
+    LOG_LEVEL: 'silent',
+    TEXTRELAY_RATE_LIMIT_PER_MINUTE: '0',
+    TEXTRELAY_WRITE_RATE_LIMIT_PER_MINUTE: '0',
+    ...env,
+  });
   const log = pino({ level: config.LOG_LEVEL });
   const opened = openSqliteStore(config.TEXTRELAY_DB, config, log, false);
   const runtime = await openRuntime(config, log, { opened });

@@ -2,8 +2,9 @@
 import { asc, eq } from 'drizzle-orm';
 import { webhookDeliveries as pgWebhookDeliveries } from '../../src/db/postgres/schema.ts';
 import { webhookDeliveries } from '../../src/db/schema.ts';
-import type { ClaimedDelivery, FinishedDelivery } from '../../src/db/sqlite/queries/delivery-claims.ts';
-import { type AttemptOutcome, createCallbackClaims } from '../../src/domain/callback-claims.ts';
+import type { ClaimedDelivery, FinishedDelivery } from '../../src/db/sqlite/queries/delivery-rows.ts';
+import type { AttemptOutcome } from '../../src/domain/attempt-outcome.ts';
+import { createCallbackClaims } from '../../src/domain/callback-claims.ts';
 import { finishedDelivery, recordAndClaim } from '../../src/services/callback-dispatch.ts';
 import type { ServiceDeps } from '../../src/services/deps.ts';
 import type { TestApp } from './app.ts';
@@ -54,5 +55,10 @@ export async function claimDue(
   slots: number,
   { leaseMs = 60_000, finished = [] as readonly FinishedDelivery[] } = {},
 ): Promise<ClaimedDelivery[]> {
-  return await recordAndClaim(deps, finished, createCallbackClaims({ concurrency: slots, perHostLimit: slots }).claim(), leaseMs);
+  return await recordAndClaim(
+    deps,
+    finished,
+    createCallbackClaims({ concurrency: slots, perHostLimit: slots, perAccountLimit: slots }).claim(),
+    leaseMs,
+  );
 }

@@ -299,7 +299,7 @@ export const webhookDeliveries = pgTable(
     signingSecret: text(),
   },
   (t) => [
-    index('webhook_deliveries_due_idx').on(t.state, t.nextAttemptAt),
+    index('webhook_deliveries_due_idx').on(t.state, t.nextAttemptAt, t.seq, t.accountId),
     index('webhook_deliveries_order_idx').on(t.messageHandle, t.url, t.seq),
     index('webhook_deliveries_account_idx').on(t.accountId, t.state, t.seq),
     index('webhook_deliveries_account_seq_idx').on(t.accountId, t.seq),

@@ -10,29 +10,29 @@ export type BucketTake = { allowed: true } | { allowed: false; retryAfterMs: num
 export type FailureWindow = { key: string; failures: number; startedAt: number };
 
 /**
- * The send rate limit's token buckets in the shared database: one UPSERT takes a token atomically,
+ * The rate limits' token buckets in the shared database: one UPSERT takes tokens atomically,
  * so N instances together let through `capacity` per window, as one process would (domain/token-bucket.ts).
  */
 export function postgresTokenBuckets(db: PgDb) {
   const b = rateLimitBuckets;
   return {
-    async take(key: string, now: number, capacity: number, windowMs: number): Promise<BucketTake> {
+    async take(key: string, now: number, capacity: number, windowMs: number, count = 1): Promise<BucketTake> {
       const refillPerMs = capacity / windowMs;
       // The bucket's tokens refilled up to `now` (never back in time, should instances' clocks differ).
       const refilled = sql`least(${capacity}::float8, b.tokens + greatest(0, ${now}::bigint - b.updated_at) * ${refillPerMs}::float8)`;
       // The outer select reads the statement's snapshot: on a refusal, the bucket as the refusal found it.
       const [row] = await db.execute<{ allowed: boolean; tokens: number | null; updated_at: string | null }>(sql`
         with taken as (
-          insert into ${b} as b (key, tokens, updated_at) values (${key}, ${capacity - 1}::float8, ${now}::bigint)
-          on conflict (key) do update set tokens = ${refilled} - 1, updated_at = greatest(b.updated_at, ${now}::bigint)
-            where ${refilled} >= 1
+          insert into ${b} as b (key, tokens, updated_at) values (${key}, ${capacity - count}::float8, ${now}::bigint)
+          on conflict (key) do update set tokens = ${refilled} - ${count}::float8, updated_at = greatest(b.updated_at, ${now}::bigint)
+            where ${refilled} >= ${count}::float8
           returning 1
         )
         select exists (select 1 from taken) as allowed, b.tokens, b.updated_at
         from (select 1) as one left join ${b} as b on b.key = ${key}`);
       if (row?.allowed) return { allowed: true };
       const tokens = row?.tokens == null ? 0 : Math.min(capacity, row.tokens + Math.max(0, now - Number(row.updated_at)) * refillPerMs);
-      return { allowed: false, retryAfterMs: Math.max(1, Math.ceil((1 - tokens) / refillPerMs)) };
+      return { allowed: false, retryAfterMs: Math.max(1, Math.ceil((count - tokens) / refillPerMs)) };
     },
   };
 }

@@ -1,5 +1,5 @@
 import { z } from '@hono/zod-openapi';
-import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../../domain/limits.ts';
+import { DEFAULT_PAGE_SIZE, MAX_OFFSET, MAX_PAGE_SIZE } from '../../domain/limits.ts';
 import { isHttpUrl } from '../../domain/media-url.ts';
 import { checkPhoneNumber } from '../../domain/phone.ts';
 import { mediaUrl, phoneNumber, SENDER_EXPECTED } from '../../services/message-input.ts';
@@ -42,7 +42,13 @@ export const Limit = z.coerce
   .transform((limit) => Math.min(limit, MAX_PAGE_SIZE))
   .openapi({ type: 'integer', minimum: 1, default: DEFAULT_PAGE_SIZE, description: `Values above ${MAX_PAGE_SIZE} are clamped` });
 
-export const Offset = z.coerce.number().int().min(0).default(0).openapi({ type: 'integer', minimum: 0, default: 0 });
+export const Offset = z.coerce
+  .number()
+  .int()
+  .min(0)
+  .max(MAX_OFFSET, { message: `offset must be at most ${MAX_OFFSET}: narrow the listing with its filters (dates, number) instead` })
+  .default(0)
+  .openapi({ type: 'integer', minimum: 0, maximum: MAX_OFFSET, default: 0 });
 
 const BOOLEAN_FLAGS = ['true', 'false', '1', '0'] as const;
 export const BooleanFlag = z

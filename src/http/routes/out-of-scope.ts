@@ -56,7 +56,7 @@ function pathParams(path: string) {
 }
 
 export function outOfScopeRouter(deps: ServiceDeps) {
-  const middleware = apiRoute(deps, 'message');
+  const middleware = apiRoute(deps, 'message', 'none');
   const router = createRouter();
   for (const [method, path, sdkCall] of NOT_SUPPORTED) {
     const params = pathParams(path);
@@ -71,7 +71,7 @@ export function outOfScopeRouter(deps: ServiceDeps) {
       responses: apiErrors(
         'message',
         { 501: `${sdkCall} is not supported by textrelay (5010); retrying does not help` },
-        { body: method !== 'get' },
+        { body: method !== 'get', writes: false },
       ),
     });
     router.openapi({ ...route, middleware }, () => {

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { openPostgresSharedLimits } from '../../../src/db/postgres/shared-limits.ts';
 import { ErrorCode } from '../../../src/domain/error-codes.ts';
-import { createSharedRateLimiter } from '../../../src/services/rate-limiter.ts';
+import { createSharedRateLimiter, WRITES } from '../../../src/services/rate-limiter.ts';
 import { createSharedSignInThrottle } from '../../../src/services/sign-in-throttle.ts';
 import { FakeClock } from '../../helpers/clock.ts';
 import { freshPostgresDatabase } from '../../helpers/postgres-database.ts';
@@ -56,6 +56,24 @@ describe('the send rate limit on PostgreSQL', () => {
     const limiters = [createSharedRateLimiter(clock, 7, a.tokenBuckets), createSharedRateLimiter(clock, 7, b.tokenBuckets)];
     const outcomes = await Promise.all(Array.from({ length: 20 }, (_, i) => outcome(limiters[i % 2]!.consume('acc_1'))));
     expect(outcomes.filter((answer) => answer === 'ok')).toHaveLength(7);
+  });
+});
+
+describe('the write limit on PostgreSQL', () => {
+  it("takes a bulk write's rows at once across instances, or none of them", async () => {
+    const clock = new FakeClock();
+    const [a, b] = await twoInstances();
+    const onA = createSharedRateLimiter(clock, 6, a.tokenBuckets, WRITES);
+    const onB = createSharedRateLimiter(clock, 6, b.tokenBuckets, WRITES);
+    expect(await outcome(onA.consume('writes:acc_1', 4))).toBe('ok');
+    // Two rows left: three are refused whole, until a third token is back 10 s later.
+    expect(await outcome(onB.consume('writes:acc_1', 3))).toEqual({ code: ErrorCode.rateLimited, retryAfterSeconds: 10 });
+    expect(await outcome(onB.consume('writes:acc_1', 2))).toBe('ok');
+    expect(await outcome(onA.consume('writes:acc_1'))).toMatchObject({ code: ErrorCode.rateLimited });
+    clock.advance(60_000);
+    // More rows than a whole minute allows drain the bucket rather than waiting for ever.
+    expect(await outcome(onA.consume('writes:acc_1', 50))).toBe('ok');
+    expect(await outcome(onB.consume('writes:acc_1'))).toMatchObject({ code: ErrorCode.rateLimited });
   });
 });
 

@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { outboxQueries } from '../../../src/db/postgres/queries/outbox.ts';
-import type { FinishedDelivery, OutboxEntry } from '../../../src/db/sqlite/queries/delivery-claims.ts';
+import type { FinishedDelivery, OutboxEntry } from '../../../src/db/sqlite/queries/delivery-rows.ts';
 import type { Queries } from '../../../src/db/store.ts';
 import { WAITS_FOR_EARLIER_CALLBACK } from '../../../src/domain/delivery-views.ts';
 import {

@@ -5,6 +5,7 @@ import type { PgDb } from '../db.ts';
 import { webhookAttempts, webhookDeliveries } from '../schema.ts';
 import { deliveryClaimQueries } from './delivery-claims.ts';
 import { deliveryLogPruning } from './delivery-log-pruning.ts';
+import { deliveryOutcomeQueries } from './delivery-outcomes.ts';
 
 function failedWhere(since: number, { accountId, until }: FailedWindow): SQL | undefined {
   return and(
@@ -24,6 +25,7 @@ export function outboxQueries(db: PgDb) {
 
   return {
     ...deliveryClaimQueries(db),
+    ...deliveryOutcomeQueries(db),
     // biome-ignore lint/nursery/noMisusedPromises: Biome takes this object of query methods for a promise.
     ...deliveryLogPruning(db),
 

@@ -4,6 +4,7 @@ import { webhookAttempts, webhookDeliveries } from '../../schema.ts';
 import type { Db } from '../connection.ts';
 import { deliveryClaimQueries } from './delivery-claims.ts';
 import { deliveryLogPruning } from './delivery-log-pruning.ts';
+import { deliveryOutcomeQueries } from './delivery-outcomes.ts';
 
 export type WebhookDeliveryRow = typeof webhookDeliveries.$inferSelect;
 export type WebhookAttemptRow = typeof webhookAttempts.$inferSelect;
@@ -23,7 +24,7 @@ function failedWhere(since: number, { accountId, until }: FailedWindow): SQL | u
   );
 }
 
-/** The delivery log as accounts and the operator read it, with drizzle's builder; the queue's statements are in delivery-claims.ts. */
+/** The delivery log as accounts and the operator read it, with drizzle's builder; the queue's statements are in delivery-claims.ts and delivery-outcomes.ts. */
 export function outboxQueries(db: Db) {
   function listWhere(where: SQL | undefined, filter: DeliveryFilter): WebhookDeliveryRow[] {
     return db
@@ -38,6 +39,7 @@ export function outboxQueries(db: Db) {
 
   return {
     ...deliveryClaimQueries(db),
+    ...deliveryOutcomeQueries(db),
     ...deliveryLogPruning(db),
 
     /** How many deliveries are in each state (webhook_deliveries_due_idx): for metrics and benchmarks. */

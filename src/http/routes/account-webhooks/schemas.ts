@@ -1,7 +1,8 @@
 import { z } from '@hono/zod-openapi';
 import { DELIVERY_STATES, DELIVERY_VIEW_STATES, WEBHOOK_EVENT_TYPES } from '../../../domain/delivery-views.ts';
 import { isHttpUrl } from '../../../domain/media-url.ts';
-import { MAX_RECEIVE_WEBHOOKS } from '../../../services/account-webhooks.ts';
+import { MAX_WEBHOOK_URLS_PER_REQUEST } from '../../../services/account-webhooks.ts';
+import { Offset } from '../fields.ts';
 import { Message } from '../messages/schemas.ts';
 
 /**
@@ -55,7 +56,7 @@ export const WebhooksBody = z
     webhooks: z
       .array(WebhookUrl)
       .min(1, { message: 'webhooks must list at least one URL' })
-      .max(MAX_RECEIVE_WEBHOOKS, { message: `webhooks lists at most ${MAX_RECEIVE_WEBHOOKS} URLs` })
+      .max(MAX_WEBHOOK_URLS_PER_REQUEST, { message: `webhooks lists at most ${MAX_WEBHOOK_URLS_PER_REQUEST} URLs` })
       .optional()
       .openapi({ description: 'The URLs; give this or url' }),
     url: WebhookUrl.optional().openapi({ description: "One URL, as the public service's documentation writes it; give this or webhooks" }),
@@ -111,7 +112,7 @@ export const Delivery = z
 export const DeliveriesQuery = z.object({
   state: z.enum(DELIVERY_STATES).optional(),
   limit: z.coerce.number().int().min(1).max(200).default(50).openapi({ type: 'integer', minimum: 1, maximum: 200, default: 50 }),
-  offset: z.coerce.number().int().min(0).default(0).openapi({ type: 'integer', minimum: 0, default: 0 }),
+  offset: Offset,
 });
 
 export const DeliveryIdParam = z.object({

@@ -1,7 +1,7 @@
 import { z } from '@hono/zod-openapi';
 import { isHttpUrl } from '../../../domain/media-url.ts';
 import { WEBHOOK_TYPES, type WebhookType } from '../../../domain/webhook-types.ts';
-import { MAX_WEBHOOKS_PER_TYPE } from '../../../services/account-webhook-lists.ts';
+import { MAX_WEBHOOK_URLS_PER_REQUEST } from '../../../services/account-webhooks.ts';
 
 // The SDK's /api/account/webhooks: typed lists of entries, each a URL or {url, secret?, sendblue_numbers?}.
 
@@ -35,7 +35,9 @@ const WebhookConfiguration = z
 
 const Entry = z.union([Url, WebhookConfiguration]);
 
-const Entries = z.array(Entry).max(MAX_WEBHOOKS_PER_TYPE, { message: `a webhook list holds at most ${MAX_WEBHOOKS_PER_TYPE} entries` });
+const Entries = z
+  .array(Entry)
+  .max(MAX_WEBHOOK_URLS_PER_REQUEST, { message: `a webhook list holds at most ${MAX_WEBHOOK_URLS_PER_REQUEST} entries per request` });
 
 const WebhookTypeField = z
   .enum(WEBHOOK_TYPES, { message: `type must be one of ${ALLOWED_TYPES}` })
@@ -70,7 +72,7 @@ export const DeleteWebhooksBody = z
     webhooks: z
       .array(Url)
       .min(1, { message: 'webhooks must list at least one URL' })
-      .max(100, { message: 'webhooks lists at most 100 URLs' }),
+      .max(MAX_WEBHOOK_URLS_PER_REQUEST, { message: `webhooks lists at most ${MAX_WEBHOOK_URLS_PER_REQUEST} URLs` }),
     type: WebhookTypeField.default('receive'),
   })
   .openapi('DeleteWebhooksRequest');

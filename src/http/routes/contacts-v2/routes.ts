@@ -13,6 +13,7 @@ import {
   optOutContactV2,
   updateContactV2,
 } from '../../../services/contacts-v2.ts';
+import { limitWrites } from '../../../services/rate-limiter.ts';
 import { refuseNulCharacters, validationError } from '../../../services/validation.ts';
 import type { AppDeps } from '../../app-deps.ts';
 import type { AppEnv } from '../../env.ts';
@@ -174,14 +175,16 @@ async function forwardedBody(deps: AppDeps, c: Context<AppEnv>): Promise<unknown
 
 export function contactsV2Router(deps: AppDeps) {
   const middleware = apiRoute(deps, 'message');
+  const bulkMiddleware = apiRoute(deps, 'message', 'by handler');
   const router = createRouter();
 
   router.openapi({ ...countRoute, middleware }, async (c) => c.json(await countContactsV2(deps, c.get('account')), 200));
 
   router.openapi(
-    { ...bulkCreateRoute, middleware },
+    { ...bulkCreateRoute, middleware: bulkMiddleware },
     async (c) => {
       const { contacts } = c.req.valid('json');
+      await limitWrites(deps, c.get('account').id, contacts.length);
       return answerOrRelay(c, await bulkCreateContactsV2(deps, c.get('account'), contacts, await forwardedBody(deps, c)));
     },
     bulkItemHook,
@@ -200,8 +203,9 @@ export function contactsV2Router(deps: AppDeps) {
     c.json(await listContactsV2(deps, c.get('account'), c.req.valid('query')), 200),
   );
 
-  router.openapi({ ...bulkDeleteRoute, middleware }, async (c) => {
+  router.openapi({ ...bulkDeleteRoute, middleware: bulkMiddleware }, async (c) => {
     const ids = c.req.valid('json').contact_ids;
+    await limitWrites(deps, c.get('account').id, ids.length);
     return answerOrRelay(c, await bulkDeleteContactsV2(deps, c.get('account'), ids, await forwardedBody(deps, c)));
   });
 

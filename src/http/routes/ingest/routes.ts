@@ -45,7 +45,7 @@ export function ingestRouter(deps: IngestDeps) {
           description: 'Unknown handle: kept and applied once the message is known by it',
           content: { 'application/json': { schema: IngestAnswer } },
         },
-        ...apiErrors('message', { 400: INVALID_PAYLOAD }),
+        ...apiErrors('message', { 400: INVALID_PAYLOAD }, { body: true, writes: false }),
       },
     }),
     async (c) => {
@@ -85,7 +85,7 @@ export function ingestRouter(deps: IngestDeps) {
             'No account owns to_number: kept as unrouted for the operator (textrelay status, tail, /metrics), given to no account',
           content: { 'application/json': { schema: IngestAnswer } },
         },
-        ...apiErrors('message', { 400: INVALID_PAYLOAD }),
+        ...apiErrors('message', { 400: INVALID_PAYLOAD }, { body: true, writes: false }),
       },
     }),
     async (c) => {

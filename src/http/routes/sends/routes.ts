@@ -95,7 +95,7 @@ function sendMessageBody(c: Context<AppEnv, string, { out: { json: SendMessageIn
 }
 
 export function sendsRouter(deps: AppDeps) {
-  const middleware = apiRoute(deps, 'message');
+  const middleware = apiRoute(deps, 'message', 'none');
   const router = createRouter();
 
   // A send answers 202 even when an Idempotency-Key replays it: only accepted sends are remembered.
@@ -115,7 +115,7 @@ export function sendsRouter(deps: AppDeps) {
     return c.json(sent.body, 202);
   });
 
-  router.openapi({ ...modifyGroupRoute, middleware }, async (c) => {
+  router.openapi({ ...modifyGroupRoute, middleware: apiRoute(deps, 'message') }, async (c) => {
     const body = c.req.valid('json');
     const result = await modifyGroup(deps, c.get('account'), {
       groupId: body.group_id,
