@@ -14,6 +14,7 @@ import { bridgeNotifier } from './notifier-bridging.ts';
 import { migrateConfiguredDatabase, openRuntime, type Runtime } from './runtime.ts';
 import { type AccountLines, addLines, createAccount, listAccounts, listLines, removeLines, rotateSecret } from './services/accounts.ts';
 import { AppError } from './services/app-error.ts';
+import { setUpstreamCredentials } from './services/upstream-credentials.ts';
 import { StartupError } from './startup-error.ts';
 
 const OPTIONS = {
@@ -25,6 +26,10 @@ const OPTIONS = {
   plan: { type: 'string' },
   numbers: { type: 'string' },
   'receive-webhook': { type: 'string' },
+  'upstream-key-id': { type: 'string' },
+  'upstream-secret': { type: 'string' },
+  'key-id': { type: 'string' },
+  secret: { type: 'string' },
   from: { type: 'string' },
   to: { type: 'string' },
   content: { type: 'string' },
@@ -84,11 +89,23 @@ const NumbersFlag = z.string().transform((value, ctx): number | string[] => {
   return count;
 });
 
-const CreateAccountFlags = z.object({
+const CreateAccountFlags = z
+  .object({
+    email: z.email({ message: '--email must be an email address' }),
+    plan: z.enum(PLANS, { message: `--plan must be one of ${PLANS.join(', ')}` }).default('blue'),
+    numbers: NumbersFlag.optional(),
+    receiveWebhook: z.string().refine(isHttpUrl, { message: '--receive-webhook must be an http(s) URL' }).optional(),
+    upstreamKeyId: z.string().min(1, '--upstream-key-id must not be empty').optional(),
+    upstreamSecret: z.string().min(1, '--upstream-secret must not be empty').optional(),
+  })
+  .refine((flags) => (flags.upstreamKeyId === undefined) === (flags.upstreamSecret === undefined), {
+    message: '--upstream-key-id and --upstream-secret go together: give both or neither',
+  });
+
+const UpstreamFlags = z.object({
   email: z.email({ message: '--email must be an email address' }),
-  plan: z.enum(PLANS, { message: `--plan must be one of ${PLANS.join(', ')}` }).default('blue'),
-  numbers: NumbersFlag.optional(),
-  receiveWebhook: z.string().refine(isHttpUrl, { message: '--receive-webhook must be an http(s) URL' }).optional(),
+  keyId: z.string({ message: '--key-id is required' }).min(1, '--key-id must not be empty'),
+  secret: z.string({ message: '--secret is required' }).min(1, '--secret must not be empty'),
 });
 
 function parseFlags<T extends z.ZodType>(schema: T, input: unknown): z.output<T> {
@@ -144,9 +161,18 @@ async function linesCommand(action: string | undefined, words: string[], flags: 
   print(lines, flags.json, () => `Lines of ${lines.email}: ${lines.numbers.join(', ')}`);
 }
 
+/** `accounts upstream set`: moves the account to its own provider account. */
+async function upstreamCommand(action: string | undefined, words: string[], flags: Flags): Promise<void> {
+  if (action !== 'set') throw new UsageError(`Unknown accounts upstream command: ${action ?? '(none)'}`, 'accounts');
+  if (words.length > 0) throw new UsageError(`Unexpected argument: ${words[0]}`, 'accounts');
+  const input = parseFlags(UpstreamFlags, { email: flags.email, keyId: flags['key-id'], secret: flags.secret });
+  const set = await withRuntime(flags, (deps) => setUpstreamCredentials(deps, input.email, input));
+  print(set, flags.json, () => `${set.email} now uses provider account ${set.upstream_key_id}`);
+}
+
 async function accountsCommand(action: string | undefined, rest: string[], flags: Flags): Promise<void> {
-  if (action === 'lines') {
-    await linesCommand(rest[0], rest.slice(1), flags);
+  if (action === 'lines' || action === 'upstream') {
+    await (action === 'lines' ? linesCommand : upstreamCommand)(rest[0], rest.slice(1), flags);
     return;
   }
   if (rest.length > 0) throw new UsageError(`Unexpected argument: ${rest[0]}`, 'accounts');
@@ -157,8 +183,12 @@ async function accountsCommand(action: string | undefined, rest: string[], flags
         plan: flags.plan,
         numbers: flags.numbers,
         receiveWebhook: flags['receive-webhook'],
+        upstreamKeyId: flags['upstream-key-id'],
+        upstreamSecret: flags['upstream-secret'],
       });
-      const account = await withRuntime(flags, (deps) => createAccount(deps, input));
+      const upstream =
+        input.upstreamKeyId && input.upstreamSecret ? { keyId: input.upstreamKeyId, secret: input.upstreamSecret } : undefined;
+      const account = await withRuntime(flags, (deps) => createAccount(deps, { ...input, upstream }));
       print(account, flags.json, () =>
         [
           `Created account ${account.email} (${account.plan}); the secret is shown only now.`,
@@ -285,8 +315,12 @@ main(process.argv.slice(2)).catch((error: unknown) => {
     process.stderr.write(`textrelay: ${error.message}\n`);
     process.exit(1);
   }
-  if (error instanceof ConfigError || error instanceof AppError) {
+  if (error instanceof ConfigError) {
     process.stderr.write(`${error.message}\n`);
+    process.exit(1);
+  }
+  if (error instanceof AppError) {
+    process.stderr.write(`textrelay: ${error.message}\n`);
     process.exit(1);
   }
   throw error;
