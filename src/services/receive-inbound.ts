@@ -12,7 +12,7 @@ import { timeOrderedUuid } from './ids.ts';
 import { lineForEndUser } from './lines.ts';
 import { contactOfInbound } from './opt-out.ts';
 import { inTransaction, inWriteTransaction, type WriteOptions } from './transactions.ts';
-import { providerKeyOf } from './upstream-credentials.ts';
+import { reportedByItsProvider } from './upstream-credentials.ts';
 import { fanOutToAccountWebhooks } from './webhook-fanout.ts';
 
 /** An end user's message to an account, already validated (E.164 sender, content or media). */
@@ -229,13 +229,6 @@ async function keepUnrouted(deps: ServiceDeps, input: TransportInbound): Promise
   return { routed: false, created };
 }
 
-/** A provider account delivers to its own tenants' lines only: another's line is, to it, a line no account owns. */
-function carriedBy(deps: ServiceDeps, account: AccountRow, reportedBy: ReadonlySet<string> | undefined): boolean {
-  if (reportedBy === undefined) return true;
-  const keyId = providerKeyOf(deps, account);
-  return keyId !== undefined && reportedBy.has(keyId);
-}
-
 /**
  * Stores an inbound message delivered by a transport. It belongs to the account that owns the
  * line it arrived on (a line has one owner), and a group message to that account's group with the
@@ -249,7 +242,8 @@ export async function receiveFromTransport(
 ): Promise<TransportReceiveOutcome> {
   const outcome = await inWriteTransaction(deps, options, async (deps) => {
     const owner = await deps.store.accounts.findByServiceNumber(input.toNumber);
-    const account = owner && carriedBy(deps, owner, input.reportedBy) ? owner : undefined;
+    // To a provider account, another provider account's tenant's line is a line no account owns.
+    const account = owner && reportedByItsProvider(deps, owner, input.reportedBy) ? owner : undefined;
     if (!account) return keepUnrouted(deps, input);
     const { transportGroupId } = input;
     const knownGroup = transportGroupId ? await deps.store.groups.findByTransportGroupId(account.id, transportGroupId) : undefined;

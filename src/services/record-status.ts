@@ -7,7 +7,7 @@ import { recordAccountEvent } from './account-events.ts';
 import type { ServiceDeps } from './deps.ts';
 import { newWebhookId, timeOrderedUuid } from './ids.ts';
 import { inWriteTransaction, type WriteOptions } from './transactions.ts';
-import { providerKeyOf } from './upstream-credentials.ts';
+import { reportedByItsProvider } from './upstream-credentials.ts';
 import { fanOutTo } from './webhook-fanout.ts';
 
 /** A status event as a transport (or the ingest endpoint) reports it. */
@@ -189,12 +189,10 @@ async function applyReport(deps: ServiceDeps, message: MessageRow, report: Statu
   return 'applied';
 }
 
-/** True when the message's account is on one of the provider accounts that reported (or the report is the operator's). */
 async function carriedByReporter(deps: ServiceDeps, accountId: string, reportedBy: ReadonlySet<string> | undefined): Promise<boolean> {
   if (reportedBy === undefined) return true;
   const account = await deps.store.accounts.findById(accountId);
-  const keyId = account && providerKeyOf(deps, account);
-  return keyId !== undefined && reportedBy.has(keyId);
+  return account !== undefined && reportedByItsProvider(deps, account, reportedBy);
 }
 
 /** Records a status report inside the caller's transaction. */

@@ -18,6 +18,20 @@ export function providerKeyOf(deps: Pick<ServiceDeps, 'providers'>, account: Hol
   return account.upstreamKeyId ?? deps.providers?.relayKeyId;
 }
 
+/**
+ * True when a report concerns an account on one of the provider accounts that signed it, or comes
+ * from the operator (`reportedBy` unset): a provider account reports on its own tenants only.
+ */
+export function reportedByItsProvider(
+  deps: Pick<ServiceDeps, 'providers'>,
+  account: Holder,
+  reportedBy: ReadonlySet<string> | undefined,
+): boolean {
+  if (reportedBy === undefined) return true;
+  const keyId = providerKeyOf(deps, account);
+  return keyId !== undefined && reportedBy.has(keyId);
+}
+
 function whose(deps: ServiceDeps, keyId: string): string {
   return keyId === deps.providers?.relayKeyId
     ? `the relay's provider account (TEXTRELAY_UPSTREAM_KEY_ID ${keyId})`
