@@ -34,6 +34,8 @@ const BACKEND_AGNOSTIC = [
   'test/delivery/ingest-status.test.ts',
   'test/delivery/ingest-twice.test.ts',
   'test/delivery/upstream.test.ts',
+  'test/delivery/upstream-shared.test.ts',
+  'test/delivery/upstream-tenants.test.ts',
   'test/sandbox/echo-typing.test.ts',
   'test/sandbox/echo.test.ts',
   'test/sandbox/inbound-route.test.ts',

@@ -6,6 +6,7 @@ import type { IngestSecrets } from './http/ingest-auth.ts';
 import { bridgeNotifier } from './notifier-bridging.ts';
 import { createRetention, retentionOptionsFromConfig } from './retention.ts';
 import type { Runtime } from './runtime.ts';
+import { warnAboutSharedProviderAccounts } from './services/upstream-credentials.ts';
 import { createCourier } from './transports/courier.ts';
 import { createSandboxTransport, type SandboxAtSend } from './transports/sandbox.ts';
 import type { Transport } from './transports/transport.ts';
@@ -43,6 +44,8 @@ export async function startBackgroundWork(
   { deps, ingestSecrets, sandboxAtSend, sharedDatabase }: Pick<Runtime, 'deps' | 'ingestSecrets' | 'sandboxAtSend' | 'sharedDatabase'>,
 ) {
   const pollMs = sharedDatabase ? SHARED_DATABASE_POLL_MS : undefined;
+  // A relay database from before tenants had provider accounts of their own keeps starting, warned.
+  await warnAboutSharedProviderAccounts(deps);
   const transport = transportFor(config, deps, ingestSecrets, sandboxAtSend, pollMs);
   // Still there with the sandbox: messages stored QUEUED by an earlier version are resumed through it.
   const courier = createCourier(deps, transport);
@@ -62,7 +65,7 @@ export async function startBackgroundWork(
       await courier.stop();
       await Promise.all([transport.stop(), dispatcher.stop(), retention.stop()]);
       await bridge?.close();
-      await deps.provider?.close();
+      await deps.providers?.close();
     },
   };
 }

@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
-import { z } from 'zod';
+import type { z } from 'zod';
+import { CreateAccountFlags, LinesFlags, UpstreamFlags } from './cli/account-flags.ts';
 import { healthcheckCommand } from './cli/healthcheck.ts';
 import { commandHelp, commandUsage, isCommand, overview, unexpectedFlags } from './cli/help.ts';
 import { statusCommand } from './cli/status.ts';
@@ -7,14 +8,12 @@ import { tailCommand } from './cli/tail.ts';
 import { UsageError } from './cli/usage-error.ts';
 import { webhooksCommand } from './cli/webhooks.ts';
 import { type Config, ConfigError, loadConfig } from './config.ts';
-import { PLANS } from './domain/limits.ts';
-import { isHttpUrl } from './domain/media-url.ts';
-import { checkPhoneNumber } from './domain/phone.ts';
 import { createLogger } from './logger.ts';
 import { bridgeNotifier } from './notifier-bridging.ts';
 import { migrateConfiguredDatabase, openRuntime, type Runtime } from './runtime.ts';
 import { type AccountLines, addLines, createAccount, listAccounts, listLines, removeLines, rotateSecret } from './services/accounts.ts';
 import { AppError } from './services/app-error.ts';
+import { setUpstreamCredentials } from './services/upstream-credentials.ts';
 import { StartupError } from './startup-error.ts';
 
 const OPTIONS = {
@@ -26,6 +25,10 @@ const OPTIONS = {
   plan: { type: 'string' },
   numbers: { type: 'string' },
   'receive-webhook': { type: 'string' },
+  'upstream-key-id': { type: 'string' },
+  'upstream-secret': { type: 'string' },
+  'key-id': { type: 'string' },
+  secret: { type: 'string' },
   from: { type: 'string' },
   to: { type: 'string' },
   content: { type: 'string' },
@@ -54,44 +57,6 @@ function configFrom(flags: Flags): Config {
   });
 }
 
-/** Phone numbers, comma-separated and/or as separate words: each in E.164, answered canonical and once each. */
-function parseLineNumbers(flag: string, words: readonly string[], ctx: z.RefinementCtx): string[] {
-  const numbers = words
-    .flatMap((word) => word.split(','))
-    .map((word) => word.trim())
-    .filter((word) => word !== '');
-  if (numbers.length === 0) ctx.addIssue({ code: 'custom', message: `${flag}: give at least one phone number` });
-  const lines = new Set<string>();
-  for (const number of numbers) {
-    const checked = checkPhoneNumber(number);
-    if (checked.ok) lines.add(checked.e164);
-    else ctx.addIssue({ code: 'custom', message: `${flag}: ${number} is not a phone number in E.164 form (+14155550100)` });
-  }
-  return [...lines];
-}
-
-const MAX_GENERATED_NUMBERS = 100;
-
-/** `--numbers 3` generates three sandbox numbers; `--numbers +1…,+1…` gives the account these lines. */
-const NumbersFlag = z.string().transform((value, ctx): number | string[] => {
-  if (!/^\d+$/.test(value)) return parseLineNumbers('--numbers', [value], ctx);
-  const count = Number(value);
-  if (count < 1 || count > MAX_GENERATED_NUMBERS) {
-    ctx.addIssue({
-      code: 'custom',
-      message: `--numbers must be a count from 1 to ${MAX_GENERATED_NUMBERS}, or E.164 numbers separated by commas`,
-    });
-  }
-  return count;
-});
-
-const CreateAccountFlags = z.object({
-  email: z.email({ message: '--email must be an email address' }),
-  plan: z.enum(PLANS, { message: `--plan must be one of ${PLANS.join(', ')}` }).default('blue'),
-  numbers: NumbersFlag.optional(),
-  receiveWebhook: z.string().refine(isHttpUrl, { message: '--receive-webhook must be an http(s) URL' }).optional(),
-});
-
 function parseFlags<T extends z.ZodType>(schema: T, input: unknown): z.output<T> {
   const result = schema.safeParse(input);
   if (!result.success) throw new UsageError(result.error.issues.map((issue) => issue.message).join('\n'));
@@ -115,11 +80,6 @@ async function withRuntime<T>(flags: Flags, work: (deps: Runtime['deps']) => Pro
     await runtime.close();
   }
 }
-
-const LinesFlags = z.object({
-  email: z.email({ message: '--email must be an email address' }),
-  numbers: z.array(z.string()).transform((words, ctx) => parseLineNumbers('NUMBERS', words, ctx)),
-});
 
 async function linesCommand(action: string | undefined, words: string[], flags: Flags): Promise<void> {
   const email = () => parseFlags(LinesFlags.pick({ email: true }), { email: flags.email }).email;
@@ -145,9 +105,18 @@ async function linesCommand(action: string | undefined, words: string[], flags: 
   print(lines, flags.json, () => `Lines of ${lines.email}: ${lines.numbers.join(', ')}`);
 }
 
+/** `accounts upstream set`: moves the account to its own provider account. */
+async function upstreamCommand(action: string | undefined, words: string[], flags: Flags): Promise<void> {
+  if (action !== 'set') throw new UsageError(`Unknown accounts upstream command: ${action ?? '(none)'}`, 'accounts');
+  if (words.length > 0) throw new UsageError(`Unexpected argument: ${words[0]}`, 'accounts');
+  const input = parseFlags(UpstreamFlags, { email: flags.email, keyId: flags['key-id'], secret: flags.secret });
+  const set = await withRuntime(flags, (deps) => setUpstreamCredentials(deps, input.email, input));
+  print(set, flags.json, () => `${set.email} now uses provider account ${set.upstream_key_id}`);
+}
+
 async function accountsCommand(action: string | undefined, rest: string[], flags: Flags): Promise<void> {
-  if (action === 'lines') {
-    await linesCommand(rest[0], rest.slice(1), flags);
+  if (action === 'lines' || action === 'upstream') {
+    await (action === 'lines' ? linesCommand : upstreamCommand)(rest[0], rest.slice(1), flags);
     return;
   }
   if (rest.length > 0) throw new UsageError(`Unexpected argument: ${rest[0]}`, 'accounts');
@@ -158,8 +127,12 @@ async function accountsCommand(action: string | undefined, rest: string[], flags
         plan: flags.plan,
         numbers: flags.numbers,
         receiveWebhook: flags['receive-webhook'],
+        upstreamKeyId: flags['upstream-key-id'],
+        upstreamSecret: flags['upstream-secret'],
       });
-      const account = await withRuntime(flags, (deps) => createAccount(deps, input));
+      const upstream =
+        input.upstreamKeyId && input.upstreamSecret ? { keyId: input.upstreamKeyId, secret: input.upstreamSecret } : undefined;
+      const account = await withRuntime(flags, (deps) => createAccount(deps, { ...input, upstream }));
       print(account, flags.json, () =>
         [
           `Created account ${account.email} (${account.plan}); the secret is shown only now.`,
@@ -292,8 +265,12 @@ main(process.argv.slice(2)).catch((error: unknown) => {
     process.stderr.write(`textrelay: ${error.message}\n`);
     process.exit(1);
   }
-  if (error instanceof ConfigError || error instanceof AppError) {
+  if (error instanceof ConfigError) {
     process.stderr.write(`${error.message}\n`);
+    process.exit(1);
+  }
+  if (error instanceof AppError) {
+    process.stderr.write(`textrelay: ${error.message}\n`);
     process.exit(1);
   }
   throw error;

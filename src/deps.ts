@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import { type Config, outboundPolicyOf } from './config.ts';
 import type { Store } from './db/store.ts';
 import type { AppDeps } from './http/app-deps.ts';
-import { createIngestSecrets } from './http/ingest-auth.ts';
+import { createIngestSecrets, type ProviderWebhookSecret } from './http/ingest-auth.ts';
 import { createLogger } from './logger.ts';
 import { createMetrics } from './metrics/metrics.ts';
 import { createCallbackUrlCheck } from './outbound/callback-url-check.ts';
@@ -10,7 +10,7 @@ import { createMediaFetcher } from './outbound/media-fetch.ts';
 import { type Clock, systemClock } from './services/clock.ts';
 import { leaveToCourier, type TransportAtSend } from './services/deps.ts';
 import { createNotifierHub } from './services/notifier.ts';
-import type { ProviderApi } from './services/provider.ts';
+import type { ProviderAccounts } from './services/provider.ts';
 import { createRateLimiter, createSharedRateLimiter, type SharedTokenBuckets, WRITES } from './services/rate-limiter.ts';
 import {
   createSharedSignInThrottle,
@@ -20,7 +20,7 @@ import {
   type SignInThrottleSettings,
 } from './services/sign-in-throttle.ts';
 import { getGatewayStats } from './services/stats.ts';
-import { providerApiFromConfig } from './transports/provider-api.ts';
+import { providerAccountsFromConfig } from './transports/provider-api.ts';
 import { VERSION } from './version.ts';
 
 /** What the configuration cannot give: the opened database, and what a caller may replace. */
@@ -32,12 +32,14 @@ export type DepsParts = {
   clock?: Clock;
   /** A logger at LOG_LEVEL unless given. */
   log?: Logger;
-  /** The secrets /webhooks/* accept: TEXTRELAY_INGEST_SECRET alone unless given (the runtime's also learns the upstream's). */
+  /** The secrets /webhooks/* accept for every account: TEXTRELAY_INGEST_SECRET unless given. */
   ingestSecrets?: () => string[];
+  /** The provider accounts' webhook secrets /webhooks/* accept, each for its own tenants: none unless given (the runtime's learns them). */
+  providerSecrets?: () => readonly ProviderWebhookSecret[];
   /** `leaveToCourier` unless given (the runtime gives the sandbox's when it is the transport). */
   transportAtSend?: TransportAtSend;
-  /** The provider client of upstream mode, built from the configuration unless given. */
-  provider?: ProviderApi;
+  /** The provider accounts of upstream mode, built from the configuration unless given. */
+  providers?: ProviderAccounts;
   /**
    * Where the send rate limit and the sign-in throttle count when several instances share the
    * database (`postgresSharedLimits`); in this process's memory unless given.
@@ -73,7 +75,7 @@ export function createDeps(config: Config, parts: DepsParts): AppDeps {
     displayTimeZone: config.TEXTRELAY_DISPLAY_TZ,
     defaultNumbersPerAccount: config.TEXTRELAY_NUMBERS_PER_ACCOUNT,
     transportAtSend: parts.transportAtSend ?? leaveToCourier,
-    provider: parts.provider ?? providerApiFromConfig(config),
+    providers: parts.providers ?? providerAccountsFromConfig(config),
     isReady,
     version: VERSION,
     checkCallbackUrl: createCallbackUrlCheck(outboundPolicyOf(config)),
@@ -81,6 +83,7 @@ export function createDeps(config: Config, parts: DepsParts): AppDeps {
     publicUrl: config.TEXTRELAY_PUBLIC_URL?.replace(/\/+$/, ''),
     transportName: config.TEXTRELAY_TRANSPORT,
     ingestSecrets: parts.ingestSecrets ?? createIngestSecrets(config.TEXTRELAY_INGEST_SECRET).list,
+    providerSecrets: parts.providerSecrets ?? (() => []),
     metrics: createMetrics({ version: VERSION, readStats: () => getGatewayStats({ store, clock }) }),
     metricsEndpoint: { enabled: config.TEXTRELAY_METRICS, bearerToken: config.TEXTRELAY_METRICS_TOKEN },
     signInThrottle: sharedLimits

@@ -8,7 +8,16 @@ import pretty from 'pino-pretty';
  * paths only: a leading wildcard (`*.content`) makes pino walk every line's fields, which costs
  * more than writing the line.
  */
-const SECRET_FIELDS = ['api_secret_key', 'apiSecretHash', 'secret', 'webhookSecret', 'previousWebhookSecret', 'content', 'payload'];
+const SECRET_FIELDS = [
+  'api_secret_key',
+  'apiSecretHash',
+  'secret',
+  'upstreamSecret',
+  'webhookSecret',
+  'previousWebhookSecret',
+  'content',
+  'payload',
+];
 const HOLDERS = ['account', 'message', 'body', 'delivery', 'row'];
 const SECRET_HEADERS = [
   'svc-api-secret-key',

@@ -146,6 +146,7 @@ export async function openRuntime(
     clock,
     log,
     ingestSecrets: ingestSecrets.list,
+    providerSecrets: ingestSecrets.providers,
     transportAtSend: sandboxAtSend,
     sharedLimits: opened.shared?.limits,
   });

@@ -94,13 +94,14 @@ export const COMMANDS = {
     env: ['TEXTRELAY_INTEGRITY_CHECK_MAX_MB'],
   },
   accounts: {
-    summary: 'Create accounts, list them, edit their lines, rotate their API secret',
+    summary: 'Create accounts, list them, edit their lines, rotate their API secret, give them a provider account',
     usage: [
-      'textrelay accounts create --email E [--plan blue|sapphire] [--numbers K|+1…,+1…] [--receive-webhook URL] [--db FILE|URL] [--json]',
+      'textrelay accounts create --email E [--plan blue|sapphire] [--numbers K|+1…,+1…] [--receive-webhook URL] [--upstream-key-id K --upstream-secret S] [--db FILE|URL] [--json]',
       'textrelay accounts list [--db FILE|URL] [--json]',
       'textrelay accounts lines list --email E [--db FILE|URL] [--json]',
       'textrelay accounts lines add|remove --email E NUMBER[,NUMBER…] [--db FILE|URL] [--json]',
       'textrelay accounts rotate-secret --email E [--db FILE|URL] [--json]',
+      'textrelay accounts upstream set --email E --key-id K --secret S [--db FILE|URL] [--json]',
     ],
     flags: [
       ['--email E', "the account's email, its name in every command"],
@@ -110,10 +111,23 @@ export const COMMANDS = {
         "how many sandbox numbers to give it (TEXTRELAY_NUMBERS_PER_ACCOUNT), or its lines as comma-separated E.164 numbers (a relay: the provider's real numbers)",
       ],
       ['--receive-webhook URL', 'where its inbound messages are posted'],
+      [
+        '--upstream-key-id K',
+        "relay mode: the key id of the account's own provider account (else the relay's, TEXTRELAY_UPSTREAM_KEY_ID); one account per provider account",
+      ],
+      ['--upstream-secret S', "that provider account's API secret (stored retrievable: the relay presents it)"],
+      ['--key-id K', 'accounts upstream set: the key id of the provider account the account moves to'],
+      ['--secret S', "accounts upstream set: that provider account's API secret"],
       DB,
       JSON_FLAG,
     ],
-    env: [...DATABASE_SETTINGS, 'TEXTRELAY_NUMBERS_PER_ACCOUNT'],
+    env: [
+      ...DATABASE_SETTINGS,
+      'TEXTRELAY_NUMBERS_PER_ACCOUNT',
+      'TEXTRELAY_TRANSPORT',
+      'TEXTRELAY_UPSTREAM_KEY_ID',
+      'TEXTRELAY_UPSTREAM_SECRET',
+    ],
   },
   inbound: {
     summary: 'Sandbox: an end user texts an account (as POST /sandbox/inbound)',

@@ -24,6 +24,13 @@ export const accounts = sqliteTable('accounts', {
   previousWebhookSecretExpiresAt: integer(),
   /** `globalSecret` of /api/account/webhooks: signs the entries that carry no secret of their own, when set. */
   webhookGlobalSecret: text(),
+  /**
+   * Relay mode: the account's own provider account (null: the relay's TEXTRELAY_UPSTREAM_KEY_ID).
+   * Unique: two accounts on one provider account would share its contacts, opt-outs and groups.
+   */
+  upstreamKeyId: text().unique(),
+  /** Kept in clear: the relay presents it on every call to the provider for this account. */
+  upstreamSecret: text(),
   createdAt: integer().notNull(),
 });
 

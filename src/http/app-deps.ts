@@ -11,7 +11,7 @@ import type { IngestDeps } from './routes/ingest/routes.ts';
 
 /** What the HTTP app needs: the services' deps plus what only requests use. */
 export type AppDeps = ServiceDeps &
-  Pick<IngestDeps, 'transportName' | 'ingestSecrets'> & {
+  Pick<IngestDeps, 'transportName' | 'ingestSecrets' | 'providerSecrets'> & {
     /** Readiness probe: true while the database accepts writes. */
     isReady: () => boolean;
     version: string;

@@ -7,5 +7,7 @@ export type AppEnv = {
     account: Account;
     /** Contact routes answer errors in the spec's {status, message} shape; the rest in the message shape. */
     errorShape: 'contact' | 'message';
+    /** /webhooks/*: the provider accounts whose secret the caller proved; unset for the operator's TEXTRELAY_INGEST_SECRET. */
+    ingestProviders?: ReadonlySet<string>;
   };
 };

@@ -11,16 +11,21 @@ const SECRET_HEADERS = ['svc-signing-secret', 'sb-signing-secret'] as const;
 const SIGNATURE_HEADERS = ['webhook-id', 'webhook-timestamp', 'webhook-signature'] as const;
 const STANDARD_PREFIX = 'whsec_';
 
+/** A provider account's webhook secret, which signs the callbacks it sends about its own tenants' lines and messages. */
+export type ProviderWebhookSecret = { secret: string; keyId: string };
+
 /**
- * The secrets `/webhooks/*` callers may prove themselves with: the configured one, plus those the
- * upstream transport learns at start (the upstream account's webhook secret, which signs its callbacks).
+ * The secrets `/webhooks/*` callers may prove themselves with: the configured one (the operator's,
+ * good for every account), and those the upstream transport learns from each provider account it
+ * registers at (good for that provider account's tenants only).
  */
 export function createIngestSecrets(configured: string | undefined) {
-  const learned = new Set<string>();
+  const learned = new Map<string, string>();
   return {
-    list: (): string[] => (configured === undefined ? [...learned] : [configured, ...learned]),
-    learn(secret: string): void {
-      learned.add(secret);
+    list: (): string[] => (configured === undefined ? [] : [configured]),
+    providers: (): ProviderWebhookSecret[] => [...learned].map(([keyId, secret]) => ({ keyId, secret })),
+    learn(secret: string, keyId: string): void {
+      learned.set(keyId, secret);
     },
   };
 }
@@ -69,15 +74,21 @@ export function isAuthenticCaller(accepted: readonly string[], header: (name: st
 }
 
 /**
- * Lets through only callers that know an accepted secret. With none configured every call is
- * refused: an open ingest endpoint would let anyone mark messages delivered or invent inbound texts.
+ * Lets through only callers that know an accepted secret, and says which provider accounts a
+ * provider's secret proves (`ingestProviders`; unset for the operator's secret, which may report
+ * for every account). With none configured every call is refused: an open ingest endpoint would
+ * let anyone mark messages delivered or invent inbound texts.
  */
-export function requireIngestCaller(acceptedSecrets: () => string[]) {
+export function requireIngestCaller(operatorSecrets: () => string[], providerSecrets: () => readonly ProviderWebhookSecret[]) {
   return createMiddleware<AppEnv>(async (c, next) => {
-    const accepted = acceptedSecrets();
-    const rawBody = accepted.length === 0 ? '' : await c.req.text();
-    if (accepted.length === 0 || !isAuthenticCaller(accepted, (name) => c.req.header(name), rawBody)) {
-      throw new AppError(ErrorCode.unauthorized, 'Invalid or missing signing secret');
+    const operator = operatorSecrets();
+    const providers = providerSecrets();
+    const header = (name: string) => c.req.header(name);
+    const rawBody = operator.length + providers.length === 0 ? '' : await c.req.text();
+    if (!isAuthenticCaller(operator, header, rawBody)) {
+      const proven = providers.filter((provider) => isAuthenticCaller([provider.secret], header, rawBody));
+      if (proven.length === 0) throw new AppError(ErrorCode.unauthorized, 'Invalid or missing signing secret');
+      c.set('ingestProviders', new Set(proven.map((provider) => provider.keyId)));
     }
     await next();
   });

@@ -8,7 +8,9 @@ import { recordAccountEvent } from './account-events.ts';
 import { addReceiveUrl, receiveUrls } from './account-webhooks.ts';
 import { AppError } from './app-error.ts';
 import type { ServiceDeps } from './deps.ts';
+import type { ProviderCredentials } from './provider.ts';
 import { inTransaction } from './transactions.ts';
+import { providerKeyOf, refuseSharedProviderAccount } from './upstream-credentials.ts';
 
 /** An account as the services take it: the callers above them never see the database row type. */
 export type Account = AccountRow;
@@ -22,7 +24,8 @@ export type CreatedAccount = {
   receive_webhook: string | null;
 };
 
-export type AccountSummary = Omit<CreatedAccount, 'api_secret_key'> & { created_at: string };
+/** `upstream_key_id`: the account's own provider account in relay mode, null when it uses the relay's. */
+export type AccountSummary = Omit<CreatedAccount, 'api_secret_key'> & { upstream_key_id: string | null; created_at: string };
 
 function hashSecret(secret: string): Buffer {
   return createHash('sha256').update(secret).digest();
@@ -88,6 +91,8 @@ export type CreateAccountInput = {
   /** How many sandbox-style numbers to generate, or the lines themselves (E.164, e.g. the provider's real numbers). */
   numbers?: number | readonly string[] | undefined;
   receiveWebhook?: string | undefined;
+  /** Relay mode: the account's own provider account; the relay's (TEXTRELAY_UPSTREAM_KEY_ID) when not given. */
+  upstream?: ProviderCredentials | undefined;
 };
 
 export async function createAccount(deps: ServiceDeps, input: CreateAccountInput): Promise<CreatedAccount> {
@@ -103,12 +108,15 @@ export async function createAccount(deps: ServiceDeps, input: CreateAccountInput
     previousWebhookSecret: null,
     previousWebhookSecretExpiresAt: null,
     webhookGlobalSecret: null,
+    upstreamKeyId: input.upstream?.keyId ?? null,
+    upstreamSecret: input.upstream?.secret ?? null,
     createdAt: now,
   };
   return inTransaction(deps, async (deps) => {
     if (await deps.store.accounts.findByEmail(input.email)) {
       throw new AppError(ErrorCode.conflict, `An account with email ${input.email} already exists`);
     }
+    await refuseSharedProviderAccount(deps, account.email, providerKeyOf(deps, account));
     await deps.store.accounts.insertAccount(account);
     const numbers =
       typeof input.numbers === 'object'
@@ -137,6 +145,7 @@ export async function listAccounts(deps: ServiceDeps): Promise<AccountSummary[]>
       api_key_id: account.apiKeyId,
       numbers: await deps.store.accounts.listServiceNumbers(account.id),
       receive_webhook: webhooks[0] ?? null,
+      upstream_key_id: account.upstreamKeyId,
       created_at: new Date(account.createdAt).toISOString(),
     });
   }

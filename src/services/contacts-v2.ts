@@ -1,8 +1,8 @@
 /**
  * The SDK's contacts calls (/api/v2/contacts). Contacts are keyed by phone number; a deleted
  * contact is hidden from every read until the number is created again. In relay mode the writes
- * go to the provider first and are recorded here only once it accepted them; reads are answered
- * from local records, since several tenants share one provider account.
+ * go to the account's provider account first and are recorded here only once it accepted them;
+ * reads are answered from local records.
  */
 
 import type { AccountRow, ContactRow } from '../db/rows.ts';
@@ -29,8 +29,7 @@ async function commitContactWrite<T>(deps: ServiceDeps, account: AccountRow, wri
 }
 
 /**
- * Relay mode: `refuse` decides from the tenant's own records before the provider (shared by every
- * tenant) is asked; the call is forwarded, and what it establishes is recorded only when the
+ * Relay mode: `refuse` decides from the tenant's own records before its provider account is asked; the call is forwarded, and what it establishes is recorded only when the
  * provider accepted it. A refusal goes back as the provider sent it, a success is answered from our
  * records (our contact ids). Sandbox mode: `refuse` and the write run in one transaction, which is the answer.
  */
@@ -41,14 +40,14 @@ async function forwardThenRecord<T>(
   record: Write<T>,
   refuse: (deps: ServiceDeps) => Promise<void> = async () => {},
 ): Promise<T | ProviderAnswer> {
-  if (!deps.provider) {
+  if (!deps.providers) {
     return commitContactWrite(deps, account, async (deps, now) => {
       await refuse(deps);
       return record(deps, now);
     });
   }
   await refuse(deps);
-  const answer = await deps.provider.call(request);
+  const answer = await deps.providers.of(account).call(request);
   return answer.ok ? commitContactWrite(deps, account, record) : answer;
 }
 

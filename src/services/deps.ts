@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import type { MessageRow } from '../db/rows.ts';
 import type { Store } from '../db/store.ts';
 import type { Clock } from './clock.ts';
-import type { ProviderApi } from './provider.ts';
+import type { ProviderAccounts } from './provider.ts';
 import type { RateLimiter } from './rate-limiter.ts';
 
 /**
@@ -62,6 +62,6 @@ export type ServiceDeps = {
   defaultNumbersPerAccount: number;
   /** What the transport does at each send: `leaveToCourier` unless the transport takes messages as they are stored. */
   transportAtSend: TransportAtSend;
-  /** The provider behind the relay: set in upstream mode only, where SDK calls are forwarded to it. */
-  provider?: ProviderApi | undefined;
+  /** The provider accounts behind the relay: set in upstream mode only, where SDK calls are forwarded to the account's. */
+  providers?: ProviderAccounts | undefined;
 };

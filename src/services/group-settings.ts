@@ -79,8 +79,8 @@ const providerPath = async (deps: ServiceDeps, account: AccountRow, group: Group
 export async function renameGroup(deps: ServiceDeps, account: AccountRow, input: SettingInput & { groupName: string | null }) {
   const { group, fromNumber } = await groupAndLine(deps, account, input);
   const groupName = input.groupName ?? '';
-  if (deps.provider) {
-    const answer = await deps.provider.call({
+  if (deps.providers) {
+    const answer = await deps.providers.of(account).call({
       method: 'POST',
       path: await providerPath(deps, account, group, 'name'),
       body: { group_name: input.groupName, from_number: fromNumber },
@@ -105,8 +105,8 @@ export async function setGroupPhoto(
   const { group, fromNumber } = await groupAndLine(deps, account, input);
   const { photoUrl } = input;
   let photoId: string | null = null;
-  if (deps.provider) {
-    const answer = await deps.provider.call({
+  if (deps.providers) {
+    const answer = await deps.providers.of(account).call({
       method: 'POST',
       path: await providerPath(deps, account, group, 'photo'),
       body: { photo_url: photoUrl, from_number: fromNumber },

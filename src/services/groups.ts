@@ -163,12 +163,12 @@ export async function modifyGroup(
     );
   }
   if (input.fromNumber !== undefined) await requireOwnLine(deps, account, input.fromNumber);
-  if (!deps.provider) return modifyInTransaction(deps, account, input);
+  if (!deps.providers) return modifyInTransaction(deps, account, input);
 
   // Checked before the provider changes anything, and again when recorded.
   const { group, members } = await findGroup(deps, account, input.groupId);
   membersAfter(await deps.store.accounts.listServiceNumbers(account.id), members, input);
-  const answer = await deps.provider.call({
+  const answer = await deps.providers.of(account).call({
     method: 'POST',
     path: '/api/modify-group',
     body: {

@@ -1,5 +1,6 @@
 import type { MessageRow } from '../db/rows.ts';
 import type { ServiceDeps } from './deps.ts';
+import type { ProviderCredentials } from './provider.ts';
 import { applyOrphanEvents, recordStatus } from './record-status.ts';
 import { inWriteTransaction, type WriteOptions } from './transactions.ts';
 
@@ -23,14 +24,22 @@ export type OutboundMessage = {
   seatId: string | null;
   /** The message this one answers, by the transport's handle for it when it has one. */
   replyTo: { handle: string; partIndex: number | null } | null;
+  /** Relay mode: the account's own provider account, which carries the message; absent: the relay's. */
+  upstream?: ProviderCredentials | undefined;
 };
 
 /** What the transport answers when it accepted a message. */
 export type HandoverReceipt = { transportHandle: string; transportGroupId?: string | undefined };
 
+/** The account's own provider credentials, read at each hand-over so that `accounts upstream set` applies to what is still queued. */
+async function upstreamOf(deps: ServiceDeps, accountId: string): Promise<ProviderCredentials | undefined> {
+  const account = await deps.store.accounts.findById(accountId);
+  return account?.upstreamKeyId && account.upstreamSecret ? { keyId: account.upstreamKeyId, secret: account.upstreamSecret } : undefined;
+}
+
 async function toOutbound(deps: ServiceDeps, message: MessageRow): Promise<OutboundMessage> {
   const group = message.groupId === null ? undefined : await deps.store.groups.findById(message.accountId, message.groupId);
-  const outbound = outboundOf(message, group?.transportGroupId ?? null);
+  const outbound = { ...outboundOf(message, group?.transportGroupId ?? null), upstream: await upstreamOf(deps, message.accountId) };
   if (outbound.replyTo === null) return outbound;
   // The provider knows the message answered by its own handle, not ours.
   const answered = await deps.store.messages.findByAnyHandle(outbound.replyTo.handle);

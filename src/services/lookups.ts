@@ -3,7 +3,7 @@ import { toIso } from '../domain/dates.ts';
 import { type LineState, toLineState } from '../domain/line-state.ts';
 import { sandboxBehaviour } from '../domain/sandbox-numbers.ts';
 import type { ServiceDeps } from './deps.ts';
-import type { ProviderAnswer } from './provider.ts';
+import type { ProviderAccounts, ProviderAnswer } from './provider.ts';
 
 /**
  * lookups.lookupNumber: which service a number is reached by. The sandbox's SMS-only test number
@@ -11,9 +11,10 @@ import type { ProviderAnswer } from './provider.ts';
  */
 export async function lookupNumber(
   deps: ServiceDeps,
+  account: AccountRow,
   number: string,
 ): Promise<{ number: string; service: 'iMessage' | 'SMS' } | ProviderAnswer> {
-  if (deps.provider) return deps.provider.call({ method: 'GET', path: '/api/evaluate-service', query: { number } });
+  if (deps.providers) return deps.providers.of(account).call({ method: 'GET', path: '/api/evaluate-service', query: { number } });
   return { number, service: sandboxBehaviour(number) === 'sms' ? 'SMS' : 'iMessage' };
 }
 
@@ -21,11 +22,11 @@ async function localLineStates(deps: ServiceDeps, account: AccountRow): Promise<
   return (await deps.store.lines.ofAccount(account.id)).map(toLineState);
 }
 
-/** The provider's states of this account's lines only: tenants share one provider account. */
-async function providerLineStates(deps: ServiceDeps, account: AccountRow, provider: NonNullable<ServiceDeps['provider']>) {
+/** The provider's states of this account's lines only: an old relay's tenants may still share one provider account. */
+async function providerLineStates(deps: ServiceDeps, account: AccountRow, providers: ProviderAccounts) {
   const own = new Set(await deps.store.accounts.listServiceNumbers(account.id));
   try {
-    const answer = await provider.call({ method: 'GET', path: '/api/v2/lines/state' });
+    const answer = await providers.of(account).call({ method: 'GET', path: '/api/v2/lines/state' });
     const data = (answer.body as { data?: unknown } | null)?.data;
     if (answer.ok && Array.isArray(data)) {
       return data.filter(
@@ -42,6 +43,6 @@ async function providerLineStates(deps: ServiceDeps, account: AccountRow, provid
 /** lines.getState: each of the account's lines and its state. */
 export async function lineStates(deps: ServiceDeps, account: AccountRow) {
   const snapshotAt = toIso(deps.clock.now());
-  const data = deps.provider ? await providerLineStates(deps, account, deps.provider) : await localLineStates(deps, account);
+  const data = deps.providers ? await providerLineStates(deps, account, deps.providers) : await localLineStates(deps, account);
   return { status: 'OK' as const, snapshot_at: snapshotAt, data };
 }

@@ -77,8 +77,10 @@ export async function uploadMediaObject(
   account: AccountRow,
   input: { mediaUrl: string; origin: string },
 ): Promise<MediaUploaded | ProviderAnswer> {
-  if (deps.provider) {
-    const answer = await deps.provider.call({ method: 'POST', path: '/api/upload-media-object', body: { media_url: input.mediaUrl } });
+  if (deps.providers) {
+    const answer = await deps.providers
+      .of(account)
+      .call({ method: 'POST', path: '/api/upload-media-object', body: { media_url: input.mediaUrl } });
     if (answer.ok) {
       await recordRemoteMedia(deps, account, {
         id: stringField(answer.body, 'mediaObjectId'),

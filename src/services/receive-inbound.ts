@@ -12,6 +12,7 @@ import { timeOrderedUuid } from './ids.ts';
 import { lineForEndUser } from './lines.ts';
 import { contactOfInbound } from './opt-out.ts';
 import { inTransaction, inWriteTransaction, type WriteOptions } from './transactions.ts';
+import { reportedByItsProvider } from './upstream-credentials.ts';
 import { fanOutToAccountWebhooks } from './webhook-fanout.ts';
 
 /** An end user's message to an account, already validated (E.164 sender, content or media). */
@@ -170,6 +171,8 @@ export type TransportInbound = InboundMessage & {
   transportGroupId?: string | undefined;
   /** Every member of the transport's group, its line included. */
   participants?: string[] | undefined;
+  /** The provider accounts that signed it (an ingested message): it reaches only their tenants' lines. Unset: any. */
+  reportedBy?: ReadonlySet<string> | undefined;
 };
 
 /** Our group for a transport's group id seen for the first time: the account's group with the same people, or a new one. */
@@ -229,7 +232,8 @@ async function keepUnrouted(deps: ServiceDeps, input: TransportInbound): Promise
 /**
  * Stores an inbound message delivered by a transport. It belongs to the account that owns the
  * line it arrived on (a line has one owner), and a group message to that account's group with the
- * transport's group id; a message to a line nobody owns is kept as unrouted.
+ * transport's group id; a message to a line nobody owns (among the reporting provider account's
+ * tenants, when a provider account reports it) is kept as unrouted.
  */
 export async function receiveFromTransport(
   deps: ServiceDeps,
@@ -237,7 +241,9 @@ export async function receiveFromTransport(
   options: WriteOptions = {},
 ): Promise<TransportReceiveOutcome> {
   const outcome = await inWriteTransaction(deps, options, async (deps) => {
-    const account = await deps.store.accounts.findByServiceNumber(input.toNumber);
+    const owner = await deps.store.accounts.findByServiceNumber(input.toNumber);
+    // To a provider account, another provider account's tenant's line is a line no account owns.
+    const account = owner && reportedByItsProvider(deps, owner, input.reportedBy) ? owner : undefined;
     if (!account) return keepUnrouted(deps, input);
     const { transportGroupId } = input;
     const knownGroup = transportGroupId ? await deps.store.groups.findByTransportGroupId(account.id, transportGroupId) : undefined;

@@ -7,6 +7,7 @@ import { recordAccountEvent } from './account-events.ts';
 import type { ServiceDeps } from './deps.ts';
 import { newWebhookId, timeOrderedUuid } from './ids.ts';
 import { inWriteTransaction, type WriteOptions } from './transactions.ts';
+import { reportedByItsProvider } from './upstream-credentials.ts';
 import { fanOutTo } from './webhook-fanout.ts';
 
 /** A status event as a transport (or the ingest endpoint) reports it. */
@@ -22,6 +23,8 @@ export type StatusReport = {
   source: string;
   /** The reporter's id for this event (an ingested webhook-id): the same id twice is one event. */
   sourceEventId?: string | null | undefined;
+  /** The provider accounts that signed it (an ingested callback); they report only on their own tenants' messages. Unset: any. */
+  reportedBy?: ReadonlySet<string> | undefined;
 };
 
 export type RecordOutcome =
@@ -186,6 +189,12 @@ async function applyReport(deps: ServiceDeps, message: MessageRow, report: Statu
   return 'applied';
 }
 
+async function carriedByReporter(deps: ServiceDeps, accountId: string, reportedBy: ReadonlySet<string> | undefined): Promise<boolean> {
+  if (reportedBy === undefined) return true;
+  const account = await deps.store.accounts.findById(accountId);
+  return account !== undefined && reportedByItsProvider(deps, account, reportedBy);
+}
+
 /** Records a status report inside the caller's transaction. */
 export async function recordStatusInTransaction(deps: ServiceDeps, report: StatusReport): Promise<RecordOutcome> {
   const now = deps.clock.now();
@@ -194,7 +203,8 @@ export async function recordStatusInTransaction(deps: ServiceDeps, report: Statu
   }
   // Locked: with several instances, a message's status changes (and their callbacks' order) take turns.
   const message = await deps.store.messages.findByAnyHandleForUpdate(report.handle);
-  if (message) {
+  // Another provider account's message is unknown to this one, as a handle it never gave out.
+  if (message && (await carriedByReporter(deps, message.accountId, report.reportedBy))) {
     const outcome = await applyReport(deps, message, report, now);
     // Applied or not, the event joined the message's history, which the inbox shows.
     if (outcome !== 'duplicate_event') deps.notify.accountActivity?.(message.accountId);

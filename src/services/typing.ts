@@ -39,9 +39,9 @@ export async function sendTypingIndicator(
 ): Promise<TypingIndicatorSent | ProviderAnswer> {
   await requireOwnLine(deps, account, input.fromNumber);
   await requireNotOptedOut(deps, account, input.number);
-  if (deps.provider) {
+  if (deps.providers) {
     const body = { number: input.number, from_number: input.fromNumber, state: input.state, max_duration_ms: input.maxDurationMs };
-    return deps.provider.call({ method: 'POST', path: '/api/send-typing-indicator', body });
+    return deps.providers.of(account).call({ method: 'POST', path: '/api/send-typing-indicator', body });
   }
   if (input.state === 'start' && sandboxBehaviour(input.number) === 'echo') await echoTyping(deps, account, input);
   return { number: input.number, status: 'SENT', error_message: null };

@@ -1,16 +1,18 @@
 import { type Config, outboundPolicyOf } from '../config.ts';
 import type { OutboundPolicy } from '../domain/address-policy.ts';
 import { createGuardedPool } from '../outbound/guarded-client.ts';
-import { ProviderAnswer, type ProviderApi, type ProviderRequest } from '../services/provider.ts';
+import { type ProviderAccounts, ProviderAnswer, type ProviderCredentials, type ProviderRequest } from '../services/provider.ts';
 import { VERSION } from '../version.ts';
 
-export type ProviderApiOptions = {
+export type ProviderAccountsOptions = {
   /** TEXTRELAY_UPSTREAM_URL */
   url: string;
-  keyId: string;
-  secret: string;
+  /** TEXTRELAY_UPSTREAM_KEY_ID and _SECRET: the provider account of the tenants that have none of their own. */
+  relay: ProviderCredentials;
   outboundPolicy: OutboundPolicy;
 };
+
+type ProviderAccountOf = Parameters<ProviderAccounts['credentialsOf']>[0];
 
 /** A caller waits on these: a provider silent for 15 s is down, and the caller is told so. */
 const TIMEOUTS = { connectMs: 5_000, headersMs: 15_000, bodyMs: 15_000 };
@@ -25,8 +27,11 @@ function parseJson(text: string): unknown {
   }
 }
 
-/** The relay's client of the provider's API, through the guarded outbound client. */
-export function createProviderApi(options: ProviderApiOptions): ProviderApi {
+/**
+ * The relay's clients of the provider's API, one per provider account, through one guarded pool
+ * to the provider's origin: each call carries its provider account's credentials.
+ */
+export function createProviderAccounts(options: ProviderAccountsOptions): ProviderAccounts {
   const base = new URL(options.url);
   const prefix = base.pathname.replace(/\/+$/, '');
   const pool = createGuardedPool(base.origin, options.outboundPolicy, {
@@ -37,32 +42,43 @@ export function createProviderApi(options: ProviderApiOptions): ProviderApi {
     maxResponseSize: MAX_ANSWER_BYTES,
   });
 
+  async function call(credentials: ProviderCredentials, request: ProviderRequest): Promise<ProviderAnswer> {
+    const query = new URLSearchParams();
+    for (const [name, value] of Object.entries(request.query ?? {})) if (value !== undefined) query.set(name, value);
+    const search = query.size === 0 ? '' : `?${query}`;
+    const answer = await pool.request({
+      method: request.method,
+      path: `${prefix}${request.path}${search}`,
+      headers: {
+        accept: 'application/json',
+        'content-type': 'application/json',
+        'user-agent': `textrelay/${VERSION}`,
+        'sb-api-key-id': credentials.keyId,
+        'sb-api-secret-key': credentials.secret,
+      },
+      body: request.body === undefined ? undefined : JSON.stringify(request.body),
+    });
+    return new ProviderAnswer(answer.statusCode, parseJson(await answer.body.text()));
+  }
+
+  const credentialsOf = (account: ProviderAccountOf): ProviderCredentials =>
+    account.upstreamKeyId !== null && account.upstreamSecret !== null
+      ? { keyId: account.upstreamKeyId, secret: account.upstreamSecret }
+      : options.relay;
   return {
-    async call(request: ProviderRequest): Promise<ProviderAnswer> {
-      const query = new URLSearchParams();
-      for (const [name, value] of Object.entries(request.query ?? {})) if (value !== undefined) query.set(name, value);
-      const search = query.size === 0 ? '' : `?${query}`;
-      const answer = await pool.request({
-        method: request.method,
-        path: `${prefix}${request.path}${search}`,
-        headers: {
-          accept: 'application/json',
-          'content-type': 'application/json',
-          'user-agent': `textrelay/${VERSION}`,
-          'sb-api-key-id': options.keyId,
-          'sb-api-secret-key': options.secret,
-        },
-        body: request.body === undefined ? undefined : JSON.stringify(request.body),
-      });
-      return new ProviderAnswer(answer.statusCode, parseJson(await answer.body.text()));
+    relayKeyId: options.relay.keyId,
+    credentialsOf,
+    of(account) {
+      const credentials = credentialsOf(account);
+      return { call: (request) => call(credentials, request) };
     },
     close: () => pool.close(),
   };
 }
 
-/** The relay's provider client when the configuration runs the upstream transport, else undefined. */
-export function providerApiFromConfig(config: Config): ProviderApi | undefined {
+/** The relay's provider accounts when the configuration runs the upstream transport, else undefined. */
+export function providerAccountsFromConfig(config: Config): ProviderAccounts | undefined {
   const { TEXTRELAY_UPSTREAM_URL: url, TEXTRELAY_UPSTREAM_KEY_ID: keyId, TEXTRELAY_UPSTREAM_SECRET: secret } = config;
   if (config.TEXTRELAY_TRANSPORT !== 'upstream' || !url || !keyId || !secret) return undefined;
-  return createProviderApi({ url, keyId, secret, outboundPolicy: outboundPolicyOf(config) });
+  return createProviderAccounts({ url, relay: { keyId, secret }, outboundPolicy: outboundPolicyOf(config) });
 }

@@ -5,8 +5,11 @@ import { ErrorCode } from '../domain/error-codes.ts';
 import { createGuardedPool } from '../outbound/guarded-client.ts';
 import type { ServiceDeps } from '../services/deps.ts';
 import type { HandoverReceipt, OutboundMessage } from '../services/handover.ts';
+import type { ProviderCredentials } from '../services/provider.ts';
+import { providerAccountsInUse } from '../services/upstream-credentials.ts';
 import { VERSION } from '../version.ts';
 import { type Transport, TransportRefusal } from './transport.ts';
+import { createRegistrations, DEFAULT_REGISTRATION_DELAYS_MS } from './upstream-registration.ts';
 
 export type UpstreamOptions = {
   /** TEXTRELAY_UPSTREAM_URL: a provider speaking this same API (another textrelay, or the public service). */
@@ -15,8 +18,8 @@ export type UpstreamOptions = {
   secret: string;
   /** TEXTRELAY_PUBLIC_URL: where the provider reaches our /webhooks/*. */
   publicUrl: string;
-  /** Told the upstream account's webhook secret once the receive webhook is registered: it signs the callbacks we ingest. */
-  onWebhookSecret: (secret: string) => void;
+  /** Told each provider account's webhook secret once its receive webhook is registered: it signs that account's callbacks. */
+  onWebhookSecret: (secret: string, keyId: string) => void;
   timeouts?: Partial<UpstreamTimeouts>;
   /** Pauses between attempts to register the receive webhook; the last one repeats until it succeeds. */
   registrationRetryDelaysMs?: readonly number[];
@@ -24,14 +27,16 @@ export type UpstreamOptions = {
   outboundPolicy: OutboundPolicy;
   /** Keep-alive connections to the provider. */
   connections?: number;
+  /** How often to look for provider accounts given to tenants since the start, and register there. */
+  rescanMs?: number;
 };
 
 export type UpstreamTimeouts = { connectMs: number; headersMs: number; bodyMs: number };
 
 /** A send is a small JSON exchange: a provider silent for 10 s is down, and the courier retries later. */
 const DEFAULT_TIMEOUTS: UpstreamTimeouts = { connectMs: 5_000, headersMs: 10_000, bodyMs: 10_000 };
-const DEFAULT_REGISTRATION_DELAYS_MS = [1_000, 5_000, 30_000, 120_000, 300_000];
 const DEFAULT_CONNECTIONS = 16;
+const DEFAULT_RESCAN_MS = 30_000;
 
 /** 4xx answers that say "not now" rather than "no": timeout, idempotency key still in flight, too early, rate limited. */
 const RETRYABLE_4XX = new Set([408, 409, 425, 429]);
@@ -42,20 +47,13 @@ const ErrorAnswer = z.object({
   error_message: z.string().optional(),
   message: z.string().optional(),
 });
-const RegistrationAnswer = z.object({ secret: z.string().min(1) });
 
 export type UpstreamTransport = Transport & {
-  /** Resolves with the upstream's webhook secret once the receive webhook is registered (after `start`). */
+  /** Resolves with the relay's provider account's webhook secret once its receive webhook is registered (after `start`). */
   registered(): Promise<string>;
-  /** Resolves once the relay's receive and outbound webhooks are in the provider's /api/account/webhooks lists. */
+  /** Resolves once the relay's receive and outbound webhooks are in the relay's provider account's /api/account/webhooks lists. */
   listsRegistered(): Promise<void>;
 };
-
-/** The relay's own entries in the provider's /api/account/webhooks lists, and the path each one POSTs to. */
-const RELAY_WEBHOOKS = [
-  { type: 'receive', path: '/webhooks/receive' },
-  { type: 'outbound', path: '/webhooks/status' },
-] as const;
 
 /** An upstream answer that was neither a success nor a refusal: the courier retries. */
 class UpstreamUnavailable extends Error {}
@@ -99,15 +97,17 @@ export function upstreamRequestFor(message: OutboundMessage, statusCallback: str
 
 /**
  * Relays messages to a provider that speaks this API: sends with our handle as Idempotency-Key
- * (a message handed over twice after a crash is sent once), status callbacks to our
- * /webhooks/status, and at start our /webhooks/receive registered as the account's receive webhook.
+ * (a message handed over twice after a crash is sent once), each as its account's provider account
+ * (its own, else the relay's), status callbacks to our /webhooks/status, and our /webhooks/* registered
+ * at every provider account in use.
  */
 export function createUpstreamTransport(deps: ServiceDeps, options: UpstreamOptions): UpstreamTransport {
   const base = new URL(options.url);
   const prefix = withoutTrailingSlash(base.pathname);
   const publicUrl = withoutTrailingSlash(options.publicUrl);
   const timeouts = { ...DEFAULT_TIMEOUTS, ...options.timeouts };
-  const registrationDelays = options.registrationRetryDelaysMs ?? DEFAULT_REGISTRATION_DELAYS_MS;
+  const relay: ProviderCredentials = { keyId: options.keyId, secret: options.secret };
+  // One pool for every provider account: they are all at the one provider's origin.
   const pool = createGuardedPool(base.origin, options.outboundPolicy, {
     connections: options.connections ?? DEFAULT_CONNECTIONS,
     connect: { timeout: timeouts.connectMs },
@@ -115,12 +115,15 @@ export function createUpstreamTransport(deps: ServiceDeps, options: UpstreamOpti
     bodyTimeout: timeouts.bodyMs,
   });
   const inFlight = new Set<Promise<unknown>>();
-  const retryTimers = new Set<NodeJS.Timeout>();
-  let stopped = false;
-  let resolveRegistered: (secret: string) => void = () => {};
-  const registration = new Promise<string>((resolve) => (resolveRegistered = resolve));
+  let rescans: NodeJS.Timeout | undefined;
+  let started = false;
 
-  async function post(path: string, body: unknown, headers: Record<string, string> = {}): Promise<{ status: number; json: unknown }> {
+  async function post(
+    credentials: ProviderCredentials,
+    path: string,
+    body: unknown,
+    headers: Record<string, string> = {},
+  ): Promise<{ status: number; json: unknown }> {
     const work = pool
       .request({
         method: 'POST',
@@ -128,8 +131,8 @@ export function createUpstreamTransport(deps: ServiceDeps, options: UpstreamOpti
         headers: {
           'content-type': 'application/json',
           'user-agent': `textrelay/${VERSION}`,
-          'svc-api-key-id': options.keyId,
-          'svc-api-secret-key': options.secret,
+          'svc-api-key-id': credentials.keyId,
+          'svc-api-secret-key': credentials.secret,
           ...headers,
         },
         body: JSON.stringify(body),
@@ -144,9 +147,28 @@ export function createUpstreamTransport(deps: ServiceDeps, options: UpstreamOpti
     }
   }
 
+  const registrations = createRegistrations(deps, {
+    publicUrl,
+    post,
+    onWebhookSecret: options.onWebhookSecret,
+    retryDelaysMs: options.registrationRetryDelaysMs ?? DEFAULT_REGISTRATION_DELAYS_MS,
+  });
+  const relayRegistration = () => registrations.ensure(relay);
+
+  /** Registers at every provider account the tenants use; one given since the start is found here or at its first send. */
+  async function registerEverywhere(): Promise<void> {
+    try {
+      for (const credentials of await providerAccountsInUse(deps, relay)) registrations.ensure(credentials);
+    } catch (error) {
+      deps.log.warn({ err: error }, 'could not read the provider accounts in use; will look again');
+    }
+  }
+
   async function send(message: OutboundMessage): Promise<HandoverReceipt> {
+    const credentials = message.upstream ?? relay;
+    if (started) registrations.ensure(credentials);
     const request = upstreamRequestFor(message, `${publicUrl}/webhooks/status`);
-    const { status, json } = await post(request.path, request.body, { 'idempotency-key': message.handle });
+    const { status, json } = await post(credentials, request.path, request.body, { 'idempotency-key': message.handle });
     if (status >= 200 && status < 300) {
       const answer = SendAnswer.safeParse(json);
       if (!answer.success) throw new UpstreamUnavailable(`upstream answered ${status} without a message_handle`);
@@ -163,83 +185,20 @@ export function createUpstreamTransport(deps: ServiceDeps, options: UpstreamOpti
     throw new UpstreamUnavailable(`upstream answered ${status}`);
   }
 
-  async function register(): Promise<string> {
-    const { status, json } = await post('/accounts/webhooks', { webhooks: [`${publicUrl}/webhooks/receive`], type: 'receive' });
-    const answer = RegistrationAnswer.safeParse(json);
-    if (status < 200 || status >= 300 || !answer.success)
-      throw new UpstreamUnavailable(`upstream answered ${status} to the webhook registration`);
-    return answer.data.secret;
-  }
-
-  /** Adds one entry to the provider's list of that type; the provider keeps a URL already there once. */
-  async function registerInList(type: string, url: string): Promise<void> {
-    const { status, json } = await post('/api/account/webhooks', { webhooks: [url], type });
-    if (status >= 200 && status < 300) return;
-    const refusal = ErrorAnswer.safeParse(json);
-    const said = refusal.success ? (refusal.data.error_message ?? refusal.data.message) : undefined;
-    throw new UpstreamUnavailable(`upstream answered ${status}${said === undefined ? '' : `: ${said}`}`);
-  }
-
-  /**
-   * Runs `work` until it succeeds, pausing by the registration schedule between attempts. Not fatal
-   * meanwhile: sends work; only inbound messages and signed-only callbacks wait for it.
-   */
-  function untilRegistered<T>(
-    what: { label: string; type: string; url: string },
-    work: () => Promise<T>,
-    done: (value: T) => void,
-    attempt = 0,
-  ): void {
-    if (stopped) return;
-    work().then(
-      (value) => {
-        if (stopped) return;
-        deps.log.info({ type: what.type, url: what.url }, `${what.label} registered upstream`);
-        done(value);
-      },
-      (error: unknown) => {
-        if (stopped) return;
-        const delay = registrationDelays[Math.min(attempt, registrationDelays.length - 1)] ?? DEFAULT_REGISTRATION_DELAYS_MS[0]!;
-        deps.log.warn(
-          { type: what.type, url: what.url, err: error, attempt, retryInMs: delay },
-          `registering the ${what.label} upstream failed, will retry`,
-        );
-        const timer = setTimeout(() => {
-          retryTimers.delete(timer);
-          untilRegistered(what, work, done, attempt + 1);
-        }, delay);
-        retryTimers.add(timer);
-      },
-    );
-  }
-
-  const lists = RELAY_WEBHOOKS.map(({ type, path }) => {
-    const url = `${publicUrl}${path}`;
-    let resolve: () => void = () => {};
-    const registeredInList = new Promise<void>((resolved) => (resolve = resolved));
-    return {
-      start: () => untilRegistered({ label: `${type} webhook list entry`, type, url }, () => registerInList(type, url), resolve),
-      registeredInList,
-    };
-  });
-  const listsRegistration = Promise.all(lists.map((list) => list.registeredInList)).then(() => undefined);
-
   return {
     name: 'upstream',
     send,
     start() {
-      // v1 registration: its answer carries the secret that signs the provider's callbacks.
-      untilRegistered({ label: 'receive webhook', type: 'receive', url: `${publicUrl}/webhooks/receive` }, register, (secret) => {
-        options.onWebhookSecret(secret);
-        resolveRegistered(secret);
-      });
-      for (const list of lists) list.start();
+      started = true;
+      relayRegistration();
+      void registerEverywhere();
+      rescans = setInterval(() => void registerEverywhere(), options.rescanMs ?? DEFAULT_RESCAN_MS).unref();
     },
-    registered: () => registration,
-    listsRegistered: () => listsRegistration,
+    registered: () => relayRegistration().registered,
+    listsRegistered: () => relayRegistration().listsRegistered,
     async stop() {
-      stopped = true;
-      for (const timer of retryTimers) clearTimeout(timer);
+      clearInterval(rescans);
+      registrations.stop();
       await Promise.allSettled([...inFlight]);
       await pool.close();
     },
@@ -247,7 +206,7 @@ export function createUpstreamTransport(deps: ServiceDeps, options: UpstreamOpti
 }
 
 /** The options the validated configuration gives (loadConfig refuses upstream mode without these variables). */
-export function upstreamOptionsFromConfig(config: Config, onWebhookSecret: (secret: string) => void): UpstreamOptions {
+export function upstreamOptionsFromConfig(config: Config, onWebhookSecret: UpstreamOptions['onWebhookSecret']): UpstreamOptions {
   const {
     TEXTRELAY_UPSTREAM_URL: url,
     TEXTRELAY_UPSTREAM_KEY_ID: keyId,

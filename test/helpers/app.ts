@@ -11,14 +11,17 @@ import { createDeps } from '../../src/deps.ts';
 import type { OutboundPolicy } from '../../src/domain/address-policy.ts';
 import type { AppDeps } from '../../src/http/app-deps.ts';
 import type { ProxySettings } from '../../src/http/forwarded.ts';
+import type { ProviderWebhookSecret } from '../../src/http/ingest-auth.ts';
 import type { MetricsEndpoint } from '../../src/http/metrics.ts';
 import { type CreateAccountInput, createAccount } from '../../src/services/accounts.ts';
+import type { ProviderApi } from '../../src/services/provider.ts';
 import type { SignInThrottleSettings } from '../../src/services/sign-in-throttle.ts';
 import { FakeClock } from './clock.ts';
 import { deferredStore } from './deferred-store.ts';
 import { LOOPBACK_ALLOWED } from './fixtures.ts';
 import { jsonRequest, readReply } from './http.ts';
 import { reusedPostgresDatabase } from './postgres-database.ts';
+import { oneProviderAccount } from './providers.ts';
 
 const defaults = loadConfig({});
 
@@ -50,8 +53,12 @@ export type TestAppOptions = {
   signInThrottle?: Partial<Pick<SignInThrottleSettings, 'maxFailures' | 'windowMs'>>;
   /** TEXTRELAY_TRUST_PROXY and an https TEXTRELAY_PUBLIC_URL; neither unless given. */
   proxy?: Partial<ProxySettings>;
-  /** The provider of relay mode (a fake in tests); none unless given, as with the sandbox. */
-  provider?: AppDeps['provider'];
+  /** The provider of relay mode (a fake in tests), answering for every account; none unless given, as with the sandbox. */
+  provider?: ProviderApi;
+  /** The provider accounts of relay mode, when the test tells them apart; none unless given. */
+  providers?: AppDeps['providers'];
+  /** The provider accounts' webhook secrets /webhooks/* accept, each for its own tenants. */
+  providerSecrets?: ProviderWebhookSecret[];
 };
 
 /** The configuration `serve` would have for these options, with the tests' defaults: no rate limits, callbacks to loopback allowed. */
@@ -155,7 +162,8 @@ export function makeTestApp(overrides: TestAppOptions = {}) {
     log: overrides.log ?? pino({ level: 'silent' }),
     ingestSecrets: () => overrides.ingestSecrets ?? [],
     transportAtSend: overrides.transportAtSend,
-    provider: overrides.provider,
+    providers: overrides.providers ?? (overrides.provider && oneProviderAccount(overrides.provider)),
+    providerSecrets: () => overrides.providerSecrets ?? [],
   });
   const app = buildApp(deps);
 

@@ -168,6 +168,8 @@ export function accountRow(id: string, createdAt: number): AccountRow {
     previousWebhookSecret: null,
     previousWebhookSecretExpiresAt: null,
     webhookGlobalSecret: `global-${id}`,
+    upstreamKeyId: `upstream-key-${id}`,
+    upstreamSecret: `upstream-secret-${id}`,
     createdAt,
   };
 }

@@ -5,6 +5,7 @@ import { webhookDeliveries } from '../../src/db/schema.ts';
 import type { WebhookType } from '../../src/domain/webhook-types.ts';
 import { ProviderAnswer, type ProviderApi, type ProviderRequest } from '../../src/services/provider.ts';
 import type { TestAccount, TestApp } from './app.ts';
+import { oneProviderAccount } from './providers.ts';
 
 /** The account's id, found by its first line (a line has one owner). */
 export async function accountIdOf(t: TestApp, account: TestAccount): Promise<string> {
@@ -61,8 +62,7 @@ export function fakeProvider(t: TestApp, answer: (request: ProviderRequest) => {
       const { status, body } = answer(request);
       return new ProviderAnswer(status, body);
     },
-    close: async () => {},
   };
-  t.deps.provider = provider;
+  t.deps.providers = oneProviderAccount(provider);
   return calls;
 }

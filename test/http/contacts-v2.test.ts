@@ -2,7 +2,7 @@ import { asc, eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { webhookDeliveries } from '../../src/db/schema.ts';
 import { ProviderAnswer, type ProviderApi, type ProviderRequest } from '../../src/services/provider.ts';
-import { createProviderApi } from '../../src/transports/provider-api.ts';
+import { createProviderAccounts } from '../../src/transports/provider-api.ts';
 import { makeTestApp, type TestAccount, type TestApp } from '../helpers/app.ts';
 import { accountRow } from '../helpers/delivery.ts';
 import { startFakeUpstream } from '../helpers/fake-upstream.ts';
@@ -362,7 +362,6 @@ function fakeProvider(status = 200): ProviderApi & { calls: ProviderRequest[] } 
       calls.push(request);
       return new ProviderAnswer(status, { status: status < 300 ? 'OK' : 'ERROR', from: 'provider' });
     },
-    async close() {},
   };
 }
 
@@ -395,9 +394,13 @@ describe('relay mode', () => {
 
   it('reaches a real provider over HTTP: the number stays literal in the path, DELETE carries its JSON body', async () => {
     const upstream = await startFakeUpstream((request) => ({ status: 200, body: { status: 'OK', echoed: request.path } }));
-    const provider = createProviderApi({ url: upstream.url, keyId: 'relay-key', secret: 'relay-secret', outboundPolicy: LOOPBACK_ALLOWED });
+    const providers = createProviderAccounts({
+      url: upstream.url,
+      relay: { keyId: 'relay-key', secret: 'relay-secret' },
+      outboundPolicy: LOOPBACK_ALLOWED,
+    });
     try {
-      const t = makeTestApp({ provider });
+      const t = makeTestApp({ providers });
       const account = await t.createAccount();
       await t.call('POST', '/api/v2/contacts', account, { number: ALICE });
       const updated = await t.call('PUT', `/api/v2/contacts/${ALICE}`, account, { first_name: 'Al' });
@@ -411,7 +414,7 @@ describe('relay mode', () => {
       expect(upstream.requests[0]!.headers['sb-api-key-id']).toBe('relay-key');
       expect((await t.call('GET', '/api/v2/contacts/count', account)).body).toEqual({ count: 0 });
     } finally {
-      await provider.close();
+      await providers.close();
       await upstream.close();
     }
   });

@@ -3,6 +3,7 @@ import { workerIdOf } from '../../src/domain/line-state.ts';
 import { ProviderAnswer, type ProviderApi, type ProviderRequest } from '../../src/services/provider.ts';
 import { makeTestApp } from '../helpers/app.ts';
 import { ALICE, show } from '../helpers/fixtures.ts';
+import { oneProviderAccount } from '../helpers/providers.ts';
 
 /** GET /api/evaluate-service (lookups.lookupNumber) and GET /api/v2/lines/state (lines.getState). */
 
@@ -14,7 +15,6 @@ function fakeProvider(answer: (request: ProviderRequest) => ProviderAnswer) {
       calls.push(request);
       return answer(request);
     },
-    async close() {},
   };
   return { provider, calls };
 }
@@ -68,13 +68,15 @@ describe('GET /api/evaluate-service', () => {
     const t = makeTestApp();
     const account = await t.createAccount();
     const { provider, calls } = fakeProvider(() => new ProviderAnswer(200, { number: ALICE, service: 'SMS', extra: 1 }));
-    t.deps.provider = provider;
+    t.deps.providers = oneProviderAccount(provider);
     const response = await t.call('GET', `/api/evaluate-service?number=${encodeURIComponent(ALICE)}`, account);
     expect(response.status).toBe(200);
     expect(response.body).toEqual({ number: ALICE, service: 'SMS', extra: 1 });
     expect(calls).toEqual([{ method: 'GET', path: '/api/evaluate-service', query: { number: ALICE } }]);
 
-    t.deps.provider = fakeProvider(() => new ProviderAnswer(400, { status: 'ERROR', error_code: 4000, message: 'no' })).provider;
+    t.deps.providers = oneProviderAccount(
+      fakeProvider(() => new ProviderAnswer(400, { status: 'ERROR', error_code: 4000, message: 'no' })).provider,
+    );
     const refused = await t.call('GET', `/api/evaluate-service?number=${encodeURIComponent(ALICE)}`, account);
     expect(refused.status).toBe(400);
     expect(refused.body).toEqual({ status: 'ERROR', error_code: 4000, message: 'no' });
@@ -118,9 +120,10 @@ describe('GET /api/v2/lines/state', () => {
     const account = await t.createAccount({ numbers: ['+14155550150'] });
     await t.createAccount({ numbers: ['+14155550151'] });
     const state = (number: string) => ({ sendblue_number: number, worker_id: 'prov', assignment: 'shared', status: 'DEGRADED' });
-    t.deps.provider = fakeProvider(
-      () => new ProviderAnswer(200, { status: 'OK', snapshot_at: 'x', data: [state('+14155550150'), state('+14155550151')] }),
-    ).provider;
+    t.deps.providers = oneProviderAccount(
+      fakeProvider(() => new ProviderAnswer(200, { status: 'OK', snapshot_at: 'x', data: [state('+14155550150'), state('+14155550151')] }))
+        .provider,
+    );
     const response = await t.call('GET', '/api/v2/lines/state', account);
     expect(response.status, show(response.body)).toBe(200);
     expect(response.body.data).toEqual([state('+14155550150')]);
@@ -135,7 +138,7 @@ describe('GET /api/v2/lines/state', () => {
         throw new Error('connection refused');
       },
     ]) {
-      t.deps.provider = fakeProvider(failing).provider;
+      t.deps.providers = oneProviderAccount(fakeProvider(failing).provider);
       const response = await t.call('GET', '/api/v2/lines/state', account);
       expect(response.status, show(response.body)).toBe(200);
       expect(response.body.data).toMatchObject([{ sendblue_number: '+14155550150', assignment: 'assigned', status: 'ONLINE' }]);

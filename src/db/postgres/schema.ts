@@ -49,6 +49,8 @@ export const accounts = pgTable('accounts', {
   previousWebhookSecret: text(),
   previousWebhookSecretExpiresAt: bigint({ mode: 'number' }),
   webhookGlobalSecret: text(),
+  upstreamKeyId: text().unique(),
+  upstreamSecret: text(),
   createdAt: bigint({ mode: 'number' }).notNull(),
 });
 

@@ -44,6 +44,13 @@ export function accountQueries(db: PgDb) {
     async updateSecretHash(accountId: string, apiSecretHash: string): Promise<void> {
       await db.update(accounts).set({ apiSecretHash }).where(eq(accounts.id, accountId));
     },
+    /** The account's own provider credentials (relay mode); false when another account has that key id. */
+    async setUpstreamCredentials(accountId: string, upstreamKeyId: string, upstreamSecret: string): Promise<boolean> {
+      const [taken] = await db.select({ id: accounts.id }).from(accounts).where(eq(accounts.upstreamKeyId, upstreamKeyId));
+      if (taken && taken.id !== accountId) return false;
+      await db.update(accounts).set({ upstreamKeyId, upstreamSecret }).where(eq(accounts.id, accountId));
+      return true;
+    },
 
     /** False when the number is already taken (by any account). */
     async insertServiceNumber(accountId: string, number: string, createdAt: number): Promise<boolean> {

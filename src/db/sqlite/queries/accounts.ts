@@ -68,6 +68,13 @@ export function accountQueries(db: Db) {
     updateSecretHash(accountId: string, apiSecretHash: string): void {
       db.update(accounts).set({ apiSecretHash }).where(eq(accounts.id, accountId)).run();
     },
+    /** The account's own provider credentials (relay mode); false when another account has that key id. */
+    setUpstreamCredentials(accountId: string, upstreamKeyId: string, upstreamSecret: string): boolean {
+      const taken = db.select({ id: accounts.id }).from(accounts).where(eq(accounts.upstreamKeyId, upstreamKeyId)).get();
+      if (taken && taken.id !== accountId) return false;
+      db.update(accounts).set({ upstreamKeyId, upstreamSecret }).where(eq(accounts.id, accountId)).run();
+      return true;
+    },
 
     /** False when the number is already taken (by any account). */
     insertServiceNumber(accountId: string, number: string, createdAt: number): boolean {

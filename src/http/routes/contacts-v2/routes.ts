@@ -170,7 +170,7 @@ function bulkItemHook(result: { success: true } | { success: false; error: z.Zod
 
 /** What the caller sent, as it sent it: relay mode forwards it unchanged (hono kept the parsed body). */
 async function forwardedBody(deps: AppDeps, c: Context<AppEnv>): Promise<unknown> {
-  return deps.provider ? c.req.json() : undefined;
+  return deps.providers ? c.req.json() : undefined;
 }
 
 export function contactsV2Router(deps: AppDeps) {

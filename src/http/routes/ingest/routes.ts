@@ -4,7 +4,7 @@ import type { ServiceDeps } from '../../../services/deps.ts';
 import { receiveFromTransport } from '../../../services/receive-inbound.ts';
 import { recordStatus } from '../../../services/record-status.ts';
 import type { Transport } from '../../../transports/transport.ts';
-import { requireIngestCaller } from '../../ingest-auth.ts';
+import { type ProviderWebhookSecret, requireIngestCaller } from '../../ingest-auth.ts';
 import { apiErrors, INGEST_SECURITY } from '../../openapi.ts';
 import { createRouter, limitBody } from '../../router.ts';
 import { EventIdHeader, IngestAnswer, ReceiveWebhookBody, StatusCallbackBody } from './schemas.ts';
@@ -13,6 +13,8 @@ export type IngestDeps = ServiceDeps & {
   /** Recorded as the source of ingested events, so a webhook-id is unique per transport. */
   transportName: Transport['name'];
   ingestSecrets: () => string[];
+  /** The provider accounts' webhook secrets the upstream transport learned, each good for that provider account's tenants. */
+  providerSecrets: () => readonly ProviderWebhookSecret[];
   metrics: Pick<Metrics, 'ingestDuplicate'>;
 };
 
@@ -22,7 +24,7 @@ const INVALID_PAYLOAD = 'Invalid payload or malformed JSON (4000); nothing was w
 
 /** Writes go through the group commit: callbacks come in bursts (every message's every status), and a burst shares one commit. */
 export function ingestRouter(deps: IngestDeps) {
-  const middleware = [limitBody, requireIngestCaller(deps.ingestSecrets)];
+  const middleware = [limitBody, requireIngestCaller(deps.ingestSecrets, deps.providerSecrets)];
   const router = createRouter();
 
   router.openapi(
@@ -58,6 +60,7 @@ export function ingestRouter(deps: IngestDeps) {
         wasDowngraded: body.was_downgraded,
         source: deps.transportName,
         sourceEventId: EventIdHeader.read(c) || undefined,
+        reportedBy: c.get('ingestProviders'),
       };
       const outcome = await recordStatus(deps, report, { batched: true });
       if (outcome === 'duplicate_event') deps.metrics.ingestDuplicate('status');
@@ -89,7 +92,7 @@ export function ingestRouter(deps: IngestDeps) {
       },
     }),
     async (c) => {
-      const inbound = { ...c.req.valid('json'), source: deps.transportName };
+      const inbound = { ...c.req.valid('json'), source: deps.transportName, reportedBy: c.get('ingestProviders') };
       const outcome = await receiveFromTransport(deps, inbound, { batched: true });
       if (!outcome.created) deps.metrics.ingestDuplicate('receive');
       return c.json(OK_BODY, outcome.routed ? 200 : 202);

@@ -36,7 +36,9 @@ const lineStateRoute = createRoute({
 export function lookupsRouter(deps: ServiceDeps) {
   const middleware = apiRoute(deps, 'message');
   const router = createRouter();
-  router.openapi({ ...lookupRoute, middleware }, async (c) => answerOrRelay(c, await lookupNumber(deps, c.req.valid('query').number)));
+  router.openapi({ ...lookupRoute, middleware }, async (c) =>
+    answerOrRelay(c, await lookupNumber(deps, c.get('account'), c.req.valid('query').number)),
+  );
   router.openapi({ ...lineStateRoute, middleware }, async (c) => c.json(await lineStates(deps, c.get('account')), 200));
   return router;
 }

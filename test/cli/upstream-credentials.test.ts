@@ -1,0 +1,85 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { freshPostgresDatabase, type TestPostgresDatabase } from '../helpers/postgres-database.ts';
+import { type CliResult, runCli } from '../helpers/process.ts';
+
+// `accounts create --upstream-key-id/--upstream-secret` and `accounts upstream set`, as real processes on both backends.
+
+const dir = mkdtempSync(join(tmpdir(), 'textrelay-upstream-cli-'));
+const opened: TestPostgresDatabase[] = [];
+afterAll(async () => {
+  await Promise.all(opened.map((database) => database.close()));
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** A relay's settings: the relay's own provider account is `relay-key`. */
+const RELAY_ENV = {
+  TEXTRELAY_TRANSPORT: 'upstream',
+  TEXTRELAY_UPSTREAM_URL: 'https://provider.example.com',
+  TEXTRELAY_UPSTREAM_KEY_ID: 'relay-key',
+  TEXTRELAY_UPSTREAM_SECRET: 'relay-secret',
+  TEXTRELAY_PUBLIC_URL: 'https://relay.example.com',
+};
+
+function describeRun(result: CliResult): string {
+  return `exit ${result.code}\nstdout:\n${result.stdout}\nstderr:\n${result.stderr}`;
+}
+
+/** Exit 1 and one `textrelay: ...` line on stderr, nothing on stdout. */
+function expectRefused(result: CliResult, said: RegExp): void {
+  expect(result.code, describeRun(result)).toBe(1);
+  expect(result.stdout).toBe('');
+  expect(result.stderr).toMatch(/^textrelay: [^\n]+\n$/);
+  expect(result.stderr).toMatch(said);
+}
+
+describe.each(['sqlite', 'postgres'] as const)('accounts and provider accounts on %s', (backend) => {
+  // Each command is a process of its own: seconds each on a loaded machine.
+  it('refuses a second account on one provider account, its own or the relay’s, at create and at upstream set', async () => {
+    let db = join(dir, `${backend}.db`);
+    if (backend === 'postgres') {
+      const database = await freshPostgresDatabase();
+      opened.push(database);
+      db = database.url;
+    }
+    const cli = (args: string[], env: Record<string, string> = {}) => runCli([...args, '--db', db], { LOG_LEVEL: 'warn', ...env });
+    const ok = async (args: string[], env?: Record<string, string>) => {
+      const result = await cli(args, env);
+      expect(result.code, describeRun(result)).toBe(0);
+      return result;
+    };
+
+    await ok(['accounts', 'create', '--email', 'a@example.com', '--upstream-key-id', 'key-a', '--upstream-secret', 'secret-a']);
+    expectRefused(
+      await cli(['accounts', 'create', '--email', 'b@example.com', '--upstream-key-id', 'key-a', '--upstream-secret', 'other']),
+      /b@example\.com cannot use provider account key-a: a@example\.com is on it/,
+    );
+
+    // On the relay's credentials: the first tenant is welcome, a second is refused.
+    await ok(['accounts', 'create', '--email', 'b@example.com'], RELAY_ENV);
+    expectRefused(
+      await cli(['accounts', 'create', '--email', 'c@example.com'], RELAY_ENV),
+      /c@example\.com cannot use the relay's provider account \(TEXTRELAY_UPSTREAM_KEY_ID relay-key\): b@example\.com is on it/,
+    );
+    expectRefused(
+      await cli(['accounts', 'upstream', 'set', '--email', 'b@example.com', '--key-id', 'key-a', '--secret', 'secret-a']),
+      /b@example\.com cannot use provider account key-a: a@example\.com is on it/,
+    );
+
+    const moved = await ok([
+      'accounts',
+      'upstream',
+      'set',
+      '--email',
+      'b@example.com',
+      '--key-id',
+      'key-b',
+      '--secret',
+      'secret-b',
+      '--json',
+    ]);
+    expect(JSON.parse(moved.stdout)).toEqual({ email: 'b@example.com', upstream_key_id: 'key-b' });
+  }, 240_000);
+});
