@@ -1,10 +1,12 @@
 import type { Config } from './config.ts';
 import { migratePostgres, openPostgres } from './db/postgres/connection.ts';
 import { type CopyProgress, copySqliteToPostgres } from './db/postgres/copy-from-sqlite.ts';
-import { closeDatabase } from './db/sqlite/connection.ts';
+import { closeDatabase, isOpenElsewhere } from './db/sqlite/connection.ts';
 import { openCheckedDatabase } from './runtime.ts';
 
 export type { CopyProgress };
+/** Whether another process holds the SQLite file open (a running server), whose later writes a copy would miss. */
+export { isOpenElsewhere };
 
 /**
  * Copies the SQLite file at `from`, checked and migrated as `serve` would, into the empty PostgreSQL

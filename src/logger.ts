@@ -1,6 +1,6 @@
-import { DrizzleQueryError } from 'drizzle-orm/errors';
 import pino, { type DestinationStream, type Logger } from 'pino';
 import pretty from 'pino-pretty';
+import { databaseCause } from './db/query-errors.ts';
 
 /**
  * Defence in depth: nothing logs request bodies, headers or rows, but should a secret or message
@@ -40,7 +40,7 @@ const STATEMENT_FIELDS = ['query', 'parameters', 'params'];
 
 /** An error as pino writes it, but a failed query's as the database's own error, without its statement. */
 function serializeError(error: unknown): unknown {
-  const raised = error instanceof DrizzleQueryError && error.cause !== undefined ? error.cause : error;
+  const raised = databaseCause(error);
   if (!(raised instanceof Error)) return raised;
   const serialized = pino.stdSerializers.err(raised) as Record<string, unknown>;
   for (const field of STATEMENT_FIELDS) delete serialized[field];

@@ -1,8 +1,7 @@
 import { existsSync } from 'node:fs';
 import { z } from 'zod';
 import type { Config } from '../config.ts';
-import { type CopyProgress, copySqliteFileToPostgres } from '../data-migration.ts';
-import { isOpenElsewhere } from '../db/sqlite/connection.ts';
+import { type CopyProgress, copySqliteFileToPostgres, isOpenElsewhere } from '../data-migration.ts';
 import { StartupError } from '../startup-error.ts';
 import { type ProgressStream, progressLine } from './progress.ts';
 import { UsageError } from './usage-error.ts';
