@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { AccountRow, GroupRow, MessageRow } from '../db/rows.ts';
 import { ErrorCode } from '../domain/error-codes.ts';
 import { memberKeyOf } from '../domain/groups.ts';
+import { normalisePhoneSpelling } from '../domain/phone.ts';
 import { previewOf } from '../domain/views.ts';
 import { type InboundService, toReceivePayload } from '../domain/webhook-payloads.ts';
 import { recordAccountEvent } from './account-events.ts';
@@ -209,7 +210,7 @@ async function adoptTransportGroup(
 export type TransportReceiveOutcome = (ReceiveOutcome & { routed: true }) | { routed: false; created: boolean };
 
 /** Kept for the operator: no account owns the line, and guessing one would hand a person's message to a stranger. */
-async function keepUnrouted(deps: ServiceDeps, input: TransportInbound): Promise<TransportReceiveOutcome> {
+async function keepUnrouted(deps: ServiceDeps, input: TransportInbound, why: string): Promise<TransportReceiveOutcome> {
   const created = await deps.store.unrouted.insert({
     transportHandle: input.transportHandle ?? null,
     fromNumber: input.from,
@@ -222,23 +223,34 @@ async function keepUnrouted(deps: ServiceDeps, input: TransportInbound): Promise
     source: input.source,
     receivedAt: deps.clock.now(),
   });
-  if (created) deps.log.warn({ to: input.toNumber, source: input.source }, 'inbound message for a line no account owns: kept as unrouted');
+  if (created) deps.log.warn({ to: input.toNumber, source: input.source }, why);
   return { routed: false, created };
+}
+
+/** The message with every number in E.164; undefined when one of them has no reading as a number. */
+function normalisedNumbers(input: TransportInbound): TransportInbound | undefined {
+  const from = normalisePhoneSpelling(input.from);
+  const toNumber = normalisePhoneSpelling(input.toNumber);
+  const participants = input.participants?.map(normalisePhoneSpelling);
+  if (from === undefined || toNumber === undefined || participants?.includes(undefined)) return undefined;
+  return { ...input, from, toNumber, participants: participants as string[] | undefined };
 }
 
 /**
  * Stores an inbound message delivered by a transport. It belongs to the account that owns the
  * line it arrived on (a line has one owner), and a group message to that account's group with the
- * transport's group id; a message to a line nobody owns is kept as unrouted.
+ * transport's group id; a message to a line nobody owns, or with a number that cannot be read, is kept as unrouted.
  */
 export async function receiveFromTransport(
   deps: ServiceDeps,
-  input: TransportInbound,
+  reported: TransportInbound,
   options: WriteOptions = {},
 ): Promise<TransportReceiveOutcome> {
+  const input = normalisedNumbers(reported);
   const outcome = await inWriteTransaction(deps, options, async (deps) => {
+    if (!input) return keepUnrouted(deps, reported, 'inbound message with a number that cannot be read: kept as unrouted');
     const account = await deps.store.accounts.findByServiceNumber(input.toNumber);
-    if (!account) return keepUnrouted(deps, input);
+    if (!account) return keepUnrouted(deps, input, 'inbound message for a line no account owns: kept as unrouted');
     const { transportGroupId } = input;
     const knownGroup = transportGroupId ? await deps.store.groups.findByTransportGroupId(account.id, transportGroupId) : undefined;
     const group =
