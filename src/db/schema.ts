@@ -262,6 +262,8 @@ export const statusEvents = sqliteTable(
     implied: integer({ mode: 'boolean' }).notNull().default(false),
     notAppliedReason: text(),
     receivedAt: integer().notNull(),
+    /** How many times the same report (no event id of its own) came again after this one: kept as a count, not as rows. */
+    repeats: integer().notNull().default(0),
   },
   (t) => [
     // A message's history, in arrival order.

@@ -224,6 +224,7 @@ export const statusEvents = pgTable(
     implied: boolean().notNull().default(false),
     notAppliedReason: text(),
     receivedAt: bigint({ mode: 'number' }).notNull(),
+    repeats: bigint({ mode: 'number' }).notNull().default(0),
     /** Insertion order, where SQLite has rowid: a message's events of one millisecond, and where `tail` stands. */
     seq: bigserial({ mode: 'number' }).notNull(),
     writtenBy: writingTransaction(),

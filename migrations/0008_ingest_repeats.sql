@@ -1,0 +1,1 @@
+ALTER TABLE `status_events` ADD `repeats` integer DEFAULT 0 NOT NULL;

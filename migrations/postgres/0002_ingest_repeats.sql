@@ -1,0 +1,1 @@
+ALTER TABLE "status_events" ADD COLUMN "repeats" bigint DEFAULT 0 NOT NULL;
