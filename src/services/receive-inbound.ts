@@ -173,7 +173,7 @@ export type TransportInbound = InboundMessage & {
   participants?: string[] | undefined;
 };
 
-/** Our group for a transport's group id seen for the first time: the account's group with the same people, or a new one. */
+/** Our group for a transport's group id seen for the first time: the account's group with the same people on that line, or a new one. */
 async function adoptTransportGroup(
   deps: ServiceDeps,
   account: AccountRow,
@@ -185,7 +185,7 @@ async function adoptTransportGroup(
   const people = [...new Set([...(input.participants ?? []), input.from])].filter((number) => !ownLines.has(number));
   const memberKey = memberKeyOf(people);
   const now = deps.clock.now();
-  const existing = await deps.store.groups.findByMemberKey(account.id, memberKey);
+  const existing = await deps.store.groups.findByMemberKey(account.id, memberKey, lineWrittenTo);
   if (existing) {
     await deps.store.groups.setTransportGroupId(existing.id, transportGroupId);
     return { ...existing, transportGroupId };

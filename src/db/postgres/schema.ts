@@ -148,7 +148,7 @@ export const groups = pgTable(
     updatedAt: bigint({ mode: 'number' }).notNull(),
   },
   (t) => [
-    uniqueIndex('groups_account_members_uq').on(t.accountId, t.memberKey),
+    uniqueIndex('groups_account_members_line_uq').on(t.accountId, t.memberKey, t.lineNumber),
     uniqueIndex('groups_account_transport_group_uq').on(t.accountId, t.transportGroupId).where(sql`transport_group_id is not null`),
     index('groups_line_idx').on(t.lineNumber),
   ],
@@ -401,14 +401,20 @@ export const accountEvents = pgTable(
     accountId: text()
       .notNull()
       .references(() => accounts.id),
+    seq: bigint({ mode: 'number' }).notNull(),
     type: text().notNull(),
     data: text().notNull(),
     occurredAt: bigint({ mode: 'number' }).notNull(),
-    writtenBy: writingTransaction(),
   },
-  // A stream reads the account's final events in (transaction, id) order (queries/account-events.ts).
-  (t) => [index('account_events_account_idx').on(t.accountId, t.writtenBy, t.id)],
+  (t) => [uniqueIndex('account_events_account_seq_uq').on(t.accountId, t.seq)],
 );
+
+export const accountEventCounters = pgTable('account_event_counters', {
+  accountId: text()
+    .primaryKey()
+    .references(() => accounts.id),
+  lastSeq: bigint({ mode: 'number' }).notNull(),
+});
 
 export const mediaObjects = pgTable(
   'media_objects',

@@ -1,1 +1,0 @@
-ALTER TABLE `status_events` ADD `repeats` integer DEFAULT 0 NOT NULL;

@@ -1,1 +1,0 @@
-ALTER TABLE "status_events" ADD COLUMN "repeats" bigint DEFAULT 0 NOT NULL;
