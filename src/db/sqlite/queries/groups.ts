@@ -10,7 +10,7 @@ export function groupQueries(db: Db) {
     .from(groups)
     .where(and(ofMembers, eq(groups.lineNumber, sql.placeholder('lineNumber'))))
     .prepare();
-  const oldestByMembers = db.select().from(groups).where(ofMembers).orderBy(asc(groups.createdAt), asc(groups.id)).limit(1).prepare();
+  const oldestByMembers = db.select().from(groups).where(ofMembers).orderBy(asc(groups.createdAt), asc(groups.id)).prepare();
   const byId = db
     .select()
     .from(groups)

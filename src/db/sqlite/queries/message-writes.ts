@@ -93,7 +93,7 @@ export function messageWrites(db: Db) {
   const countRepeat = client.prepare(`
     update status_events set repeats = repeats + 1 where rowid = (
       select rowid from status_events
-      where message_handle = ? and source = ? and status = ? and error_code is ? and error_message is ? and not implied limit 1)`);
+      where message_handle = ? and source = ? and status = +? and error_code is ? and error_message is ? and not implied limit 1)`);
 
   return {
     insert(row: MessageInsert): MessageRow {
