@@ -62,17 +62,17 @@ describe('upgrading the account event log to per-account numbers (SQLite)', () =
     for (const account of ['acc_a', 'acc_b', 'acc_c']) {
       events.append({ accountId: account, type: 'message.updated', data: JSON.stringify({ name: `${account} new` }), occurredAt: 1 });
     }
-    const after = (account: string, id: number) => events.after(account, id, 10).map((event) => [event.seq, JSON.parse(event.data).name]);
-    expect(after('acc_a', 1)).toEqual([
+    const resumed = (account: string, id: number) => events.after(account, id, 10).map((event) => [event.seq, JSON.parse(event.data).name]);
+    expect(resumed('acc_a', 1)).toEqual([
       [3, 'a2'],
       [6, 'acc_a new'],
     ]);
-    expect(after('acc_b', 2)).toEqual([
+    expect(resumed('acc_b', 2)).toEqual([
       [5, 'b2'],
       [6, 'acc_b new'],
     ]);
-    expect(after('acc_c', 4)).toEqual([[6, 'acc_c new']]);
+    expect(resumed('acc_c', 4)).toEqual([[6, 'acc_c new']]);
     events.append({ accountId: 'acc_a', type: 'message.updated', data: '{"name":"then"}', occurredAt: 2 });
-    expect(after('acc_a', 6)).toEqual([[7, 'then']]);
+    expect(resumed('acc_a', 6)).toEqual([[7, 'then']]);
   });
 });
