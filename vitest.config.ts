@@ -38,6 +38,7 @@ const BACKEND_AGNOSTIC = [
   'test/delivery/upstream-tenants.test.ts',
   'test/sandbox/echo-typing.test.ts',
   'test/sandbox/echo.test.ts',
+  'test/sandbox/group-lines.test.ts',
   'test/sandbox/inbound-route.test.ts',
   'test/sandbox/inline-handover.test.ts',
   'test/sandbox/timelines.test.ts',

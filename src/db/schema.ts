@@ -136,7 +136,7 @@ export const contacts = sqliteTable(
   ],
 );
 
-/** A group chat is identified by its set of end users: the same set always reuses the same group. */
+/** A group chat is identified by its set of end users and the line it lives on: the same set on one line reuses one group. */
 export const groups = sqliteTable(
   'groups',
   {
@@ -161,8 +161,8 @@ export const groups = sqliteTable(
     updatedAt: integer().notNull(),
   },
   (t) => [
-    // findGroupByMembers on every group send by numbers; unique so one set maps to one group.
-    uniqueIndex('groups_account_members_uq').on(t.accountId, t.memberKey),
+    // Every group send by numbers finds the set's group on its line (or the oldest on any): one per set and line.
+    uniqueIndex('groups_account_members_line_uq').on(t.accountId, t.memberKey, t.lineNumber),
     // Inbound group messages name the transport's group_id; the line they arrived on names the account.
     uniqueIndex('groups_account_transport_group_uq').on(t.accountId, t.transportGroupId).where(sql`transport_group_id is not null`),
     // Removing a line is refused while groups live on it.
@@ -269,6 +269,8 @@ export const statusEvents = sqliteTable(
     implied: integer({ mode: 'boolean' }).notNull().default(false),
     notAppliedReason: text(),
     receivedAt: integer().notNull(),
+    /** How many times the same report (no event id of its own) came again after this one: kept as a count, not as rows. */
+    repeats: integer().notNull().default(0),
   },
   (t) => [
     // A message's history, in arrival order.
@@ -485,16 +487,33 @@ export const accountEvents = sqliteTable(
     accountId: text()
       .notNull()
       .references(() => accounts.id),
+    /**
+     * The event's number in its account's log, 1, 2, 3... with no gap: the stream's event id, so no
+     * account learns from its ids how busy the others are (`account_event_counters`).
+     */
+    seq: integer().notNull(),
     type: text().notNull(),
     /** The event's `data` object, as JSON. */
     data: text().notNull(),
     occurredAt: integer().notNull(),
   },
   (t) => [
-    // A stream's catch-up and every later read: the account's events after an id.
-    index('account_events_account_idx').on(t.accountId, t.id),
+    // A stream's catch-up and every later read: the account's events after a number.
+    uniqueIndex('account_events_account_seq_uq').on(t.accountId, t.seq),
   ],
 );
+
+/**
+ * The last number each account's event log gave out: kept apart from the events, so numbers never
+ * repeat when retention empties a log. Taking the next number locks the row until the commit, so
+ * an account's events commit in their numbers' order.
+ */
+export const accountEventCounters = sqliteTable('account_event_counters', {
+  accountId: text()
+    .primaryKey()
+    .references(() => accounts.id),
+  lastSeq: integer().notNull(),
+});
 
 /** Media fetched by /api/upload-media-object or set as a group photo, served at /media/{id}. */
 export const mediaObjects = sqliteTable(

@@ -40,7 +40,7 @@ export type { ConversationKind } from './sqlite/queries/conversations.ts';
 export type { AttemptRecord, ClaimedDelivery, DueDelivery, FinishedDelivery } from './sqlite/queries/delivery-rows.ts';
 export type { EventCursor, EventTable, Followed } from './sqlite/queries/events.ts';
 export type { MediaObjectRow } from './sqlite/queries/media.ts';
-export type { MessageListFilter, StatusEventInsert, StatusUpdate } from './sqlite/queries/messages.ts';
+export type { MessageListFilter, StatusEventIdentity, StatusEventInsert, StatusUpdate } from './sqlite/queries/messages.ts';
 export type { MessageV2Filter, MessageV2Order } from './sqlite/queries/messages-v2.ts';
 export type { DeliveryFilter, WebhookAttemptRow, WebhookDeliveryRow } from './sqlite/queries/outbox.ts';
 export type { NewSandboxStep, SandboxStepRow } from './sqlite/queries/sandbox.ts';

@@ -36,3 +36,22 @@ function parsePhone(raw: string): PhoneCheck {
 export function formatDisplayPhone(e164: string): string {
   return parsePhoneNumberFromString(e164)?.formatInternational() ?? e164;
 }
+
+/**
+ * A number as a transport may spell it, in E.164, or undefined when no reading is a valid number:
+ * E.164 with separators, then the digits with their country code but no "+" (`16175550190`, or
+ * after the international prefix 00, as contact imports read them), then a national number of the North American plan (`(617) 555-0190`).
+ */
+export function normalisePhoneSpelling(raw: string): string | undefined {
+  const checked = checkPhoneNumber(raw);
+  if (checked.ok) return checked.e164;
+  const digits = raw
+    .trim()
+    .replace(/[\s\-().]/g, '')
+    .replace(/^00/, '');
+  if (!/^\d{7,15}$/.test(digits)) return undefined;
+  const international = checkPhoneNumber(`+${digits}`);
+  if (international.ok) return international.e164;
+  const national = parsePhoneNumberFromString(digits, 'US');
+  return national?.isValid() ? national.number : undefined;
+}

@@ -70,7 +70,7 @@ export async function streamStart(deps: ServiceDeps, accountId: string, lastEven
 
 function viewOf(row: AccountEventRow): AccountEventView {
   return {
-    id: String(row.id),
+    id: String(row.seq),
     type: row.type,
     occurred_at: new Date(row.occurredAt).toISOString(),
     data: JSON.parse(row.data) as Record<string, unknown>,
@@ -91,7 +91,7 @@ export async function readEventsAfter(
   const rows = await deps.store.accountEvents.after(accountId, afterId, EVENT_READ_BATCH);
   return {
     events: rows.filter((row) => types === undefined || types.has(row.type)).map(viewOf),
-    nextAfterId: rows.at(-1)?.id ?? afterId,
+    nextAfterId: rows.at(-1)?.seq ?? afterId,
     more: rows.length === EVENT_READ_BATCH,
   };
 }

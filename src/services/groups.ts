@@ -31,14 +31,27 @@ export async function findGroup(deps: ServiceDeps, account: AccountRow, groupId:
   return { group, members: await deps.store.groups.members(group.id) };
 }
 
+/** Refuses a from_number other than the group's line: the line is a member of the chat, and another line is not. */
+export function requireGroupLine(group: GroupRow, fromNumber: string | undefined): void {
+  if (fromNumber !== undefined && fromNumber !== group.lineNumber) {
+    throw new AppError(
+      ErrorCode.validation,
+      `from_number must be ${group.lineNumber}, the line group ${group.id} lives on (or left out); to write to these people from ${fromNumber}, send by numbers`,
+    );
+  }
+}
+
 /**
- * The group a send addresses: by group_id, or by its set of numbers (created on first use).
- * When both are given they must agree. Call inside the sending transaction.
+ * The group a send addresses: by group_id, or by its set of numbers. A set's group lives on the
+ * line that created it: with `fromNumber` the set's group on that line (created there on first
+ * use), without it the set's oldest group on any line (created on the least-loaded line). When
+ * both group_id and numbers are given they must agree. Call inside the sending transaction, with
+ * `fromNumber` already checked to be the account's.
  */
 export async function resolveGroupForSend(
   deps: ServiceDeps,
   account: AccountRow,
-  target: { groupId?: string | undefined; numbers?: string[] | undefined },
+  target: { groupId?: string | undefined; numbers?: string[] | undefined; fromNumber?: string | undefined },
   now: number,
 ): Promise<ResolvedGroup> {
   const ownLines = new Set(await deps.store.accounts.listServiceNumbers(account.id));
@@ -52,19 +65,20 @@ export async function resolveGroupForSend(
     if (requested && memberKeyOf(requested) !== memberKeyOf(resolved.members)) {
       throw new AppError(ErrorCode.validation, `numbers do not match the members of group ${target.groupId}`);
     }
+    requireGroupLine(resolved.group, target.fromNumber);
     return resolved;
   }
   if (!requested) throw new AppError(ErrorCode.validation, 'Either numbers or group_id is required');
 
   const memberKey = memberKeyOf(requested);
-  const existing = await deps.store.groups.findByMemberKey(account.id, memberKey);
+  const existing = await deps.store.groups.findByMemberKey(account.id, memberKey, target.fromNumber);
   if (existing) return { group: existing, members: await deps.store.groups.members(existing.id) };
 
   const group: GroupRow = {
     id: randomUUID(),
     accountId: account.id,
     memberKey,
-    lineNumber: await leastLoadedLine(deps, account),
+    lineNumber: target.fromNumber ?? (await leastLoadedLine(deps, account)),
     displayName: '',
     transportGroupId: null,
     photoMediaId: null,
@@ -91,13 +105,13 @@ export type GroupModified = {
 };
 
 /**
- * Gives the group its new member set. Another group of the account with exactly that set keeps
+ * Gives the group its new member set. Another group of the account on its line with exactly that set keeps
  * its id and members but is parked under a key no set of numbers produces: the set now addresses
  * the group just changed, and the other stays reachable by its group_id. Refusing instead would
  * make a removal impossible, and a removed person would keep receiving the group's messages.
  */
 async function takeMemberKey(deps: ServiceDeps, account: AccountRow, group: GroupRow, memberKey: string): Promise<void> {
-  const clash = await deps.store.groups.findByMemberKey(account.id, memberKey);
+  const clash = await deps.store.groups.findByMemberKey(account.id, memberKey, group.lineNumber);
   if (clash && clash.id !== group.id) await deps.store.groups.setMemberKey(clash.id, `${memberKey}#${clash.id}`);
 }
 
@@ -124,6 +138,7 @@ async function modifyInTransaction(deps: ServiceDeps, account: AccountRow, input
   const modified = await inTransaction(deps, async (deps) => {
     const now = deps.clock.now();
     const { group, members } = await findGroup(deps, account, input.groupId);
+    requireGroupLine(group, input.fromNumber);
     const after = membersAfter(await deps.store.accounts.listServiceNumbers(account.id), members, input);
     const memberKey = memberKeyOf(after);
     await takeMemberKey(deps, account, group, memberKey);
@@ -167,6 +182,7 @@ export async function modifyGroup(
 
   // Checked before the provider changes anything, and again when recorded.
   const { group, members } = await findGroup(deps, account, input.groupId);
+  requireGroupLine(group, input.fromNumber);
   membersAfter(await deps.store.accounts.listServiceNumbers(account.id), members, input);
   const answer = await deps.providers.of(account).call({
     method: 'POST',
@@ -175,7 +191,7 @@ export async function modifyGroup(
       group_id: await providerGroupIdOf(deps, account, group.id),
       modify_type: input.modifyType,
       number: input.number,
-      from_number: input.fromNumber ?? group.lineNumber,
+      from_number: group.lineNumber,
     },
   });
   // The provider's refusal goes back as it is; a success is answered in our own ids, like the send that made the group.

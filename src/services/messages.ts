@@ -44,6 +44,7 @@ export async function getMessageStatus(deps: ServiceDeps, account: AccountRow, h
     error_message: event.errorMessage,
     source: event.source,
     received_at: toIso(event.receivedAt),
+    repeats: event.repeats,
   }));
   return { ...body, history };
 }

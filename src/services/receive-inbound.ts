@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { AccountRow, GroupRow, MessageRow } from '../db/rows.ts';
 import { ErrorCode } from '../domain/error-codes.ts';
 import { memberKeyOf } from '../domain/groups.ts';
+import { normalisePhoneSpelling } from '../domain/phone.ts';
 import { previewOf } from '../domain/views.ts';
 import { type InboundService, toReceivePayload } from '../domain/webhook-payloads.ts';
 import { recordAccountEvent } from './account-events.ts';
@@ -175,7 +176,7 @@ export type TransportInbound = InboundMessage & {
   reportedBy?: ReadonlySet<string> | undefined;
 };
 
-/** Our group for a transport's group id seen for the first time: the account's group with the same people, or a new one. */
+/** Our group for a transport's group id seen for the first time: the account's group with the same people on that line, or a new one. */
 async function adoptTransportGroup(
   deps: ServiceDeps,
   account: AccountRow,
@@ -187,7 +188,7 @@ async function adoptTransportGroup(
   const people = [...new Set([...(input.participants ?? []), input.from])].filter((number) => !ownLines.has(number));
   const memberKey = memberKeyOf(people);
   const now = deps.clock.now();
-  const existing = await deps.store.groups.findByMemberKey(account.id, memberKey);
+  const existing = await deps.store.groups.findByMemberKey(account.id, memberKey, lineWrittenTo);
   if (existing) {
     await deps.store.groups.setTransportGroupId(existing.id, transportGroupId);
     return { ...existing, transportGroupId };
@@ -212,7 +213,7 @@ async function adoptTransportGroup(
 export type TransportReceiveOutcome = (ReceiveOutcome & { routed: true }) | { routed: false; created: boolean };
 
 /** Kept for the operator: no account owns the line, and guessing one would hand a person's message to a stranger. */
-async function keepUnrouted(deps: ServiceDeps, input: TransportInbound): Promise<TransportReceiveOutcome> {
+async function keepUnrouted(deps: ServiceDeps, input: TransportInbound, why: string): Promise<TransportReceiveOutcome> {
   const created = await deps.store.unrouted.insert({
     transportHandle: input.transportHandle ?? null,
     fromNumber: input.from,
@@ -225,26 +226,37 @@ async function keepUnrouted(deps: ServiceDeps, input: TransportInbound): Promise
     source: input.source,
     receivedAt: deps.clock.now(),
   });
-  if (created) deps.log.warn({ to: input.toNumber, source: input.source }, 'inbound message for a line no account owns: kept as unrouted');
+  if (created) deps.log.warn({ to: input.toNumber, source: input.source }, why);
   return { routed: false, created };
+}
+
+/** The message with every number in E.164; undefined when one of them has no reading as a number. */
+function normalisedNumbers(input: TransportInbound): TransportInbound | undefined {
+  const from = normalisePhoneSpelling(input.from);
+  const toNumber = normalisePhoneSpelling(input.toNumber);
+  const participants = input.participants?.map(normalisePhoneSpelling);
+  if (from === undefined || toNumber === undefined || participants?.includes(undefined)) return undefined;
+  return { ...input, from, toNumber, participants: participants as string[] | undefined };
 }
 
 /**
  * Stores an inbound message delivered by a transport. It belongs to the account that owns the
  * line it arrived on (a line has one owner), and a group message to that account's group with the
  * transport's group id; a message to a line nobody owns (among the reporting provider account's
- * tenants, when a provider account reports it) is kept as unrouted.
+ * tenants, when a provider account reports it), or with a number that cannot be read, is kept as unrouted.
  */
 export async function receiveFromTransport(
   deps: ServiceDeps,
-  input: TransportInbound,
+  reported: TransportInbound,
   options: WriteOptions = {},
 ): Promise<TransportReceiveOutcome> {
+  const input = normalisedNumbers(reported);
   const outcome = await inWriteTransaction(deps, options, async (deps) => {
+    if (!input) return keepUnrouted(deps, reported, 'inbound message with a number that cannot be read: kept as unrouted');
     const owner = await deps.store.accounts.findByServiceNumber(input.toNumber);
     // To a provider account, another provider account's tenant's line is a line no account owns.
     const account = owner && reportedByItsProvider(deps, owner, input.reportedBy) ? owner : undefined;
-    if (!account) return keepUnrouted(deps, input);
+    if (!account) return keepUnrouted(deps, input, 'inbound message for a line no account owns: kept as unrouted');
     const { transportGroupId } = input;
     const knownGroup = transportGroupId ? await deps.store.groups.findByTransportGroupId(account.id, transportGroupId) : undefined;
     const group =

@@ -127,12 +127,17 @@ async function notApplied(
   reason: NotAppliedReason,
   now: number,
 ): Promise<RecordOutcome> {
-  const inserted = await insertEvent(deps, {
+  const event = {
     messageHandle: message.handle,
     status: report.status,
     errorCode: report.errorCode ?? null,
     errorMessage: report.errorMessage ?? null,
     source: report.source,
+  };
+  // Without an id of its own, a report the history holds already is that event again: counted, not kept twice.
+  if (!report.sourceEventId && (await deps.store.messages.countRepeat(event))) return 'not_applied';
+  const inserted = await insertEvent(deps, {
+    ...event,
     sourceEventId: report.sourceEventId ?? null,
     applied: false,
     implied: false,

@@ -118,12 +118,12 @@ async function storeGroupMessage(
       await requireOwnReplyTarget(deps, account, input);
       const now = deps.clock.now();
       // Checked before the group is found or created: a refused send writes nothing, not even rolled-back rows.
-      const ownLine = input.fromNumber === undefined ? undefined : await requireOwnLine(deps, account, input.fromNumber);
+      if (input.fromNumber !== undefined) await requireOwnLine(deps, account, input.fromNumber);
       // Opted-out people are refused before a group of them would be created; a group_id's members once it is read.
       for (const number of input.numbers ?? []) await refuseIfOptedOut(deps, account.id, number);
       const { group, members } = await resolveGroupForSend(deps, account, input, now);
       if (input.numbers === undefined) for (const member of members) await refuseIfOptedOut(deps, account.id, member);
-      const lineNumber = ownLine ?? group.lineNumber;
+      const { lineNumber } = group;
       const message = await insertQueuedMessage(
         deps,
         account,

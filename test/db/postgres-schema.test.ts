@@ -53,7 +53,6 @@ function shapeOf(
  */
 const POSTGRES_ONLY: Record<string, { columns?: string[]; indexes?: string[] }> = {
   status_events: { columns: ['seq', 'writtenBy'], indexes: ['status_events_seq_uq', 'status_events_written_idx'] },
-  account_events: { columns: ['writtenBy'] },
   idempotency_keys: { indexes: ['idempotency_keys_created_idx'] },
   inbox_sessions: { indexes: ['inbox_sessions_expires_idx'] },
 };

@@ -202,15 +202,52 @@ describe('POST /webhooks/receive, groups', () => {
   });
 });
 
+describe('POST /webhooks/receive, numbers as the transport spells them', () => {
+  it.each<[string, (line: string) => [string, string]]>([
+    ['digits with the country code but no "+"', (line) => [line.slice(1), '14155550100']],
+    [
+      'separators and a national number',
+      (line) => [`+${line.slice(1, 2)} (${line.slice(2, 5)}) ${line.slice(5, 8)}-${line.slice(8)}`, '(415) 555-0100'],
+    ],
+    ['the international prefix 00', (line) => [`00${line.slice(1)}`, '00 1 415 555 0100']],
+  ])('stores a message whose numbers are written as %s under their E.164 form', async (_, spell) => {
+    const { t, account, line } = await setup();
+    const [toNumber, from] = spell(line);
+    await expectOk(t, inbound('up-spelt', from, toNumber, { content: 'spelt' }));
+    const [message, ...rest] = await listMessages(t, account);
+    expect(rest).toEqual([]);
+    expect(message, show(message)).toMatchObject({ content: 'spelt', number: ALICE, to_number: line, is_outbound: false });
+  });
+
+  it('normalises the participants of a group message, finding the group of those people', async () => {
+    const { t, account, line } = await setup();
+    const sent = await sendGroup(t, account, { numbers: [ALICE, BOB] });
+    const participants = [ALICE.slice(1), BOB.slice(1), line.slice(1)];
+    await expectOk(t, inbound('up-spelt-group', ALICE.slice(1), line.slice(1), { group_id: 'up-spelt', participants }));
+    expect((await listGroup(t, account, sent.group_id)).map((m) => m.is_outbound)).toEqual([false, true]);
+  });
+
+  it.each<[string, (line: string) => unknown]>([
+    ['a to_number that is no number', () => inbound('x', ALICE, 'our line')],
+    ['a sender that is no number', (line) => inbound('x', 'sender', line)],
+    ['a short-code sender', (line) => inbound('x', '911', line)],
+    ['a participant that is no number', (line) => inbound('x', ALICE, line, { group_id: 'g', participants: [ALICE, 'bob'] })],
+  ])('keeps a message with %s as unrouted (202), in no account', async (_, body) => {
+    const { t, account, line } = await setup();
+    const before = await rowCounts(t);
+    const reply = await receive(t, body(line));
+    expect(reply.status, show(reply.body)).toBe(202);
+    expect(await rowCounts(t), 'only the unrouted table grew').toEqual({ ...before, unrouted_inbound: before.unrouted_inbound! + 1 });
+    expect(await listMessages(t, account)).toEqual([]);
+  });
+});
+
 describe('POST /webhooks/receive, bad payloads', () => {
   it.each<[string, (line: string) => unknown]>([
     ['no sender', (line) => ({ message_handle: 'x', to_number: line, content: 'hi' })],
     ['no to_number', () => ({ message_handle: 'x', number: ALICE, content: 'hi' })],
     ['no message_handle', (line) => ({ number: ALICE, to_number: line, content: 'hi' })],
     ['neither content nor media_url', (line) => inbound('x', ALICE, line, { content: '' })],
-    ['a sender that is not E.164', (line) => inbound('x', '4155550100', line)],
-    ['a short-code sender', (line) => inbound('x', '911', line)],
-    ['a participant that is not a number', (line) => inbound('x', ALICE, line, { group_id: 'g', participants: [ALICE, 'bob'] })],
     ['an unknown service', (line) => inbound('x', ALICE, line, { service: 'RCS' })],
     ['a media_url that is not a URL', (line) => inbound('x', ALICE, line, { media_url: 'cat.png' })],
     ['a number as content', (line) => inbound('x', ALICE, line, { content: 42 })],

@@ -110,6 +110,30 @@ describe('POST /webhooks/status', () => {
     expect(await callbackStatuses(t, handle)).toEqual(['QUEUED', 'SENT']);
   });
 
+  it('keeps one history row per event reported again without webhook-id, counting the repeats', async () => {
+    const { t, account } = await setup();
+    const handle = await handedOver(t, account, 'up-noisy-50');
+    for (let i = 0; i < 50; i++) expect((await report(t, 'up-noisy-50', 'DELIVERED')).status).toBe(200);
+    await report(t, 'up-noisy-50', 'SENT');
+    await report(t, 'up-noisy-50', 'SENT');
+    await report(t, 'up-noisy-50', 'ERROR', { error_code: 10002, error_message: 'Not confirmed' });
+    await report(t, 'up-noisy-50', 'ERROR', { error_code: 10002, error_message: 'Not confirmed' });
+    await report(t, 'up-noisy-50', 'ERROR', { error_code: 10002, error_message: 'Blocked' });
+
+    const status = await t.call('GET', `/api/status?handle=${handle}&history=1`, account);
+    expect(status.status, show(status.body)).toBe(200);
+    const history = (status.body.history as any[]).map((e) => [e.status, e.applied, e.implied, e.error_message, e.repeats]);
+    expect(history, show(history)).toEqual([
+      ['QUEUED', true, false, null, 0],
+      ['SENT', true, true, null, 0],
+      ['DELIVERED', true, false, null, 49],
+      ['SENT', false, false, null, 1],
+      ['ERROR', false, false, 'Not confirmed', 1],
+      ['ERROR', false, false, 'Blocked', 0],
+    ]);
+    expect(await callbackStatuses(t, handle)).toEqual(['QUEUED', 'SENT', 'DELIVERED']);
+  });
+
   it('turns DELIVERED before SENT into SENT (implied) then DELIVERED; the late SENT is not applied', async () => {
     const { t, account } = await setup();
     const handle = await handedOver(t, account, 'up-noisy');

@@ -207,6 +207,34 @@ describe('GET /api/v2/events', () => {
     expect(events.map((event) => event.data.message_handle ?? event.type)).toEqual(['line.assigned', 'line.assigned', 'mine']);
   });
 
+  it('numbers each account’s events on their own, 1, 2, 3... whatever other accounts do, and resumes by those numbers', async () => {
+    await start();
+    const mine = await t.createAccount();
+    const theirs = await t.createAccount();
+    for (let round = 0; round < 5; round++) {
+      await write(mine, 'message.received', { message_handle: `mine ${round}` });
+      await write(theirs, 'message.received', { message_handle: `theirs ${round}` });
+      await write(theirs, 'message.received', { message_handle: `theirs ${round} again` });
+    }
+    const numbers = (count: number) => Array.from({ length: count }, (_, index) => String(index + 1));
+    for (const [account, count] of [
+      [mine, mine.numbers.length + 5],
+      [theirs, theirs.numbers.length + 10],
+    ] as const) {
+      const stream = await open(account, '', { 'last-event-id': '0' });
+      expect((await stream.events(count)).map((event) => event.id)).toEqual(numbers(count));
+      stream.close();
+    }
+    const last = theirs.numbers.length + 10;
+    const resumed = await open(theirs, '', { 'last-event-id': String(last - 2) });
+    expect((await resumed.events(2)).map((event) => [event.id, event.data.message_handle])).toEqual([
+      [String(last - 1), 'theirs 4'],
+      [String(last), 'theirs 4 again'],
+    ]);
+    await write(theirs, 'message.received', { message_handle: 'later' });
+    expect((await resumed.events(1)).map((event) => [event.id, event.data.message_handle])).toEqual([[String(last + 1), 'later']]);
+  });
+
   it('sends `: ping` heartbeats', async () => {
     await start({ heartbeatMs: 20 });
     const stream = await open(await t.createAccount());

@@ -150,7 +150,7 @@ export const groups = pgTable(
     updatedAt: bigint({ mode: 'number' }).notNull(),
   },
   (t) => [
-    uniqueIndex('groups_account_members_uq').on(t.accountId, t.memberKey),
+    uniqueIndex('groups_account_members_line_uq').on(t.accountId, t.memberKey, t.lineNumber),
     uniqueIndex('groups_account_transport_group_uq').on(t.accountId, t.transportGroupId).where(sql`transport_group_id is not null`),
     index('groups_line_idx').on(t.lineNumber),
   ],
@@ -226,6 +226,7 @@ export const statusEvents = pgTable(
     implied: boolean().notNull().default(false),
     notAppliedReason: text(),
     receivedAt: bigint({ mode: 'number' }).notNull(),
+    repeats: bigint({ mode: 'number' }).notNull().default(0),
     /** Insertion order, where SQLite has rowid: a message's events of one millisecond, and where `tail` stands. */
     seq: bigserial({ mode: 'number' }).notNull(),
     writtenBy: writingTransaction(),
@@ -402,14 +403,20 @@ export const accountEvents = pgTable(
     accountId: text()
       .notNull()
       .references(() => accounts.id),
+    seq: bigint({ mode: 'number' }).notNull(),
     type: text().notNull(),
     data: text().notNull(),
     occurredAt: bigint({ mode: 'number' }).notNull(),
-    writtenBy: writingTransaction(),
   },
-  // A stream reads the account's final events in (transaction, id) order (queries/account-events.ts).
-  (t) => [index('account_events_account_idx').on(t.accountId, t.writtenBy, t.id)],
+  (t) => [uniqueIndex('account_events_account_seq_uq').on(t.accountId, t.seq)],
 );
+
+export const accountEventCounters = pgTable('account_event_counters', {
+  accountId: text()
+    .primaryKey()
+    .references(() => accounts.id),
+  lastSeq: bigint({ mode: 'number' }).notNull(),
+});
 
 export const mediaObjects = pgTable(
   'media_objects',

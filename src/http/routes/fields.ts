@@ -2,7 +2,7 @@ import { z } from '@hono/zod-openapi';
 import { DEFAULT_PAGE_SIZE, MAX_OFFSET, MAX_PAGE_SIZE } from '../../domain/limits.ts';
 import { isHttpUrl } from '../../domain/media-url.ts';
 import { checkPhoneNumber } from '../../domain/phone.ts';
-import { mediaUrl, phoneNumber, SENDER_EXPECTED } from '../../services/message-input.ts';
+import { mediaUrl, phoneNumber } from '../../services/message-input.ts';
 
 /** The fields several resources share, documented: each resource's schemas.ts builds on them. */
 
@@ -12,8 +12,6 @@ const PHONE_DOCS = { type: 'string', example: '+14155550100', description: 'E.16
 export const RecipientNumber = phoneNumber({ blacklistIsItsOwnError: true }).openapi(PHONE_DOCS);
 /** Someone who wrote or is stored: a blacklisted-looking number is just an invalid one. */
 export const PlainNumber = phoneNumber({ blacklistIsItsOwnError: false }).openapi(PHONE_DOCS);
-/** Who wrote an inbound message: its problem is said in inbound words. */
-export const SenderNumber = phoneNumber({ blacklistIsItsOwnError: false, expected: SENDER_EXPECTED }).openapi(PHONE_DOCS);
 /** A v1 contact's number: the spec answers exactly "Invalid phone number". */
 export const ContactNumber = phoneNumber({ blacklistIsItsOwnError: false, invalidMessage: 'Invalid phone number' }).openapi(PHONE_DOCS);
 

@@ -70,11 +70,13 @@ describe('with several writers', () => {
     const startId = await streamStart(one, ACCOUNT, undefined);
     const early = heldTransaction(twins.connect(1));
     await appendAccountEvent(await early.tx, 'early');
-    await appendAccountEvent(twins.pg, 'late');
+    // The account's next number waits for the commit of the one given out before it.
+    const late = appendAccountEvent(twins.pg, 'late');
 
     const before = await streamFrom(one, startId);
     expect(before.seen).toEqual([]);
     await early.commit();
+    await late;
     // The client reconnects to the other instance with Last-Event-ID.
     const resumed = await streamFrom(other, await streamStart(other, ACCOUNT, String(before.afterId)));
     expect(resumed.seen).toEqual(['early', 'late']);

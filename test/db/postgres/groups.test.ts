@@ -50,6 +50,19 @@ describe('the PostgreSQL group queries', () => {
     expect(await expectSame((g) => g.members('grp_new'))).toEqual([BOB, CAROL]);
   });
 
+  it('keep one group of a set per line, finding it on a line or the oldest on any', async () => {
+    const SECOND_LINE = '+15550000003';
+    await twins.seed('service_numbers', [{ number: SECOND_LINE, accountId: ACCOUNT, createdAt: T0 }]);
+    await both((g) => g.insert({ ...group, id: 'grp_later', lineNumber: SECOND_LINE, createdAt: T0 + 5 }, [BOB, CAROL]));
+    await both((g) => g.insert(group, [CAROL, BOB]));
+    const key = `${BOB},${CAROL}`;
+    expect((await expectSame((g) => g.findByMemberKey(ACCOUNT, key, SECOND_LINE)))?.id).toBe('grp_later');
+    expect((await expectSame((g) => g.findByMemberKey(ACCOUNT, key, LINE)))?.id).toBe('grp_new');
+    expect((await expectSame((g) => g.findByMemberKey(ACCOUNT, key)))?.id).toBe('grp_new');
+    expect(() => twins.sqlite.groups.insert({ ...group, id: 'grp_twin' }, [BOB, CAROL])).toThrow(/UNIQUE/);
+    await expect(pg.insert({ ...group, id: 'grp_twin' }, [BOB, CAROL])).rejects.toMatchObject({ cause: { code: '23505' } });
+  });
+
   it('change members, key, name and photo as SQLite does', async () => {
     await both((g) => g.insert(group, [BOB, CAROL]));
     await both((g) => g.addMember('grp_new', '+14155550150', `${BOB},${CAROL},+14155550150`, T0 + 1));

@@ -171,6 +171,24 @@ describe('the PostgreSQL message queries', () => {
       expect(await expectSame((m) => m.sourceEventSeen('up', 'w2'))).toBe(false);
     });
 
+    it('count a repeated report on the event with the same status, error and source, never on an implied one', async () => {
+      await both((m) => m.insertStatusEvent(event({ id: 'evt_q' })));
+      await both((m) => m.insertStatusEvent(event({ id: 'evt_s', status: 'SENT', source: 'up', implied: true })));
+      await both((m) => m.insertStatusEvent(event({ id: 'evt_e', status: 'ERROR', source: 'up', errorCode: 10002, applied: false })));
+      const same = { messageHandle: 'h-1', source: 'up', errorMessage: null };
+      expect(await expectSame((m) => m.countRepeat({ ...same, status: 'SENT', errorCode: null }))).toBe(false);
+      expect(await expectSame((m) => m.countRepeat({ ...same, status: 'ERROR', errorCode: 10001 }))).toBe(false);
+      expect(await expectSame((m) => m.countRepeat({ ...same, status: 'ERROR', errorCode: 10002 }))).toBe(true);
+      expect(await expectSame((m) => m.countRepeat({ ...same, status: 'ERROR', errorCode: 10002 }))).toBe(true);
+      expect(await expectSame((m) => m.countRepeat({ ...same, source: 'api', status: 'QUEUED', errorCode: null }))).toBe(true);
+      const history = await expectSame((m) => m.history('h-1'));
+      expect(history.map((row) => [row.id, row.repeats])).toEqual([
+        ['evt_q', 1],
+        ['evt_s', 0],
+        ['evt_e', 2],
+      ]);
+    });
+
     it('give the history in arrival order, an implied step before the step that implied it', async () => {
       // Ids are time-ordered UUIDs, random within a millisecond: here they sort against arrival.
       const arrivals = [

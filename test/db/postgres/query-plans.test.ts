@@ -50,8 +50,8 @@ beforeEach(async () => {
       select '${ACCOUNT}', 'k-' || i, 'h', 200, '{}', ${T0} + i from generate_series(1, ${ROWS}) i;
     insert into inbox_sessions (token_hash, account_id, api_secret_hash, created_at, expires_at)
       select 'tok-' || i, '${ACCOUNT}', 'h', ${T0}, ${T0} + i from generate_series(1, ${ROWS}) i;
-    insert into account_events (account_id, type, data, occurred_at)
-      select '${ACCOUNT}', 'message.updated', '{}', ${T0} + i from generate_series(1, ${ROWS}) i;
+    insert into account_events (account_id, seq, type, data, occurred_at)
+      select '${ACCOUNT}', i, 'message.updated', '{}', ${T0} + i from generate_series(1, ${ROWS}) i;
     insert into webhook_deliveries (webhook_id, account_id, message_handle, event_type, url, payload, state, next_attempt_at, created_at, updated_at, completed_at)
       select 'msg_' || i, '${ACCOUNT}', 'h-' || i, 'message.status', 'https://a.test/cb', '{}',
         case when i > ${ROWS - 10} then 'pending' else 'delivered' end, ${T0} + i, ${T0} + i, ${T0} + i,

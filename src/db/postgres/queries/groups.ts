@@ -9,12 +9,16 @@ export function groupQueries(db: PgDb) {
   }
 
   return {
-    async findByMemberKey(accountId: string, memberKey: string): Promise<GroupRow | undefined> {
+    /** The account's group of this set of people on `lineNumber`; without a line, the oldest on any. */
+    async findByMemberKey(accountId: string, memberKey: string, lineNumber?: string): Promise<GroupRow | undefined> {
+      const onLine = lineNumber === undefined ? undefined : eq(groups.lineNumber, lineNumber);
       return first(
         db
           .select()
           .from(groups)
-          .where(and(eq(groups.accountId, accountId), eq(groups.memberKey, memberKey))),
+          .where(and(eq(groups.accountId, accountId), eq(groups.memberKey, memberKey), onLine))
+          .orderBy(asc(groups.createdAt), asc(groups.id))
+          .limit(1),
       );
     },
     /** Whether a message to the group is still waiting for its hand-over to the transport. */

@@ -1,7 +1,13 @@
 import { and, desc, eq, gt, gte, inArray, isNull, ne, type SQL, sql } from 'drizzle-orm';
 import { unionAll } from 'drizzle-orm/pg-core';
 import type { MessageRow, StatusEventRow } from '../../rows.ts';
-import type { MessageInsert, MessageListFilter, StatusEventInsert, StatusUpdate } from '../../sqlite/queries/messages.ts';
+import type {
+  MessageInsert,
+  MessageListFilter,
+  StatusEventIdentity,
+  StatusEventInsert,
+  StatusUpdate,
+} from '../../sqlite/queries/messages.ts';
 import type { PgDb } from '../db.ts';
 import { groupMembers, groups, messages, statusEvents } from '../schema.ts';
 import { arrivalOrder, statusEventRowColumns } from './status-event-order.ts';
@@ -138,6 +144,30 @@ export function messageQueries(db: PgDb) {
         .where(and(eq(statusEvents.source, source), eq(statusEvents.sourceEventId, sourceEventId)))
         .limit(1);
       return seen !== undefined;
+    },
+    /** Counts one more report of an event the message's history holds; false when it holds none such. */
+    async countRepeat(event: StatusEventIdentity): Promise<boolean> {
+      const e = statusEvents;
+      const same = db
+        .select({ id: e.id })
+        .from(e)
+        .where(
+          and(
+            eq(e.messageHandle, event.messageHandle),
+            eq(e.source, event.source),
+            eq(e.status, event.status),
+            eq(e.implied, false),
+            sql`${e.errorCode} is not distinct from ${event.errorCode}::bigint`,
+            sql`${e.errorMessage} is not distinct from ${event.errorMessage}::text`,
+          ),
+        )
+        .limit(1);
+      const counted = await db
+        .update(e)
+        .set({ repeats: sql`${e.repeats} + 1` })
+        .where(eq(e.id, same))
+        .returning({ id: e.id });
+      return counted.length === 1;
     },
     /** The message's events in arrival order (status_events_handle_idx). */
     async history(handle: string): Promise<StatusEventRow[]> {

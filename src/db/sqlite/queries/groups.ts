@@ -4,11 +4,13 @@ import { groupMembers, groups, messages } from '../../schema.ts';
 import type { Db } from '../connection.ts';
 
 export function groupQueries(db: Db) {
-  const byMembers = db
+  const ofMembers = and(eq(groups.accountId, sql.placeholder('accountId')), eq(groups.memberKey, sql.placeholder('memberKey')));
+  const byMembersOnLine = db
     .select()
     .from(groups)
-    .where(and(eq(groups.accountId, sql.placeholder('accountId')), eq(groups.memberKey, sql.placeholder('memberKey'))))
+    .where(and(ofMembers, eq(groups.lineNumber, sql.placeholder('lineNumber'))))
     .prepare();
+  const oldestByMembers = db.select().from(groups).where(ofMembers).orderBy(asc(groups.createdAt), asc(groups.id)).prepare();
   const byId = db
     .select()
     .from(groups)
@@ -22,8 +24,11 @@ export function groupQueries(db: Db) {
     .prepare();
 
   return {
-    findByMemberKey(accountId: string, memberKey: string): GroupRow | undefined {
-      return byMembers.get({ accountId, memberKey });
+    /** The account's group of this set of people on `lineNumber`; without a line, the oldest on any. */
+    findByMemberKey(accountId: string, memberKey: string, lineNumber?: string): GroupRow | undefined {
+      return lineNumber === undefined
+        ? oldestByMembers.get({ accountId, memberKey })
+        : byMembersOnLine.get({ accountId, memberKey, lineNumber });
     },
     /** Whether a message to the group is still waiting for its hand-over to the transport. */
     awaitingHandover(accountId: string, groupId: string): boolean {

@@ -27,7 +27,9 @@ export type MessageInsert = Omit<NewMessageRow, 'id' | OptionalColumn> & Partial
 /** What a status change writes onto the message. */
 export type StatusUpdate = Pick<MessageRow, 'status' | 'errorCode' | 'errorMessage' | 'wasDowngraded' | 'dateUpdated'>;
 
-export type StatusEventInsert = Omit<StatusEventRow, 'sourceEventId'> & { sourceEventId?: string | null };
+export type StatusEventInsert = Omit<StatusEventRow, 'sourceEventId' | 'repeats'> & { sourceEventId?: string | null };
+/** What makes two reports of a message the same event, when the reporter gives them no id. */
+export type StatusEventIdentity = Pick<StatusEventRow, 'messageHandle' | 'source' | 'status' | 'errorCode' | 'errorMessage'>;
 
 /** Every column of `messages` in drizzle's order, the order messageFromValues reads. */
 const MESSAGE_ROW = Object.keys(getTableColumns(messages)).map(toSnakeCase).join(', ');
@@ -87,6 +89,11 @@ export function messageWrites(db: Db) {
   // Once per send, when the transport accepted it.
   const markHandedOver = client.prepare('update messages set transport_handle = ?, handed_over_at = ? where id = ?');
   const sourceEventSeen = client.prepare('select 1 from status_events where source = ? and source_event_id = ?').pluck();
+  // An implied event was never reported: a report of its status is news, not a repeat.
+  const countRepeat = client.prepare(`
+    update status_events set repeats = repeats + 1 where rowid = (
+      select rowid from status_events
+      where message_handle = ? and source = ? and status = +? and error_code is ? and error_message is ? and not implied limit 1)`);
 
   return {
     insert(row: MessageInsert): MessageRow {
@@ -158,6 +165,10 @@ export function messageWrites(db: Db) {
     },
     sourceEventSeen(source: string, sourceEventId: string): boolean {
       return sourceEventSeen.get(source, sourceEventId) !== undefined;
+    },
+    /** Counts one more report of an event the message's history holds; false when it holds none such. */
+    countRepeat(event: StatusEventIdentity): boolean {
+      return countRepeat.run(event.messageHandle, event.source, event.status, event.errorCode, event.errorMessage).changes === 1;
     },
   };
 }

@@ -8,7 +8,7 @@ import { unplannedParam } from '../placeholders.ts';
 import { prepareMessageRows } from './message-values.ts';
 import { messageWrites } from './message-writes.ts';
 
-export type { MessageInsert, StatusEventInsert, StatusUpdate } from './message-writes.ts';
+export type { MessageInsert, StatusEventIdentity, StatusEventInsert, StatusUpdate } from './message-writes.ts';
 
 /** Listing by number merges one index search per group up to this many groups (SQLite allows 500 compound terms). */
 const MAX_MERGED_GROUPS = 400;
@@ -152,6 +152,7 @@ export function messageQueries(db: Db) {
     /** False when a unique index says the event is already recorded. */
     insertStatusEvent: writes.insertStatusEvent,
     sourceEventSeen: writes.sourceEventSeen,
+    countRepeat: writes.countRepeat,
     history(handle: string): StatusEventRow[] {
       return history.all({ handle });
     },

@@ -3,7 +3,7 @@ import { isHttpUrl } from '../../../domain/media-url.ts';
 import { type MessageStatus, PROGRESS_ORDER } from '../../../domain/status.ts';
 import type { InboundService } from '../../../domain/webhook-payloads.ts';
 import { headerParam } from '../../header-param.ts';
-import { PlainNumber, SenderNumber } from '../fields.ts';
+import { PlainNumber } from '../fields.ts';
 
 /** Inbound text comes from phones, not from our API: a blacklisted-looking sender is just an invalid one here. */
 const Phone = PlainNumber;
@@ -40,18 +40,27 @@ const InboundMediaUrl = z.string().refine((value) => value === '' || isHttpUrl(v
   message: 'media_url must be an absolute http or https URL',
 });
 
+/**
+ * A number of an inbound message, as the transport spells it: normalised by the service, and kept
+ * as unrouted when it cannot be read, for a refused message may never be sent again.
+ */
+const InboundNumber = z
+  .string()
+  .max(100)
+  .openapi({ type: 'string', example: '+14155550100', description: 'Phone number, E.164 or any spelling of one' });
+
 /** The receive webhook (contract section 4b); fields not listed are ignored. */
 export const ReceiveWebhookBody = z
   .object({
     message_handle: Handle,
-    number: SenderNumber.optional(),
-    from_number: SenderNumber.optional(),
-    to_number: Phone,
+    number: InboundNumber.optional(),
+    from_number: InboundNumber.optional(),
+    to_number: InboundNumber,
     // Not capped like sends: the message already exists on the phone network, refusing it would lose it.
     content: z.string().optional(),
     media_url: InboundMediaUrl.optional(),
     group_id: z.string().max(200).optional(),
-    participants: z.array(Phone).max(100).optional(),
+    participants: z.array(InboundNumber).max(100).optional(),
     service: z.enum(['iMessage', 'SMS']).optional(),
     was_downgraded: z.boolean().nullable().optional(),
   })

@@ -53,6 +53,7 @@ export const StatusEvent = z.object({
   error_message: z.string().nullable(),
   source: z.string(),
   received_at: z.string(),
+  repeats: z.number().int().openapi({ description: 'How many times the same report, without an event id, came again after this one' }),
 });
 
 export const MessageWithHistory = Message.extend({ history: z.array(StatusEvent).optional() }).openapi('MessageWithHistory');
