@@ -54,11 +54,12 @@ export type CallOptions = {
 
 export type Download = { contentType: string; bytes: Buffer };
 
-/** Replaces every occurrence of the password (raw or URL-encoded) in text bound for a log or an error message. */
+/** Replaces every occurrence of the password (raw or encoded either way) in text bound for a log or an error message. */
 export function redactPassword(text: string, password: string): string {
   if (password === '') return text;
   let redacted = text;
-  for (const form of new Set([password, encodeURIComponent(password)])) redacted = redacted.split(form).join('[redacted]');
+  const queryForm = new URLSearchParams({ guid: password }).toString().slice('guid='.length);
+  for (const form of new Set([password, encodeURIComponent(password), queryForm])) redacted = redacted.split(form).join('[redacted]');
   return redacted;
 }
 
