@@ -508,3 +508,15 @@ export const mediaObjects = sqliteTable(
   },
   (t) => [index('media_objects_account_idx').on(t.accountId, t.createdAt)],
 );
+
+/** What a carrier keeps across restarts (its webhook secret, how far it has read back), one value per (carrier, key). */
+export const carrierState = sqliteTable(
+  'carrier_state',
+  {
+    carrier: text().notNull(),
+    key: text().notNull(),
+    value: text().notNull(),
+    updatedAt: integer().notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.carrier, t.key] })],
+);
