@@ -42,6 +42,7 @@ const BACKEND_AGNOSTIC = [
   'test/services/receive-inbound.test.ts',
   'test/services/validation-messages.test.ts',
   'test/security/auth-matrix.test.ts',
+  'test/transports/bluebubbles/carrier.test.ts',
 ];
 
 export default defineConfig({

@@ -86,8 +86,8 @@ export function createBlueBubblesCarrier(deps: ServiceDeps, options: BlueBubbles
   }
 
   /** One pass: the server's state (Private API), our webhook, then what webhooks missed. */
-  async function refresh(): Promise<void> {
-    info = (await checkServer(deps, client)) ?? info;
+  async function refresh(announce = false): Promise<void> {
+    info = (await checkServer(deps, client, announce || info === undefined)) ?? info;
     health.privateApi = privateApi();
     if (!info) {
       health.reachable = false;
@@ -123,7 +123,7 @@ export function createBlueBubblesCarrier(deps: ServiceDeps, options: BlueBubbles
     async start(): Promise<void> {
       secret = await webhookSecret(deps);
       try {
-        await refresh();
+        await refresh(true);
       } catch (error) {
         if (error instanceof StartupError) throw error;
         failed(error);

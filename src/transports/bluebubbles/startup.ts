@@ -11,14 +11,14 @@ export const INGEST_PATH = '/webhooks/carriers/bluebubbles';
 const SECRET_KEY = 'webhook_secret';
 
 /**
- * Ping and server/info: a wrong password stops the start with one line; an unreachable server
- * does not (the Mac may be asleep), sends then wait for it.
+ * Ping and server/info (logged when `announce`): a wrong password stops the start with one line;
+ * an unreachable server does not (the Mac may be asleep), sends then wait for it.
  */
-export async function checkServer(deps: ServiceDeps, client: BlueBubblesClient): Promise<BbServerInfo | undefined> {
+export async function checkServer(deps: ServiceDeps, client: BlueBubblesClient, announce: boolean): Promise<BbServerInfo | undefined> {
   try {
     await client.call('GET', '/ping');
     const info = BbServerInfo.parse(await client.call('GET', '/server/info'));
-    deps.log.info(
+    if (announce) deps.log.info(
       {
         macosVersion: info.os_version,
         serverVersion: info.server_version,
