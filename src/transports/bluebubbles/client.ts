@@ -76,11 +76,12 @@ function textOf(value: unknown): string | undefined {
 }
 
 /** Reads an answer's envelope; the docs put the error text in `error.error`, the source in `error.message`. */
-export function envelopeError(status: number, body: unknown): BlueBubblesError {
+export function envelopeError(status: number, body: unknown, redact: (text: string) => string): BlueBubblesError {
   const envelope = (typeof body === 'object' && body !== null ? body : {}) as Record<string, unknown>;
   const error = (typeof envelope.error === 'object' && envelope.error !== null ? envelope.error : {}) as Record<string, unknown>;
-  const summary = textOf(envelope.message) ?? `HTTP ${status}`;
-  const detail = textOf(error.message) ?? textOf(error.error);
+  const summary = redact(textOf(envelope.message) ?? `HTTP ${status}`);
+  const said = textOf(error.message) ?? textOf(error.error);
+  const detail = said === undefined ? undefined : redact(said);
   return new BlueBubblesError(status, summary, detail, textOf(error.type), envelope.data ?? null);
 }
 
@@ -136,18 +137,14 @@ export function createBlueBubblesClient(options: BlueBubblesClientOptions) {
     }
     const body = parseJson(text);
     if (answer.statusCode >= 200 && answer.statusCode < 300) return (body as { data?: unknown } | undefined)?.data ?? null;
-    const failure = envelopeError(answer.statusCode, body);
-    failure.message = redact(failure.message);
-    throw failure;
+    throw envelopeError(answer.statusCode, body, redact);
   }
 
   /** A file (an attachment, a group icon): its bytes and type, or the error envelope. */
   async function download(path: string, query?: CallOptions['query']): Promise<Download> {
     const answer = await raw('GET', path, { query, slow: true });
     if (answer.statusCode < 200 || answer.statusCode > 299) {
-      const failure = envelopeError(answer.statusCode, parseJson(await answer.body.text()));
-      failure.message = redact(failure.message);
-      throw failure;
+      throw envelopeError(answer.statusCode, parseJson(await answer.body.text()), redact);
     }
     const type = answer.headers['content-type'];
     const bytes = Buffer.from(await answer.body.arrayBuffer());

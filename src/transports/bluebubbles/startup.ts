@@ -18,16 +18,17 @@ export async function checkServer(deps: ServiceDeps, client: BlueBubblesClient, 
   try {
     await client.call('GET', '/ping');
     const info = BbServerInfo.parse(await client.call('GET', '/server/info'));
-    if (announce) deps.log.info(
-      {
-        macosVersion: info.os_version,
-        serverVersion: info.server_version,
-        privateApi: info.private_api ?? false,
-        helperConnected: info.helper_connected ?? false,
-        imessageAccount: info.detected_imessage || null,
-      },
-      `BlueBubbles ${info.server_version ?? ''} on macOS ${info.os_version ?? '?'}: Private API ${info.private_api ? (info.helper_connected ? 'connected' : 'enabled, helper not connected') : 'off'}`,
-    );
+    if (announce)
+      deps.log.info(
+        {
+          macosVersion: info.os_version,
+          serverVersion: info.server_version,
+          privateApi: info.private_api ?? false,
+          helperConnected: info.helper_connected ?? false,
+          imessageAccount: info.detected_imessage || null,
+        },
+        `BlueBubbles ${info.server_version ?? ''} on macOS ${info.os_version ?? '?'}: Private API ${info.private_api ? (info.helper_connected ? 'connected' : 'enabled, helper not connected') : 'off'}`,
+      );
     return info;
   } catch (error) {
     if (error instanceof BlueBubblesError && error.status === 401)

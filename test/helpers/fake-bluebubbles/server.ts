@@ -13,7 +13,8 @@ export type SendFault =
   | { kind: 'error'; code: number }
   | { kind: 'unknown'; delayMs: number; sent: boolean }
   | { kind: 'helperDown' }
-  | { kind: 'serverError' };
+  | { kind: 'serverError' }
+  | { kind: 'proxyError' };
 
 const PRIVATE_API_FIELDS = ['subject', 'effectId', 'selectedMessageGuid'];
 const EVENTS = [
@@ -71,6 +72,8 @@ export async function startFakeBlueBubbles(options: { password?: string; port?: 
       const fault = faults.shift();
       if (fault?.kind === 'helperDown')
         return { answer: fail(c, 500, 'Message Send Error', 'iMessage Error', 'iMessage Private API Helper is not connected!') };
+      // A tunnel or proxy in front of the Mac answering with the URL it could not route, password included.
+      if (fault?.kind === 'proxyError') return { answer: c.json({ message: `Bad gateway for ${c.req.url}` }, 502) };
       if (fault?.kind === 'serverError')
         return { answer: fail(c, 500, 'An unhandled error has occurred!', 'Server Error', 'socket hang up') };
       const chat = world.chat(chatGuid)!;

@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { createLogger } from '../../../src/logger.ts';
 import { StartupError } from '../../../src/startup-error.ts';
 import { makeTestApp, type TestAccount, type TestApp } from '../../helpers/app.ts';
 import { type BlueBubblesRig, startBlueBubblesRig } from '../../helpers/bluebubbles.ts';
@@ -15,8 +16,9 @@ afterEach(async () => {
 
 async function setup(
   options: Parameters<typeof startBlueBubblesRig>[2] = {},
+  log?: ReturnType<typeof createLogger>,
 ): Promise<{ t: TestApp; account: TestAccount; rig: BlueBubblesRig }> {
-  const t = makeTestApp({ transportName: 'upstream' });
+  const t = makeTestApp({ transportName: 'upstream', log });
   const account = await t.createAccount();
   const rig = await startBlueBubblesRig(t, account, options);
   rigs.push(rig);
@@ -179,6 +181,23 @@ describe('BlueBubbles sends and statuses', () => {
     const failed = await until(t, handle, 'ERROR');
     expect(failed.errorMessage).toContain('bluebubbles');
     expect(rig.carrier.health().lastError).toContain('An unhandled error has occurred!');
+  });
+});
+
+describe('BlueBubbles password', () => {
+  it('never reaches a log line, whatever fails', async () => {
+    const lines: string[] = [];
+    const { t, account, rig } = await setup({ retryDelaysMs: [20] }, createLogger('debug', { write: (line: string) => lines.push(line) }));
+    rig.fake.faults.push({ kind: 'proxyError' });
+    const handle = await sendVia(t, account, rig, { content: 'one' });
+    await until(t, handle, 'SENT');
+    await rig.fake.stop();
+    const other = await sendVia(t, account, rig, { content: 'two' });
+    await until(t, other, 'ERROR');
+    await rig.carrier.readBack().catch(() => undefined);
+    await rig.fake.restart();
+    expect(lines.length).toBeGreaterThan(3);
+    expect(lines.join('\n')).not.toContain(rig.fake.settings.password);
   });
 });
 
