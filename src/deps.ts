@@ -9,6 +9,7 @@ import { createCallbackUrlCheck } from './outbound/callback-url-check.ts';
 import { createMediaFetcher } from './outbound/media-fetch.ts';
 import { type Clock, systemClock } from './services/clock.ts';
 import { leaveToCourier, type TransportAtSend } from './services/deps.ts';
+import { transportKindOf } from './domain/carriers.ts';
 import { createNotifierHub } from './services/notifier.ts';
 import type { ProviderApi } from './services/provider.ts';
 import { createRateLimiter, createSharedRateLimiter, type SharedTokenBuckets } from './services/rate-limiter.ts';
@@ -74,7 +75,7 @@ export function createDeps(config: Config, parts: DepsParts): AppDeps {
     checkCallbackUrl: createCallbackUrlCheck(outboundPolicyOf(config)),
     fetchMedia: createMediaFetcher(outboundPolicyOf(config)),
     publicUrl: config.TEXTRELAY_PUBLIC_URL?.replace(/\/+$/, ''),
-    transportName: config.TEXTRELAY_TRANSPORT,
+    transportName: transportKindOf(config.TEXTRELAY_TRANSPORT),
     ingestSecrets: parts.ingestSecrets ?? createIngestSecrets(config.TEXTRELAY_INGEST_SECRET).list,
     metrics: createMetrics({ version: VERSION, readStats: () => getGatewayStats({ store, clock }) }),
     metricsEndpoint: { enabled: config.TEXTRELAY_METRICS, bearerToken: config.TEXTRELAY_METRICS_TOKEN },
