@@ -21,7 +21,10 @@ export type InboundFlags = {
  */
 export async function inboundCommand(deps: ServiceDeps & { transportName: TransportKind }, flags: InboundFlags) {
   if (deps.transportName !== 'sandbox') {
-    throw new AppError(ErrorCode.validation, `textrelay inbound simulates the sandbox network; TEXTRELAY_TRANSPORT is ${deps.transportName}`);
+    throw new AppError(
+      ErrorCode.validation,
+      `textrelay inbound simulates the sandbox network; TEXTRELAY_TRANSPORT is ${deps.transportName}`,
+    );
   }
   if (!flags.email) throw new AppError(ErrorCode.validation, '--email is required');
   if (!flags.from) throw new AppError(ErrorCode.validation, '--from is required');

@@ -1,7 +1,7 @@
 import { createHash, randomBytes, randomInt, randomUUID, timingSafeEqual } from 'node:crypto';
 import type { AccountRow } from '../db/rows.ts';
-import { ErrorCode } from '../domain/error-codes.ts';
 import { CARRIER_PROFILES, type CarrierName } from '../domain/carriers.ts';
+import { ErrorCode } from '../domain/error-codes.ts';
 import type { Plan } from '../domain/limits.ts';
 import { workerIdOf } from '../domain/line-state.ts';
 import { FICTIONAL_LINE_COUNT, fictionalLineNumber } from '../domain/service-numbers.ts';
@@ -132,7 +132,10 @@ export async function createAccount(deps: ServiceDeps, input: CreateAccountInput
     createdAt: now,
   };
   if (input.carrier !== undefined && typeof input.numbers !== 'object') {
-    throw new AppError(ErrorCode.validation, `${CARRIER_PROFILES[input.carrier].label} lines are its real numbers: give them as E.164 numbers`);
+    throw new AppError(
+      ErrorCode.validation,
+      `${CARRIER_PROFILES[input.carrier].label} lines are its real numbers: give them as E.164 numbers`,
+    );
   }
   return inTransaction(deps, async (deps) => {
     if (await deps.store.accounts.findByEmail(input.email)) {

@@ -29,3 +29,14 @@ export class TransportRefusal extends Error {
     this.name = 'TransportRefusal';
   }
 }
+
+/**
+ * The transport could not take the message now (its server down, rate limited, a 5xx): the courier
+ * retries, and once its schedule is spent fails the message with this reason.
+ */
+export class TransportUnavailable extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'TransportUnavailable';
+  }
+}
