@@ -6,6 +6,7 @@ import { tailCommand } from './cli/tail.ts';
 import { UsageError } from './cli/usage-error.ts';
 import { webhooksCommand } from './cli/webhooks.ts';
 import { type Config, ConfigError, loadConfig } from './config.ts';
+import { CARRIERS, type CarrierName, carriersOf } from './domain/carriers.ts';
 import { PLANS } from './domain/limits.ts';
 import { isHttpUrl } from './domain/media-url.ts';
 import { checkPhoneNumber } from './domain/phone.ts';
@@ -25,6 +26,7 @@ const OPTIONS = {
   plan: { type: 'string' },
   numbers: { type: 'string' },
   'receive-webhook': { type: 'string' },
+  carrier: { type: 'string' },
   from: { type: 'string' },
   to: { type: 'string' },
   content: { type: 'string' },
@@ -84,6 +86,14 @@ const NumbersFlag = z.string().transform((value, ctx): number | string[] => {
   return count;
 });
 
+const CarrierFlag = z.enum(CARRIERS, { message: `--carrier must be one of ${CARRIERS.join(', ')}` });
+
+/** The carrier of the lines a command adds: --carrier, else the first TEXTRELAY_TRANSPORT names, else none (sandbox, relay). */
+function carrierFrom(flags: Flags): CarrierName | undefined {
+  const carrier = parseFlags(CarrierFlag.optional(), flags.carrier);
+  return carrier ?? carriersOf(configFrom(flags).TEXTRELAY_TRANSPORT)[0];
+}
+
 const CreateAccountFlags = z.object({
   email: z.email({ message: '--email must be an email address' }),
   plan: z.enum(PLANS, { message: `--plan must be one of ${PLANS.join(', ')}` }).default('blue'),
@@ -122,7 +132,7 @@ const LinesFlags = z.object({
 
 async function linesCommand(action: string | undefined, words: string[], flags: Flags): Promise<void> {
   const email = () => parseFlags(LinesFlags.pick({ email: true }), { email: flags.email }).email;
-  const edit = (change: typeof addLines) => {
+  const edit = (change: (deps: Runtime['deps'], email: string, numbers: string[]) => Promise<AccountLines>) => {
     const input = parseFlags(LinesFlags, { email: flags.email, numbers: words });
     return withRuntime(flags, (deps) => change(deps, input.email, input.numbers));
   };
@@ -132,9 +142,11 @@ async function linesCommand(action: string | undefined, words: string[], flags: 
       if (words.length > 0) throw new UsageError('textrelay accounts lines list takes no numbers', 'accounts');
       lines = await withRuntime(flags, (deps) => listLines(deps, email()));
       break;
-    case 'add':
-      lines = await edit(addLines);
+    case 'add': {
+      const carrier = carrierFrom(flags);
+      lines = await edit((deps, email, numbers) => addLines(deps, email, numbers, carrier));
       break;
+    }
     case 'remove':
       lines = await edit(removeLines);
       break;
@@ -158,7 +170,8 @@ async function accountsCommand(action: string | undefined, rest: string[], flags
         numbers: flags.numbers,
         receiveWebhook: flags['receive-webhook'],
       });
-      const account = await withRuntime(flags, (deps) => createAccount(deps, input));
+      const carrier = carrierFrom(flags);
+      const account = await withRuntime(flags, (deps) => createAccount(deps, { ...input, carrier }));
       print(account, flags.json, () =>
         [
           `Created account ${account.email} (${account.plan}); the secret is shown only now.`,

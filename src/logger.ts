@@ -7,7 +7,17 @@ import pretty from 'pino-pretty';
  * paths only: a leading wildcard (`*.content`) makes pino walk every line's fields, which costs
  * more than writing the line.
  */
-const SECRET_FIELDS = ['api_secret_key', 'apiSecretHash', 'secret', 'webhookSecret', 'previousWebhookSecret', 'content', 'payload'];
+const SECRET_FIELDS = [
+  'api_secret_key',
+  'apiSecretHash',
+  'secret',
+  'webhookSecret',
+  'previousWebhookSecret',
+  'content',
+  'payload',
+  'password',
+  'authToken',
+];
 const HOLDERS = ['account', 'message', 'body', 'delivery', 'row'];
 const SECRET_HEADERS = [
   'svc-api-secret-key',
@@ -15,6 +25,7 @@ const SECRET_HEADERS = [
   'svc-signing-secret',
   'sb-signing-secret',
   'webhook-signature',
+  'x-twilio-signature',
   'authorization',
   'cookie',
   'set-cookie',

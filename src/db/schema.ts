@@ -37,6 +37,8 @@ export const serviceNumbers = sqliteTable(
       .references(() => accounts.id),
     /** How many end users are pinned to this line; kept here so picking the least-loaded line is one indexed read. */
     pinnedCount: integer().notNull().default(0),
+    /** The carrier that delivers the line's messages (`bluebubbles`, `twilio`); null for the sandbox and the upstream relay. */
+    carrier: text(),
     createdAt: integer().notNull(),
   },
   (t) => [

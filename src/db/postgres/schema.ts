@@ -60,6 +60,7 @@ export const serviceNumbers = pgTable(
       .notNull()
       .references(() => accounts.id),
     pinnedCount: bigint({ mode: 'number' }).notNull().default(0),
+    carrier: text(),
     createdAt: bigint({ mode: 'number' }).notNull(),
   },
   (t) => [index('service_numbers_account_load_idx').on(t.accountId, t.pinnedCount)],
