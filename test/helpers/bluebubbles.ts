@@ -1,12 +1,13 @@
-/** textrelay's BlueBubbles carrier in-process against the fake server: its ingest served on loopback, a courier handing messages over. */
-import { Hono } from 'hono';
+/** textrelay's BlueBubbles carrier in-process against the fake server: its webhooks served on loopback, a courier handing messages over. */
+import { carrierPolicyOf, carrierRetryDelaysMs, loadConfig } from '../../src/config.ts';
+import { createMediaFetcher } from '../../src/outbound/media-fetch.ts';
 import { type BlueBubblesCarrier, createBlueBubblesCarrier } from '../../src/transports/bluebubbles/carrier.ts';
-import { INGEST_PATH } from '../../src/transports/bluebubbles/startup.ts';
+import { createHealthTracker } from '../../src/transports/carriers/health.ts';
+import { createScrubber } from '../../src/transports/carriers/scrub.ts';
+import { createCarrierTransport } from '../../src/transports/carriers/transport.ts';
 import { createCourier } from '../../src/transports/courier.ts';
-import type { Transport } from '../../src/transports/transport.ts';
 import type { TestAccount, TestApp } from './app.ts';
 import { type FakeBlueBubbles, startFakeBlueBubbles } from './fake-bluebubbles/server.ts';
-import { LOOPBACK_ALLOWED } from './fixtures.ts';
 import { serveOnLoopback } from './listen.ts';
 
 export type BlueBubblesRig = {
@@ -14,39 +15,51 @@ export type BlueBubblesRig = {
   carrier: BlueBubblesCarrier;
   courier: ReturnType<typeof createCourier>;
   publicUrl: string;
-  line: string;
   /** Stops the carrier and its courier and starts new ones on the same database and fake: a restart. */
   restart(): Promise<void>;
   close(): Promise<void>;
 };
 
+/** An account whose one line is bound to BlueBubbles. */
+export function blueBubblesAccount(t: TestApp, line = '+15550009999'): Promise<TestAccount> {
+  return t.createAccount({ numbers: [line], carrier: 'bluebubbles' });
+}
+
 export async function startBlueBubblesRig(
   t: TestApp,
-  account: TestAccount,
-  options: { fake?: FakeBlueBubbles; retryDelaysMs?: number[]; password?: string } = {},
+  options: { fake?: FakeBlueBubbles; retrySchedule?: string; password?: string } = {},
 ): Promise<BlueBubblesRig> {
   const fake = options.fake ?? (await startFakeBlueBubbles());
-  const line = account.numbers[0]!;
   let carrier: BlueBubblesCarrier;
   let courier: ReturnType<typeof createCourier>;
-  const ingress = new Hono();
-  ingress.all(`${INGEST_PATH}/*`, (c) => carrier.ingest.fetch(new Request(c.req.url.replace(INGEST_PATH, ''), c.req.raw)));
-  const served = await serveOnLoopback(ingress.fetch);
+  const served = await serveOnLoopback((request) => carrier.webhooks(request));
+  const config = loadConfig({
+    TEXTRELAY_TRANSPORT: 'bluebubbles',
+    TEXTRELAY_BLUEBUBBLES_URL: fake.url,
+    TEXTRELAY_BLUEBUBBLES_PASSWORD: options.password ?? fake.settings.password,
+    TEXTRELAY_PUBLIC_URL: served.url,
+    TEXTRELAY_ALLOW_PRIVATE_CALLBACKS: 'true',
+    TEXTRELAY_CARRIER_RETRY_SCHEDULE: options.retrySchedule ?? '0.02,0.02',
+    TEXTRELAY_CARRIER_READBACK_S: '60',
+  });
+  const scrub = createScrubber([config.TEXTRELAY_BLUEBUBBLES_PASSWORD]);
 
   function build() {
-    carrier = createBlueBubblesCarrier(t.deps, {
-      url: fake.url,
-      password: options.password ?? fake.settings.password,
+    carrier = createBlueBubblesCarrier({
+      deps: t.deps,
+      config,
+      log: t.deps.log,
       publicUrl: served.url,
-      readbackMs: 60_000,
-      outboundPolicy: LOOPBACK_ALLOWED,
-      fetchMedia: t.deps.fetchMedia,
-      line: async () => line,
-    });
-    courier = createCourier(t.deps, carrier as unknown as Transport, { retryDelaysMs: options.retryDelaysMs ?? [20, 20], concurrency: 4 });
+      policy: carrierPolicyOf(config),
+      fetchMedia: createMediaFetcher(carrierPolicyOf(config)),
+      health: createHealthTracker('bluebubbles', t.deps.clock, scrub),
+      scrub,
+    }) as BlueBubblesCarrier;
+    const transport = createCarrierTransport(t.deps, [carrier]);
+    courier = createCourier(t.deps, transport, { retryDelaysMs: carrierRetryDelaysMs(config), concurrency: 4 });
   }
   build();
-  const rig: BlueBubblesRig = {
+  return {
     fake,
     get carrier() {
       return carrier;
@@ -55,7 +68,6 @@ export async function startBlueBubblesRig(
       return courier;
     },
     publicUrl: served.url,
-    line,
     async restart() {
       await courier.stop();
       await carrier.stop();
@@ -70,5 +82,4 @@ export async function startBlueBubblesRig(
       await served.close();
     },
   };
-  return rig;
 }

@@ -1,10 +1,13 @@
-import type { OutboundPolicy } from '../../domain/address-policy.ts';
-import type { MediaFetcher } from '../../domain/media-objects.ts';
-import type { ServiceDeps } from '../../services/deps.ts';
+import { Hono } from 'hono';
+import { outboundPolicyOf } from '../../config.ts';
+import { carriersOf } from '../../domain/carriers.ts';
+import { createMediaFetcher } from '../../outbound/media-fetch.ts';
 import type { HandoverReceipt, OutboundMessage } from '../../services/handover.ts';
 import { recordStatus } from '../../services/record-status.ts';
 import { StartupError } from '../../startup-error.ts';
-import { TransportRefusal } from '../transport.ts';
+import type { Carrier, CarrierContext } from '../carriers/carrier.ts';
+import { describeFailure } from '../carriers/scrub.ts';
+import { TransportRefusal, TransportUnavailable } from '../transport.ts';
 import { createChatDirectory } from './chats.ts';
 import { createBlueBubblesClient } from './client.ts';
 import { applyEvent, type BbEventContext, SOURCE } from './events.ts';
@@ -13,37 +16,35 @@ import type { BbEvent } from './mapping.ts';
 import { readBack } from './readback.ts';
 import type { BbServerInfo } from './schemas.ts';
 import { createdAtOf, sendThroughBlueBubbles } from './send.ts';
-import { checkServer, registerWebhook, webhookSecret } from './startup.ts';
+import { checkServer, INGEST_PATH, registerWebhook, webhookSecret } from './startup.ts';
 
-export type BlueBubblesOptions = {
-  url: string;
-  password: string;
-  /** TEXTRELAY_PUBLIC_URL: where the Mac reaches our webhook and where received media is served. */
-  publicUrl: string;
-  /** TEXTRELAY_CARRIER_READBACK_S, in milliseconds. */
-  readbackMs: number;
-  /** The operator's own server: loopback and LAN allowed, link-local and metadata refused. */
-  outboundPolicy: OutboundPolicy;
-  fetchMedia: MediaFetcher;
-  /** The one line bound to BlueBubbles, if any. */
-  line: () => Promise<string | undefined>;
-};
-
-/** What `status`, `/metrics` and `lines.getState` show of the carrier. */
-export type BlueBubblesHealth = { reachable: boolean; lastError: string | null; sends: number; events: number; privateApi: boolean };
+/** The line bound to BlueBubbles; a line bound to no carrier when BlueBubbles is the default and it is the only such line. */
+async function blueBubblesLine(context: CarrierContext): Promise<string | undefined> {
+  const lines = await context.deps.store.lines.all();
+  const bound = lines.find((line) => line.carrier === SOURCE);
+  if (bound) return bound.number;
+  const unbound = lines.filter((line) => line.carrier === null);
+  return carriersOf(context.config.TEXTRELAY_TRANSPORT)[0] === SOURCE && unbound.length === 1 ? unbound[0]!.number : undefined;
+}
 
 /**
  * iMessage through the user's own Mac: sends through the BlueBubbles REST API, webhook ingest,
  * and the read-back that recovers what webhooks lost.
  */
-export function createBlueBubblesCarrier(deps: ServiceDeps, options: BlueBubblesOptions) {
-  const publicUrl = options.publicUrl.replace(/\/+$/, '');
-  const client = createBlueBubblesClient({ url: options.url, password: options.password, outboundPolicy: options.outboundPolicy });
+export function createBlueBubblesCarrier(context: CarrierContext): Carrier & { readBack(): Promise<unknown> } {
+  const { deps, config, publicUrl, health } = context;
+  const client = createBlueBubblesClient({
+    url: config.TEXTRELAY_BLUEBUBBLES_URL ?? '',
+    password: config.TEXTRELAY_BLUEBUBBLES_PASSWORD ?? '',
+    outboundPolicy: context.policy,
+  });
+  // media_url is the tenant's: fetched under the tenant policy, not the carrier's.
+  const fetchMedia = createMediaFetcher(outboundPolicyOf(config));
+  const readbackMs = config.TEXTRELAY_CARRIER_READBACK_S * 1000;
   let info: BbServerInfo | undefined;
   const privateApi = () => Boolean(info?.private_api && info.helper_connected);
   const chats = createChatDirectory(client, { privateApi });
-  const ctx: BbEventContext = { deps, client, chats, line: options.line, publicUrl };
-  const health: BlueBubblesHealth = { reachable: false, lastError: null, sends: 0, events: 0, privateApi: false };
+  const ctx: BbEventContext = { deps, client, chats, line: () => blueBubblesLine(context), publicUrl };
   const startedAt = Date.now();
   /** Messages whose last attempt may have gone out: the next one reads the chat back first. */
   const uncertain = new Set<string>();
@@ -52,12 +53,10 @@ export function createBlueBubblesCarrier(deps: ServiceDeps, options: BlueBubbles
   let readingBack: Promise<void> | undefined;
   let stopped = false;
 
-  const failed = (error: unknown) => {
-    health.lastError = client.redact(error instanceof Error ? error.message : String(error));
-  };
+  const describe = (error: unknown) => describeFailure(error, (text) => context.scrub(client.redact(text)));
 
   async function apply(event: BbEvent): Promise<void> {
-    if (event.kind !== 'ignored') health.events += 1;
+    if (event.kind !== 'ignored') health.event();
     await applyEvent(ctx, event);
   }
 
@@ -65,15 +64,20 @@ export function createBlueBubblesCarrier(deps: ServiceDeps, options: BlueBubbles
     const readBackFirst = uncertain.has(message.handle) || createdAtOf(message.handle) < startedAt;
     let sent: Awaited<ReturnType<typeof sendThroughBlueBubbles>>;
     try {
-      sent = await sendThroughBlueBubbles({ client, chats, fetchMedia: options.fetchMedia, privateApi }, message, readBackFirst);
+      sent = await sendThroughBlueBubbles({ client, chats, fetchMedia, privateApi }, message, readBackFirst);
     } catch (error) {
-      if (!(error instanceof TransportRefusal)) uncertain.add(message.handle);
-      failed(error);
-      throw error;
+      if (error instanceof TransportRefusal) {
+        health.reached();
+        health.failed(error.message);
+        throw error;
+      }
+      uncertain.add(message.handle);
+      health.unreachable(describe(error));
+      throw new TransportUnavailable(`BlueBubbles did not take the message: ${describe(error)}`);
     }
     uncertain.delete(message.handle);
-    health.reachable = true;
-    health.sends += 1;
+    health.reached();
+    health.sent();
     // Kept under the guid until the hand-over stores it (an orphan event): the answer means SENT.
     await recordStatus(deps, {
       handle: sent.guid,
@@ -87,13 +91,13 @@ export function createBlueBubblesCarrier(deps: ServiceDeps, options: BlueBubbles
 
   /** One pass: the server's state (Private API), our webhook, then what webhooks missed. */
   async function refresh(announce = false): Promise<void> {
-    info = (await checkServer(deps, client, announce || info === undefined)) ?? info;
-    health.privateApi = privateApi();
-    if (!info) {
-      health.reachable = false;
+    const now = await checkServer(deps, client, announce || info === undefined);
+    if (!now) {
+      health.unreachable('BlueBubbles did not answer ping and server/info');
       return;
     }
-    health.reachable = true;
+    info = now;
+    health.reached();
     secret ??= await webhookSecret(deps);
     await registerWebhook(deps, client, publicUrl, secret);
     await readBack(ctx);
@@ -104,21 +108,24 @@ export function createBlueBubblesCarrier(deps: ServiceDeps, options: BlueBubbles
     timer = setTimeout(() => {
       readingBack = refresh()
         .catch((error: unknown) => {
-          failed(error);
-          deps.log.warn({ err: new Error(client.redact(String(error))) }, 'BlueBubbles read-back failed; will try again');
+          health.failed(describe(error));
+          context.log.warn({ reason: describe(error) }, 'BlueBubbles read-back failed; will try again');
         })
         .finally(schedule);
-    }, options.readbackMs);
+    }, readbackMs);
   }
 
+  const ingest = createBlueBubblesIngest({ secret: () => secret, apply });
+  const webhooks = new Hono().basePath(INGEST_PATH).route('/', ingest);
+
   return {
-    name: 'bluebubbles' as const,
+    name: SOURCE,
     send,
-    health: () => ({ ...health }),
-    privateApi,
-    client,
-    chats,
-    ingest: createBlueBubblesIngest({ secret: () => secret, apply }),
+    health: () => health.snapshot(),
+    webhooks: async (request) => webhooks.fetch(request),
+    async probe() {
+      await client.call('GET', '/ping');
+    },
     /** Checks the server (a wrong password throws StartupError), registers the webhook, reads back, then reads back periodically. */
     async start(): Promise<void> {
       secret = await webhookSecret(deps);
@@ -126,8 +133,8 @@ export function createBlueBubblesCarrier(deps: ServiceDeps, options: BlueBubbles
         await refresh(true);
       } catch (error) {
         if (error instanceof StartupError) throw error;
-        failed(error);
-        deps.log.warn({ err: new Error(client.redact(String(error))) }, 'BlueBubbles start-up pass failed; will try again');
+        health.unreachable(describe(error));
+        context.log.warn({ reason: describe(error) }, 'BlueBubbles start-up pass failed; will try again');
       }
       schedule();
     },

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createLogger } from '../../../src/logger.ts';
 import { StartupError } from '../../../src/startup-error.ts';
 import { makeTestApp, type TestAccount, type TestApp } from '../../helpers/app.ts';
-import { type BlueBubblesRig, startBlueBubblesRig } from '../../helpers/bluebubbles.ts';
+import { type BlueBubblesRig, blueBubblesAccount, startBlueBubblesRig } from '../../helpers/bluebubbles.ts';
 import { send, sendGroup } from '../../helpers/delivery.ts';
 import { startFakeBlueBubbles } from '../../helpers/fake-bluebubbles/server.ts';
 import { ALICE, BOB } from '../../helpers/fixtures.ts';
@@ -15,12 +15,12 @@ afterEach(async () => {
 });
 
 async function setup(
-  options: Parameters<typeof startBlueBubblesRig>[2] = {},
+  options: Parameters<typeof startBlueBubblesRig>[1] = {},
   log?: ReturnType<typeof createLogger>,
 ): Promise<{ t: TestApp; account: TestAccount; rig: BlueBubblesRig }> {
-  const t = makeTestApp({ transportName: 'upstream', log });
-  const account = await t.createAccount();
-  const rig = await startBlueBubblesRig(t, account, options);
+  const t = makeTestApp({ transportName: 'bluebubbles', log });
+  const account = await blueBubblesAccount(t);
+  const rig = await startBlueBubblesRig(t, options);
   rigs.push(rig);
   await rig.carrier.start();
   return { t, account, rig };
@@ -94,8 +94,9 @@ describe('BlueBubbles start-up', () => {
 
   it('stops the start on a wrong password with one line naming it', async () => {
     const fake = await startFakeBlueBubbles();
-    const t = makeTestApp({ transportName: 'upstream' });
-    const rig = await startBlueBubblesRig(t, await t.createAccount(), { fake, password: 'not-the-password' });
+    const t = makeTestApp({ transportName: 'bluebubbles' });
+    await blueBubblesAccount(t);
+    const rig = await startBlueBubblesRig(t, { fake, password: 'not-the-password' });
     rigs.push(rig);
     const failure = await rig.carrier.start().then(
       () => undefined,
@@ -173,13 +174,15 @@ describe('BlueBubbles sends and statuses', () => {
   });
 
   it('keeps a message QUEUED while the Mac is down, retries, then fails with a clear message', async () => {
-    const { t, account, rig } = await setup({ retryDelaysMs: [100, 100] });
+    const { t, account, rig } = await setup({ retrySchedule: '0.1,0.1' });
     rig.fake.faults.push({ kind: 'serverError' }, { kind: 'serverError' }, { kind: 'serverError' });
     const handle = await sendVia(t, account, rig, { content: 'never' });
     await new Promise((resolve) => setTimeout(resolve, 50));
     expect((await statusOf(t, handle))?.status).toBe('QUEUED');
     const failed = await until(t, handle, 'ERROR');
-    expect(failed.errorMessage).toContain('bluebubbles');
+    expect(failed.errorMessage).toMatch(
+      /^BlueBubbles did not take the message: .*An unhandled error has occurred!.*\(gave up after 3 attempts\)$/,
+    );
     expect(rig.carrier.health().lastError).toContain('An unhandled error has occurred!');
   });
 });
@@ -187,7 +190,10 @@ describe('BlueBubbles sends and statuses', () => {
 describe('BlueBubbles password', () => {
   it('never reaches a log line, whatever fails', async () => {
     const lines: string[] = [];
-    const { t, account, rig } = await setup({ retryDelaysMs: [20] }, createLogger('debug', { write: (line: string) => lines.push(line) }));
+    const { t, account, rig } = await setup(
+      { retrySchedule: '0.02' },
+      createLogger('debug', { write: (line: string) => lines.push(line) }),
+    );
     rig.fake.faults.push({ kind: 'proxyError' });
     const handle = await sendVia(t, account, rig, { content: 'one' });
     await until(t, handle, 'SENT');
