@@ -20,6 +20,8 @@ export type RegisteredCarrier = {
   health(): CarrierHealth;
   /** Answers the carrier's requests under /webhooks/carriers/<name>/ (the full request, path included). */
   webhooks(request: Request): Promise<Response>;
+  /** Which service reaches a number, when the carrier can tell (BlueBubbles: Apple's availability or the chat's history). */
+  lookup?(number: string): Promise<'iMessage' | 'SMS' | undefined>;
 };
 
 /**
@@ -37,6 +39,14 @@ export function createCarrierDirectory() {
     },
     health(): CarrierHealth[] {
       return [...carriers.values()].map((carrier) => carrier.health());
+    },
+    /** The first answer of a carrier that can tell which service reaches `number`. */
+    async lookup(number: string): Promise<'iMessage' | 'SMS' | undefined> {
+      for (const carrier of carriers.values()) {
+        const service = await carrier.lookup?.(number);
+        if (service) return service;
+      }
+      return undefined;
     },
   };
 }

@@ -55,6 +55,7 @@ export async function startBlueBubblesRig(
       health: createHealthTracker('bluebubbles', t.deps.clock, scrub),
       scrub,
     }) as BlueBubblesCarrier;
+    t.deps.carriers?.register(carrier);
     const transport = createCarrierTransport(t.deps, [carrier]);
     courier = createCourier(t.deps, transport, { retryDelaysMs: carrierRetryDelaysMs(config), concurrency: 4 });
   }

@@ -123,6 +123,14 @@ export function createBlueBubblesCarrier(context: CarrierContext): Carrier & { r
     send,
     health: () => health.snapshot(),
     webhooks: async (request) => webhooks.fetch(request),
+    async lookup(number) {
+      try {
+        return (await chats.route(number)).service;
+      } catch (error) {
+        context.log.warn({ reason: describe(error) }, 'BlueBubbles could not tell which service reaches a number');
+        return undefined;
+      }
+    },
     async probe() {
       await client.call('GET', '/ping');
     },

@@ -5,7 +5,7 @@ import { makeTestApp, type TestAccount, type TestApp } from '../../helpers/app.t
 import { type BlueBubblesRig, blueBubblesAccount, startBlueBubblesRig } from '../../helpers/bluebubbles.ts';
 import { send, sendGroup } from '../../helpers/delivery.ts';
 import { startFakeBlueBubbles } from '../../helpers/fake-bluebubbles/server.ts';
-import { ALICE, BOB } from '../../helpers/fixtures.ts';
+import { ALICE, BOB, CAROL } from '../../helpers/fixtures.ts';
 import { eventually } from '../../helpers/live.ts';
 import { callbackStatuses } from '../../helpers/outbox.ts';
 
@@ -147,6 +147,16 @@ describe('BlueBubbles sends and statuses', () => {
     const sent = await until(t, handle, 'SENT');
     expect(rig.fake.sends[0]).toMatchObject({ path: 'chat/new', body: { service: 'SMS' } });
     expect(sent.wasDowngraded).toBe(true);
+  });
+
+  it('answers lookups.lookupNumber from the same iMessage check', async () => {
+    const { t, account, rig } = await setup();
+    rig.fake.world.smsOnly.add(ALICE);
+    const lookup = async (number: string) =>
+      (await t.call('GET', `/api/evaluate-service?number=${encodeURIComponent(number)}`, account)).body;
+    expect(await lookup(ALICE)).toEqual({ number: ALICE, service: 'SMS' });
+    // The sandbox's SMS test number: BlueBubbles, not the sandbox, answers.
+    expect(await lookup(CAROL)).toEqual({ number: CAROL, service: 'iMessage' });
   });
 
   it('fails with the carrier code on an error row, and on message-send-error later', async () => {
