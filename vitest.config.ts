@@ -23,6 +23,7 @@ const BACKEND_AGNOSTIC = [
   'test/http/send-message.test.ts',
   'test/http/status.test.ts',
   'test/http/write-limits.test.ts',
+  'test/transports/carriers/foundation.test.ts',
   'test/callbacks/api.test.ts',
   'test/callbacks/account-fairness.test.ts',
   'test/callbacks/account-webhooks-v2.test.ts',
@@ -49,6 +50,7 @@ const BACKEND_AGNOSTIC = [
   'test/services/validation-messages.test.ts',
   'test/security/auth-matrix.test.ts',
   'test/sdk/doc-snippets.test.ts',
+  'test/transports/bluebubbles/carrier.test.ts',
 ];
 
 export default defineConfig({

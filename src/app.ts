@@ -9,6 +9,7 @@ import { serveOpenApiDocument } from './http/openapi.ts';
 import { requestContext } from './http/request-context.ts';
 import { accountWebhooksRouter } from './http/routes/account-webhooks/routes.ts';
 import { accountWebhookListsRouter } from './http/routes/account-webhooks/v2-routes.ts';
+import { carrierWebhooksRouter } from './http/routes/carrier-webhooks/routes.ts';
 import { contactsRouter } from './http/routes/contacts/routes.ts';
 import { contactsV2Router } from './http/routes/contacts-v2/routes.ts';
 import { docsRouter } from './http/routes/docs.ts';
@@ -47,6 +48,7 @@ export function buildApp(deps: AppDeps) {
   app.route('/', accountWebhookListsRouter(deps));
   if (deps.transportName === 'sandbox') app.route('/', sandboxRouter(deps));
   app.route('/', ingestRouter(deps));
+  app.route('/', carrierWebhooksRouter(deps.carriers));
   app.route('/', inboxRouter(deps));
   app.route('/', outOfScopeRouter(deps));
 

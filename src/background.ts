@@ -1,13 +1,15 @@
 import { createDispatcher } from './callbacks/dispatcher.ts';
 import { dispatcherOptionsFromConfig } from './callbacks/dispatcher-options.ts';
-import type { Config } from './config.ts';
+import { type Config, carrierRetryDelaysMs } from './config.ts';
 import type { AppDeps } from './http/app-deps.ts';
 import type { IngestSecrets } from './http/ingest-auth.ts';
 import { bridgeNotifier } from './notifier-bridging.ts';
 import { createRetention, retentionOptionsFromConfig } from './retention.ts';
 import type { Runtime } from './runtime.ts';
 import { warnAboutSharedProviderAccounts } from './services/upstream-credentials.ts';
-import { createCourier } from './transports/courier.ts';
+import type { Carrier } from './transports/carriers/carrier.ts';
+import { createCarrierTransport, startCarriers } from './transports/carriers/transport.ts';
+import { createCourier, DEFAULT_COURIER_OPTIONS } from './transports/courier.ts';
 import { createSandboxTransport, type SandboxAtSend } from './transports/sandbox.ts';
 import type { Transport } from './transports/transport.ts';
 import { createUpstreamTransport, upstreamOptionsFromConfig } from './transports/upstream.ts';
@@ -25,7 +27,9 @@ function transportFor(
   ingestSecrets: IngestSecrets,
   sandboxAtSend: SandboxAtSend | undefined,
   pollMs: number | undefined,
+  carriers: readonly Carrier[],
 ): Transport {
+  if (carriers.length > 0) return createCarrierTransport(deps, carriers);
   if (!sandboxAtSend) return createUpstreamTransport(deps, upstreamOptionsFromConfig(config, ingestSecrets.learn));
   const sandbox = createSandboxTransport(deps, { stepMs: config.TEXTRELAY_SANDBOX_STEP_MS, pollMs });
   sandboxAtSend.onPlanned(sandbox.planned);
@@ -41,14 +45,26 @@ function transportFor(
  */
 export async function startBackgroundWork(
   config: Config,
-  { deps, ingestSecrets, sandboxAtSend, sharedDatabase }: Pick<Runtime, 'deps' | 'ingestSecrets' | 'sandboxAtSend' | 'sharedDatabase'>,
+  {
+    deps,
+    ingestSecrets,
+    sandboxAtSend,
+    sharedDatabase,
+    carriers = [],
+  }: Pick<Runtime, 'deps' | 'ingestSecrets' | 'sandboxAtSend' | 'sharedDatabase'> & Partial<Pick<Runtime, 'carriers'>>,
 ) {
   const pollMs = sharedDatabase ? SHARED_DATABASE_POLL_MS : undefined;
   // A relay database from before tenants had provider accounts of their own keeps starting, warned.
   await warnAboutSharedProviderAccounts(deps);
-  const transport = transportFor(config, deps, ingestSecrets, sandboxAtSend, pollMs);
+  const transport = transportFor(config, deps, ingestSecrets, sandboxAtSend, pollMs, carriers);
+  // Before any hand-over: a carrier whose account does not hold its lines stops the start.
+  await startCarriers(carriers);
   // Still there with the sandbox: messages stored QUEUED by an earlier version are resumed through it.
-  const courier = createCourier(deps, transport);
+  const courier = createCourier(
+    deps,
+    transport,
+    carriers.length > 0 ? { ...DEFAULT_COURIER_OPTIONS, retryDelaysMs: carrierRetryDelaysMs(config) } : DEFAULT_COURIER_OPTIONS,
+  );
   const dispatcher = createDispatcher(deps, dispatcherOptionsFromConfig(config));
   const retention = createRetention(deps, retentionOptionsFromConfig(config));
   deps.notify.subscribe({ messageQueued: courier.enqueue, outboxWritten: dispatcher.wake });

@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import type { z } from 'zod';
+import { z } from 'zod';
 import { CreateAccountFlags, LinesFlags, UpstreamFlags } from './cli/account-flags.ts';
 import { healthcheckCommand } from './cli/healthcheck.ts';
 import { commandHelp, commandUsage, isCommand, overview, unexpectedFlags } from './cli/help.ts';
@@ -8,6 +8,7 @@ import { tailCommand } from './cli/tail.ts';
 import { UsageError } from './cli/usage-error.ts';
 import { webhooksCommand } from './cli/webhooks.ts';
 import { type Config, ConfigError, loadConfig } from './config.ts';
+import { CARRIERS, type CarrierName, carriersOf } from './domain/carriers.ts';
 import { createLogger } from './logger.ts';
 import { bridgeNotifier } from './notifier-bridging.ts';
 import { migrateConfiguredDatabase, openRuntime, type Runtime } from './runtime.ts';
@@ -29,6 +30,7 @@ const OPTIONS = {
   'upstream-secret': { type: 'string' },
   'key-id': { type: 'string' },
   secret: { type: 'string' },
+  carrier: { type: 'string' },
   from: { type: 'string' },
   to: { type: 'string' },
   content: { type: 'string' },
@@ -57,6 +59,14 @@ function configFrom(flags: Flags): Config {
   });
 }
 
+const CarrierFlag = z.enum(CARRIERS, { message: `--carrier must be one of ${CARRIERS.join(', ')}` });
+
+/** The carrier of the lines a command adds: --carrier, else the first TEXTRELAY_TRANSPORT names, else none (sandbox, relay). */
+function carrierFrom(flags: Flags): CarrierName | undefined {
+  const carrier = parseFlags(CarrierFlag.optional(), flags.carrier);
+  return carrier ?? carriersOf(configFrom(flags).TEXTRELAY_TRANSPORT)[0];
+}
+
 function parseFlags<T extends z.ZodType>(schema: T, input: unknown): z.output<T> {
   const result = schema.safeParse(input);
   if (!result.success) throw new UsageError(result.error.issues.map((issue) => issue.message).join('\n'));
@@ -83,7 +93,7 @@ async function withRuntime<T>(flags: Flags, work: (deps: Runtime['deps']) => Pro
 
 async function linesCommand(action: string | undefined, words: string[], flags: Flags): Promise<void> {
   const email = () => parseFlags(LinesFlags.pick({ email: true }), { email: flags.email }).email;
-  const edit = (change: typeof addLines) => {
+  const edit = (change: (deps: Runtime['deps'], email: string, numbers: string[]) => Promise<AccountLines>) => {
     const input = parseFlags(LinesFlags, { email: flags.email, numbers: words });
     return withRuntime(flags, (deps) => change(deps, input.email, input.numbers));
   };
@@ -93,9 +103,11 @@ async function linesCommand(action: string | undefined, words: string[], flags: 
       if (words.length > 0) throw new UsageError('textrelay accounts lines list takes no numbers', 'accounts');
       lines = await withRuntime(flags, (deps) => listLines(deps, email()));
       break;
-    case 'add':
-      lines = await edit(addLines);
+    case 'add': {
+      const carrier = carrierFrom(flags);
+      lines = await edit((deps, email, numbers) => addLines(deps, email, numbers, carrier));
       break;
+    }
     case 'remove':
       lines = await edit(removeLines);
       break;
@@ -132,7 +144,8 @@ async function accountsCommand(action: string | undefined, rest: string[], flags
       });
       const upstream =
         input.upstreamKeyId && input.upstreamSecret ? { keyId: input.upstreamKeyId, secret: input.upstreamSecret } : undefined;
-      const account = await withRuntime(flags, (deps) => createAccount(deps, { ...input, upstream }));
+      const carrier = carrierFrom(flags);
+      const account = await withRuntime(flags, (deps) => createAccount(deps, { ...input, upstream, carrier }));
       print(account, flags.json, () =>
         [
           `Created account ${account.email} (${account.plan}); the secret is shown only now.`,

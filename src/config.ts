@@ -1,117 +1,162 @@
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { classifyLiteralHost, type OutboundPolicy, refusalOf } from './domain/address-policy.ts';
+import { type CarrierName, carriersOf, TRANSPORT_MODES } from './domain/carriers.ts';
 import { isValidTimeZone } from './domain/dates.ts';
 import { isHttpUrl } from './domain/media-url.ts';
 
 const Url = z.string().refine(isHttpUrl, { message: 'must be an absolute http(s) URL' });
 const Flag = z.enum(['true', 'false', '1', '0']).transform((value) => value === 'true' || value === '1');
 const Port = z.coerce.number().int().min(0).max(65535);
+const Seconds = z.string().regex(/^\d+(\.\d+)?(,\d+(\.\d+)?)*$/, 'must be seconds, comma-separated (e.g. 5,30,120)');
+
+/** What each carrier cannot start without; TEXTRELAY_PUBLIC_URL is how it reaches textrelay's webhooks and media. */
+const CARRIER_SETTINGS: Record<CarrierName, readonly (keyof z.input<typeof ConfigFields>)[]> = {
+  bluebubbles: ['TEXTRELAY_BLUEBUBBLES_URL', 'TEXTRELAY_BLUEBUBBLES_PASSWORD', 'TEXTRELAY_PUBLIC_URL'],
+  twilio: ['TEXTRELAY_TWILIO_ACCOUNT_SID', 'TEXTRELAY_TWILIO_AUTH_TOKEN', 'TEXTRELAY_PUBLIC_URL'],
+};
 
 /**
  * Every setting, from the environment with command-line flags on top, parsed once at start.
  * A bad value stops the process with a message naming the variable, not a crash later.
  */
-export const ConfigSchema = z
-  .object({
-    PORT: Port.default(3000),
-    /** Loopback by default: a development gateway should not be reachable from the network by accident. */
-    HOST: z.string().min(1).default('127.0.0.1'),
-    /** Behind a proxy or load balancer, longer than its idle timeout, so that it never reuses a connection being closed. */
-    TEXTRELAY_KEEP_ALIVE_TIMEOUT_MS: z.coerce.number().int().min(1).default(5_000),
-    TEXTRELAY_MAX_CONNECTIONS: z.coerce.number().int().min(1).default(10_000),
-    TEXTRELAY_DB: z.string().min(1).default('./data/textrelay.db'),
-    /** A postgres:// URL selects PostgreSQL, shared by any number of instances; a file path here means SQLite, as TEXTRELAY_DB. */
-    TEXTRELAY_DATABASE_URL: z.string().min(1).optional(),
-    /** Connections each instance holds to PostgreSQL; N instances hold N times as many, under the server's max_connections. */
-    TEXTRELAY_DATABASE_POOL_SIZE: z.coerce.number().int().min(2).max(1000).default(10),
-    /** PostgreSQL cancels a statement running longer than this, so a stuck query frees its connection; 0 never cancels. */
-    TEXTRELAY_DATABASE_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(0).default(30_000),
-    /** serve and migrate check the file's pages first when it is at most this large (a full read: seconds per GB); 0 never checks. */
-    TEXTRELAY_INTEGRITY_CHECK_MAX_MB: z.coerce.number().int().min(0).default(256),
-    TEXTRELAY_TRANSPORT: z.enum(['sandbox', 'upstream']).default('sandbox'),
-    TEXTRELAY_PUBLIC_URL: Url.optional(),
-    TEXTRELAY_SANDBOX_STEP_MS: z.coerce.number().int().min(0).default(1000),
-    TEXTRELAY_INGEST_SECRET: z.string().min(1).optional(),
-    TEXTRELAY_UPSTREAM_URL: Url.optional(),
-    TEXTRELAY_UPSTREAM_KEY_ID: z.string().min(1).optional(),
-    TEXTRELAY_UPSTREAM_SECRET: z.string().min(1).optional(),
-    TEXTRELAY_WEBHOOK_RETRY_SCHEDULE: z
-      .string()
-      .regex(/^\d+(\.\d+)?(,\d+(\.\d+)?)*$/, 'must be seconds, comma-separated (e.g. 5,30,120)')
-      .default('5,30,120,600,1800,3600,10800,21600,43200,86400'),
-    /** Days a delivered or given-up callback stays in the delivery log (and can be replayed); 0 keeps it forever. */
-    TEXTRELAY_DELIVERY_RETENTION_DAYS: z.coerce.number().int().min(0).default(30),
-    /** Days a status event for a handle no message has waits for that message's hand-over before it is dropped; 0 keeps it forever. */
-    TEXTRELAY_ORPHAN_EVENT_RETENTION_DAYS: z.coerce.number().int().min(0).default(7),
-    /** Days an inbound message for a line no account owns stays visible to the operator; 0 keeps it forever. */
-    TEXTRELAY_UNROUTED_RETENTION_DAYS: z.coerce.number().int().min(0).default(30),
-    /** Days an event stays in the account event log that GET /api/v2/events resumes from; 0 keeps it forever. */
-    TEXTRELAY_EVENT_RETENTION_DAYS: z.coerce.number().int().min(0).default(7),
-    /** Open GET /api/v2/events streams an account may hold at once; one more is refused with 429. */
-    TEXTRELAY_EVENT_STREAMS_PER_ACCOUNT: z.coerce.number().int().min(1).default(5),
-    /** Unset: allowed with the sandbox (receivers on a developer's machine), refused with upstream (a server). */
-    TEXTRELAY_ALLOW_PRIVATE_CALLBACKS: Flag.optional(),
-    /** Link-local and cloud-metadata addresses hold credentials: refused in every mode unless this says otherwise. */
-    TEXTRELAY_ALLOW_LINK_LOCAL_CALLBACKS: Flag.default(false),
-    TEXTRELAY_DISPLAY_TZ: z.string().refine(isValidTimeZone, { message: 'must be an IANA time zone such as Europe/Paris' }).default('UTC'),
-    /** Sends per account per minute; 0 turns the limit off. Generous so that bursts from real apps pass. */
-    TEXTRELAY_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).default(6000),
-    /** Rows an account's other API writes (contacts, webhooks, groups, typing, media) may touch per minute; 0 turns the limit off. */
-    TEXTRELAY_WRITE_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).default(1200),
-    /** URLs an account may list per webhook type; one more is refused with 400. */
-    TEXTRELAY_WEBHOOK_URLS_PER_TYPE: z.coerce.number().int().min(1).default(10),
-    /** Failed inbox sign-ins a key id, and a client address, may make in a window before the next are refused (429); 0 turns this off. */
-    TEXTRELAY_INBOX_LOGIN_MAX_FAILURES: z.coerce.number().int().min(0).default(10),
-    TEXTRELAY_INBOX_LOGIN_WINDOW_SECONDS: z.coerce.number().int().min(1).default(900),
-    /** true: a reverse proxy in front is believed about the client (last X-Forwarded-For address) and the scheme (X-Forwarded-Proto). */
-    TEXTRELAY_TRUST_PROXY: Flag.default(false),
-    TEXTRELAY_NUMBERS_PER_ACCOUNT: z.coerce.number().int().min(1).max(100).default(2),
-    /** false: /metrics is not served (404). */
-    TEXTRELAY_METRICS: Flag.default(true),
-    /** When set, /metrics answers only `Authorization: Bearer <token>`; long enough not to be guessed. */
-    TEXTRELAY_METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
-    LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
-  })
-  .transform((config) => ({
-    ...config,
-    TEXTRELAY_ALLOW_PRIVATE_CALLBACKS: config.TEXTRELAY_ALLOW_PRIVATE_CALLBACKS ?? config.TEXTRELAY_TRANSPORT === 'sandbox',
-  }))
-  .superRefine((config, ctx) => {
-    const database = databaseSetting(config);
-    if (looksLikeUrl(database.value) && !POSTGRES_SCHEME.test(database.value)) {
-      ctx.addIssue({
-        code: 'custom',
-        path: [database.key],
-        message: `must be a postgres:// URL or a SQLite file path (got ${withoutCredentials(database.value)})`,
-      });
-    }
-    if (config.TEXTRELAY_TRANSPORT !== 'upstream') return;
-    // Without these the relay could not send, or its provider could not call back: refuse to start rather than fail every message.
-    for (const key of [
-      'TEXTRELAY_UPSTREAM_URL',
-      'TEXTRELAY_UPSTREAM_KEY_ID',
-      'TEXTRELAY_UPSTREAM_SECRET',
-      'TEXTRELAY_PUBLIC_URL',
-    ] as const) {
-      if (config[key] === undefined)
-        ctx.addIssue({ code: 'custom', path: [key], message: 'is required when TEXTRELAY_TRANSPORT is upstream' });
-    }
-    if (config.TEXTRELAY_UPSTREAM_URL === undefined) return;
-    const { hostname } = new URL(config.TEXTRELAY_UPSTREAM_URL);
-    const literal = classifyLiteralHost(hostname);
-    const refusal = literal && refusalOf(literal, outboundPolicyOf(config));
-    if (refusal) {
-      const setting = literal === 'private' ? 'TEXTRELAY_ALLOW_PRIVATE_CALLBACKS' : 'TEXTRELAY_ALLOW_LINK_LOCAL_CALLBACKS';
-      ctx.addIssue({
-        code: 'custom',
-        path: ['TEXTRELAY_UPSTREAM_URL'],
-        message: `is ${hostname}, ${refusal}: set ${setting}=true to relay to it`,
-      });
-    }
-  });
+/** The setting holding the address of each carrier's server. */
+const CARRIER_URL = { bluebubbles: 'TEXTRELAY_BLUEBUBBLES_URL', twilio: 'TEXTRELAY_TWILIO_API_URL' } as const;
+
+const ConfigFields = z.object({
+  PORT: Port.default(3000),
+  /** Loopback by default: a development gateway should not be reachable from the network by accident. */
+  HOST: z.string().min(1).default('127.0.0.1'),
+  /** Behind a proxy or load balancer, longer than its idle timeout, so that it never reuses a connection being closed. */
+  TEXTRELAY_KEEP_ALIVE_TIMEOUT_MS: z.coerce.number().int().min(1).default(5_000),
+  TEXTRELAY_MAX_CONNECTIONS: z.coerce.number().int().min(1).default(10_000),
+  TEXTRELAY_DB: z.string().min(1).default('./data/textrelay.db'),
+  /** A postgres:// URL selects PostgreSQL, shared by any number of instances; a file path here means SQLite, as TEXTRELAY_DB. */
+  TEXTRELAY_DATABASE_URL: z.string().min(1).optional(),
+  /** Connections each instance holds to PostgreSQL; N instances hold N times as many, under the server's max_connections. */
+  TEXTRELAY_DATABASE_POOL_SIZE: z.coerce.number().int().min(2).max(1000).default(10),
+  /** PostgreSQL cancels a statement running longer than this, so a stuck query frees its connection; 0 never cancels. */
+  TEXTRELAY_DATABASE_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(0).default(30_000),
+  /** serve and migrate check the file's pages first when it is at most this large (a full read: seconds per GB); 0 never checks. */
+  TEXTRELAY_INTEGRITY_CHECK_MAX_MB: z.coerce.number().int().min(0).default(256),
+  /** sandbox, upstream, or the carriers textrelay delivers through itself (bluebubbles, twilio, or both). */
+  TEXTRELAY_TRANSPORT: z.enum(TRANSPORT_MODES, { message: `must be one of ${TRANSPORT_MODES.join(', ')}` }).default('sandbox'),
+  TEXTRELAY_PUBLIC_URL: Url.optional(),
+  TEXTRELAY_SANDBOX_STEP_MS: z.coerce.number().int().min(0).default(1000),
+  TEXTRELAY_INGEST_SECRET: z.string().min(1).optional(),
+  TEXTRELAY_UPSTREAM_URL: Url.optional(),
+  TEXTRELAY_UPSTREAM_KEY_ID: z.string().min(1).optional(),
+  TEXTRELAY_UPSTREAM_SECRET: z.string().min(1).optional(),
+  TEXTRELAY_WEBHOOK_RETRY_SCHEDULE: Seconds.default('5,30,120,600,1800,3600,10800,21600,43200,86400'),
+  TEXTRELAY_BLUEBUBBLES_URL: Url.optional(),
+  TEXTRELAY_BLUEBUBBLES_PASSWORD: z.string().min(1).optional(),
+  TEXTRELAY_TWILIO_ACCOUNT_SID: z.string().min(1).optional(),
+  TEXTRELAY_TWILIO_AUTH_TOKEN: z.string().min(1).optional(),
+  /** Every Twilio REST call goes to this base (a test points it at a fake Twilio). */
+  TEXTRELAY_TWILIO_API_URL: Url.default('https://api.twilio.com'),
+  /** Pauses between a carrier's hand-over attempts that failed for a passing reason (down, 429, 5xx); after the last, ERROR. */
+  TEXTRELAY_CARRIER_RETRY_SCHEDULE: Seconds.default('1,5,15,60,120,300'),
+  /** How often a carrier that drops events (BlueBubbles) is read back for what textrelay missed. */
+  TEXTRELAY_CARRIER_READBACK_S: z.coerce.number().min(0.1).default(300),
+  /** Days a delivered or given-up callback stays in the delivery log (and can be replayed); 0 keeps it forever. */
+  TEXTRELAY_DELIVERY_RETENTION_DAYS: z.coerce.number().int().min(0).default(30),
+  /** Days a status event for a handle no message has waits for that message's hand-over before it is dropped; 0 keeps it forever. */
+  TEXTRELAY_ORPHAN_EVENT_RETENTION_DAYS: z.coerce.number().int().min(0).default(7),
+  /** Days an inbound message for a line no account owns stays visible to the operator; 0 keeps it forever. */
+  TEXTRELAY_UNROUTED_RETENTION_DAYS: z.coerce.number().int().min(0).default(30),
+  /** Days an event stays in the account event log that GET /api/v2/events resumes from; 0 keeps it forever. */
+  TEXTRELAY_EVENT_RETENTION_DAYS: z.coerce.number().int().min(0).default(7),
+  /** Open GET /api/v2/events streams an account may hold at once; one more is refused with 429. */
+  TEXTRELAY_EVENT_STREAMS_PER_ACCOUNT: z.coerce.number().int().min(1).default(5),
+  /** Unset: allowed with the sandbox (receivers on a developer's machine), refused with upstream (a server). */
+  TEXTRELAY_ALLOW_PRIVATE_CALLBACKS: Flag.optional(),
+  /** Link-local and cloud-metadata addresses hold credentials: refused in every mode unless this says otherwise. */
+  TEXTRELAY_ALLOW_LINK_LOCAL_CALLBACKS: Flag.default(false),
+  TEXTRELAY_DISPLAY_TZ: z.string().refine(isValidTimeZone, { message: 'must be an IANA time zone such as Europe/Paris' }).default('UTC'),
+  /** Sends per account per minute; 0 turns the limit off. Generous so that bursts from real apps pass. */
+  TEXTRELAY_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).default(6000),
+  /** Rows an account's other API writes (contacts, webhooks, groups, typing, media) may touch per minute; 0 turns the limit off. */
+  TEXTRELAY_WRITE_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).default(1200),
+  /** URLs an account may list per webhook type; one more is refused with 400. */
+  TEXTRELAY_WEBHOOK_URLS_PER_TYPE: z.coerce.number().int().min(1).default(10),
+  /** Failed inbox sign-ins a key id, and a client address, may make in a window before the next are refused (429); 0 turns this off. */
+  TEXTRELAY_INBOX_LOGIN_MAX_FAILURES: z.coerce.number().int().min(0).default(10),
+  TEXTRELAY_INBOX_LOGIN_WINDOW_SECONDS: z.coerce.number().int().min(1).default(900),
+  /** true: a reverse proxy in front is believed about the client (last X-Forwarded-For address) and the scheme (X-Forwarded-Proto). */
+  TEXTRELAY_TRUST_PROXY: Flag.default(false),
+  TEXTRELAY_NUMBERS_PER_ACCOUNT: z.coerce.number().int().min(1).max(100).default(2),
+  /** false: /metrics is not served (404). */
+  TEXTRELAY_METRICS: Flag.default(true),
+  /** When set, /metrics answers only `Authorization: Bearer <token>`; long enough not to be guessed. */
+  TEXTRELAY_METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+});
+
+export const ConfigSchema = ConfigFields.transform((config) => ({
+  ...config,
+  TEXTRELAY_ALLOW_PRIVATE_CALLBACKS: config.TEXTRELAY_ALLOW_PRIVATE_CALLBACKS ?? config.TEXTRELAY_TRANSPORT === 'sandbox',
+})).superRefine((config, ctx) => {
+  const database = databaseSetting(config);
+  if (looksLikeUrl(database.value) && !POSTGRES_SCHEME.test(database.value)) {
+    ctx.addIssue({
+      code: 'custom',
+      path: [database.key],
+      message: `must be a postgres:// URL or a SQLite file path (got ${withoutCredentials(database.value)})`,
+    });
+  }
+  refuseIncompleteCarriers(config, ctx);
+  if (config.TEXTRELAY_TRANSPORT !== 'upstream') return;
+  // Without these the relay could not send, or its provider could not call back: refuse to start rather than fail every message.
+  for (const key of ['TEXTRELAY_UPSTREAM_URL', 'TEXTRELAY_UPSTREAM_KEY_ID', 'TEXTRELAY_UPSTREAM_SECRET', 'TEXTRELAY_PUBLIC_URL'] as const) {
+    if (config[key] === undefined)
+      ctx.addIssue({ code: 'custom', path: [key], message: 'is required when TEXTRELAY_TRANSPORT is upstream' });
+  }
+  if (config.TEXTRELAY_UPSTREAM_URL === undefined) return;
+  const { hostname } = new URL(config.TEXTRELAY_UPSTREAM_URL);
+  const literal = classifyLiteralHost(hostname);
+  const refusal = literal && refusalOf(literal, outboundPolicyOf(config));
+  if (refusal) {
+    const setting = literal === 'private' ? 'TEXTRELAY_ALLOW_PRIVATE_CALLBACKS' : 'TEXTRELAY_ALLOW_LINK_LOCAL_CALLBACKS';
+    ctx.addIssue({
+      code: 'custom',
+      path: ['TEXTRELAY_UPSTREAM_URL'],
+      message: `is ${hostname}, ${refusal}: set ${setting}=true to relay to it`,
+    });
+  }
+});
 
 export type Config = z.output<typeof ConfigSchema>;
+
+/** Each configured carrier's settings are all there, and its server is not on a link-local or metadata address. */
+function refuseIncompleteCarriers(config: Config, ctx: z.RefinementCtx): void {
+  const carriers = carriersOf(config.TEXTRELAY_TRANSPORT);
+  for (const key of new Set(carriers.flatMap((carrier) => CARRIER_SETTINGS[carrier]))) {
+    if (config[key] === undefined)
+      ctx.addIssue({ code: 'custom', path: [key], message: `is required when TEXTRELAY_TRANSPORT is ${config.TEXTRELAY_TRANSPORT}` });
+  }
+  for (const carrier of carriers) {
+    const key = CARRIER_URL[carrier];
+    const value = config[key];
+    if (value === undefined) continue;
+    const { hostname } = new URL(value);
+    const literal = classifyLiteralHost(hostname);
+    const refusal = literal && refusalOf(literal, carrierPolicyOf(config));
+    if (refusal) ctx.addIssue({ code: 'custom', path: [key], message: `is ${hostname}, ${refusal}: a carrier may not be reached there` });
+  }
+}
+
+/**
+ * Which addresses a carrier's server may be on. The operator set its URL, so loopback and the LAN
+ * are allowed (a Mac on the desk); link-local and metadata addresses stay refused, as for callbacks.
+ */
+export function carrierPolicyOf(config: Pick<Config, 'TEXTRELAY_ALLOW_LINK_LOCAL_CALLBACKS'>): OutboundPolicy {
+  return { allowPrivate: true, allowLinkLocal: config.TEXTRELAY_ALLOW_LINK_LOCAL_CALLBACKS };
+}
+
+/** TEXTRELAY_CARRIER_RETRY_SCHEDULE in milliseconds. */
+export function carrierRetryDelaysMs(config: Pick<Config, 'TEXTRELAY_CARRIER_RETRY_SCHEDULE'>): number[] {
+  return config.TEXTRELAY_CARRIER_RETRY_SCHEDULE.split(',').map((seconds) => Math.round(Number(seconds) * 1000));
+}
 
 const POSTGRES_SCHEME = /^postgres(ql)?:\/\//i;
 

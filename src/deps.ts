@@ -1,12 +1,14 @@
 import type { Logger } from 'pino';
 import { type Config, outboundPolicyOf } from './config.ts';
 import type { Store } from './db/store.ts';
+import { transportKindOf } from './domain/carriers.ts';
 import type { AppDeps } from './http/app-deps.ts';
 import { createIngestSecrets, type ProviderWebhookSecret } from './http/ingest-auth.ts';
 import { createLogger } from './logger.ts';
 import { createMetrics } from './metrics/metrics.ts';
 import { createCallbackUrlCheck } from './outbound/callback-url-check.ts';
 import { createMediaFetcher } from './outbound/media-fetch.ts';
+import { createCarrierDirectory } from './services/carrier-directory.ts';
 import { type Clock, systemClock } from './services/clock.ts';
 import { leaveToCourier, type TransportAtSend } from './services/deps.ts';
 import { createNotifierHub } from './services/notifier.ts';
@@ -55,6 +57,8 @@ export function createDeps(config: Config, parts: DepsParts): AppDeps {
   const { store, isReady, clock = systemClock, sharedLimits } = parts;
   const perMinute = config.TEXTRELAY_RATE_LIMIT_PER_MINUTE;
   const writesPerMinute = config.TEXTRELAY_WRITE_RATE_LIMIT_PER_MINUTE;
+  // Filled by the runtime once these deps exist (each carrier records through them); read at each scrape.
+  const carriers = createCarrierDirectory();
   const signInSettings: SignInThrottleSettings = {
     maxFailures: config.TEXTRELAY_INBOX_LOGIN_MAX_FAILURES,
     windowMs: config.TEXTRELAY_INBOX_LOGIN_WINDOW_SECONDS * 1000,
@@ -76,15 +80,16 @@ export function createDeps(config: Config, parts: DepsParts): AppDeps {
     defaultNumbersPerAccount: config.TEXTRELAY_NUMBERS_PER_ACCOUNT,
     transportAtSend: parts.transportAtSend ?? leaveToCourier,
     providers: parts.providers ?? providerAccountsFromConfig(config),
+    carriers,
     isReady,
     version: VERSION,
     checkCallbackUrl: createCallbackUrlCheck(outboundPolicyOf(config)),
     fetchMedia: createMediaFetcher(outboundPolicyOf(config)),
     publicUrl: config.TEXTRELAY_PUBLIC_URL?.replace(/\/+$/, ''),
-    transportName: config.TEXTRELAY_TRANSPORT,
+    transportName: transportKindOf(config.TEXTRELAY_TRANSPORT),
     ingestSecrets: parts.ingestSecrets ?? createIngestSecrets(config.TEXTRELAY_INGEST_SECRET).list,
     providerSecrets: parts.providerSecrets ?? (() => []),
-    metrics: createMetrics({ version: VERSION, readStats: () => getGatewayStats({ store, clock }) }),
+    metrics: createMetrics({ version: VERSION, readStats: () => getGatewayStats({ store, clock }), readCarriers: carriers.health }),
     metricsEndpoint: { enabled: config.TEXTRELAY_METRICS, bearerToken: config.TEXTRELAY_METRICS_TOKEN },
     signInThrottle: sharedLimits
       ? createSharedSignInThrottle(clock, signInSettings, sharedLimits.failureWindows)

@@ -17,6 +17,8 @@ const SECRET_FIELDS = [
   'previousWebhookSecret',
   'content',
   'payload',
+  'password',
+  'authToken',
 ];
 const HOLDERS = ['account', 'message', 'body', 'delivery', 'row'];
 const SECRET_HEADERS = [
@@ -25,6 +27,7 @@ const SECRET_HEADERS = [
   'svc-signing-secret',
   'sb-signing-secret',
   'webhook-signature',
+  'x-twilio-signature',
   'authorization',
   'cookie',
   'set-cookie',

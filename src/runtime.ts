@@ -15,6 +15,7 @@ import { createDeps } from './deps.ts';
 import type { AppDeps } from './http/app-deps.ts';
 import { createIngestSecrets } from './http/ingest-auth.ts';
 import { type Clock, systemClock } from './services/clock.ts';
+import { createConfiguredCarriers } from './transports/carriers/registry.ts';
 import { createSandboxAtSend, type SandboxAtSend } from './transports/sandbox.ts';
 
 export type OpenOptions = {
@@ -150,7 +151,16 @@ export async function openRuntime(
     transportAtSend: sandboxAtSend,
     sharedLimits: opened.shared?.limits,
   });
-  return { deps, ingestSecrets, sandboxAtSend, sharedDatabase: opened.shared?.pool, databaseName: opened.name, close: opened.close };
+  const carriers = createConfiguredCarriers(config, deps);
+  return {
+    deps,
+    ingestSecrets,
+    sandboxAtSend,
+    carriers,
+    sharedDatabase: opened.shared?.pool,
+    databaseName: opened.name,
+    close: opened.close,
+  };
 }
 
 export type Runtime = Awaited<ReturnType<typeof openRuntime>>;

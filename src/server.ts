@@ -43,7 +43,8 @@ export async function runServer(config: Config): Promise<void> {
     throw error;
   }
   const { deps } = runtime;
-  const devAccount = await createDevAccountIfEmpty(deps);
+  // A carrier's lines are its real numbers, given with accounts create: no made-up development lines.
+  const devAccount = runtime.carriers.length === 0 ? await createDevAccountIfEmpty(deps) : undefined;
   if (devAccount) printDevAccount(devAccount);
 
   deps.metrics.collectProcessMetrics();

@@ -35,14 +35,21 @@ const SETTINGS: Record<keyof Config, string> = {
   TEXTRELAY_INTEGRITY_CHECK_MAX_MB: 'check the file for damage at start when at most this large, 0 never',
   TEXTRELAY_KEEP_ALIVE_TIMEOUT_MS: 'close idle keep-alive connections after this long',
   TEXTRELAY_MAX_CONNECTIONS: 'open connections at most; more are closed at once',
-  TEXTRELAY_TRANSPORT: 'sandbox or upstream',
-  TEXTRELAY_PUBLIC_URL: 'the URL the upstream provider calls back (required for upstream)',
+  TEXTRELAY_TRANSPORT: 'sandbox, upstream, or carriers: bluebubbles, twilio, bluebubbles,twilio (first: default of new lines)',
+  TEXTRELAY_PUBLIC_URL: 'the URL the upstream provider or the carriers call back (required for upstream and carriers)',
   TEXTRELAY_SANDBOX_STEP_MS: "time between the sandbox's status steps",
   TEXTRELAY_INGEST_SECRET: 'whsec_ secret(s) that sign callbacks posted to /webhooks/*',
   TEXTRELAY_UPSTREAM_URL: "the provider's API (required for upstream)",
   TEXTRELAY_UPSTREAM_KEY_ID: "the provider's key id (required for upstream)",
   TEXTRELAY_UPSTREAM_SECRET: "the provider's secret (required for upstream)",
   TEXTRELAY_WEBHOOK_RETRY_SCHEDULE: 'seconds between webhook attempts, comma-separated',
+  TEXTRELAY_BLUEBUBBLES_URL: 'the BlueBubbles server (required for bluebubbles)',
+  TEXTRELAY_BLUEBUBBLES_PASSWORD: "the BlueBubbles server's password (required for bluebubbles)",
+  TEXTRELAY_TWILIO_ACCOUNT_SID: 'the Twilio Account SID, AC… (required for twilio)',
+  TEXTRELAY_TWILIO_AUTH_TOKEN: "the Twilio account's Auth Token (required for twilio)",
+  TEXTRELAY_TWILIO_API_URL: 'where Twilio REST calls go (default https://api.twilio.com)',
+  TEXTRELAY_CARRIER_RETRY_SCHEDULE: "seconds between a carrier's hand-over attempts, comma-separated; then ERROR",
+  TEXTRELAY_CARRIER_READBACK_S: 'seconds between read-backs of what a carrier (BlueBubbles) did not tell',
   TEXTRELAY_DELIVERY_RETENTION_DAYS: 'days finished webhook deliveries stay in the log, 0 for ever',
   TEXTRELAY_UNROUTED_RETENTION_DAYS: 'days an inbound message for a line no account owns is kept, 0 for ever',
   TEXTRELAY_EVENT_RETENTION_DAYS: 'days an event stays in the log that /api/v2/events resumes from, 0 for ever',
@@ -67,12 +74,15 @@ const SETTINGS: Record<keyof Config, string> = {
 export const COMMANDS = {
   serve: {
     summary: 'Run the HTTP API, the transport and the webhook dispatcher',
-    usage: ['textrelay serve [--port N] [--host H] [--db FILE|URL] [--transport sandbox|upstream]'],
+    usage: ['textrelay serve [--port N] [--host H] [--db FILE|URL] [--transport sandbox|upstream|bluebubbles|twilio|bluebubbles,twilio]'],
     flags: [
       ['--port N', 'port to listen on, 0 for any free one (PORT)'],
       ['--host H', 'address to listen on (HOST)'],
       DB,
-      ['--transport NAME', 'sandbox (simulated network) or upstream (a real provider) (TEXTRELAY_TRANSPORT)'],
+      [
+        '--transport NAME',
+        'sandbox (simulated network), upstream (a real provider), or the carriers bluebubbles, twilio, bluebubbles,twilio (TEXTRELAY_TRANSPORT)',
+      ],
     ],
     // serve reads every setting.
     env: Object.keys(SETTINGS) as (keyof Config)[],
@@ -96,10 +106,11 @@ export const COMMANDS = {
   accounts: {
     summary: 'Create accounts, list them, edit their lines, rotate their API secret, give them a provider account',
     usage: [
-      'textrelay accounts create --email E [--plan blue|sapphire] [--numbers K|+1…,+1…] [--receive-webhook URL] [--upstream-key-id K --upstream-secret S] [--db FILE|URL] [--json]',
+      'textrelay accounts create --email E [--plan blue|sapphire] [--numbers K|+1…,+1…] [--carrier bluebubbles|twilio] [--receive-webhook URL] [--upstream-key-id K --upstream-secret S] [--db FILE|URL] [--json]',
       'textrelay accounts list [--db FILE|URL] [--json]',
       'textrelay accounts lines list --email E [--db FILE|URL] [--json]',
-      'textrelay accounts lines add|remove --email E NUMBER[,NUMBER…] [--db FILE|URL] [--json]',
+      'textrelay accounts lines add --email E NUMBER[,NUMBER…] [--carrier bluebubbles|twilio] [--db FILE|URL] [--json]',
+      'textrelay accounts lines remove --email E NUMBER[,NUMBER…] [--db FILE|URL] [--json]',
       'textrelay accounts rotate-secret --email E [--db FILE|URL] [--json]',
       'textrelay accounts upstream set --email E --key-id K --secret S [--db FILE|URL] [--json]',
     ],
@@ -109,6 +120,10 @@ export const COMMANDS = {
       [
         '--numbers K',
         "how many sandbox numbers to give it (TEXTRELAY_NUMBERS_PER_ACCOUNT), or its lines as comma-separated E.164 numbers (a relay: the provider's real numbers)",
+      ],
+      [
+        '--carrier NAME',
+        'the carrier delivering the lines given (bluebubbles: one line at most); default: the first TEXTRELAY_TRANSPORT names',
       ],
       ['--receive-webhook URL', 'where its inbound messages are posted'],
       [

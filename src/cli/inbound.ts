@@ -1,4 +1,4 @@
-import type { Config } from '../config.ts';
+import type { TransportKind } from '../domain/carriers.ts';
 import { ErrorCode } from '../domain/error-codes.ts';
 import { checkPhoneNumber } from '../domain/phone.ts';
 import { AppError } from '../services/app-error.ts';
@@ -19,9 +19,12 @@ export type InboundFlags = {
  * `textrelay inbound`: an end user texts the account, through the validation and the service of
  * `POST /sandbox/inbound`. Answers the stored message (RECEIVED).
  */
-export async function inboundCommand(deps: ServiceDeps & { transportName: Config['TEXTRELAY_TRANSPORT'] }, flags: InboundFlags) {
+export async function inboundCommand(deps: ServiceDeps & { transportName: TransportKind }, flags: InboundFlags) {
   if (deps.transportName !== 'sandbox') {
-    throw new AppError(ErrorCode.validation, 'textrelay inbound simulates the sandbox network; TEXTRELAY_TRANSPORT is upstream');
+    throw new AppError(
+      ErrorCode.validation,
+      `textrelay inbound simulates the sandbox network; TEXTRELAY_TRANSPORT is ${deps.transportName}`,
+    );
   }
   if (!flags.email) throw new AppError(ErrorCode.validation, '--email is required');
   if (!flags.from) throw new AppError(ErrorCode.validation, '--from is required');

@@ -44,6 +44,8 @@ export const serviceNumbers = sqliteTable(
       .references(() => accounts.id),
     /** How many end users are pinned to this line; kept here so picking the least-loaded line is one indexed read. */
     pinnedCount: integer().notNull().default(0),
+    /** The carrier that delivers the line's messages (`bluebubbles`, `twilio`); null for the sandbox and the upstream relay. */
+    carrier: text(),
     createdAt: integer().notNull(),
   },
   (t) => [
@@ -533,4 +535,16 @@ export const mediaObjects = sqliteTable(
     createdAt: integer().notNull(),
   },
   (t) => [index('media_objects_account_idx').on(t.accountId, t.createdAt)],
+);
+
+/** What a carrier keeps across restarts (its webhook secret, how far it has read back), one value per (carrier, key). */
+export const carrierState = sqliteTable(
+  'carrier_state',
+  {
+    carrier: text().notNull(),
+    key: text().notNull(),
+    value: text().notNull(),
+    updatedAt: integer().notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.carrier, t.key] })],
 );

@@ -1,6 +1,7 @@
 import type { MediaFetcher } from '../domain/media-objects.ts';
 import type { Metrics } from '../metrics/metrics.ts';
 import type { CallbackUrlCheck } from '../outbound/callback-url-check.ts';
+import type { CarrierDirectory } from '../services/carrier-directory.ts';
 import type { ServiceDeps } from '../services/deps.ts';
 import type { EventStreamSettings } from '../services/event-stream.ts';
 import type { NotifierHub } from '../services/notifier.ts';
@@ -30,6 +31,8 @@ export type AppDeps = ServiceDeps &
     fetchMedia: MediaFetcher;
     /** TEXTRELAY_PUBLIC_URL: the origin of the URLs textrelay gives for its own files; else the request's. */
     publicUrl: string | undefined;
+    /** The configured carriers: their webhooks are served under /webhooks/carriers/<name>/. */
+    carriers: CarrierDirectory;
     /** GET /api/v2/events: the cap per account and the timings; the defaults where unset. */
     eventStreams?: Partial<EventStreamSettings>;
   };

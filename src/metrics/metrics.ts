@@ -1,5 +1,6 @@
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 import type { AttemptOutcome } from '../domain/attempt-outcome.ts';
+import type { CarrierHealth } from '../services/carrier-directory.ts';
 import { PRUNED_TABLES, type PrunedTable } from '../services/pruning.ts';
 import type { GatewayStats } from '../services/stats.ts';
 
@@ -19,7 +20,12 @@ const LATENCY_BUCKETS_SECONDS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0
  * (messages, outbox) are read by `readStats` at each scrape, so they are true across restarts and
  * across the CLI commands that write to the same file.
  */
-export function createMetrics(options: { version: string; readStats: () => Promise<GatewayStats> }) {
+export function createMetrics(options: {
+  version: string;
+  readStats: () => Promise<GatewayStats>;
+  /** The configured carriers' health, read at each scrape; none unless given. */
+  readCarriers?: () => CarrierHealth[];
+}) {
   const registry = new Registry();
   const registers = [registry];
 
@@ -95,6 +101,25 @@ export function createMetrics(options: { version: string; readStats: () => Promi
     registers,
   });
 
+  const carrierUp = new Gauge({
+    name: 'textrelay_carrier_reachable',
+    help: "1 when the carrier's last request succeeded, 0 when it failed, absent before the first",
+    labelNames: ['carrier'],
+    registers,
+  });
+  const carrierSends = new Gauge({
+    name: 'textrelay_carrier_sends',
+    help: 'Messages the carrier accepted from this process since it started',
+    labelNames: ['carrier'],
+    registers,
+  });
+  const carrierEvents = new Gauge({
+    name: 'textrelay_carrier_events',
+    help: 'Status events and inbound messages the carrier reported to this process since it started',
+    labelNames: ['carrier'],
+    registers,
+  });
+
   let processMetrics = false;
 
   return {
@@ -138,6 +163,12 @@ export function createMetrics(options: { version: string; readStats: () => Promi
       for (const [state, count] of Object.entries(stats.outbox)) outbox.set({ state }, count);
       oldestDue.set(stats.oldestDueAgeMs / 1000);
       unrouted.set(stats.unroutedInbound);
+      for (const health of options.readCarriers?.() ?? []) {
+        const labels = { carrier: health.carrier };
+        if (health.reachable !== null) carrierUp.set(labels, health.reachable ? 1 : 0);
+        carrierSends.set(labels, health.sends);
+        carrierEvents.set(labels, health.events);
+      }
       return { contentType: registry.contentType, body: await registry.metrics() };
     },
   };

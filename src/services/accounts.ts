@@ -1,5 +1,6 @@
 import { createHash, randomBytes, randomInt, randomUUID, timingSafeEqual } from 'node:crypto';
 import type { AccountRow } from '../db/rows.ts';
+import { CARRIER_PROFILES, type CarrierName } from '../domain/carriers.ts';
 import { ErrorCode } from '../domain/error-codes.ts';
 import type { Plan } from '../domain/limits.ts';
 import { workerIdOf } from '../domain/line-state.ts';
@@ -72,8 +73,30 @@ async function recordLineEvents(
     await recordAccountEvent(deps, accountId, type, { sendblue_number: number, worker_id: workerIdOf(number) }, now);
 }
 
-/** Gives the account these lines (the provider's real numbers); refuses, writing nothing, a line another account owns. */
-async function claimLines(deps: ServiceDeps, accountId: string, numbers: readonly string[], now: number): Promise<string[]> {
+/** Refuses more lines on a carrier than it can serve (a BlueBubbles server is one iMessage identity). */
+async function refuseOverfullCarrier(deps: ServiceDeps, carrier: CarrierName, adding: readonly string[]): Promise<void> {
+  const { label, maxLines } = CARRIER_PROFILES[carrier];
+  if (maxLines === undefined) return;
+  const bound = (await deps.store.lines.all()).filter((line) => line.carrier === carrier).map((line) => line.number);
+  if (bound.length + adding.length <= maxLines) return;
+  const already = bound.length === 0 ? '' : `; ${bound.join(', ')} is already bound to it`;
+  throw new AppError(
+    ErrorCode.conflict,
+    `${label} serves one identity, so at most ${maxLines} line may be bound to it${already}: cannot add ${adding.join(', ')}`,
+  );
+}
+
+/**
+ * Gives the account these lines (the provider's or the carrier's real numbers); refuses, writing
+ * nothing, a line another account owns, or more lines than the carrier can serve.
+ */
+async function claimLines(
+  deps: ServiceDeps,
+  accountId: string,
+  numbers: readonly string[],
+  now: number,
+  carrier: CarrierName | undefined,
+): Promise<string[]> {
   for (const number of numbers) {
     const owner = await deps.store.accounts.findByServiceNumber(number);
     if (owner) {
@@ -81,7 +104,8 @@ async function claimLines(deps: ServiceDeps, accountId: string, numbers: readonl
       throw new AppError(ErrorCode.conflict, `${number} is already a line of ${whose}; a line belongs to one account only`);
     }
   }
-  for (const number of numbers) await deps.store.accounts.insertServiceNumber(accountId, number, now);
+  if (carrier !== undefined) await refuseOverfullCarrier(deps, carrier, numbers);
+  for (const number of numbers) await deps.store.accounts.insertServiceNumber(accountId, number, now, carrier ?? null);
   return [...numbers];
 }
 
@@ -93,6 +117,8 @@ export type CreateAccountInput = {
   receiveWebhook?: string | undefined;
   /** Relay mode: the account's own provider account; the relay's (TEXTRELAY_UPSTREAM_KEY_ID) when not given. */
   upstream?: ProviderCredentials | undefined;
+  /** The carrier delivering the given lines; none for the sandbox and the relay. */
+  carrier?: CarrierName | undefined;
 };
 
 export async function createAccount(deps: ServiceDeps, input: CreateAccountInput): Promise<CreatedAccount> {
@@ -112,6 +138,12 @@ export async function createAccount(deps: ServiceDeps, input: CreateAccountInput
     upstreamSecret: input.upstream?.secret ?? null,
     createdAt: now,
   };
+  if (input.carrier !== undefined && typeof input.numbers !== 'object') {
+    throw new AppError(
+      ErrorCode.validation,
+      `${CARRIER_PROFILES[input.carrier].label} lines are its real numbers: give them as E.164 numbers`,
+    );
+  }
   return inTransaction(deps, async (deps) => {
     if (await deps.store.accounts.findByEmail(input.email)) {
       throw new AppError(ErrorCode.conflict, `An account with email ${input.email} already exists`);
@@ -120,7 +152,7 @@ export async function createAccount(deps: ServiceDeps, input: CreateAccountInput
     await deps.store.accounts.insertAccount(account);
     const numbers =
       typeof input.numbers === 'object'
-        ? await claimLines(deps, account.id, input.numbers, now)
+        ? await claimLines(deps, account.id, input.numbers, now, input.carrier)
         : await allocateLines(deps, account.id, input.numbers ?? deps.defaultNumbersPerAccount, now);
     await recordLineEvents(deps, account.id, 'line.assigned', numbers, now);
     if (input.receiveWebhook) await addReceiveUrl(deps, account.id, input.receiveWebhook, now);
@@ -175,12 +207,17 @@ export async function listLines(deps: ServiceDeps, email: string): Promise<Accou
   return { email, numbers: await deps.store.accounts.listServiceNumbers((await accountByEmail(deps, email)).id) };
 }
 
-/** Gives the account more lines; all or none, and none another account owns. */
-export async function addLines(deps: ServiceDeps, email: string, numbers: readonly string[]): Promise<AccountLines> {
+/** Gives the account more lines, delivered by `carrier` when given; all or none, and none another account owns. */
+export async function addLines(
+  deps: ServiceDeps,
+  email: string,
+  numbers: readonly string[],
+  carrier?: CarrierName | undefined,
+): Promise<AccountLines> {
   const { accountId, lines } = await inTransaction(deps, async (deps) => {
     const account = await accountByEmail(deps, email);
     const now = deps.clock.now();
-    await recordLineEvents(deps, account.id, 'line.assigned', await claimLines(deps, account.id, numbers, now), now);
+    await recordLineEvents(deps, account.id, 'line.assigned', await claimLines(deps, account.id, numbers, now, carrier), now);
     return { accountId: account.id, lines: await listLines(deps, email) };
   });
   deps.notify.accountActivity?.(accountId);

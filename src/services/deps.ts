@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { MessageRow } from '../db/rows.ts';
 import type { Store } from '../db/store.ts';
+import type { CarrierDirectory } from './carrier-directory.ts';
 import type { Clock } from './clock.ts';
 import type { ProviderAccounts } from './provider.ts';
 import type { RateLimiter } from './rate-limiter.ts';
@@ -64,4 +65,6 @@ export type ServiceDeps = {
   transportAtSend: TransportAtSend;
   /** The provider accounts behind the relay: set in upstream mode only, where SDK calls are forwarded to the account's. */
   providers?: ProviderAccounts | undefined;
+  /** The carriers textrelay delivers through itself (TEXTRELAY_TRANSPORT bluebubbles, twilio); empty otherwise. */
+  carriers?: CarrierDirectory | undefined;
 };

@@ -7,7 +7,8 @@ import type { ProviderAccounts, ProviderAnswer } from './provider.ts';
 
 /**
  * lookups.lookupNumber: which service a number is reached by. The sandbox's SMS-only test number
- * (555-0102) answers SMS, any other number iMessage; in relay mode the provider knows.
+ * (555-0102) answers SMS, any other number iMessage; in relay mode the provider knows, with a
+ * carrier that can tell (BlueBubbles) the carrier.
  */
 export async function lookupNumber(
   deps: ServiceDeps,
@@ -15,6 +16,8 @@ export async function lookupNumber(
   number: string,
 ): Promise<{ number: string; service: 'iMessage' | 'SMS' } | ProviderAnswer> {
   if (deps.providers) return deps.providers.of(account).call({ method: 'GET', path: '/api/evaluate-service', query: { number } });
+  const service = await deps.carriers?.lookup(number);
+  if (service) return { number, service };
   return { number, service: sandboxBehaviour(number) === 'sms' ? 'SMS' : 'iMessage' };
 }
 

@@ -64,6 +64,26 @@ export async function recordRemoteMedia(
   return row;
 }
 
+/** A file a carrier delivered with an inbound message, kept for the line's account and served at our own media URL. */
+export async function storeReceivedMedia(
+  deps: ServiceDeps,
+  accountId: string,
+  file: { sourceUrl: string; contentType: string; bytes: Buffer },
+): Promise<MediaObjectRow> {
+  const row: MediaObjectRow = {
+    id: newMediaObjectId(),
+    accountId,
+    sourceUrl: file.sourceUrl,
+    contentType: file.contentType,
+    bytes: file.bytes,
+    byteLength: file.bytes.length,
+    remoteUrl: null,
+    createdAt: deps.clock.now(),
+  };
+  await inTransaction(deps, async (deps) => await deps.store.media.insert(row));
+  return row;
+}
+
 export type MediaUploaded = { status: 'OK'; message: string; mediaObjectId: string; media_url: string };
 
 const stringField = (body: unknown, name: string): string | undefined => {

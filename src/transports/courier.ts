@@ -8,7 +8,7 @@ import {
   recordHandover,
 } from '../services/handover.ts';
 import { isOutage, storageTrouble } from '../services/storage-errors.ts';
-import { type Transport, TransportRefusal } from './transport.ts';
+import { type Transport, TransportRefusal, TransportUnavailable } from './transport.ts';
 
 export type CourierOptions = {
   /** Pauses between hand-over attempts after a retryable failure; once spent, the message fails with 10001. */
@@ -121,7 +121,10 @@ export function createCourier(deps: ServiceDeps, transport: Transport, options: 
         deps.log.warn({ handle, attempt, err: error }, 'hand-over failed for good');
         await failHandover(deps, handle, {
           errorCode: ErrorCode.sendFailed,
-          errorMessage: `The ${transport.name} transport did not accept the message after ${attempt + 1} attempts`,
+          errorMessage:
+            error instanceof TransportUnavailable
+              ? `${error.message} (gave up after ${attempt + 1} attempts)`
+              : `The ${transport.name} transport did not accept the message after ${attempt + 1} attempts`,
           source: transport.name,
         });
       } else {

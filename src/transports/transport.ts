@@ -1,3 +1,4 @@
+import type { TransportKind } from '../domain/carriers.ts';
 import type { HandoverReceipt, OutboundMessage } from '../services/handover.ts';
 
 /**
@@ -6,7 +7,7 @@ import type { HandoverReceipt, OutboundMessage } from '../services/handover.ts';
  * `receiveInbound`/`receiveFromTransport`), from timers (sandbox) or from `/webhooks/*` (upstream).
  */
 export interface Transport {
-  readonly name: 'sandbox' | 'upstream';
+  readonly name: TransportKind;
   /**
    * Must be idempotent by `message.handle`: after a crash the same message may be handed over
    * again. Throws `TransportRefusal` for a final no; any other error is retried.
@@ -26,5 +27,16 @@ export class TransportRefusal extends Error {
   ) {
     super(message);
     this.name = 'TransportRefusal';
+  }
+}
+
+/**
+ * The transport could not take the message now (its server down, rate limited, a 5xx): the courier
+ * retries, and once its schedule is spent fails the message with this reason.
+ */
+export class TransportUnavailable extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'TransportUnavailable';
   }
 }

@@ -38,7 +38,7 @@ export type TestAppOptions = {
   webhookUrlsPerType?: number;
   displayTimeZone?: string;
   database?: string;
-  transportName?: AppDeps['transportName'];
+  transportName?: Config['TEXTRELAY_TRANSPORT'];
   /** Secrets accepted by /webhooks/*; none by default, which refuses every caller. */
   ingestSecrets?: string[];
   /** The addresses callback URLs may name; private ones allowed by default, as `serve` with the sandbox has it. */

@@ -62,6 +62,7 @@ export const serviceNumbers = pgTable(
       .notNull()
       .references(() => accounts.id),
     pinnedCount: bigint({ mode: 'number' }).notNull().default(0),
+    carrier: text(),
     createdAt: bigint({ mode: 'number' }).notNull(),
   },
   (t) => [index('service_numbers_account_load_idx').on(t.accountId, t.pinnedCount)],
@@ -460,3 +461,14 @@ export const signInFailures = pgTable(
 
 /** The tables above, which test/db/postgres-schema.test.ts does not look for in the SQLite schema. */
 export const POSTGRES_ONLY_TABLES: readonly string[] = ['rate_limit_buckets', 'sign_in_failures'];
+
+export const carrierState = pgTable(
+  'carrier_state',
+  {
+    carrier: text().notNull(),
+    key: text().notNull(),
+    value: text().notNull(),
+    updatedAt: bigint({ mode: 'number' }).notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.carrier, t.key] })],
+);

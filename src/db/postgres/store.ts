@@ -3,6 +3,7 @@ import type { PgDb } from './db.ts';
 import { accountEventQueries } from './queries/account-events.ts';
 import { accountWebhookQueries } from './queries/account-webhooks.ts';
 import { accountQueries } from './queries/accounts.ts';
+import { carrierStateQueries } from './queries/carrier-state.ts';
 import { contactQueries } from './queries/contacts.ts';
 import { conversationQueries } from './queries/conversations.ts';
 import { eventQueries } from './queries/events.ts';
@@ -25,6 +26,7 @@ import { transactionalStore } from './transactional-store.ts';
 const factories = {
   accountEvents: accountEventQueries,
   accounts: accountQueries,
+  carrierState: carrierStateQueries,
   contacts: contactQueries,
   conversations: conversationQueries,
   events: eventQueries,

@@ -2,6 +2,7 @@ import type { Db } from './connection.ts';
 import { accountEventQueries } from './queries/account-events.ts';
 import { accountWebhookQueries } from './queries/account-webhooks.ts';
 import { accountQueries } from './queries/accounts.ts';
+import { carrierStateQueries } from './queries/carrier-state.ts';
 import { contactQueries } from './queries/contacts.ts';
 import { conversationQueries } from './queries/conversations.ts';
 import { eventQueries } from './queries/events.ts';
@@ -24,6 +25,7 @@ export function createSqliteQueries(db: Db) {
   return {
     accountEvents: accountEventQueries(db),
     accounts: accountQueries(db),
+    carrierState: carrierStateQueries(db),
     contacts: contactQueries(db),
     conversations: conversationQueries(db),
     events: eventQueries(db),

@@ -1,6 +1,7 @@
 import { type Context, Hono } from 'hono';
 import { createMiddleware } from 'hono/factory';
 import { z } from 'zod';
+import type { TransportKind } from '../../domain/carriers.ts';
 import { ErrorCode } from '../../domain/error-codes.ts';
 import { AppError } from '../../services/app-error.ts';
 import { listDeliveries, replayDelivery } from '../../services/callback-deliveries.ts';
@@ -24,7 +25,7 @@ import { LoginPage } from './pages/login.tsx';
 import { clearSessionCookie, requireSession, sameOriginPost, sessionToken } from './session.ts';
 import { type SignInDeps, signIn } from './sign-in.tsx';
 
-export type InboxDeps = SignInDeps & { notify: NotifierHub; transportName: 'sandbox' | 'upstream' };
+export type InboxDeps = SignInDeps & { notify: NotifierHub; transportName: TransportKind };
 
 /** The deliveries page shows the newest this many. */
 const DELIVERIES_SHOWN = 100;

@@ -53,10 +53,10 @@ export function accountQueries(db: PgDb) {
     },
 
     /** False when the number is already taken (by any account). */
-    async insertServiceNumber(accountId: string, number: string, createdAt: number): Promise<boolean> {
+    async insertServiceNumber(accountId: string, number: string, createdAt: number, carrier: string | null = null): Promise<boolean> {
       const inserted = await db
         .insert(serviceNumbers)
-        .values({ accountId, number, createdAt })
+        .values({ accountId, number, createdAt, carrier })
         .onConflictDoNothing()
         .returning({ number: serviceNumbers.number });
       return inserted.length === 1;

@@ -76,9 +76,9 @@ export function accountQueries(db: Db) {
       return true;
     },
 
-    /** False when the number is already taken (by any account). */
-    insertServiceNumber(accountId: string, number: string, createdAt: number): boolean {
-      const result = db.insert(serviceNumbers).values({ accountId, number, createdAt }).onConflictDoNothing().run();
+    /** False when the number is already taken (by any account). `carrier` delivers its messages (null: the sandbox or the relay). */
+    insertServiceNumber(accountId: string, number: string, createdAt: number, carrier: string | null = null): boolean {
+      const result = db.insert(serviceNumbers).values({ accountId, number, createdAt, carrier }).onConflictDoNothing().run();
       return result.changes === 1;
     },
     /** Removes the account's line; false when the account has no such line. */

@@ -1,0 +1,1 @@
+ALTER TABLE `service_numbers` ADD `carrier` text;

@@ -1,0 +1,160 @@
+import { Hono } from 'hono';
+import { outboundPolicyOf } from '../../config.ts';
+import { carriersOf } from '../../domain/carriers.ts';
+import { createMediaFetcher } from '../../outbound/media-fetch.ts';
+import type { HandoverReceipt, OutboundMessage } from '../../services/handover.ts';
+import { recordStatus } from '../../services/record-status.ts';
+import { StartupError } from '../../startup-error.ts';
+import type { Carrier, CarrierContext } from '../carriers/carrier.ts';
+import { describeFailure } from '../carriers/scrub.ts';
+import { TransportRefusal, TransportUnavailable } from '../transport.ts';
+import { createChatDirectory } from './chats.ts';
+import { createBlueBubblesClient } from './client.ts';
+import { applyEvent, type BbEventContext, SOURCE } from './events.ts';
+import { createBlueBubblesIngest } from './ingest.ts';
+import type { BbEvent } from './mapping.ts';
+import { readBack } from './readback.ts';
+import type { BbServerInfo } from './schemas.ts';
+import { createdAtOf, sendThroughBlueBubbles } from './send.ts';
+import { checkServer, INGEST_PATH, registerWebhook, webhookSecret } from './startup.ts';
+
+/** The line bound to BlueBubbles; a line bound to no carrier when BlueBubbles is the default and it is the only such line. */
+async function blueBubblesLine(context: CarrierContext): Promise<string | undefined> {
+  const lines = await context.deps.store.lines.all();
+  const bound = lines.find((line) => line.carrier === SOURCE);
+  if (bound) return bound.number;
+  const unbound = lines.filter((line) => line.carrier === null);
+  return carriersOf(context.config.TEXTRELAY_TRANSPORT)[0] === SOURCE && unbound.length === 1 ? unbound[0]!.number : undefined;
+}
+
+/**
+ * iMessage through the user's own Mac: sends through the BlueBubbles REST API, webhook ingest,
+ * and the read-back that recovers what webhooks lost.
+ */
+export function createBlueBubblesCarrier(context: CarrierContext): Carrier & { readBack(): Promise<unknown> } {
+  const { deps, config, publicUrl, health } = context;
+  const client = createBlueBubblesClient({
+    url: config.TEXTRELAY_BLUEBUBBLES_URL ?? '',
+    password: config.TEXTRELAY_BLUEBUBBLES_PASSWORD ?? '',
+    outboundPolicy: context.policy,
+  });
+  // media_url is the tenant's: fetched under the tenant policy, not the carrier's.
+  const fetchMedia = createMediaFetcher(outboundPolicyOf(config));
+  const readbackMs = config.TEXTRELAY_CARRIER_READBACK_S * 1000;
+  let info: BbServerInfo | undefined;
+  const privateApi = () => Boolean(info?.private_api && info.helper_connected);
+  const chats = createChatDirectory(client, { privateApi });
+  const ctx: BbEventContext = { deps, client, chats, line: () => blueBubblesLine(context), publicUrl };
+  const startedAt = Date.now();
+  /** Messages whose last attempt may have gone out: the next one reads the chat back first. */
+  const uncertain = new Set<string>();
+  let secret: string | undefined;
+  let timer: NodeJS.Timeout | undefined;
+  let readingBack: Promise<void> | undefined;
+  let stopped = false;
+
+  const describe = (error: unknown) => describeFailure(error, (text) => context.scrub(client.redact(text)));
+
+  async function apply(event: BbEvent): Promise<void> {
+    if (event.kind !== 'ignored') health.event();
+    await applyEvent(ctx, event);
+  }
+
+  async function send(message: OutboundMessage): Promise<HandoverReceipt> {
+    const readBackFirst = uncertain.has(message.handle) || createdAtOf(message.handle) < startedAt;
+    let sent: Awaited<ReturnType<typeof sendThroughBlueBubbles>>;
+    try {
+      sent = await sendThroughBlueBubbles({ client, chats, fetchMedia, privateApi }, message, readBackFirst);
+    } catch (error) {
+      if (error instanceof TransportRefusal) {
+        health.reached();
+        health.failed(error.message);
+        throw error;
+      }
+      uncertain.add(message.handle);
+      health.unreachable(describe(error));
+      throw new TransportUnavailable(`BlueBubbles did not take the message: ${describe(error)}`);
+    }
+    uncertain.delete(message.handle);
+    health.reached();
+    health.sent();
+    // Kept under the guid until the hand-over stores it (an orphan event): the answer means SENT.
+    await recordStatus(deps, {
+      handle: sent.guid,
+      status: 'SENT',
+      wasDowngraded: sent.wasDowngraded,
+      source: SOURCE,
+      sourceEventId: `${sent.guid}:SENT`,
+    });
+    return { transportHandle: sent.guid, transportGroupId: sent.groupChatGuid };
+  }
+
+  /** One pass: the server's state (Private API), our webhook, then what webhooks missed. */
+  async function refresh(announce = false): Promise<void> {
+    const now = await checkServer(deps, client, announce || info === undefined);
+    if (!now) {
+      health.unreachable('BlueBubbles did not answer ping and server/info');
+      return;
+    }
+    info = now;
+    health.reached();
+    secret ??= await webhookSecret(deps);
+    await registerWebhook(deps, client, publicUrl, secret);
+    await readBack(ctx);
+  }
+
+  function schedule(): void {
+    if (stopped) return;
+    timer = setTimeout(() => {
+      readingBack = refresh()
+        .catch((error: unknown) => {
+          health.failed(describe(error));
+          context.log.warn({ reason: describe(error) }, 'BlueBubbles read-back failed; will try again');
+        })
+        .finally(schedule);
+    }, readbackMs);
+  }
+
+  const ingest = createBlueBubblesIngest({ secret: () => secret, apply });
+  const webhooks = new Hono().basePath(INGEST_PATH).route('/', ingest);
+
+  return {
+    name: SOURCE,
+    send,
+    health: () => health.snapshot(),
+    webhooks: async (request) => webhooks.fetch(request),
+    async lookup(number) {
+      try {
+        return (await chats.route(number)).service;
+      } catch (error) {
+        context.log.warn({ reason: describe(error) }, 'BlueBubbles could not tell which service reaches a number');
+        return undefined;
+      }
+    },
+    async probe() {
+      await client.call('GET', '/ping');
+    },
+    /** Checks the server (a wrong password throws StartupError), registers the webhook, reads back, then reads back periodically. */
+    async start(): Promise<void> {
+      secret = await webhookSecret(deps);
+      try {
+        await refresh(true);
+      } catch (error) {
+        if (error instanceof StartupError) throw error;
+        health.unreachable(describe(error));
+        context.log.warn({ reason: describe(error) }, 'BlueBubbles start-up pass failed; will try again');
+      }
+      schedule();
+    },
+    /** Runs one read-back pass now (tests, and `start`). */
+    readBack: () => readBack(ctx),
+    async stop(): Promise<void> {
+      stopped = true;
+      clearTimeout(timer);
+      await readingBack;
+      await client.close();
+    },
+  };
+}
+
+export type BlueBubblesCarrier = ReturnType<typeof createBlueBubblesCarrier>;
