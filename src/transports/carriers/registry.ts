@@ -5,12 +5,15 @@ import { createMediaFetcher } from '../../outbound/media-fetch.ts';
 import type { CarrierDirectory } from '../../services/carrier-directory.ts';
 import type { ServiceDeps } from '../../services/deps.ts';
 import { StartupError } from '../../startup-error.ts';
+import { createTwilioCarrier } from '../twilio/carrier.ts';
 import type { Carrier, CarrierFactory } from './carrier.ts';
 import { createHealthTracker } from './health.ts';
 import { createScrubber } from './scrub.ts';
 
 /** How a carrier registers: its factory here, under the name TEXTRELAY_TRANSPORT uses for it. */
-const FACTORIES: Partial<Record<CarrierName, CarrierFactory>> = {};
+const FACTORIES: Partial<Record<CarrierName, CarrierFactory>> = {
+  twilio: createTwilioCarrier,
+};
 
 /**
  * Builds the carriers TEXTRELAY_TRANSPORT names, in its order, and registers each in the
