@@ -22,6 +22,7 @@ const BACKEND_AGNOSTIC = [
   'test/http/send-message.test.ts',
   'test/http/status.test.ts',
   'test/transports/carriers/foundation.test.ts',
+  'test/transports/twilio/twilio.test.ts',
   'test/callbacks/api.test.ts',
   'test/callbacks/account-webhooks-v2.test.ts',
   'test/callbacks/dispatcher.test.ts',

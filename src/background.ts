@@ -82,3 +82,5 @@ export async function startBackgroundWork(
     },
   };
 }
+
+export type BackgroundWork = Awaited<ReturnType<typeof startBackgroundWork>>;

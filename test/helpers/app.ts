@@ -48,6 +48,8 @@ export type TestAppOptions = {
   proxy?: Partial<ProxySettings>;
   /** The provider of relay mode (a fake in tests); none unless given, as with the sandbox. */
   provider?: AppDeps['provider'];
+  /** Settings laid over all of the above (a carrier's, say). */
+  config?: Partial<Config>;
 };
 
 /** The configuration `serve` would have for these options, with the tests' defaults: no rate limit, callbacks to loopback allowed. */
@@ -69,6 +71,7 @@ function testConfig(options: TestAppOptions): Config {
     TEXTRELAY_INBOX_LOGIN_WINDOW_SECONDS: windowMs === undefined ? defaults.TEXTRELAY_INBOX_LOGIN_WINDOW_SECONDS : windowMs / 1000,
     TEXTRELAY_TRUST_PROXY: options.proxy?.trustForwardedHeaders ?? false,
     TEXTRELAY_PUBLIC_URL: options.proxy?.publicUrlIsHttps ? 'https://textrelay.example' : undefined,
+    ...options.config,
   };
 }
 
@@ -142,7 +145,8 @@ function testDatabase(overrides: TestAppOptions): TestDatabase {
 export function makeTestApp(overrides: TestAppOptions = {}) {
   const clock = new FakeClock();
   const database = testDatabase(overrides);
-  const deps = createDeps(testConfig(overrides), {
+  const config = testConfig(overrides);
+  const deps = createDeps(config, {
     store: database.store,
     isReady: () => true,
     clock,
@@ -180,6 +184,7 @@ export function makeTestApp(overrides: TestAppOptions = {}) {
 
   return {
     app,
+    config,
     db: database.db,
     postgres: database.postgres,
     close: database.close,
