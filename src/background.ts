@@ -85,3 +85,5 @@ export async function startBackgroundWork(
     },
   };
 }
+
+export type BackgroundWork = Awaited<ReturnType<typeof startBackgroundWork>>;

@@ -2,6 +2,7 @@ import type { AccountRow } from '../db/rows.ts';
 import { toIso } from '../domain/dates.ts';
 import { type LineState, toLineState } from '../domain/line-state.ts';
 import { sandboxBehaviour } from '../domain/sandbox-numbers.ts';
+import type { CarrierHealth } from './carrier-directory.ts';
 import type { ServiceDeps } from './deps.ts';
 import type { ProviderAccounts, ProviderAnswer } from './provider.ts';
 
@@ -21,8 +22,30 @@ export async function lookupNumber(
   return { number, service: sandboxBehaviour(number) === 'sms' ? 'SMS' : 'iMessage' };
 }
 
-async function localLineStates(deps: ServiceDeps, account: AccountRow): Promise<LineState[]> {
-  return (await deps.store.lines.ofAccount(account.id)).map(toLineState);
+type CarrierLineState = Omit<LineState, 'status'> & {
+  status: 'ONLINE' | 'OFFLINE';
+  carrier?: { name: string; reachable: boolean | null; last_error: string | null; sends: number; events: number };
+};
+
+/** Each line as textrelay knows it; a line bound to a configured carrier also shows that carrier, and is OFFLINE while it is unreachable. */
+async function localLineStates(deps: ServiceDeps, account: AccountRow): Promise<CarrierLineState[]> {
+  const carriers = new Map((deps.carriers?.health() ?? []).map((health) => [health.carrier, health]));
+  return (await deps.store.lines.ofAccount(account.id)).map((line) => {
+    const state = toLineState(line);
+    const health = line.carrier === null ? undefined : carriers.get(line.carrier as CarrierHealth['carrier']);
+    if (!health) return state;
+    return {
+      ...state,
+      status: health.reachable === false ? ('OFFLINE' as const) : state.status,
+      carrier: {
+        name: health.carrier,
+        reachable: health.reachable,
+        last_error: health.lastError,
+        sends: health.sends,
+        events: health.events,
+      },
+    };
+  });
 }
 
 /** The provider's states of this account's lines only: an old relay's tenants may still share one provider account. */

@@ -3,6 +3,7 @@ import type { AccountRow, GroupRow, MessageRow } from '../db/rows.ts';
 import { ErrorCode } from '../domain/error-codes.ts';
 import { memberKeyOf } from '../domain/groups.ts';
 import { normalisePhoneSpelling } from '../domain/phone.ts';
+import type { OptOutIntent } from '../domain/opt-out.ts';
 import { previewOf } from '../domain/views.ts';
 import { type InboundService, toReceivePayload } from '../domain/webhook-payloads.ts';
 import { recordAccountEvent } from './account-events.ts';
@@ -26,6 +27,8 @@ export type InboundMessage = {
   source: string;
   /** The transport's id for the message: the same id twice is one message. */
   transportHandle?: string | undefined;
+  /** The transport says the message opts its sender out or back in (a carrier's keyword handling). */
+  optOut?: OptOutIntent | undefined;
 };
 
 export type ReceiveOutcome = { message: MessageRow; created: boolean };
@@ -131,7 +134,7 @@ async function receiveInConversation(
     return { message, created: true };
   }
   const lineNumber = await lineForEndUser(deps, account, input.from, lineWrittenTo, now);
-  const { contact, optedOut } = await contactOfInbound(deps, account, input.from, input.content, now);
+  const { contact, optedOut } = await contactOfInbound(deps, account, input.from, input.content, now, input.optOut);
   const message = await insertInbound(deps, account, input, { lineNumber, contactId: contact.id, group: null, members: [], optedOut }, now);
   await deps.store.contacts.recordMessage(contact.id, now, previewOf(message.content, message.mediaUrl), false);
   return { message, created: true };

@@ -4,6 +4,7 @@ import { sandboxBehaviour } from '../domain/sandbox-numbers.ts';
 import { recordAccountEvent } from './account-events.ts';
 import { AppError } from './app-error.ts';
 import type { ServiceDeps } from './deps.ts';
+import { requireLineAbility } from './line-carriers.ts';
 import { requireOwnLine } from './lines.ts';
 import type { ProviderAnswer } from './provider.ts';
 import { inTransaction } from './transactions.ts';
@@ -38,6 +39,7 @@ export async function sendTypingIndicator(
   input: TypingIndicatorInput,
 ): Promise<TypingIndicatorSent | ProviderAnswer> {
   await requireOwnLine(deps, account, input.fromNumber);
+  await requireLineAbility(deps, account, 'typing', input.fromNumber);
   await requireNotOptedOut(deps, account, input.number);
   if (deps.providers) {
     const body = { number: input.number, from_number: input.fromNumber, state: input.state, max_duration_ms: input.maxDurationMs };

@@ -59,6 +59,8 @@ export type TestAppOptions = {
   providers?: AppDeps['providers'];
   /** The provider accounts' webhook secrets /webhooks/* accept, each for its own tenants. */
   providerSecrets?: ProviderWebhookSecret[];
+  /** Settings laid over all of the above (a carrier's, say). */
+  config?: Partial<Config>;
 };
 
 /** The configuration `serve` would have for these options, with the tests' defaults: no rate limits, callbacks to loopback allowed. */
@@ -82,6 +84,7 @@ function testConfig(options: TestAppOptions): Config {
     TEXTRELAY_INBOX_LOGIN_WINDOW_SECONDS: windowMs === undefined ? defaults.TEXTRELAY_INBOX_LOGIN_WINDOW_SECONDS : windowMs / 1000,
     TEXTRELAY_TRUST_PROXY: options.proxy?.trustForwardedHeaders ?? false,
     TEXTRELAY_PUBLIC_URL: options.proxy?.publicUrlIsHttps ? 'https://textrelay.example' : undefined,
+    ...options.config,
   };
 }
 
@@ -155,7 +158,8 @@ function testDatabase(overrides: TestAppOptions): TestDatabase {
 export function makeTestApp(overrides: TestAppOptions = {}) {
   const clock = new FakeClock();
   const database = testDatabase(overrides);
-  const deps = createDeps(testConfig(overrides), {
+  const config = testConfig(overrides);
+  const deps = createDeps(config, {
     store: database.store,
     isReady: () => true,
     clock,
@@ -194,6 +198,7 @@ export function makeTestApp(overrides: TestAppOptions = {}) {
 
   return {
     app,
+    config,
     db: database.db,
     postgres: database.postgres,
     close: database.close,

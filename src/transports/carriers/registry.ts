@@ -6,12 +6,16 @@ import type { CarrierDirectory } from '../../services/carrier-directory.ts';
 import type { ServiceDeps } from '../../services/deps.ts';
 import { StartupError } from '../../startup-error.ts';
 import { createBlueBubblesCarrier } from '../bluebubbles/carrier.ts';
+import { createTwilioCarrier } from '../twilio/carrier.ts';
 import type { Carrier, CarrierFactory } from './carrier.ts';
 import { createHealthTracker } from './health.ts';
 import { createScrubber } from './scrub.ts';
 
 /** How a carrier registers: its factory here, under the name TEXTRELAY_TRANSPORT uses for it. */
-const FACTORIES: Partial<Record<CarrierName, CarrierFactory>> = { bluebubbles: createBlueBubblesCarrier };
+const FACTORIES: Partial<Record<CarrierName, CarrierFactory>> = {
+  bluebubbles: createBlueBubblesCarrier,
+  twilio: createTwilioCarrier,
+};
 
 /**
  * Builds the carriers TEXTRELAY_TRANSPORT names, in its order, and registers each in the

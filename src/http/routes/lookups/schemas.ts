@@ -16,6 +16,16 @@ const LineStateSchema = z
     status_changed_at: z.string().openapi({ description: 'ISO 8601, UTC' }),
     degraded_since: z.string().nullable(),
     effective_until: z.string().nullable(),
+    carrier: z
+      .object({
+        name: z.string(),
+        reachable: z.boolean().nullable().openapi({ description: 'null before textrelay first asked it anything' }),
+        last_error: z.string().nullable(),
+        sends: z.number().int(),
+        events: z.number().int(),
+      })
+      .optional()
+      .openapi({ description: 'The carrier delivering the line (TEXTRELAY_TRANSPORT bluebubbles, twilio), as this instance sees it' }),
   })
   .openapi('LineState');
 

@@ -3,6 +3,7 @@ import type { Context } from 'hono';
 import { ErrorCode } from '../../../domain/error-codes.ts';
 import { AppError } from '../../../services/app-error.ts';
 import { modifyGroup } from '../../../services/groups.ts';
+import { requireLineAbility } from '../../../services/line-carriers.ts';
 import { sendGroupMessageInBatch, sendMessageInBatch } from '../../../services/send-message.ts';
 import type { AppDeps } from '../../app-deps.ts';
 import type { AppEnv } from '../../env.ts';
@@ -111,12 +112,14 @@ export function sendsRouter(deps: AppDeps) {
     const idempotencyKey = IdempotencyKeyHeader.read(c);
     const input = c.req.valid('json');
     if (input.statusCallback) deps.checkCallbackUrl(input.statusCallback);
+    await requireLineAbility(deps, c.get('account'), 'groups', input.fromNumber);
     const sent = await sendGroupMessageInBatch(deps, c.get('account'), input, idempotencyKey);
     return c.json(sent.body, 202);
   });
 
   router.openapi({ ...modifyGroupRoute, middleware: apiRoute(deps, 'message') }, async (c) => {
     const body = c.req.valid('json');
+    await requireLineAbility(deps, c.get('account'), 'groups', body.from_number);
     const result = await modifyGroup(deps, c.get('account'), {
       groupId: body.group_id,
       modifyType: body.modify_type,

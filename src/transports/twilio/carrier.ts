@@ -1,0 +1,117 @@
+import { carriersOf } from '../../domain/carriers.ts';
+import { ErrorCode } from '../../domain/error-codes.ts';
+import type { OutboundMessage } from '../../services/handover.ts';
+import { StartupError } from '../../startup-error.ts';
+import type { Carrier, CarrierContext } from '../carriers/carrier.ts';
+import { describeFailure } from '../carriers/scrub.ts';
+import { TransportRefusal, TransportUnavailable } from '../transport.ts';
+import { createTwilioClient, TwilioError } from './client.ts';
+import { sendFailureOf } from './mapping.ts';
+import { TWILIO_WEBHOOKS, twilioWebhooks } from './webhooks.ts';
+
+/** What Messages.json is given for one message (B.2): our handle rides in the status callback's URL. */
+export function twilioSendForm(message: OutboundMessage, publicUrl: string): URLSearchParams {
+  const form = new URLSearchParams({ From: message.lineNumber, To: message.recipients[0] ?? '' });
+  if (message.content !== '') form.set('Body', message.content);
+  if (message.mediaUrl !== '') form.set('MediaUrl', message.mediaUrl);
+  form.set('StatusCallback', `${publicUrl}${TWILIO_WEBHOOKS}/status?m=${encodeURIComponent(message.handle)}`);
+  return form;
+}
+
+/** SMS and MMS through a Twilio account (carriers.md part B). */
+export function createTwilioCarrier(context: CarrierContext): Carrier {
+  const { config, deps, health, log, publicUrl, scrub } = context;
+  const accountSid = config.TEXTRELAY_TWILIO_ACCOUNT_SID ?? '';
+  const authToken = config.TEXTRELAY_TWILIO_AUTH_TOKEN ?? '';
+  const client = createTwilioClient({ apiUrl: config.TEXTRELAY_TWILIO_API_URL, accountSid, authToken, policy: context.policy });
+  const webhooks = twilioWebhooks(context, authToken);
+  const inboundUrl = `${publicUrl}${TWILIO_WEBHOOKS}/inbound`;
+
+  /** A request's failure in the carrier's health, and whether it says Twilio is down rather than "no". */
+  function noted(error: unknown): TwilioError | undefined {
+    if (error instanceof TwilioError && error.status < 500 && error.status !== 401) {
+      health.reached();
+      health.failed(error.message);
+      return error;
+    }
+    health.unreachable(describeFailure(error, scrub));
+    return error instanceof TwilioError ? error : undefined;
+  }
+
+  /** The lines Twilio delivers: bound to it, or bound to none while it is the first configured carrier. */
+  async function twilioLines(): Promise<string[]> {
+    const byDefault = carriersOf(config.TEXTRELAY_TRANSPORT)[0] === 'twilio';
+    return (await deps.store.lines.all())
+      .filter((line) => line.carrier === 'twilio' || (line.carrier === null && byDefault))
+      .map((line) => line.number);
+  }
+
+  return {
+    name: 'twilio',
+    health: health.snapshot,
+    webhooks: (request) => Promise.resolve(webhooks.fetch(request)),
+
+    async send(message) {
+      if (message.messageType !== 'message')
+        throw new TransportRefusal(
+          ErrorCode.validation,
+          `Line ${message.lineNumber} is delivered by Twilio, which cannot carry group messages`,
+        );
+      try {
+        const created = await client.createMessage(twilioSendForm(message, publicUrl));
+        health.reached();
+        health.sent();
+        return { transportHandle: created.sid };
+      } catch (error) {
+        const refused = noted(error);
+        if (!refused) throw new TransportUnavailable(`Twilio could not be reached: ${describeFailure(error, scrub)}`);
+        const failure = sendFailureOf(refused.status, refused.code, refused.said);
+        if (failure.retry) throw new TransportUnavailable(scrub(refused.message));
+        throw new TransportRefusal(ErrorCode.sendFailed, failure.text);
+      }
+    },
+
+    async start() {
+      const lines = await twilioLines();
+      let numbers: Awaited<ReturnType<typeof client.incomingNumbers>>;
+      try {
+        numbers = await client.incomingNumbers();
+        health.reached();
+      } catch (error) {
+        noted(error);
+        throw new StartupError(`could not list the numbers of Twilio account ${accountSid}: ${describeFailure(error, scrub)}`);
+      }
+      const owned = new Map(numbers.map((number) => [number.phone_number, number]));
+      const missing = lines.filter((line) => !owned.has(line));
+      if (missing.length > 0)
+        throw new StartupError(
+          `${missing.join(', ')} ${missing.length === 1 ? 'is not a number' : 'are not numbers'} of Twilio account ${accountSid}; ` +
+            'add it in the Twilio console or remove the line (textrelay accounts lines remove)',
+        );
+      for (const line of lines) {
+        const number = owned.get(line)!;
+        if (number.sms_url === inboundUrl) continue;
+        try {
+          await client.setSmsUrl(number.sid, inboundUrl);
+        } catch (error) {
+          noted(error);
+          throw new StartupError(`could not point ${line}'s incoming messages at ${inboundUrl}: ${describeFailure(error, scrub)}`);
+        }
+        log.info({ line, url: inboundUrl }, "pointed the Twilio number's incoming messages at textrelay");
+      }
+    },
+
+    async probe() {
+      try {
+        await client.incomingNumbers();
+        health.reached();
+      } catch (error) {
+        noted(error);
+      }
+    },
+
+    async stop() {
+      await client.close();
+    },
+  };
+}

@@ -1,0 +1,106 @@
+/**
+ * Twilio's events in textrelay's terms (carriers.md B.4, B.5, B.9): pure, so every row of the
+ * mapping is tested on its own.
+ */
+import { carrierFailureText } from '../../domain/carriers.ts';
+import { ErrorCode } from '../../domain/error-codes.ts';
+import type { OptOutIntent } from '../../domain/opt-out.ts';
+import type { MessageStatus } from '../../domain/status.ts';
+
+/** A Twilio webhook's form fields, as posted. */
+export type TwilioForm = Readonly<Record<string, string>>;
+
+const STATUSES: Readonly<Record<string, MessageStatus>> = {
+  queued: 'QUEUED',
+  accepted: 'QUEUED',
+  scheduled: 'QUEUED',
+  sending: 'QUEUED',
+  sent: 'SENT',
+  delivered: 'DELIVERED',
+  partially_delivered: 'DELIVERED',
+  read: 'READ',
+  failed: 'ERROR',
+  undelivered: 'ERROR',
+  canceled: 'ERROR',
+};
+
+/** Twilio's words for the asynchronous codes a status callback carries only by number (B.3). */
+const CALLBACK_ERRORS: Readonly<Record<string, string>> = {
+  '30001': 'Queue overflow',
+  '30002': 'Account suspended',
+  '30003': 'Unreachable destination handset',
+  '30004': 'Message blocked',
+  '30005': 'Unknown destination handset',
+  '30006': 'Landline or unreachable carrier',
+  '30007': 'Message filtered',
+  '30008': 'Unknown error',
+  '30034': 'Message from an unregistered number',
+};
+
+export type TwilioStatusEvent =
+  | {
+      kind: 'status';
+      status: MessageStatus;
+      /** Twilio's sid and status: the same pair twice is one event (B.4 has no event id). */
+      eventId: string;
+      sid: string;
+      errorCode: number | null;
+      errorMessage: string | null;
+    }
+  | { kind: 'ignored'; reason: string };
+
+/** A status callback (B.4) as a status event of the message it names. */
+export function statusEventOf(form: TwilioForm): TwilioStatusEvent {
+  const sid = form.MessageSid ?? form.SmsSid ?? '';
+  const twilioStatus = (form.MessageStatus ?? form.SmsStatus ?? '').toLowerCase();
+  const status = STATUSES[twilioStatus];
+  if (sid === '') return { kind: 'ignored', reason: 'no MessageSid' };
+  if (status === undefined)
+    return { kind: 'ignored', reason: `MessageStatus ${twilioStatus || '(none)'} means nothing for a sent message` };
+  const eventId = `${sid}:${twilioStatus}`;
+  if (status !== 'ERROR') return { kind: 'status', status, eventId, sid, errorCode: null, errorMessage: null };
+  const code = form.ErrorCode ?? '';
+  const errorMessage =
+    code === ''
+      ? carrierFailureText('twilio', twilioStatus, twilioStatus === 'canceled' ? 'The message was canceled' : 'No error code given')
+      : carrierFailureText('twilio', code, CALLBACK_ERRORS[code] ?? twilioStatus);
+  return { kind: 'status', status, eventId, sid, errorCode: ErrorCode.sendFailed, errorMessage };
+}
+
+export type TwilioInbound = {
+  sid: string;
+  from: string;
+  to: string;
+  content: string;
+  /** MediaUrl0 … MediaUrl{NumMedia-1}: Twilio's copies, fetched by textrelay. */
+  mediaUrls: string[];
+  /** What Twilio's Advanced Opt-Out says the message asks for; undefined leaves it to the message's words. */
+  optOut: OptOutIntent | undefined;
+};
+
+const OPT_OUT_TYPES: Readonly<Record<string, OptOutIntent>> = { STOP: 'opt_out', START: 'opt_in' };
+
+/** An inbound message webhook (B.5); undefined when it lacks a sid, a sender or a line. */
+export function inboundOf(form: TwilioForm): TwilioInbound | undefined {
+  const sid = form.MessageSid ?? form.SmsMessageSid ?? form.SmsSid ?? '';
+  const from = form.From ?? '';
+  const to = form.To ?? '';
+  if (sid === '' || from === '' || to === '') return undefined;
+  const count = Math.min(Number.parseInt(form.NumMedia ?? '0', 10) || 0, 10);
+  const mediaUrls: string[] = [];
+  for (let index = 0; index < count; index++) {
+    const url = form[`MediaUrl${index}`];
+    if (url) mediaUrls.push(url);
+  }
+  return { sid, from, to, content: form.Body ?? '', mediaUrls, optOut: OPT_OUT_TYPES[(form.OptOutType ?? '').toUpperCase()] };
+}
+
+/** What a failed create (B.2, B.3) means for the message: retry later (429, 5xx, no answer), or fail it with Twilio's code. */
+export function sendFailureOf(
+  httpStatus: number,
+  code: number | undefined,
+  said: string,
+): { retry: true } | { retry: false; text: string } {
+  if (httpStatus === 429 || httpStatus >= 500 || code === 20429) return { retry: true };
+  return { retry: false, text: carrierFailureText('twilio', code ?? `HTTP ${httpStatus}`, said) };
+}

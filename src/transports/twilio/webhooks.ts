@@ -1,0 +1,113 @@
+import { Hono } from 'hono';
+import { validateRequest } from 'twilio/lib/webhooks/webhooks.js';
+import { fetchAndStoreMedia, mediaUrlOf } from '../../services/media.ts';
+import { receiveFromTransport } from '../../services/receive-inbound.ts';
+import { recordStatus } from '../../services/record-status.ts';
+import type { CarrierContext } from '../carriers/carrier.ts';
+import { describeFailure } from '../carriers/scrub.ts';
+import { inboundOf, statusEventOf, type TwilioForm } from './mapping.ts';
+
+export const TWILIO_WEBHOOKS = '/webhooks/carriers/twilio';
+const EMPTY_TWIML = '<?xml version="1.0" encoding="UTF-8"?><Response/>';
+
+/** The form as Twilio signed it: every field as received, a repeated one with each of its values. */
+function fieldsOf(body: string): { signed: Record<string, string | string[]>; form: TwilioForm } {
+  const signed: Record<string, string | string[]> = {};
+  const form: Record<string, string> = {};
+  for (const [name, value] of new URLSearchParams(body)) {
+    const earlier = signed[name];
+    signed[name] = earlier === undefined ? value : [...(Array.isArray(earlier) ? earlier : [earlier]), value];
+    form[name] ??= value;
+  }
+  return { signed, form };
+}
+
+/**
+ * Twilio's status callbacks and inbound messages. Each is checked against X-Twilio-Signature over
+ * the public URL Twilio was given (TEXTRELAY_PUBLIC_URL plus the path and query as received) before
+ * anything is recorded: forged or unsigned, 403.
+ */
+export function twilioWebhooks(context: CarrierContext, authToken: string) {
+  const { deps, health, log, publicUrl } = context;
+  const app = new Hono<{ Variables: { form: TwilioForm } }>().basePath(TWILIO_WEBHOOKS);
+
+  app.use('*', async (c, next) => {
+    const signature = c.req.header('x-twilio-signature') ?? '';
+    const requested = new URL(c.req.url);
+    const { signed, form } = fieldsOf(await c.req.text());
+    if (signature === '' || !validateRequest(authToken, signature, `${publicUrl}${requested.pathname}${requested.search}`, signed)) {
+      log.warn({ path: requested.pathname }, 'Twilio webhook refused: missing or wrong X-Twilio-Signature');
+      return c.text('Forbidden: X-Twilio-Signature does not match', 403);
+    }
+    c.set('form', form);
+    await next();
+  });
+
+  app.post('/status', async (c) => {
+    const form = c.get('form');
+    const event = statusEventOf(form);
+    if (event.kind === 'ignored') {
+      log.info({ reason: event.reason }, 'Twilio status callback ignored');
+      return c.body(null, 204);
+    }
+    health.event();
+    if (event.errorMessage !== null) health.failed(event.errorMessage);
+    // Our handle rides in the callback URL (signed with it), so a callback that beats the create's answer still finds its message.
+    const handle = c.req.query('m') || event.sid;
+    await recordStatus(
+      deps,
+      {
+        handle,
+        status: event.status,
+        errorCode: event.errorCode,
+        errorMessage: event.errorMessage,
+        wasDowngraded: true,
+        source: 'twilio',
+        sourceEventId: event.eventId,
+      },
+      { batched: true },
+    );
+    return c.body(null, 204);
+  });
+
+  app.post('/inbound', async (c) => {
+    const inbound = inboundOf(c.get('form'));
+    if (!inbound) return c.text('Bad Request: MessageSid, From and To are required', 400);
+    health.event();
+    const answer = () => c.body(EMPTY_TWIML, 200, { 'content-type': 'text/xml' });
+    // Twilio may post one message twice: the second changes nothing and fetches nothing.
+    if (await deps.store.messages.findByAnyHandle(inbound.sid)) return answer();
+    let mediaUrl = '';
+    const account = await deps.store.accounts.findByServiceNumber(inbound.to);
+    const first = inbound.mediaUrls[0];
+    if (account && first !== undefined) {
+      try {
+        const media = await fetchAndStoreMedia({ ...deps, fetchMedia: context.fetchMedia }, account, first, {
+          field: 'MediaUrl0',
+          kind: 'media',
+        });
+        mediaUrl = mediaUrlOf(publicUrl, media);
+      } catch (error) {
+        // The text still reaches the account; the attachment's failure is the operator's to see.
+        log.warn({ sid: inbound.sid, err: describeFailure(error, context.scrub) }, 'could not fetch an inbound MMS attachment');
+      }
+    }
+    await receiveFromTransport(
+      deps,
+      {
+        from: inbound.from,
+        toNumber: inbound.to,
+        content: inbound.content,
+        mediaUrl,
+        service: 'SMS',
+        source: 'twilio',
+        transportHandle: inbound.sid,
+        optOut: inbound.optOut,
+      },
+      { batched: true },
+    );
+    return answer();
+  });
+
+  return app;
+}

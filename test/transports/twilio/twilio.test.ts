@@ -1,0 +1,216 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { StartupError } from '../../../src/startup-error.ts';
+import { PIXEL_PNG } from '../../helpers/fake-twilio.ts';
+import { ALICE, BOB } from '../../helpers/fixtures.ts';
+import { startTwilioWorld, type TwilioWorld } from '../../helpers/twilio-world.ts';
+
+const LINE = '+14155550190';
+const OTHER_NUMBER = '+14155550199';
+
+const worlds: TwilioWorld[] = [];
+afterEach(async () => {
+  await Promise.all(worlds.splice(0).map((world) => world.close()));
+});
+
+async function started(options: Parameters<typeof startTwilioWorld>[0] = { lines: [LINE] }): Promise<TwilioWorld> {
+  const world = await startTwilioWorld(options);
+  worlds.push(world);
+  await world.start();
+  return world;
+}
+
+async function until<T>(read: () => Promise<T>, done: (value: T) => boolean): Promise<T> {
+  for (let waited = 0; ; waited += 20) {
+    const value = await read();
+    if (done(value)) return value;
+    if (waited > 10_000) throw new Error(`timed out; last: ${JSON.stringify(value)}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+/** Sends through the SDK and waits for the fake Twilio to have the message. */
+async function sendThroughTwilio(world: TwilioWorld, content = 'hello over SMS', number = ALICE) {
+  const sent = await world.sdk.messages.send({ number, from_number: LINE, content });
+  const handle = sent.message_handle as string;
+  const message = await until(
+    async () => world.twilio.messages.find((m) => m.form.get('StatusCallback')?.endsWith(`m=${encodeURIComponent(handle)}`)),
+    (found) => found !== undefined,
+  );
+  return { handle, message: message! };
+}
+
+async function statusOf(world: TwilioWorld, handle: string) {
+  const { data } = await world.sdk.messages.retrieve(handle);
+  if (!data) throw new Error(`no message ${handle}`);
+  return data;
+}
+
+describe('textrelay on Twilio, driven by the official SDK', () => {
+  it("points the line's incoming messages at textrelay at start, and leaves the account's other numbers alone", async () => {
+    const world = await started({ lines: [LINE], otherNumbers: [OTHER_NUMBER] });
+    const [line, other] = world.twilio.numbers;
+    expect(line).toMatchObject({ phone_number: LINE, sms_url: `${world.url}/webhooks/carriers/twilio/inbound` });
+    expect(other).toMatchObject({ phone_number: OTHER_NUMBER, sms_url: null });
+  });
+
+  it('refuses to start when a Twilio line is not a number of the account, naming it', async () => {
+    const world = await startTwilioWorld({ lines: [LINE] });
+    worlds.push(world);
+    world.twilio.numbers.splice(0);
+    const start = world.start().catch((error: unknown) => error);
+    const refusal = await start;
+    expect(refusal).toBeInstanceOf(StartupError);
+    expect((refusal as Error).message).toBe(
+      `${LINE} is not a number of Twilio account AC00000000000000000000000000000001; add it in the Twilio console or remove the line (textrelay accounts lines remove)`,
+    );
+  });
+
+  it("sends from the line, stores Twilio's sid, and takes reordered and repeated callbacks once each", async () => {
+    const world = await started();
+    const { handle, message } = await sendThroughTwilio(world);
+    expect(Object.fromEntries(message.form)).toEqual({
+      From: LINE,
+      To: ALICE,
+      Body: 'hello over SMS',
+      StatusCallback: `${world.url}/webhooks/carriers/twilio/status?m=${encodeURIComponent(handle)}`,
+    });
+    expect((await world.twilio.callback(message, 'delivered')).status).toBe(204);
+    expect((await world.twilio.callback(message, 'sent')).status).toBe(204);
+    expect((await world.twilio.callback(message, 'delivered')).status).toBe(204);
+    const delivered = await until(
+      () => statusOf(world, handle),
+      (m) => m.status === 'DELIVERED',
+    );
+    expect(delivered).toMatchObject({ status: 'DELIVERED', error_code: null });
+    const stored = await until(
+      () => world.t.store.messages.findByAnyHandle(handle),
+      (m) => m?.transportHandle === message.sid,
+    );
+    expect(stored?.transportHandle).toBe(message.sid);
+    const history = await world.t.store.messages.history(handle);
+    expect(history.filter((event) => event.applied).map((event) => event.status)).toEqual(['QUEUED', 'SENT', 'DELIVERED']);
+  });
+
+  it('shows the carrier of each line in lines.getState and /metrics', async () => {
+    const world = await started();
+    const { message } = await sendThroughTwilio(world);
+    await world.twilio.callback(message, 'sent');
+    const states = await until(
+      () => world.sdk.lines.getState(),
+      (answer) => (answer.data?.[0] as { carrier?: { events: number } } | undefined)?.carrier?.events === 1,
+    );
+    expect(states.data?.[0]).toMatchObject({
+      sendblue_number: LINE,
+      status: 'ONLINE',
+      carrier: { name: 'twilio', reachable: true, last_error: null, sends: 1, events: 1 },
+    });
+    const metrics = await (await fetch(`${world.url}/metrics`)).text();
+    expect(metrics).toContain('textrelay_carrier_reachable{carrier="twilio"} 1');
+    expect(metrics).toContain('textrelay_carrier_sends{carrier="twilio"} 1');
+    expect(metrics).toContain('textrelay_carrier_events{carrier="twilio"} 1');
+  });
+
+  it("fails an undelivered message with Twilio's code and words", async () => {
+    const world = await started();
+    const { handle, message } = await sendThroughTwilio(world);
+    await world.twilio.callback(message, 'undelivered', { ErrorCode: '30003' });
+    expect(
+      await until(
+        () => statusOf(world, handle),
+        (m) => m.status === 'ERROR',
+      ),
+    ).toMatchObject({
+      error_code: 10001,
+      error_message: 'Twilio 30003: Unreachable destination handset',
+    });
+  });
+
+  it('answers 403 to a forged or unsigned callback and records nothing', async () => {
+    const world = await started();
+    const { handle, message } = await sendThroughTwilio(world);
+    expect((await world.twilio.callback(message, 'delivered', {}, 'Zm9yZ2Vk')).status).toBe(403);
+    expect((await world.twilio.callback(message, 'delivered', {}, '')).status).toBe(403);
+    const { answer } = world.twilio.inbound({ from: BOB, to: LINE, body: 'forged', signature: 'Zm9yZ2Vk' });
+    expect((await answer).status).toBe(403);
+    expect((await statusOf(world, handle)).status).toBe('QUEUED');
+    expect(await world.t.store.messages.findByAnyHandle(handle)).toMatchObject({ status: 'QUEUED' });
+    expect((await world.sdk.messages.list({ number: BOB })).data).toEqual([]);
+  });
+
+  it("fails a message Twilio refuses (21610: the person replied STOP) with Twilio's code and message", async () => {
+    const world = await started();
+    world.twilio.optedOut.add(BOB);
+    const sent = await world.sdk.messages.send({ number: BOB, from_number: LINE, content: 'hi' });
+    expect(
+      await until(
+        () => statusOf(world, sent.message_handle as string),
+        (m) => m.status === 'ERROR',
+      ),
+    ).toMatchObject({
+      error_code: 10001,
+      error_message: 'Twilio 21610: Attempt to send to unsubscribed recipient',
+    });
+  });
+
+  it('retries a throttled send, and fails one Twilio keeps refusing with 5xx once the schedule is spent', async () => {
+    const world = await started();
+    world.twilio.throttle(2);
+    const { handle } = await sendThroughTwilio(world, 'after the throttle');
+    expect(await world.t.store.messages.findByAnyHandle(handle)).toMatchObject({ status: 'QUEUED' });
+    world.twilio.failWith503(10);
+    const down = await world.sdk.messages.send({ number: BOB, from_number: LINE, content: 'while down' });
+    expect(
+      await until(
+        () => statusOf(world, down.message_handle as string),
+        (m) => m.status === 'ERROR',
+      ),
+    ).toMatchObject({
+      error_code: 10001,
+      error_message: 'Twilio answered 503 (20500): Service Unavailable (gave up after 3 attempts)',
+    });
+  });
+
+  it("delivers an inbound MMS to the line's account with its picture served by textrelay, once", async () => {
+    const world = await started();
+    const { sid, answer } = world.twilio.inbound({ from: BOB, to: LINE, body: 'look', media: 1 });
+    const answered = await answer;
+    expect(answered).toEqual({
+      status: 200,
+      contentType: 'text/xml',
+      body: '<?xml version="1.0" encoding="UTF-8"?><Response/>',
+    });
+    const [received] = (await world.sdk.messages.list({ number: BOB })).data ?? [];
+    expect(received).toMatchObject({ content: 'look', is_outbound: false, status: 'RECEIVED', from_number: BOB, to_number: LINE });
+    expect(received!.media_url).toMatch(new RegExp(`^${world.url}/media/`));
+    const picture = await fetch(received!.media_url as string);
+    expect(Buffer.from(await picture.arrayBuffer())).toEqual(PIXEL_PNG);
+    expect((await world.t.store.messages.findByAnyHandle(sid))?.content).toBe('look');
+    const again = world.twilio.inbound({ from: BOB, to: LINE, body: 'look', media: 1 });
+    expect((await again.answer).status).toBe(200);
+    expect((await world.sdk.messages.list({ number: BOB })).data).toHaveLength(2);
+  });
+
+  it("opts the sender out on Twilio's STOP and back in on START", async () => {
+    const world = await started();
+    await world.twilio.inbound({ from: BOB, to: LINE, body: 'stop please', extra: { OptOutType: 'STOP' } }).answer;
+    expect((await world.sdk.contacts.retrieve(BOB)).contact).toMatchObject({ opt_out: true });
+    await world.twilio.inbound({ from: BOB, to: LINE, body: 'START' }).answer;
+    expect((await world.sdk.contacts.retrieve(BOB)).contact).toMatchObject({ opt_out: false });
+  });
+
+  it('refuses group messages and typing on a Twilio line, naming the carrier', async () => {
+    const world = await started();
+    const group = await world.t.call('POST', '/api/send-group-message', world.account, { numbers: [ALICE, BOB], content: 'hi all' });
+    expect(group.status).toBe(400);
+    expect(group.body).toMatchObject({
+      error_code: 4000,
+      error_message: `${LINE} is delivered by Twilio, which cannot carry group messages`,
+    });
+    const typing = await world.t.call('POST', '/api/send-typing-indicator', world.account, { number: ALICE, from_number: LINE });
+    expect(typing.status).toBe(400);
+    expect(typing.body).toMatchObject({
+      error_code: 4000,
+      error_message: `${LINE} is delivered by Twilio, which cannot carry typing indicators`,
+    });
+  });
+});
