@@ -13,12 +13,12 @@ import {
   optOutContactV2,
   updateContactV2,
 } from '../../../services/contacts-v2.ts';
-import { refuseNulCharacters, validationError } from '../../../services/validation.ts';
+import { refuseUnstorableText, validationError } from '../../../services/validation.ts';
 import type { AppDeps } from '../../app-deps.ts';
 import type { AppEnv } from '../../env.ts';
 import { API_SECURITY, apiErrors } from '../../openapi.ts';
 import { answerOrRelay } from '../../provider-answers.ts';
-import { apiRoute, createRouter } from '../../router.ts';
+import { apiRoute, createRouter, sentInput } from '../../router.ts';
 import {
   BulkCreateContactsBody,
   BulkCreateResponse,
@@ -154,10 +154,7 @@ const deleteRoute = createRoute({
 
 /** A bulk item's problem names the item, in the message and in error_detail; other problems answer as usual. */
 function bulkItemHook(result: { success: true } | { success: false; error: z.ZodError }): undefined {
-  if (result.success) {
-    refuseNulCharacters((result as { data?: unknown }).data);
-    return undefined;
-  }
+  if (result.success) return undefined;
   const issue = result.error.issues.find((candidate) => candidate.path[0] === 'contacts' && typeof candidate.path[1] === 'number');
   if (!issue) throw validationError(result.error);
   const item = `contacts[${String(issue.path[1])}]`;
@@ -181,7 +178,10 @@ export function contactsV2Router(deps: AppDeps) {
   router.openapi(
     { ...bulkCreateRoute, middleware },
     async (c) => {
-      const { contacts } = c.req.valid('json');
+      const body = c.req.valid('json');
+      // The hook of this route replaces the shared one, which would have checked this.
+      await refuseUnstorableText(body, sentInput(c, 'json'));
+      const { contacts } = body;
       return answerOrRelay(c, await bulkCreateContactsV2(deps, c.get('account'), contacts, await forwardedBody(deps, c)));
     },
     bulkItemHook,
