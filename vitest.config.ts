@@ -13,6 +13,7 @@ const BACKEND_AGNOSTIC = [
   'test/http/groups-v2.test.ts',
   'test/http/lookup-lines.test.ts',
   'test/http/media.test.ts',
+  'test/http/media-types.test.ts',
   'test/http/modify-group.test.ts',
   'test/http/nul-characters.test.ts',
   'test/http/openapi.test.ts',

@@ -30,6 +30,8 @@ export const ConfigSchema = z
     TEXTRELAY_INTEGRITY_CHECK_MAX_MB: z.coerce.number().int().min(0).default(256),
     TEXTRELAY_TRANSPORT: z.enum(['sandbox', 'upstream']).default('sandbox'),
     TEXTRELAY_PUBLIC_URL: Url.optional(),
+    /** Where the media URLs textrelay hands out point (another origin than the inbox's, e.g. https://media.example.com); TEXTRELAY_PUBLIC_URL when unset. */
+    TEXTRELAY_MEDIA_URL: Url.optional(),
     TEXTRELAY_SANDBOX_STEP_MS: z.coerce.number().int().min(0).default(1000),
     TEXTRELAY_INGEST_SECRET: z.string().min(1).optional(),
     TEXTRELAY_UPSTREAM_URL: Url.optional(),

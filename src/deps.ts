@@ -74,6 +74,7 @@ export function createDeps(config: Config, parts: DepsParts): AppDeps {
     checkCallbackUrl: createCallbackUrlCheck(outboundPolicyOf(config)),
     fetchMedia: createMediaFetcher(outboundPolicyOf(config)),
     publicUrl: config.TEXTRELAY_PUBLIC_URL?.replace(/\/+$/, ''),
+    mediaUrl: config.TEXTRELAY_MEDIA_URL?.replace(/\/+$/, ''),
     transportName: config.TEXTRELAY_TRANSPORT,
     ingestSecrets: parts.ingestSecrets ?? createIngestSecrets(config.TEXTRELAY_INGEST_SECRET).list,
     metrics: createMetrics({ version: VERSION, readStats: () => getGatewayStats({ store, clock }) }),

@@ -37,6 +37,7 @@ const SETTINGS: Record<keyof Config, string> = {
   TEXTRELAY_MAX_CONNECTIONS: 'open connections at most; more are closed at once',
   TEXTRELAY_TRANSPORT: 'sandbox or upstream',
   TEXTRELAY_PUBLIC_URL: 'the URL the upstream provider calls back (required for upstream)',
+  TEXTRELAY_MEDIA_URL: 'the base URL of the media URLs handed out (another origin than the inbox), default TEXTRELAY_PUBLIC_URL',
   TEXTRELAY_SANDBOX_STEP_MS: "time between the sandbox's status steps",
   TEXTRELAY_INGEST_SECRET: 'whsec_ secret(s) that sign callbacks posted to /webhooks/*',
   TEXTRELAY_UPSTREAM_URL: "the provider's API (required for upstream)",

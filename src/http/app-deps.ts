@@ -30,6 +30,8 @@ export type AppDeps = ServiceDeps &
     fetchMedia: MediaFetcher;
     /** TEXTRELAY_PUBLIC_URL: the origin of the URLs textrelay gives for its own files; else the request's. */
     publicUrl: string | undefined;
+    /** TEXTRELAY_MEDIA_URL: the origin of the media URLs textrelay hands out, when not publicUrl's. */
+    mediaUrl: string | undefined;
     /** GET /api/v2/events: the cap per account and the timings; the defaults where unset. */
     eventStreams?: Partial<EventStreamSettings>;
   };

@@ -3,6 +3,7 @@ import type { AccountRow } from '../db/rows.ts';
 import type { MediaObjectRow } from '../db/store.ts';
 import { ErrorCode } from '../domain/error-codes.ts';
 import { extensionOf, type MediaFetcher, type MediaKind } from '../domain/media-objects.ts';
+import { servedMediaType } from '../domain/media-types.ts';
 import { AppError } from './app-error.ts';
 import type { ServiceDeps } from './deps.ts';
 import type { ProviderAnswer } from './provider.ts';
@@ -97,11 +98,15 @@ export async function uploadMediaObject(
   };
 }
 
-/** The bytes `GET /media/{file}` serves: `file` is the id, with or without the extension its URL carries. */
-export async function findServedMedia(deps: ServiceDeps, file: string): Promise<{ contentType: string; bytes: Buffer } | undefined> {
+/** What `GET /media/{file}` serves: the bytes, the type to serve them as, and whether only as a download. */
+export type ServedMedia = { bytes: Buffer; contentType: string; attachment: boolean; fileName: string };
+
+/** The file `GET /media/{file}` serves: `file` is the id, with or without the extension its URL carries. */
+export async function findServedMedia(deps: ServiceDeps, file: string): Promise<ServedMedia | undefined> {
   const id = file.replace(/\.[A-Za-z0-9]{1,8}$/, '');
   const row = await deps.store.media.findById(id);
   // A relayed object's bytes are the provider's: it serves them at its own URL.
   if (!row?.bytes) return undefined;
-  return { contentType: row.contentType, bytes: row.bytes };
+  const served = servedMediaType(row.contentType);
+  return { bytes: row.bytes, ...served, fileName: `${row.id}.${extensionOf(served.contentType)}` };
 }

@@ -46,6 +46,8 @@ export type TestAppOptions = {
   signInThrottle?: Partial<Pick<SignInThrottleSettings, 'maxFailures' | 'windowMs'>>;
   /** TEXTRELAY_TRUST_PROXY and an https TEXTRELAY_PUBLIC_URL; neither unless given. */
   proxy?: Partial<ProxySettings>;
+  /** TEXTRELAY_MEDIA_URL; unset unless given. */
+  mediaUrl?: string;
   /** The provider of relay mode (a fake in tests); none unless given, as with the sandbox. */
   provider?: AppDeps['provider'];
 };
@@ -69,6 +71,7 @@ function testConfig(options: TestAppOptions): Config {
     TEXTRELAY_INBOX_LOGIN_WINDOW_SECONDS: windowMs === undefined ? defaults.TEXTRELAY_INBOX_LOGIN_WINDOW_SECONDS : windowMs / 1000,
     TEXTRELAY_TRUST_PROXY: options.proxy?.trustForwardedHeaders ?? false,
     TEXTRELAY_PUBLIC_URL: options.proxy?.publicUrlIsHttps ? 'https://textrelay.example' : undefined,
+    TEXTRELAY_MEDIA_URL: options.mediaUrl,
   };
 }
 
