@@ -18,6 +18,7 @@ const BACKEND_AGNOSTIC = [
   'test/http/nul-characters.test.ts',
   'test/http/openapi.test.ts',
   'test/http/out-of-scope.test.ts',
+  'test/http/quotas.test.ts',
   'test/http/send-extras.test.ts',
   'test/http/send-group-message.test.ts',
   'test/http/send-message.test.ts',

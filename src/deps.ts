@@ -67,6 +67,7 @@ export function createDeps(config: Config, parts: DepsParts): AppDeps {
     notify: createNotifierHub(),
     displayTimeZone: config.TEXTRELAY_DISPLAY_TZ,
     defaultNumbersPerAccount: config.TEXTRELAY_NUMBERS_PER_ACCOUNT,
+    quotas: { mediaBytes: config.TEXTRELAY_MEDIA_QUOTA_MB * 1024 * 1024, contacts: config.TEXTRELAY_CONTACTS_QUOTA },
     transportAtSend: parts.transportAtSend ?? leaveToCourier,
     provider: parts.provider ?? providerApiFromConfig(config),
     isReady,

@@ -7,6 +7,8 @@ import { servedMediaType } from '../domain/media-types.ts';
 import { AppError } from './app-error.ts';
 import type { ServiceDeps } from './deps.ts';
 import type { ProviderAnswer } from './provider.ts';
+import { pruneInBatches } from './pruning.ts';
+import { refuseOverMediaQuota } from './quotas.ts';
 import { inTransaction } from './transactions.ts';
 
 /** The services' deps plus the fetcher of media URLs (the guarded outbound client). */
@@ -41,7 +43,10 @@ export async function fetchAndStoreMedia(
     remoteUrl: null,
     createdAt: deps.clock.now(),
   };
-  await inTransaction(deps, async (deps) => await deps.store.media.insert(row));
+  await inTransaction(deps, async (deps) => {
+    await refuseOverMediaQuota(deps, account.id, row.byteLength);
+    await deps.store.media.insert(row);
+  });
   return row;
 }
 
@@ -109,4 +114,9 @@ export async function findServedMedia(deps: ServiceDeps, file: string): Promise<
   if (!row?.bytes) return undefined;
   const served = servedMediaType(row.contentType);
   return { bytes: row.bytes, ...served, fileName: `${row.id}.${extensionOf(served.contentType)}` };
+}
+
+/** Drops, batch by batch, the files stored at or before `until`, except those that are a group's photo. */
+export function pruneMediaObjects(deps: ServiceDeps, until: number): AsyncGenerator<number, void, void> {
+  return pruneInBatches(async (afterRowid, limit) => await deps.store.media.pruneCreatedBy(until, afterRowid, limit));
 }

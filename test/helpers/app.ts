@@ -48,6 +48,8 @@ export type TestAppOptions = {
   proxy?: Partial<ProxySettings>;
   /** TEXTRELAY_MEDIA_URL; unset unless given. */
   mediaUrl?: string;
+  /** TEXTRELAY_MEDIA_QUOTA_MB and TEXTRELAY_CONTACTS_QUOTA; the defaults unless given. */
+  quotas?: Partial<Pick<Config, 'TEXTRELAY_MEDIA_QUOTA_MB' | 'TEXTRELAY_CONTACTS_QUOTA'>>;
   /** The provider of relay mode (a fake in tests); none unless given, as with the sandbox. */
   provider?: AppDeps['provider'];
 };
@@ -72,6 +74,7 @@ function testConfig(options: TestAppOptions): Config {
     TEXTRELAY_TRUST_PROXY: options.proxy?.trustForwardedHeaders ?? false,
     TEXTRELAY_PUBLIC_URL: options.proxy?.publicUrlIsHttps ? 'https://textrelay.example' : undefined,
     TEXTRELAY_MEDIA_URL: options.mediaUrl,
+    ...options.quotas,
   };
 }
 

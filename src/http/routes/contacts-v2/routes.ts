@@ -62,6 +62,7 @@ const bulkCreateRoute = createRoute({
     200: json(BulkCreateResponse, 'The contacts, in input order'),
     ...apiErrors('message', {
       400: 'An invalid item (4000; error_detail names it, like contacts[3])',
+      403: "The batch would pass the account's contacts quota, counting every item (4031, TEXTRELAY_CONTACTS_QUOTA)",
       409: 'A number already a contact, or twice in the batch (4090; error_detail names the item)',
     }),
   },
@@ -86,7 +87,11 @@ const createContactRoute = createRoute({
   request: body(CreateContactV2Body),
   responses: {
     200: json(ContactEnvelope, 'The contact'),
-    ...apiErrors('message', { 400: "Invalid field, or a sendblue_number that is not the account's line (4000)", 409: DUPLICATE }),
+    ...apiErrors('message', {
+      400: "Invalid field, or a sendblue_number that is not the account's line (4000)",
+      403: "A new contact would pass the account's contacts quota (4031, TEXTRELAY_CONTACTS_QUOTA)",
+      409: DUPLICATE,
+    }),
   },
 });
 

@@ -61,6 +61,7 @@ const setGroupPhotoRoute = createRoute({
     ...apiErrors('message', {
       400: 'Validation error, or the image could not be fetched, is too large or not an image (4000)',
       ...GROUP_ERRORS,
+      403: `${GROUP_ERRORS[403]}, or the image would pass the account's media quota (4031, TEXTRELAY_MEDIA_QUOTA_MB)`,
     }),
   },
 });

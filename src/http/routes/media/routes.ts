@@ -29,7 +29,10 @@ const uploadMediaObjectRoute = createRoute({
   request: { body: { content: { 'application/json': { schema: UploadMediaBody } }, required: true } },
   responses: {
     200: { description: 'Stored', content: { 'application/json': { schema: UploadMediaResponse } } },
-    ...apiErrors('message', { 400: 'Invalid URL, or the file could not be fetched, is too large or of another type (4000)' }),
+    ...apiErrors('message', {
+      400: 'Invalid URL, or the file could not be fetched, is too large or of another type (4000)',
+      403: "The file would pass the account's media quota (4031, TEXTRELAY_MEDIA_QUOTA_MB)",
+    }),
   },
 });
 
