@@ -42,6 +42,8 @@ const ConfigFields = z.object({
   /** sandbox, upstream, or the carriers textrelay delivers through itself (bluebubbles, twilio, or both). */
   TEXTRELAY_TRANSPORT: z.enum(TRANSPORT_MODES, { message: `must be one of ${TRANSPORT_MODES.join(', ')}` }).default('sandbox'),
   TEXTRELAY_PUBLIC_URL: Url.optional(),
+  /** Where the media URLs textrelay hands out point (another origin than the inbox's, e.g. https://media.example.com); TEXTRELAY_PUBLIC_URL when unset. */
+  TEXTRELAY_MEDIA_URL: Url.optional(),
   TEXTRELAY_SANDBOX_STEP_MS: z.coerce.number().int().min(0).default(1000),
   TEXTRELAY_INGEST_SECRET: z.string().min(1).optional(),
   TEXTRELAY_UPSTREAM_URL: Url.optional(),
@@ -64,6 +66,12 @@ const ConfigFields = z.object({
   TEXTRELAY_ORPHAN_EVENT_RETENTION_DAYS: z.coerce.number().int().min(0).default(7),
   /** Days an inbound message for a line no account owns stays visible to the operator; 0 keeps it forever. */
   TEXTRELAY_UNROUTED_RETENTION_DAYS: z.coerce.number().int().min(0).default(30),
+  /** Days an uploaded file stays served; a group's current photo stays while it is one; 0 keeps files forever. */
+  TEXTRELAY_MEDIA_RETENTION_DAYS: z.coerce.number().int().min(0).default(90),
+  /** Megabytes of files an account may keep stored (uploads and group photos); one more is refused with 403; 0 sets no limit. */
+  TEXTRELAY_MEDIA_QUOTA_MB: z.coerce.number().int().min(0).default(500),
+  /** Live contacts an account may create through the API; one more is refused with 403; 0 sets no limit. */
+  TEXTRELAY_CONTACTS_QUOTA: z.coerce.number().int().min(0).default(100_000),
   /** Days an event stays in the account event log that GET /api/v2/events resumes from; 0 keeps it forever. */
   TEXTRELAY_EVENT_RETENTION_DAYS: z.coerce.number().int().min(0).default(7),
   /** Open GET /api/v2/events streams an account may hold at once; one more is refused with 429. */

@@ -6,6 +6,7 @@ import { pruneDeliveries } from './services/callback-deliveries.ts';
 import type { ServiceDeps } from './services/deps.ts';
 import { pruneExpiredIdempotencyKeys } from './services/idempotency.ts';
 import { pruneExpiredInboxSessions } from './services/inbox-sessions.ts';
+import { pruneMediaObjects } from './services/media.ts';
 import { pruneOrphanEvents } from './services/orphan-events.ts';
 import { PRUNED_TABLES, type PrunedTable } from './services/pruning.ts';
 import { isOutage, storageTrouble } from './services/storage-errors.ts';
@@ -22,6 +23,8 @@ export type RetentionOptions = {
   unroutedRetentionMs: number;
   /** How long an event stays in the account event log (and a stream can resume past it); 0 keeps it forever. */
   eventRetentionMs?: number;
+  /** How long an uploaded file is served (a group's current photo stays); 0 keeps files forever. */
+  mediaRetentionMs?: number;
   /** Time between two passes. */
   intervalMs?: number;
   /** The first pass comes this long after start, once the server is serving. */
@@ -30,19 +33,27 @@ export type RetentionOptions = {
   batchPauseMs?: number;
 };
 
-const RETENTION_DEFAULTS = { eventRetentionMs: 7 * DAY_MS, intervalMs: 3_600_000, firstPassAfterMs: 60_000, batchPauseMs: 20 } as const;
+const RETENTION_DEFAULTS = {
+  eventRetentionMs: 7 * DAY_MS,
+  mediaRetentionMs: 0,
+  intervalMs: 3_600_000,
+  firstPassAfterMs: 60_000,
+  batchPauseMs: 20,
+} as const;
 
 export function retentionOptionsFromConfig(config: {
   TEXTRELAY_DELIVERY_RETENTION_DAYS: number;
   TEXTRELAY_ORPHAN_EVENT_RETENTION_DAYS: number;
   TEXTRELAY_UNROUTED_RETENTION_DAYS: number;
   TEXTRELAY_EVENT_RETENTION_DAYS: number;
+  TEXTRELAY_MEDIA_RETENTION_DAYS: number;
 }): RetentionOptions {
   return {
     deliveryRetentionMs: config.TEXTRELAY_DELIVERY_RETENTION_DAYS * DAY_MS,
     orphanEventRetentionMs: config.TEXTRELAY_ORPHAN_EVENT_RETENTION_DAYS * DAY_MS,
     unroutedRetentionMs: config.TEXTRELAY_UNROUTED_RETENTION_DAYS * DAY_MS,
     eventRetentionMs: config.TEXTRELAY_EVENT_RETENTION_DAYS * DAY_MS,
+    mediaRetentionMs: config.TEXTRELAY_MEDIA_RETENTION_DAYS * DAY_MS,
   };
 }
 
@@ -56,7 +67,7 @@ type TablePass = { table: PrunedTable; message: string; before: number; batches:
  * Removes, once an hour, the rows of the tables that would otherwise only grow: delivered or
  * given-up deliveries past their retention (with their attempts), idempotency keys past the replay
  * window, expired inbox sessions, status events whose message never became known, old unrouted
- * inbound messages and old account events (media objects are kept).
+ * inbound messages, old account events and old media objects (not a group's current photo).
  */
 export function createRetention(deps: ServiceDeps & { metrics: Pick<Metrics, 'rowsPruned'> }, options: RetentionOptions) {
   const settings = { ...RETENTION_DEFAULTS, ...options };
@@ -69,6 +80,7 @@ export function createRetention(deps: ServiceDeps & { metrics: Pick<Metrics, 'ro
     const orphansBefore = now - settings.orphanEventRetentionMs;
     const unroutedBefore = now - settings.unroutedRetentionMs;
     const eventsBefore = now - settings.eventRetentionMs;
+    const mediaBefore = now - settings.mediaRetentionMs;
     return [
       ...(settings.deliveryRetentionMs > 0
         ? [
@@ -114,6 +126,16 @@ export function createRetention(deps: ServiceDeps & { metrics: Pick<Metrics, 'ro
               message: 'forgot account events past their retention',
               before: eventsBefore,
               batches: pruneAccountEvents(deps, eventsBefore),
+            } as const,
+          ]
+        : []),
+      ...(settings.mediaRetentionMs > 0
+        ? [
+            {
+              table: 'media_objects',
+              message: 'forgot media objects past their retention',
+              before: mediaBefore,
+              batches: pruneMediaObjects(deps, mediaBefore),
             } as const,
           ]
         : []),

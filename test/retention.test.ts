@@ -227,6 +227,7 @@ describe('retention passes over many rows', () => {
       orphan_status_events: total,
       unrouted_inbound: 0,
       account_events: total + lineEvents,
+      media_objects: 0,
     });
     expect(await t.store.accountEvents.after(accountId, 0, total + 1)).toHaveLength(total);
     const counts = await rowCounts(t);

@@ -135,6 +135,8 @@ export const contacts = sqliteTable(
     index('contacts_account_last_name_idx').on(t.accountId, t.lastName, t.id),
     index('contacts_account_created_idx').on(t.accountId, t.createdAt, t.id),
     index('contacts_account_updated_idx').on(t.accountId, t.updatedAt, t.id),
+    // The account's live contacts counted (GET /api/v2/contacts/count, the contacts quota) without reading a row.
+    index('contacts_account_live_idx').on(t.accountId, t.deletedAt).where(sql`deleted_at is null`),
   ],
 );
 
@@ -169,6 +171,8 @@ export const groups = sqliteTable(
     uniqueIndex('groups_account_transport_group_uq').on(t.accountId, t.transportGroupId).where(sql`transport_group_id is not null`),
     // Removing a line is refused while groups live on it.
     index('groups_line_idx').on(t.lineNumber),
+    // Media retention keeps the files that are a group's photo.
+    index('groups_photo_idx').on(t.photoMediaId).where(sql`photo_media_id is not null`),
   ],
 );
 
@@ -534,7 +538,13 @@ export const mediaObjects = sqliteTable(
     remoteUrl: text(),
     createdAt: integer().notNull(),
   },
-  (t) => [index('media_objects_account_idx').on(t.accountId, t.createdAt)],
+  (t) => [
+    index('media_objects_account_idx').on(t.accountId, t.createdAt),
+    // The account's stored bytes summed for the media quota from the index: a row holds up to 5 MB.
+    index('media_objects_account_bytes_idx').on(t.accountId, t.byteLength),
+    // Media retention finds the oldest files.
+    index('media_objects_created_idx').on(t.createdAt),
+  ],
 );
 
 /** What a carrier keeps across restarts (its webhook secret, how far it has read back), one value per (carrier, key). */

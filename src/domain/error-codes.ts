@@ -5,6 +5,7 @@ export const ErrorCode = {
   blacklisted: 4002,
   unauthorized: 4010,
   planRequired: 4030,
+  quotaExceeded: 4031,
   notFound: 4040,
   conflict: 4090,
   internal: 5000,

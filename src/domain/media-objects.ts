@@ -1,27 +1,29 @@
 /** What textrelay accepts to store and serve as a media object (an upload or a group photo). */
 
+import { ACCEPTED_MEDIA_TYPES, parseMediaType } from './media-types.ts';
+
 export const MAX_MEDIA_BYTES = 5 * 1024 * 1024;
 
 /** The kinds of file a message can carry; a group photo is an image only. */
 export type MediaKind = 'media' | 'image';
 
-const ACCEPTED_PREFIXES: Record<MediaKind, readonly string[]> = {
-  media: ['image/', 'video/', 'audio/'],
-  image: ['image/'],
+const ACCEPTED_DESCRIPTIONS: Record<MediaKind, string> = {
+  media: 'an accepted image, video, audio or vCard type',
+  image: 'an accepted image type',
 };
 
-export const ACCEPTED_DESCRIPTIONS: Record<MediaKind, string> = {
-  media: 'an image, video or audio',
-  image: 'an image',
-};
-
-/** The bare type of a Content-Type header, lower-cased ("image/png; q=1" → "image/png"). */
-export function bareContentType(header: string | undefined): string {
-  return (header ?? '').split(';')[0]!.trim().toLowerCase();
-}
-
-export function isAcceptedType(contentType: string, kind: MediaKind): boolean {
-  return ACCEPTED_PREFIXES[kind].some((prefix) => contentType.startsWith(prefix) && contentType.length > prefix.length);
+/**
+ * The type to store for a source's Content-Type header (a repeated header counts as a list), or
+ * why not, in words that follow "media_url ".
+ */
+export function acceptedTypeOf(header: string | string[] | undefined, kind: MediaKind): { type: string } | { problem: string } {
+  if (header === undefined) return { problem: `is of no declared type, not ${ACCEPTED_DESCRIPTIONS[kind]}` };
+  const value = Array.isArray(header) ? header.join(', ') : header;
+  const type = parseMediaType(value);
+  if (type === undefined)
+    return { problem: `has Content-Type ${JSON.stringify(value.slice(0, 200))}, which is not one well-formed media type` };
+  const accepted = ACCEPTED_MEDIA_TYPES.includes(type) && (kind === 'media' || type.startsWith('image/'));
+  return accepted ? { type } : { problem: `is ${type}, not ${ACCEPTED_DESCRIPTIONS[kind]}` };
 }
 
 const EXTENSIONS: Record<string, string> = {
@@ -31,6 +33,11 @@ const EXTENSIONS: Record<string, string> = {
   'audio/mpeg': 'mp3',
   'audio/mp4': 'm4a',
   'audio/x-m4a': 'm4a',
+  'audio/x-wav': 'wav',
+  'audio/x-caf': 'caf',
+  'video/x-m4v': 'm4v',
+  'text/vcard': 'vcf',
+  'text/x-vcard': 'vcf',
 };
 
 /**

@@ -33,6 +33,8 @@ export type AppDeps = ServiceDeps &
     publicUrl: string | undefined;
     /** The configured carriers: their webhooks are served under /webhooks/carriers/<name>/. */
     carriers: CarrierDirectory;
+    /** TEXTRELAY_MEDIA_URL: the origin of the media URLs textrelay hands out, when not publicUrl's. */
+    mediaUrl: string | undefined;
     /** GET /api/v2/events: the cap per account and the timings; the defaults where unset. */
     eventStreams?: Partial<EventStreamSettings>;
   };

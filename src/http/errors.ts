@@ -13,6 +13,7 @@ const HTTP_STATUS: Record<number, ContentfulStatusCode> = {
   [ErrorCode.blacklisted]: 400,
   [ErrorCode.unauthorized]: 401,
   [ErrorCode.planRequired]: 403,
+  [ErrorCode.quotaExceeded]: 403,
   [ErrorCode.notFound]: 404,
   [ErrorCode.conflict]: 409,
   [ErrorCode.internal]: 500,

@@ -39,7 +39,7 @@ const MessageError = z
     status: z.literal('ERROR'),
     error_code: z.number().int().openapi({
       description:
-        '4000 validation, 4001 rate limited, 4002 blacklisted number, 4010 credentials, 4030 plan, 4040 not found, 4090 conflict, 5000 internal, 5003 overloaded, 5010 not supported',
+        '4000 validation, 4001 rate limited, 4002 blacklisted number, 4010 credentials, 4030 plan, 4031 quota, 4040 not found, 4090 conflict, 5000 internal, 5003 overloaded, 5010 not supported',
       example: 4000,
     }),
     error_message: z.string(),

@@ -1,20 +1,26 @@
 import { OpenAPIHono } from '@hono/zod-openapi';
+import type { Context } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { createMiddleware } from 'hono/factory';
 import { HTTPException } from 'hono/http-exception';
 import { MAX_BODY_BYTES } from '../domain/limits.ts';
 import type { ServiceDeps } from '../services/deps.ts';
 import { limitWrites } from '../services/rate-limiter.ts';
-import { refuseNulCharacters, validationError } from '../services/validation.ts';
+import { refuseUnstorableText, validationError } from '../services/validation.ts';
 import { requireAccount } from './auth.ts';
 import type { AppEnv } from './env.ts';
+
+/** A validated part of the request as the caller sent it (a JSON body or the query), before parsing renamed its fields. */
+export function sentInput(c: Context, target: string): () => Promise<unknown> {
+  return async () => (target === 'json' ? await c.req.json() : target === 'query' ? c.req.query() : undefined);
+}
 
 /** Every router shares one validation hook, so every 400 has the same shape. */
 export function createRouter() {
   return new OpenAPIHono<AppEnv>({
-    defaultHook: (result) => {
+    defaultHook: async (result, c) => {
       if (!result.success) throw validationError(result.error);
-      refuseNulCharacters(result.data);
+      await refuseUnstorableText(result.data, sentInput(c, result.target));
     },
   });
 }

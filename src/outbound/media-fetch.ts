@@ -1,14 +1,6 @@
 import type { Agent } from 'undici';
 import type { OutboundPolicy } from '../domain/address-policy.ts';
-import {
-  ACCEPTED_DESCRIPTIONS,
-  bareContentType,
-  type FetchedMedia,
-  isAcceptedType,
-  MAX_MEDIA_BYTES,
-  type MediaFetcher,
-  type MediaKind,
-} from '../domain/media-objects.ts';
+import { acceptedTypeOf, type FetchedMedia, MAX_MEDIA_BYTES, type MediaFetcher, type MediaKind } from '../domain/media-objects.ts';
 import { createGuardedAgent } from './guarded-client.ts';
 
 const TIMEOUTS = { connectMs: 5_000, headersMs: 10_000, bodyMs: 15_000, wholeMs: 30_000 };
@@ -35,7 +27,7 @@ async function fetchOnce(agent: Agent, url: URL, kind: MediaKind): Promise<Fetch
     origin: url.origin,
     path: `${url.pathname}${url.search}`,
     method: 'GET',
-    headers: { accept: 'image/*, video/*, audio/*' },
+    headers: { accept: 'image/*, video/*, audio/*, text/vcard' },
     // The idle timeouts alone would let a server drip bytes forever.
     signal: AbortSignal.timeout(TIMEOUTS.wholeMs),
   });
@@ -49,10 +41,10 @@ async function fetchOnce(agent: Agent, url: URL, kind: MediaKind): Promise<Fetch
     await body.dump();
     return refused(`could not be fetched: answered ${statusCode}`);
   }
-  const contentType = bareContentType(typeof headers['content-type'] === 'string' ? headers['content-type'] : undefined);
-  if (!isAcceptedType(contentType, kind)) {
+  const accepted = acceptedTypeOf(headers['content-type'], kind);
+  if ('problem' in accepted) {
     await body.dump();
-    return refused(`is ${contentType || 'of no declared type'}, not ${ACCEPTED_DESCRIPTIONS[kind]}`);
+    return refused(accepted.problem);
   }
   const declared = Number(headers['content-length']);
   if (declared > MAX_MEDIA_BYTES) {
@@ -61,7 +53,7 @@ async function fetchOnce(agent: Agent, url: URL, kind: MediaKind): Promise<Fetch
   }
   const bytes = await readCapped(body);
   if (!bytes) return refused(`is larger than ${MEGABYTES} MB`);
-  return { ok: true, contentType, bytes };
+  return { ok: true, contentType: accepted.type, bytes };
 }
 
 function reasonOf(error: unknown): string {

@@ -14,6 +14,7 @@ import { AppError } from './app-error.ts';
 import { applyContactFields, type ContactFields, contactV2View, findLiveContact, requireContactLine, upsertContact } from './contacts.ts';
 import type { ServiceDeps } from './deps.ts';
 import type { ProviderAnswer, ProviderRequest } from './provider.ts';
+import { refuseOverContactsQuota } from './quotas.ts';
 import { inTransaction } from './transactions.ts';
 
 export type BulkContactInput = { phone: string; fields: ContactFields };
@@ -67,9 +68,11 @@ export async function createContactV2(
 ) {
   await requireContactLine(deps, account, input.fields);
   const refuseDuplicate = async (deps: ServiceDeps) => {
-    if (!input.updateIfExists && (await findLiveContact(deps, account.id, input.phone))) {
+    const live = await findLiveContact(deps, account.id, input.phone);
+    if (live && !input.updateIfExists) {
       throw new AppError(ErrorCode.conflict, `A contact with number ${input.phone} already exists; set update_if_exists to update it`);
     }
+    if (!live) await refuseOverContactsQuota(deps, account.id, 1);
   };
   return forwardThenRecord(
     deps,
@@ -135,7 +138,10 @@ export function bulkCreateContactsV2(deps: ServiceDeps, account: AccountRow, ite
       for (const item of items) contacts.push(await contactV2View(deps, await upsertContact(deps, account, item.phone, item.fields, now)));
       return { status: 'OK' as const, contacts };
     },
-    (deps) => refuseExistingItems(deps, account, items),
+    async (deps) => {
+      await refuseExistingItems(deps, account, items);
+      await refuseOverContactsQuota(deps, account.id, items.length);
+    },
   );
 }
 

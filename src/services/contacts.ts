@@ -7,6 +7,7 @@ import { recordAccountEvent } from './account-events.ts';
 import { AppError } from './app-error.ts';
 import type { ServiceDeps } from './deps.ts';
 import { timeOrderedUuid } from './ids.ts';
+import { refuseOverContactsQuota } from './quotas.ts';
 import { inTransaction } from './transactions.ts';
 import { fanOutTo } from './webhook-fanout.ts';
 
@@ -151,6 +152,7 @@ export async function upsertContact(
 export async function createContact(deps: ServiceDeps, account: AccountRow, input: CreateContactInput) {
   const row = await inTransaction(deps, async (deps) => {
     if (await findLiveContact(deps, account.id, input.phone)) throw new AppError(ErrorCode.conflict, 'Contact already exists');
+    await refuseOverContactsQuota(deps, account.id, 1);
     const { phone, ...names } = input;
     return createLiveContact(deps, account, phone, names, deps.clock.now());
   });

@@ -46,6 +46,14 @@ export const leaveToCourier: TransportAtSend = {
   committed: (deps, handle) => deps.notify.messageQueued(handle),
 };
 
+/** What one account may keep (services/quotas.ts refuses more); 0 sets no limit. */
+export type AccountQuotas = {
+  /** Bytes of stored files (uploads and group photos): TEXTRELAY_MEDIA_QUOTA_MB. */
+  mediaBytes: number;
+  /** Live contacts, counted when the API creates some: TEXTRELAY_CONTACTS_QUOTA. */
+  contacts: number;
+};
+
 /** What every use case may reach. Built once by the entry point (or a test) and passed down. */
 export type ServiceDeps = {
   store: Store;
@@ -63,6 +71,8 @@ export type ServiceDeps = {
   defaultNumbersPerAccount: number;
   /** What the transport does at each send: `leaveToCourier` unless the transport takes messages as they are stored. */
   transportAtSend: TransportAtSend;
+  /** Per-account limits (TEXTRELAY_MEDIA_QUOTA_MB, TEXTRELAY_CONTACTS_QUOTA); 0 sets none. */
+  quotas: AccountQuotas;
   /** The provider accounts behind the relay: set in upstream mode only, where SDK calls are forwarded to the account's. */
   providers?: ProviderAccounts | undefined;
   /** The carriers textrelay delivers through itself (TEXTRELAY_TRANSPORT bluebubbles, twilio); empty otherwise. */

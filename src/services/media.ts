@@ -3,9 +3,12 @@ import type { AccountRow } from '../db/rows.ts';
 import type { MediaObjectRow } from '../db/store.ts';
 import { ErrorCode } from '../domain/error-codes.ts';
 import { extensionOf, type MediaFetcher, type MediaKind } from '../domain/media-objects.ts';
+import { servedMediaType } from '../domain/media-types.ts';
 import { AppError } from './app-error.ts';
 import type { ServiceDeps } from './deps.ts';
 import type { ProviderAnswer } from './provider.ts';
+import { pruneInBatches } from './pruning.ts';
+import { refuseOverMediaQuota } from './quotas.ts';
 import { inTransaction } from './transactions.ts';
 
 /** The services' deps plus the fetcher of media URLs (the guarded outbound client). */
@@ -40,7 +43,10 @@ export async function fetchAndStoreMedia(
     remoteUrl: null,
     createdAt: deps.clock.now(),
   };
-  await inTransaction(deps, async (deps) => await deps.store.media.insert(row));
+  await inTransaction(deps, async (deps) => {
+    await refuseOverMediaQuota(deps, account.id, row.byteLength);
+    await deps.store.media.insert(row);
+  });
   return row;
 }
 
@@ -119,11 +125,20 @@ export async function uploadMediaObject(
   };
 }
 
-/** The bytes `GET /media/{file}` serves: `file` is the id, with or without the extension its URL carries. */
-export async function findServedMedia(deps: ServiceDeps, file: string): Promise<{ contentType: string; bytes: Buffer } | undefined> {
+/** What `GET /media/{file}` serves: the bytes, the type to serve them as, and whether only as a download. */
+export type ServedMedia = { bytes: Buffer; contentType: string; attachment: boolean; fileName: string };
+
+/** The file `GET /media/{file}` serves: `file` is the id, with or without the extension its URL carries. */
+export async function findServedMedia(deps: ServiceDeps, file: string): Promise<ServedMedia | undefined> {
   const id = file.replace(/\.[A-Za-z0-9]{1,8}$/, '');
   const row = await deps.store.media.findById(id);
   // A relayed object's bytes are the provider's: it serves them at its own URL.
   if (!row?.bytes) return undefined;
-  return { contentType: row.contentType, bytes: row.bytes };
+  const served = servedMediaType(row.contentType);
+  return { bytes: row.bytes, ...served, fileName: `${row.id}.${extensionOf(served.contentType)}` };
+}
+
+/** Drops, batch by batch, the files stored at or before `until`, except those that are a group's photo. */
+export function pruneMediaObjects(deps: ServiceDeps, until: number): AsyncGenerator<number, void, void> {
+  return pruneInBatches(async (afterRowid, limit) => await deps.store.media.pruneCreatedBy(until, afterRowid, limit));
 }

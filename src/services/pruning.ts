@@ -8,6 +8,7 @@ export const PRUNED_TABLES = [
   'orphan_status_events',
   'unrouted_inbound',
   'account_events',
+  'media_objects',
 ] as const;
 export type PrunedTable = (typeof PRUNED_TABLES)[number];
 

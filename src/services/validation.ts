@@ -68,37 +68,56 @@ export function validationError(error: z.ZodError): AppError {
   return new AppError(code, [...new Set(messages)].join('; '));
 }
 
-/** Where in `value` a string holds a NUL character, as `field.sub[2]`, or undefined when none does. */
-function nulCharacterAt(value: unknown, path: string): string | undefined {
-  if (typeof value === 'string') return value.includes('\u0000') ? path || 'the value' : undefined;
+/** Text neither backend stores alike: a NUL (PostgreSQL refuses it) or half a surrogate pair (not UTF-8). */
+function unstorableIn(text: string): string | undefined {
+  if (text.includes('\u0000')) return 'the NUL character (\\u0000)';
+  if (/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/.test(text)) {
+    return 'an unpaired surrogate (half of a UTF-16 pair, not valid Unicode)';
+  }
+  return undefined;
+}
+
+/** The first unstorable text in `value`, object keys included, as the sentence naming where it is (`field.sub[2]`). */
+function unstorableTextAt(value: unknown, path: string): string | undefined {
+  if (typeof value === 'string') {
+    const problem = unstorableIn(value);
+    return problem && `${path || 'the value'} must not contain ${problem}`;
+  }
   if (Array.isArray(value)) {
     for (const [index, item] of value.entries()) {
-      const found = nulCharacterAt(item, `${path}[${index}]`);
+      const found = unstorableTextAt(item, `${path}[${index}]`);
       if (found !== undefined) return found;
     }
     return undefined;
   }
   if (value === null || typeof value !== 'object' || value instanceof Uint8Array) return undefined;
   for (const [key, item] of Object.entries(value)) {
-    const found = nulCharacterAt(item, path === '' ? key : `${path}.${key}`);
+    const problem = unstorableIn(key);
+    if (problem) return `${path || 'the value'} must not have a key containing ${problem}`;
+    const found = unstorableTextAt(item, path === '' ? key : `${path}.${key}`);
     if (found !== undefined) return found;
   }
   return undefined;
 }
 
 /**
- * Refuses text holding a NUL character, which no phone shows and PostgreSQL cannot store: the
- * same 400 on both backends rather than a stored row on one and a failure on the other.
+ * Refuses text no phone shows and PostgreSQL cannot store (a NUL, an unpaired surrogate), in
+ * values and object keys: the same 400 on both backends rather than a stored row on one and a
+ * failure on the other. `asSent` gives the input before parsing renamed its fields, read only to
+ * name the field as the caller spelled it.
  */
-export function refuseNulCharacters(input: unknown): void {
-  const field = nulCharacterAt(input, '');
-  if (field !== undefined) throw new AppError(ErrorCode.validation, `${field} must not contain the NUL character (\\u0000)`);
+export async function refuseUnstorableText(input: unknown, asSent?: () => Promise<unknown>): Promise<void> {
+  const problem = unstorableTextAt(input, '');
+  if (problem === undefined) return;
+  const named = asSent && unstorableTextAt(await asSent(), '');
+  throw new AppError(ErrorCode.validation, named ?? problem);
 }
 
 /** The parsed input, or the AppError the API would answer for it. */
 export function parseInput<Schema extends z.ZodType>(schema: Schema, input: unknown): z.output<Schema> {
   const parsed = schema.safeParse(input);
   if (!parsed.success) throw validationError(parsed.error);
-  refuseNulCharacters(parsed.data);
+  const problem = unstorableTextAt(parsed.data, '');
+  if (problem !== undefined) throw new AppError(ErrorCode.validation, problem);
   return parsed.data;
 }

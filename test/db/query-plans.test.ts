@@ -191,3 +191,35 @@ describe('query plans: webhook delivery log', () => {
     });
   }
 });
+
+describe('query plans: contact counts and v2 listings, stored media bytes', () => {
+  it('counts live contacts from an index alone, reading no contact row', async () => {
+    const { t, account } = await seed();
+    // Deleted contacts are not in the count's index: a count never walks past them.
+    expect((await t.call('DELETE', `/api/v2/contacts/${BOB}`, account)).status).toBe(200);
+    const statement = await listingStatement(t, account, '/api/v2/contacts/count', 'contacts');
+    const plan = explain(t.db, statement).map((row) => row.detail);
+    expect(plan, `${statement.sql}\n${show(plan)}`).toEqual([
+      'SEARCH contacts USING COVERING INDEX contacts_account_live_idx (account_id=? AND deleted_at=?)',
+    ]);
+  });
+
+  for (const orderBy of ['created_at', 'updated_at', 'phone', 'first_name', 'last_name']) {
+    it(`GET /api/v2/contacts?order_by=${orderBy} uses an index and needs no sort`, async () => {
+      const { t, account } = await seed();
+      const path = `/api/v2/contacts?order_by=${orderBy}&limit=10&offset=1`;
+      const statement = await listingStatement(t, account, path, 'contacts');
+      expectIndexed(explain(t.db, statement), 'contacts', `${path}\nSQL: ${statement.sql}`, { noTempSort: true });
+    });
+  }
+
+  it("sums an account's stored media bytes from an index alone, never reading the files", async () => {
+    const { t, account } = await seed();
+    const accountId = (await t.store.accounts.findByKeyId(account.api_key_id))!.id;
+    const statements = await captureStatements(t.db, () => t.store.media.storedBytesForUpdate(accountId));
+    const sum = statements.find((statement) => statement.sql.includes('from "media_objects"'))!;
+    expect(explain(t.db, sum).map((row) => row.detail)).toEqual([
+      'SEARCH media_objects USING COVERING INDEX media_objects_account_bytes_idx (account_id=?)',
+    ]);
+  });
+});

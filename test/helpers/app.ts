@@ -53,6 +53,10 @@ export type TestAppOptions = {
   signInThrottle?: Partial<Pick<SignInThrottleSettings, 'maxFailures' | 'windowMs'>>;
   /** TEXTRELAY_TRUST_PROXY and an https TEXTRELAY_PUBLIC_URL; neither unless given. */
   proxy?: Partial<ProxySettings>;
+  /** TEXTRELAY_MEDIA_URL; unset unless given. */
+  mediaUrl?: string;
+  /** TEXTRELAY_MEDIA_QUOTA_MB and TEXTRELAY_CONTACTS_QUOTA; the defaults unless given. */
+  quotas?: Partial<Pick<Config, 'TEXTRELAY_MEDIA_QUOTA_MB' | 'TEXTRELAY_CONTACTS_QUOTA'>>;
   /** The provider of relay mode (a fake in tests), answering for every account; none unless given, as with the sandbox. */
   provider?: ProviderApi;
   /** The provider accounts of relay mode, when the test tells them apart; none unless given. */
@@ -85,6 +89,8 @@ function testConfig(options: TestAppOptions): Config {
     TEXTRELAY_TRUST_PROXY: options.proxy?.trustForwardedHeaders ?? false,
     TEXTRELAY_PUBLIC_URL: options.proxy?.publicUrlIsHttps ? 'https://textrelay.example' : undefined,
     ...options.config,
+    TEXTRELAY_MEDIA_URL: options.mediaUrl,
+    ...options.quotas,
   };
 }
 

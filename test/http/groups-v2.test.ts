@@ -207,7 +207,7 @@ describe('POST /api/v2/groups/{groupID}/photo', () => {
     const { groupId } = await createGroup(t, account, [ALICE, BOB]);
     const video = await setPhoto(t, account, groupId, { photo_url: `${origin}/clip.mp4` });
     expectMessageError(video, 400, 4000);
-    expect(video.body.error_message).toBe('photo_url is video/mp4, not an image');
+    expect(video.body.error_message).toBe('photo_url is video/mp4, not an accepted image type');
     const missing = await setPhoto(t, account, groupId, { photo_url: `${origin}/gone.png` });
     expect(missing.body.error_message).toBe('photo_url could not be fetched: answered 404');
     expectMessageError(await setPhoto(t, account, groupId, {}), 400, 4000);

@@ -134,7 +134,7 @@ describe('POST /api/upload-media-object', () => {
 
   it.each([
     ['/missing.png', /^media_url could not be fetched: answered 404$/],
-    ['/page.html', /^media_url is text\/html, not an image, video or audio$/],
+    ['/page.html', /^media_url is text\/html, not an accepted image, video, audio or vCard type$/],
     ['/declared-big.png', /^media_url is larger than 5 MB$/],
   ])('refuses %s with 400/4000 naming why', async (path, message) => {
     const t = makeTestApp();

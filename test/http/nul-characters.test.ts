@@ -24,7 +24,7 @@ describe('text holding a NUL character', () => {
       contacts: [{ phone: '+14155550100' }, { phone: '+14155550101', first_name: 'Ann\u0000' }],
     });
     expect(bulk.status).toBe(400);
-    expect(JSON.stringify(bulk.body)).toContain('contacts[1].fields.firstName must not contain the NUL character');
+    expect(JSON.stringify(bulk.body)).toContain('contacts[1].first_name must not contain the NUL character');
     const status = await t.call('GET', `/api/status?handle=${encodeURIComponent('abc\u0000')}`, account);
     expect(status.status).toBe(400);
     expect(status.body.error_message).toBe('handle must not contain the NUL character (\\u0000)');
@@ -40,5 +40,35 @@ describe('text holding a NUL character', () => {
     );
     expect(reply.status).toBe(400);
     expect(JSON.stringify(reply.body)).toContain('content must not contain the NUL character');
+  });
+});
+
+describe('text PostgreSQL cannot store', () => {
+  it('is refused in a tag (an unpaired surrogate) and in a custom variable key (a NUL), naming the field', async () => {
+    const t = makeTestApp();
+    const account = await t.createAccount();
+    const before = await rowCounts(t);
+    const tag = await t.call('POST', '/api/v2/contacts', account, { number: '+14155550100', tags: ['vip', 'half \ud83d'] });
+    expectMessageError(tag, 400, 4000);
+    expect(tag.body.error_message).toMatch(/^tags\[1\] must not contain an unpaired surrogate/);
+    const key = await t.call('POST', '/api/v2/contacts', account, { number: '+14155550100', custom_variables: { 'a\u0000b': 'x' } });
+    expectMessageError(key, 400, 4000);
+    expect(key.body.error_message).toMatch(/^custom_variables must not have a key containing the NUL character/);
+    const lone = await t.call('POST', '/api/v2/contacts', account, { number: '+14155550100', custom_variables: { '\udc00': 'x' } });
+    expectMessageError(lone, 400, 4000);
+    expect(lone.body.error_message).toMatch(/^custom_variables must not have a key containing an unpaired surrogate/);
+    expect(await rowCounts(t)).toEqual(before);
+  });
+
+  it('accepts a well-formed pair (an emoji) in a tag and a key', async () => {
+    const t = makeTestApp();
+    const account = await t.createAccount();
+    const reply = await t.call('POST', '/api/v2/contacts', account, {
+      number: '+14155550100',
+      tags: ['🙂'],
+      custom_variables: { '🙂': '🙂' },
+    });
+    expect(reply.status, JSON.stringify(reply.body)).toBe(200);
+    expect(reply.body.contact).toMatchObject({ tags: ['🙂'], custom_variables: { '🙂': '🙂' } });
   });
 });

@@ -130,6 +130,7 @@ export const contacts = pgTable(
     index('contacts_account_last_name_idx').on(t.accountId, t.lastName, t.id),
     index('contacts_account_created_idx').on(t.accountId, t.createdAt, t.id),
     index('contacts_account_updated_idx').on(t.accountId, t.updatedAt, t.id),
+    index('contacts_account_live_idx').on(t.accountId, t.deletedAt).where(sql`deleted_at is null`),
   ],
 );
 
@@ -154,6 +155,7 @@ export const groups = pgTable(
     uniqueIndex('groups_account_members_line_uq').on(t.accountId, t.memberKey, t.lineNumber),
     uniqueIndex('groups_account_transport_group_uq').on(t.accountId, t.transportGroupId).where(sql`transport_group_id is not null`),
     index('groups_line_idx').on(t.lineNumber),
+    index('groups_photo_idx').on(t.photoMediaId).where(sql`photo_media_id is not null`),
   ],
 );
 
@@ -433,7 +435,11 @@ export const mediaObjects = pgTable(
     remoteUrl: text(),
     createdAt: bigint({ mode: 'number' }).notNull(),
   },
-  (t) => [index('media_objects_account_idx').on(t.accountId, t.createdAt)],
+  (t) => [
+    index('media_objects_account_idx').on(t.accountId, t.createdAt),
+    index('media_objects_account_bytes_idx').on(t.accountId, t.byteLength),
+    index('media_objects_created_idx').on(t.createdAt),
+  ],
 );
 
 /*

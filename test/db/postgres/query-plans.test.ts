@@ -14,6 +14,8 @@ import { ACCOUNT, seedWorld, T0, useTwins } from '../../helpers/postgres-twins.t
  */
 
 const ROWS = 3_000;
+/** An account next to ACCOUNT's thousands of rows: what it counts or sums must not read theirs. */
+const SMALL_ACCOUNT = 'acc_small';
 const BIG_TABLES = [
   'messages',
   'status_events',
@@ -26,6 +28,7 @@ const BIG_TABLES = [
   'orphan_status_events',
   'unrouted_inbound',
   'sandbox_steps',
+  'media_objects',
 ];
 
 const twins = useTwins();
@@ -46,6 +49,8 @@ beforeEach(async () => {
       select 'con_' || i, '${ACCOUNT}', '+1212555' || lpad(i::text, 4, '0'), md5(i::text), md5((-i)::text),
         case when i % 3 = 0 then null else ${T0} + i end, ${T0} + i
       from generate_series(1, ${ROWS}) i;
+    insert into media_objects (id, account_id, source_url, content_type, bytes, byte_length, created_at)
+      select 'm-' || i, '${ACCOUNT}', 'https://a.test/m.png', 'image/png', '\\x00', 1, ${T0} + i from generate_series(1, ${ROWS}) i;
     insert into idempotency_keys (account_id, key, request_hash, response_status, response_body, created_at)
       select '${ACCOUNT}', 'k-' || i, 'h', 200, '{}', ${T0} + i from generate_series(1, ${ROWS}) i;
     insert into inbox_sessions (token_hash, account_id, api_secret_hash, created_at, expires_at)
@@ -143,6 +148,21 @@ describe('on a few thousand rows, no PostgreSQL query reads a whole big table', 
         ]),
     ],
     ['conversations listed', (s) => s.conversations.list(ACCOUNT, 50)],
+    [
+      'live contacts counted, also for the quota',
+      (s) => s.transaction((tx) => Promise.all([tx.contacts.countLive(SMALL_ACCOUNT), tx.contacts.countLiveForUpdate(SMALL_ACCOUNT)])),
+    ],
+    [
+      'contacts listed the SDK’s ways',
+      (s) =>
+        Promise.all(
+          (['created_at', 'updated_at', 'first_name', 'last_name'] as const).map((orderBy) =>
+            s.contacts.listV2(ACCOUNT, { orderBy, direction: 'desc', limit: 50, offset: 0 }),
+          ),
+        ),
+    ],
+    ['a small account’s stored media bytes', (s) => s.transaction((tx) => tx.media.storedBytesForUpdate(SMALL_ACCOUNT))],
+    ['media objects pruned by age', (s) => s.media.pruneCreatedBy(T0 + 10, 0, 100)],
     [
       'the delivery log listed, and a callback’s blocker',
       (s) =>

@@ -5,6 +5,7 @@ import { revivedContactFields } from '../../contact-revival.ts';
 import type { ContactRow } from '../../rows.ts';
 import type { ContactFieldsUpdate, ContactListQuery, ContactV2ListQuery, ContactWithLine } from '../../sqlite/queries/contacts.ts';
 import type { PgDb } from '../db.ts';
+import { lockQuota } from '../quota-lock.ts';
 import { contacts, numberPins } from '../schema.ts';
 
 const orderColumns = {
@@ -34,6 +35,13 @@ function v1Order(field: ContactListQuery['orderBy'], direction: 'asc' | 'desc'):
 }
 
 export function contactQueries(db: PgDb) {
+  const countLive = async (accountId: string): Promise<number> => {
+    const [row] = await db
+      .select({ total: count() })
+      .from(contacts)
+      .where(and(eq(contacts.accountId, accountId), isNull(contacts.deletedAt)));
+    return row?.total ?? 0;
+  };
   return {
     /** False when the account already has a contact with that phone. */
     async insert(row: ContactRow): Promise<boolean> {
@@ -82,12 +90,11 @@ export function contactQueries(db: PgDb) {
       return rows.map((row) => ({ ...row.contact, sendblueNumber: row.sendblueNumber }));
     },
     /** The account's live contacts. */
-    async countLive(accountId: string): Promise<number> {
-      const [row] = await db
-        .select({ total: count() })
-        .from(contacts)
-        .where(and(eq(contacts.accountId, accountId), isNull(contacts.deletedAt)));
-      return row?.total ?? 0;
+    countLive,
+    /** countLive under the account's contacts quota lock, held until the transaction ends. */
+    async countLiveForUpdate(accountId: string): Promise<number> {
+      await lockQuota(db, 'contacts', accountId);
+      return countLive(accountId);
     },
     /** Changes the given fields. */
     async update(contactId: string, fields: ContactFieldsUpdate, now: number): Promise<void> {

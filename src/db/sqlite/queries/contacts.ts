@@ -48,6 +48,12 @@ const v2OrderColumns: Record<ContactV2OrderField, SQLiteColumn> = {
 };
 
 export function contactQueries(db: Db) {
+  const countLive = (accountId: string): number =>
+    db
+      .select({ total: count() })
+      .from(contacts)
+      .where(and(eq(contacts.accountId, accountId), isNull(contacts.deletedAt)))
+      .get()?.total ?? 0;
   const byPhone = db
     .select()
     .from(contacts)
@@ -137,15 +143,9 @@ export function contactQueries(db: Db) {
         .map((row) => ({ ...row.contact, sendblueNumber: row.sendblueNumber }));
     },
     /** The account's live contacts. */
-    countLive(accountId: string): number {
-      return (
-        db
-          .select({ total: count() })
-          .from(contacts)
-          .where(and(eq(contacts.accountId, accountId), isNull(contacts.deletedAt)))
-          .get()?.total ?? 0
-      );
-    },
+    countLive,
+    /** countLive for a check before adding some (PostgreSQL locks the account's quota; SQLite's write transactions never overlap). */
+    countLiveForUpdate: countLive,
     /** Changes the given fields (API writes: rare next to sends, so built per call). */
     update(contactId: string, fields: ContactFieldsUpdate, now: number): void {
       db.update(contacts)

@@ -14,12 +14,12 @@ import {
   updateContactV2,
 } from '../../../services/contacts-v2.ts';
 import { limitWrites } from '../../../services/rate-limiter.ts';
-import { refuseNulCharacters, validationError } from '../../../services/validation.ts';
+import { refuseUnstorableText, validationError } from '../../../services/validation.ts';
 import type { AppDeps } from '../../app-deps.ts';
 import type { AppEnv } from '../../env.ts';
 import { API_SECURITY, apiErrors } from '../../openapi.ts';
 import { answerOrRelay } from '../../provider-answers.ts';
-import { apiRoute, createRouter } from '../../router.ts';
+import { apiRoute, createRouter, sentInput } from '../../router.ts';
 import {
   BulkCreateContactsBody,
   BulkCreateResponse,
@@ -63,6 +63,7 @@ const bulkCreateRoute = createRoute({
     200: json(BulkCreateResponse, 'The contacts, in input order'),
     ...apiErrors('message', {
       400: 'An invalid item (4000; error_detail names it, like contacts[3])',
+      403: "The batch would pass the account's contacts quota, counting every item (4031, TEXTRELAY_CONTACTS_QUOTA)",
       409: 'A number already a contact, or twice in the batch (4090; error_detail names the item)',
     }),
   },
@@ -87,7 +88,11 @@ const createContactRoute = createRoute({
   request: body(CreateContactV2Body),
   responses: {
     200: json(ContactEnvelope, 'The contact'),
-    ...apiErrors('message', { 400: "Invalid field, or a sendblue_number that is not the account's line (4000)", 409: DUPLICATE }),
+    ...apiErrors('message', {
+      400: "Invalid field, or a sendblue_number that is not the account's line (4000)",
+      403: "A new contact would pass the account's contacts quota (4031, TEXTRELAY_CONTACTS_QUOTA)",
+      409: DUPLICATE,
+    }),
   },
 });
 
@@ -155,10 +160,7 @@ const deleteRoute = createRoute({
 
 /** A bulk item's problem names the item, in the message and in error_detail; other problems answer as usual. */
 function bulkItemHook(result: { success: true } | { success: false; error: z.ZodError }): undefined {
-  if (result.success) {
-    refuseNulCharacters((result as { data?: unknown }).data);
-    return undefined;
-  }
+  if (result.success) return undefined;
   const issue = result.error.issues.find((candidate) => candidate.path[0] === 'contacts' && typeof candidate.path[1] === 'number');
   if (!issue) throw validationError(result.error);
   const item = `contacts[${String(issue.path[1])}]`;
@@ -183,7 +185,10 @@ export function contactsV2Router(deps: AppDeps) {
   router.openapi(
     { ...bulkCreateRoute, middleware: bulkMiddleware },
     async (c) => {
-      const { contacts } = c.req.valid('json');
+      const body = c.req.valid('json');
+      // The hook of this route replaces the shared one, which would have checked this.
+      await refuseUnstorableText(body, sentInput(c, 'json'));
+      const { contacts } = body;
       await limitWrites(deps, c.get('account').id, contacts.length);
       return answerOrRelay(c, await bulkCreateContactsV2(deps, c.get('account'), contacts, await forwardedBody(deps, c)));
     },

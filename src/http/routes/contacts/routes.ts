@@ -17,6 +17,7 @@ const createContactRoute = createRoute({
     200: { description: 'Created', content: { 'application/json': { schema: CreateContactResponse } } },
     ...apiErrors('contact', {
       400: 'Invalid phone number, missing field or malformed JSON (status "ERROR")',
+      403: 'A new contact would pass the account\'s contacts quota (status "ERROR", the message names TEXTRELAY_CONTACTS_QUOTA)',
       409: 'A contact with this number already exists (status "ERROR", message "Contact already exists")',
     }),
   },

@@ -6,7 +6,7 @@ import type { AppEnv } from '../../env.ts';
 import { API_SECURITY, apiErrors } from '../../openapi.ts';
 import { answerOrRelay } from '../../provider-answers.ts';
 import { apiRoute, createRouter } from '../../router.ts';
-import { publicOrigin } from '../media/routes.ts';
+import { mediaOrigin } from '../media/routes.ts';
 import {
   GroupIdParam,
   GroupRenameResponse,
@@ -61,6 +61,7 @@ const setGroupPhotoRoute = createRoute({
     ...apiErrors('message', {
       400: 'Validation error, or the image could not be fetched, is too large or not an image (4000)',
       ...GROUP_ERRORS,
+      403: `${GROUP_ERRORS[403]}, or the image would pass the account's media quota (4031, TEXTRELAY_MEDIA_QUOTA_MB)`,
     }),
   },
 });
@@ -73,7 +74,7 @@ export function groupsRouter(deps: AppDeps) {
   const middleware = [...apiRoute(deps, 'message'), groupFirst];
   const router = createRouter();
   router.openapi({ ...retrieveGroupRoute, middleware }, async (c) =>
-    c.json(await retrieveGroup(deps, c.get('account'), c.req.valid('param').groupID, publicOrigin(c, deps)), 200),
+    c.json(await retrieveGroup(deps, c.get('account'), c.req.valid('param').groupID, mediaOrigin(c, deps)), 200),
   );
   router.openapi({ ...renameGroupRoute, middleware }, async (c) => {
     const body = c.req.valid('json');
@@ -90,7 +91,7 @@ export function groupsRouter(deps: AppDeps) {
       groupId: c.req.valid('param').groupID,
       photoUrl: body.photo_url,
       fromNumber: body.from_number,
-      origin: publicOrigin(c, deps),
+      origin: mediaOrigin(c, deps),
     });
     return answerOrRelay(c, result);
   });

@@ -12,6 +12,11 @@ export function publicOrigin(c: Context, deps: Pick<AppDeps, 'publicUrl'>): stri
   return deps.publicUrl ?? new URL(c.req.url).origin;
 }
 
+/** Where the media URLs textrelay hands out point: TEXTRELAY_MEDIA_URL (another origin than the inbox's), else publicOrigin. */
+export function mediaOrigin(c: Context, deps: Pick<AppDeps, 'publicUrl' | 'mediaUrl'>): string {
+  return deps.mediaUrl ?? publicOrigin(c, deps);
+}
+
 const uploadMediaObjectRoute = createRoute({
   method: 'post',
   path: '/api/upload-media-object',
@@ -19,12 +24,15 @@ const uploadMediaObjectRoute = createRoute({
   operationId: 'uploadMediaObject',
   summary: 'Store the file behind a URL and serve it from textrelay',
   description:
-    "Fetched through the guarded outbound client (the callbacks' address policy, timeouts), at most 5 MB, image/video/audio only.",
+    "Fetched through the guarded outbound client (the callbacks' address policy, timeouts), at most 5 MB, of one accepted image, video, audio or vCard type (docs/media-groups-typing.md).",
   security: API_SECURITY,
   request: { body: { content: { 'application/json': { schema: UploadMediaBody } }, required: true } },
   responses: {
     200: { description: 'Stored', content: { 'application/json': { schema: UploadMediaResponse } } },
-    ...apiErrors('message', { 400: 'Invalid URL, or the file could not be fetched, is too large or of another type (4000)' }),
+    ...apiErrors('message', {
+      400: 'Invalid URL, or the file could not be fetched, is too large or of another type (4000)',
+      403: "The file would pass the account's media quota (4031, TEXTRELAY_MEDIA_QUOTA_MB)",
+    }),
   },
 });
 
@@ -35,7 +43,7 @@ export function mediaRouter(deps: AppDeps) {
   router.openapi({ ...uploadMediaObjectRoute, middleware: apiRoute(deps, 'message') }, async (c) => {
     const result = await uploadMediaObject(deps, c.get('account'), {
       mediaUrl: c.req.valid('json').media_url,
-      origin: publicOrigin(c, deps),
+      origin: mediaOrigin(c, deps),
     });
     return answerOrRelay(c, result);
   });
@@ -48,8 +56,9 @@ export function mediaRouter(deps: AppDeps) {
       'Content-Length': String(media.bytes.length),
       'Cache-Control': IMMUTABLE,
       'X-Content-Type-Options': 'nosniff',
-      // An uploaded SVG opened on this origin (the inbox's) must run no script.
+      // A file opened on this origin (the inbox's) must run no script, whatever a browser makes of it.
       'Content-Security-Policy': "default-src 'none'; sandbox",
+      ...(media.attachment ? { 'Content-Disposition': `attachment; filename="${media.fileName}"` } : {}),
     });
   });
   return router;
