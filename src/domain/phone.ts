@@ -55,3 +55,11 @@ export function normalisePhoneSpelling(raw: string): string | undefined {
   const national = parsePhoneNumberFromString(digits, 'US');
   return national?.isValid() ? national.number : undefined;
 }
+
+const EMAIL_HANDLE = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+
+/** An end user's handle as a transport reports it: an iMessage e-mail address as given (lower case), else a phone number read as above. */
+export function normaliseSenderHandle(raw: string): string | undefined {
+  const trimmed = raw.trim();
+  return EMAIL_HANDLE.test(trimmed) ? trimmed.toLowerCase() : normalisePhoneSpelling(trimmed);
+}

@@ -2,8 +2,8 @@ import { randomUUID } from 'node:crypto';
 import type { AccountRow, GroupRow, MessageRow } from '../db/rows.ts';
 import { ErrorCode } from '../domain/error-codes.ts';
 import { memberKeyOf } from '../domain/groups.ts';
-import { normalisePhoneSpelling } from '../domain/phone.ts';
 import type { OptOutIntent } from '../domain/opt-out.ts';
+import { normalisePhoneSpelling, normaliseSenderHandle } from '../domain/phone.ts';
 import { previewOf } from '../domain/views.ts';
 import { type InboundService, toReceivePayload } from '../domain/webhook-payloads.ts';
 import { recordAccountEvent } from './account-events.ts';
@@ -235,9 +235,9 @@ async function keepUnrouted(deps: ServiceDeps, input: TransportInbound, why: str
 
 /** The message with every number in E.164; undefined when one of them has no reading as a number. */
 function normalisedNumbers(input: TransportInbound): TransportInbound | undefined {
-  const from = normalisePhoneSpelling(input.from);
+  const from = normaliseSenderHandle(input.from);
   const toNumber = normalisePhoneSpelling(input.toNumber);
-  const participants = input.participants?.map(normalisePhoneSpelling);
+  const participants = input.participants?.map(normaliseSenderHandle);
   if (from === undefined || toNumber === undefined || participants?.includes(undefined)) return undefined;
   return { ...input, from, toNumber, participants: participants as string[] | undefined };
 }

@@ -21,7 +21,7 @@ export type BlueBubblesRig = {
 };
 
 /** An account whose one line is bound to BlueBubbles. */
-export function blueBubblesAccount(t: TestApp, line = '+15550009999'): Promise<TestAccount> {
+export function blueBubblesAccount(t: TestApp, line = '+16175550199'): Promise<TestAccount> {
   return t.createAccount({ numbers: [line], carrier: 'bluebubbles' });
 }
 
