@@ -166,7 +166,7 @@ async function accountsCommand(action: string | undefined, rest: string[], flags
       return;
     }
     case 'rotate-secret': {
-      const { email } = parseFlags(CreateAccountFlags.pick({ email: true }), { email: flags.email });
+      const { email } = parseFlags(LinesFlags.pick({ email: true }), { email: flags.email });
       const rotated = await withRuntime(flags, (deps) => rotateSecret(deps, email));
       print(
         rotated,

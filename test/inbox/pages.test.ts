@@ -102,10 +102,10 @@ describe('conversation page', () => {
     const text = textOf(page.html);
     expect(text).toContain('hello Alice');
     expect(text).toContain('hello back');
-    expect(text).toContain('Status history · 5 events');
+    expect(text).toContain('Status history · 4 events');
     const history = textOf(page.html.match(new RegExp(`<details id="history-${handle}"[\\s\\S]*?</details>`))![0]);
     expect(history).toMatch(
-      /QUEUED from api applied .*SENT from sandbox applied \(implied by a later status\) .*DELIVERED from sandbox applied .*DELIVERED from sandbox not applied: duplicate, already in this status .*SENT from sandbox not applied: stale, already past this status/,
+      /QUEUED from api applied .*SENT from sandbox applied \(implied by a later status\) .*DELIVERED from sandbox applied · reported 2 times .*SENT from sandbox not applied: stale, already past this status/,
     );
     expect(page.html).toContain('data-status="DELIVERED"');
     expect(page.html).toContain('data-status="RECEIVED"');

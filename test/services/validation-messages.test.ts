@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import { ReceiveWebhookBody } from '../../src/http/routes/ingest/schemas.ts';
 import { SendMessageBody } from '../../src/http/routes/sends/schemas.ts';
 import type { AppError } from '../../src/services/app-error.ts';
 import { parseInput } from '../../src/services/validation.ts';
@@ -37,9 +36,6 @@ describe('validation messages', () => {
   });
 
   it('an inbound message from an invalid number says so in inbound words', async () => {
-    expect(messageOf(ReceiveWebhookBody, { message_handle: 'h', number: 'nope', to_number: ALICE, content: 'x' })).toBe(
-      "number must be the sender's E.164 number, like +14155550100",
-    );
     const t = makeTestApp();
     const response = await t.call('POST', '/sandbox/inbound', await t.createAccount(), { number: 'nope', content: 'hi' });
     expect(response.status, show(response.body)).toBe(400);

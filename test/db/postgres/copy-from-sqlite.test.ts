@@ -58,8 +58,8 @@ function capture() {
 /**
  * A SQLite file filled through the real app and services: two accounts with sends, groups,
  * contacts, inbound messages, webhook lists, callbacks and their attempts, sandbox timelines half
- * run, an idempotent send, an uploaded image, an inbox login, read conversations, and status
- * reports and inbound messages nobody owns.
+ * run, an idempotent send, an uploaded image, an inbox login, read conversations, status
+ * reports and inbound messages nobody owns, and a carrier's kept state.
  */
 async function filledSqlite(file: string) {
   const t = makeSandboxApp({ database: file });
@@ -73,6 +73,8 @@ async function filledSqlite(file: string) {
     return reply.body;
   };
   await ok('POST', '/api/account/webhooks', { webhooks: [HOOK, { url: 'https://b.example.com/x', secret: 's' }], type: 'outbound' });
+  // What a carrier keeps across restarts (BlueBubbles: its webhook secret and read-back cursor).
+  await t.store.carrierState.set('bluebubbles', 'webhook_secret', 'kept-across-restarts', Date.now());
   await ok('POST', '/api/send-message', { number: CAROL, content: 'once only' }, { 'idempotency-key': 'key-1' });
   await ok('POST', '/api/v2/contacts', { number: DAVE, first_name: 'Dave', tags: ['vip'], custom_variables: { tier: 'gold' } });
   const media = await ok('POST', '/api/upload-media-object', { media_url: 'https://media.example.com/a.png' });

@@ -35,6 +35,7 @@ const History: FC<{ message: InboxMessage; timeZone: string }> = ({ message, tim
                 : 'applied'
               : `not applied: ${whyNot(event.notAppliedReason)}`}
             {event.errorCode !== null && ` · error ${event.errorCode}${event.errorMessage ? `: ${event.errorMessage}` : ''}`}
+            {event.repeats > 0 && ` · reported ${event.repeats + 1} times`}
           </span>
         </li>
       ))}
