@@ -13,7 +13,7 @@ const MESSAGES = 1_100; // four batches of 500 status events, two of 500 message
 const START = Date.UTC(2026, 10, 23, 9, 0, 0);
 
 /**
- * `count` inbound messages a second apart, each reported RECEIVED a second time (not applied): two
+ * `count` inbound messages a second apart, each reported RECEIVED a second time under its own event id (not applied): two
  * status events per message, so a batch of status events spans half the time a batch of messages does.
  */
 async function appWithInbound(count: number) {
@@ -23,7 +23,7 @@ async function appWithInbound(count: number) {
   for (let i = 0; i < count; i += 1) {
     t.clock.set(START + i * 1_000);
     const message = await receiveSandboxInbound(t.deps, account, { number: '+12124567000', content: `message ${i}` });
-    await recordStatus(t.deps, { handle: message.message_handle, status: 'RECEIVED', source: 'sandbox' });
+    await recordStatus(t.deps, { handle: message.message_handle, status: 'RECEIVED', source: 'sandbox', sourceEventId: `again-${i}` });
   }
   return { t, before };
 }
