@@ -17,9 +17,9 @@ describe('the PostgreSQL line queries answer as SQLite’s', () => {
     });
     const lines = twinModule(twins, 'lines', lineQueries(twins.pg));
     expect(await lines.same((q) => q.ofAccount('a'))).toEqual([
-      { number: '+14155559002', createdAt: 10 },
-      { number: '+14155559001', createdAt: 20 },
-      { number: '+14155559003', createdAt: 20 },
+      { number: '+14155559002', createdAt: 10, carrier: null },
+      { number: '+14155559001', createdAt: 20, carrier: null },
+      { number: '+14155559003', createdAt: 20, carrier: null },
     ]);
     expect(await lines.same((q) => q.ofAccount('nobody'))).toEqual([]);
   });
