@@ -14,6 +14,23 @@ export type CarrierHealth = {
   events: number;
 };
 
+/** A change to a group chat, as its carrier is asked to make it. */
+export type CarrierGroupEdit =
+  | { kind: 'add_recipient' | 'remove_recipient'; number: string }
+  | { kind: 'rename'; name: string }
+  | { kind: 'photo'; photo: { bytes: Buffer; contentType: string } | null };
+
+/**
+ * What a carrier makes in the phone network itself beyond sending (BlueBubbles: through its
+ * Private API). Each call either does it or throws an AppError, having changed nothing.
+ */
+export type CarrierLineActions = {
+  /** Changes the group chat the carrier knows by `chatId` (the group's transport id). */
+  editGroup(chatId: string, edit: CarrierGroupEdit): Promise<void>;
+  /** Shows or hides "typing…" in the line's conversation with `number`. */
+  typing(input: { number: string; state: 'start' | 'stop' }): Promise<void>;
+};
+
 /** A carrier as the app and the services see it: its health, and the endpoint its webhooks post to. */
 export type RegisteredCarrier = {
   readonly name: CarrierName;
@@ -22,6 +39,8 @@ export type RegisteredCarrier = {
   webhooks(request: Request): Promise<Response>;
   /** Which service reaches a number, when the carrier can tell (BlueBubbles: Apple's availability or the chat's history). */
   lookup?(number: string): Promise<'iMessage' | 'SMS' | undefined>;
+  /** Group changes and typing indicators, for a carrier that makes them itself. */
+  actions?: CarrierLineActions;
 };
 
 /**
@@ -36,6 +55,10 @@ export function createCarrierDirectory() {
     },
     get(name: string): RegisteredCarrier | undefined {
       return carriers.get(name);
+    },
+    /** The carrier of a line bound to `name`; a line bound to none goes to the first registered, as its messages do. */
+    forLine(name: string | undefined): RegisteredCarrier | undefined {
+      return name === undefined ? carriers.values().next().value : carriers.get(name);
     },
     health(): CarrierHealth[] {
       return [...carriers.values()].map((carrier) => carrier.health());

@@ -1,8 +1,9 @@
 import type { AccountRow, GroupRow } from '../db/rows.ts';
 import type { ServiceDeps } from './deps.ts';
-import { findGroup, providerGroupIdOf, requireGroupPlan } from './groups.ts';
+import { editAtCarrier, findGroup, providerGroupIdOf, requireGroupPlan } from './groups.ts';
 import { requireOwnLine } from './lines.ts';
-import { fetchAndStoreMedia, type MediaDeps, mediaUrlOf, recordRemoteMedia } from './media.ts';
+import { fetchMediaFile, type MediaDeps, mediaUrlOf, recordRemoteMedia, storeFetchedMedia } from './media.ts';
+import { refuseOverMediaQuota } from './quotas.ts';
 import { inTransaction } from './transactions.ts';
 
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -86,6 +87,8 @@ export async function renameGroup(deps: ServiceDeps, account: AccountRow, input:
       body: { group_name: input.groupName, from_number: fromNumber },
     });
     if (!answer.ok) return answer;
+  } else {
+    await editAtCarrier(deps, account, group, { kind: 'rename', name: groupName });
   }
   await inTransaction(deps, async (deps) => await deps.store.groups.rename(group.id, groupName, deps.clock.now()));
   return { status: 'OK' as const, data: { from_number: fromNumber, group_id: group.id, group_name: groupName } };
@@ -115,8 +118,12 @@ export async function setGroupPhoto(
     if (photoUrl !== null) {
       photoId = (await recordRemoteMedia(deps, account, { sourceUrl: photoUrl, remoteUrl: providerPhotoUrl(answer.body) ?? photoUrl })).id;
     }
-  } else if (photoUrl !== null) {
-    photoId = (await fetchAndStoreMedia(deps, account, photoUrl, { field: 'photo_url', kind: 'image' })).id;
+  } else {
+    const file = photoUrl === null ? null : await fetchMediaFile(deps, photoUrl, { field: 'photo_url', kind: 'image' });
+    // Refused before the carrier changes the chat, so a full quota leaves both as they were.
+    if (file) await refuseOverMediaQuota(deps, account.id, file.bytes.length);
+    await editAtCarrier(deps, account, group, { kind: 'photo', photo: file });
+    if (photoUrl !== null && file) photoId = (await storeFetchedMedia(deps, account, photoUrl, file)).id;
   }
   await inTransaction(deps, async (deps) => await deps.store.groups.setPhoto(group.id, photoId, deps.clock.now()));
   const changed = { ...group, photoMediaId: photoId };

@@ -5,8 +5,10 @@ import { ErrorCode } from '../domain/error-codes.ts';
 import { checkGroupSize, memberKeyOf } from '../domain/groups.ts';
 import { GROUP_PLAN, MAX_GROUP_MEMBERS, planAllows } from '../domain/limits.ts';
 import { AppError } from './app-error.ts';
+import type { CarrierGroupEdit } from './carrier-directory.ts';
 import { ensureContact } from './contacts.ts';
 import type { ServiceDeps } from './deps.ts';
+import { lineActionsOf } from './line-carriers.ts';
 import { leastLoadedLine, requireOwnLine } from './lines.ts';
 import type { ProviderAnswer } from './provider.ts';
 import { inTransaction } from './transactions.ts';
@@ -178,12 +180,15 @@ export async function modifyGroup(
     );
   }
   if (input.fromNumber !== undefined) await requireOwnLine(deps, account, input.fromNumber);
-  if (!deps.providers) return modifyInTransaction(deps, account, input);
 
-  // Checked before the provider changes anything, and again when recorded.
+  // Checked before the provider or carrier changes anything, and again when recorded.
   const { group, members } = await findGroup(deps, account, input.groupId);
   requireGroupLine(group, input.fromNumber);
   membersAfter(await deps.store.accounts.listServiceNumbers(account.id), members, input);
+  if (!deps.providers) {
+    await editAtCarrier(deps, account, group, { kind: input.modifyType, number: input.number });
+    return modifyInTransaction(deps, account, input);
+  }
   const answer = await deps.providers.of(account).call({
     method: 'POST',
     path: '/api/modify-group',
@@ -199,22 +204,22 @@ export async function modifyGroup(
   return modifyInTransaction(deps, account, input);
 }
 
-/** How long a change to a group waits for the send that creates it at the provider, and how often it looks. */
+/** How long a change to a group waits for the send that creates it at the provider or carrier, and how often it looks. */
 const HANDOVER_WAIT_MS = 10_000;
 const HANDOVER_POLL_MS = 50;
 
 /**
- * Relay mode: the id the provider knows the group by. A group exists there only once the send that
- * made it has been handed over, which happens just after that send was answered: a change made
- * in between waits for it rather than name a group the provider has never seen.
+ * The id the provider or carrier knows the group by, or null when no send to it was ever handed
+ * over. A group exists there only once the send that made it has been handed over, which happens
+ * just after that send was answered: a change made in between waits for it rather than name a
+ * group the provider has never seen.
  */
-export async function providerGroupIdOf(deps: ServiceDeps, account: AccountRow, groupId: string): Promise<string> {
+export async function handedOverGroupId(deps: ServiceDeps, account: AccountRow, groupId: string): Promise<string | null> {
   for (let waited = 0; ; waited += HANDOVER_POLL_MS) {
     const group = await deps.store.groups.findById(account.id, groupId);
     if (!group) throw new AppError(ErrorCode.notFound, `Group ${groupId} not found`);
     if (group.transportGroupId !== null) return group.transportGroupId;
-    // Never handed over and nothing on its way: the provider knows it by our id, if at all.
-    if (!(await deps.store.groups.awaitingHandover(account.id, groupId))) return group.id;
+    if (!(await deps.store.groups.awaitingHandover(account.id, groupId))) return null;
     if (waited >= HANDOVER_WAIT_MS) {
       throw new AppError(ErrorCode.overloaded, `Group ${groupId} is still being created at the provider; try again shortly`, {
         retryAfterSeconds: 1,
@@ -222,4 +227,28 @@ export async function providerGroupIdOf(deps: ServiceDeps, account: AccountRow, 
     }
     await sleep(HANDOVER_POLL_MS);
   }
+}
+
+/** Relay mode: a group never handed over is known to the provider by our id, if at all. */
+export async function providerGroupIdOf(deps: ServiceDeps, account: AccountRow, groupId: string): Promise<string> {
+  return (await handedOverGroupId(deps, account, groupId)) ?? groupId;
+}
+
+/**
+ * Carrier lines: makes a group change in the carrier's chat before textrelay records it, so a
+ * refusal leaves the group as it was. Nothing to make with the sandbox, nor for members of a
+ * group whose chat does not exist yet: its first send creates it with the members recorded then.
+ */
+export async function editAtCarrier(deps: ServiceDeps, account: AccountRow, group: GroupRow, edit: CarrierGroupEdit): Promise<void> {
+  const actions = await lineActionsOf(deps, group.lineNumber);
+  if (!actions) return;
+  const chatId = await handedOverGroupId(deps, account, group.id);
+  if (chatId === null) {
+    if (edit.kind === 'add_recipient' || edit.kind === 'remove_recipient') return;
+    throw new AppError(
+      ErrorCode.validation,
+      `Group ${group.id} has no chat at its line's carrier yet (no message to it was sent): send to the group first`,
+    );
+  }
+  await actions.editGroup(chatId, edit);
 }

@@ -2,12 +2,19 @@ import type { AccountRow } from '../db/rows.ts';
 import { CARRIER_PROFILES, type CarrierName, isCarrierName, type LineAbility } from '../domain/carriers.ts';
 import { ErrorCode } from '../domain/error-codes.ts';
 import { AppError } from './app-error.ts';
+import type { CarrierLineActions } from './carrier-directory.ts';
 import type { ServiceDeps } from './deps.ts';
 
 /** The carrier a line is bound to; undefined for a line with none (sandbox, relay) or no such line. */
 export async function carrierOfLine(deps: ServiceDeps, lineNumber: string): Promise<CarrierName | undefined> {
   const carrier = await deps.store.lines.carrierOf(lineNumber);
   return carrier !== null && carrier !== undefined && isCarrierName(carrier) ? carrier : undefined;
+}
+
+/** What the carrier delivering a line makes itself (group changes, typing); undefined with the sandbox, the relay, or a carrier that cannot. */
+export async function lineActionsOf(deps: ServiceDeps, lineNumber: string): Promise<CarrierLineActions | undefined> {
+  if (!deps.carriers) return undefined;
+  return deps.carriers.forLine(await carrierOfLine(deps, lineNumber))?.actions;
 }
 
 const ABILITY_WORDS: Record<LineAbility, string> = {

@@ -24,22 +24,31 @@ export function mediaUrlOf(origin: string, media: Pick<MediaObjectRow, 'id' | 'c
   return `${origin}/media/${media.id}.${extensionOf(media.contentType)}`;
 }
 
-/** Fetches a URL's file and stores it for the account; `field` names the URL in the error. Not in a transaction (it awaits). */
-export async function fetchAndStoreMedia(
+/** Fetches a URL's file, or refuses (400) naming `field` and why. */
+export async function fetchMediaFile(
   deps: MediaDeps,
-  account: AccountRow,
   sourceUrl: string,
   options: { field: string; kind: MediaKind },
-): Promise<MediaObjectRow> {
+): Promise<{ bytes: Buffer; contentType: string }> {
   const fetched = await deps.fetchMedia(sourceUrl, options.kind);
   if (!fetched.ok) throw new AppError(ErrorCode.validation, `${options.field} ${fetched.problem}`);
+  return { bytes: fetched.bytes, contentType: fetched.contentType };
+}
+
+/** Stores a fetched file for the account, within its media quota. */
+export async function storeFetchedMedia(
+  deps: ServiceDeps,
+  account: AccountRow,
+  sourceUrl: string,
+  file: { bytes: Buffer; contentType: string },
+): Promise<MediaObjectRow> {
   const row: MediaObjectRow = {
     id: newMediaObjectId(),
     accountId: account.id,
     sourceUrl,
-    contentType: fetched.contentType,
-    bytes: fetched.bytes,
-    byteLength: fetched.bytes.length,
+    contentType: file.contentType,
+    bytes: file.bytes,
+    byteLength: file.bytes.length,
     remoteUrl: null,
     createdAt: deps.clock.now(),
   };
@@ -48,6 +57,16 @@ export async function fetchAndStoreMedia(
     await deps.store.media.insert(row);
   });
   return row;
+}
+
+/** Fetches a URL's file and stores it for the account; `field` names the URL in the error. Not in a transaction (it awaits). */
+export async function fetchAndStoreMedia(
+  deps: MediaDeps,
+  account: AccountRow,
+  sourceUrl: string,
+  options: { field: string; kind: MediaKind },
+): Promise<MediaObjectRow> {
+  return storeFetchedMedia(deps, account, sourceUrl, await fetchMediaFile(deps, sourceUrl, options));
 }
 
 /** A file the provider keeps (relay mode): recorded by its URL there, no bytes. */

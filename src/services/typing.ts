@@ -4,7 +4,7 @@ import { sandboxBehaviour } from '../domain/sandbox-numbers.ts';
 import { recordAccountEvent } from './account-events.ts';
 import { AppError } from './app-error.ts';
 import type { ServiceDeps } from './deps.ts';
-import { requireLineAbility } from './line-carriers.ts';
+import { lineActionsOf, requireLineAbility } from './line-carriers.ts';
 import { requireOwnLine } from './lines.ts';
 import type { ProviderAnswer } from './provider.ts';
 import { inTransaction } from './transactions.ts';
@@ -31,7 +31,8 @@ async function requireNotOptedOut(deps: ServiceDeps, account: AccountRow, number
 
 /**
  * Shows (or hides) "typing…" to an end user. The sandbox network acknowledges it (its echo number
- * types back); in relay mode the provider shows it and its answer is returned as it is.
+ * types back); in relay mode the provider shows it and its answer is returned as it is; a carrier
+ * that shows it itself (BlueBubbles) answers SENT once it did, else refuses.
  */
 export async function sendTypingIndicator(
   deps: ServiceDeps,
@@ -44,6 +45,11 @@ export async function sendTypingIndicator(
   if (deps.providers) {
     const body = { number: input.number, from_number: input.fromNumber, state: input.state, max_duration_ms: input.maxDurationMs };
     return deps.providers.of(account).call({ method: 'POST', path: '/api/send-typing-indicator', body });
+  }
+  const carrier = await lineActionsOf(deps, input.fromNumber);
+  if (carrier) {
+    await carrier.typing({ number: input.number, state: input.state });
+    return { number: input.number, status: 'SENT', error_message: null };
   }
   if (input.state === 'start' && sandboxBehaviour(input.number) === 'echo') await echoTyping(deps, account, input);
   return { number: input.number, status: 'SENT', error_message: null };

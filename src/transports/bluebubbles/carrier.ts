@@ -13,6 +13,7 @@ import { createBlueBubblesClient } from './client.ts';
 import { applyEvent, type BbEventContext, SOURCE } from './events.ts';
 import { createBlueBubblesIngest } from './ingest.ts';
 import type { BbEvent } from './mapping.ts';
+import { createPrivateApiActions, privateApiReady } from './private-api.ts';
 import { readBack } from './readback.ts';
 import type { BbServerInfo } from './schemas.ts';
 import { createdAtOf, sendThroughBlueBubbles } from './send.ts';
@@ -42,7 +43,7 @@ export function createBlueBubblesCarrier(context: CarrierContext): Carrier & { r
   const fetchMedia = createMediaFetcher(outboundPolicyOf(config));
   const readbackMs = config.TEXTRELAY_CARRIER_READBACK_S * 1000;
   let info: BbServerInfo | undefined;
-  const privateApi = () => Boolean(info?.private_api && info.helper_connected);
+  const privateApi = () => privateApiReady(info);
   const chats = createChatDirectory(client, { privateApi });
   const ctx: BbEventContext = { deps, client, chats, line: () => blueBubblesLine(context), publicUrl };
   const startedAt = Date.now();
@@ -123,6 +124,15 @@ export function createBlueBubblesCarrier(context: CarrierContext): Carrier & { r
     send,
     health: () => health.snapshot(),
     webhooks: async (request) => webhooks.fetch(request),
+    actions: createPrivateApiActions({
+      client,
+      chats,
+      info: () => info,
+      remember: (latest) => {
+        info = latest;
+      },
+      describe,
+    }),
     async lookup(number) {
       try {
         return (await chats.route(number)).service;

@@ -6,6 +6,7 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
 import { type Context, Hono } from 'hono';
+import { addChatRoutes } from './chat-routes.ts';
 import { createWorld, type FakeMessage } from './world.ts';
 
 /** How the next send fails: an error row (`data.error`), the "500 with data null" after a delay (sent or not), the helper gone, a plain 500. */
@@ -40,13 +41,15 @@ export async function startFakeBlueBubbles(options: { password?: string; port?: 
     helperConnected: true,
     detectedImessage: 'me@icloud.com',
     osVersion: '15.5',
+    serverVersion: '1.9.9',
   };
   const faults: SendFault[] = [];
   /** Every send call (text, attachment, chat/new) as received. */
   const sends: { path: string; body: Record<string, any> }[] = [];
   const requests: { method: string; url: string }[] = [];
   const inFlight = new Set<string>();
-  const control = { sendDelayMs: 0, autoEcho: true };
+  /** `changeFault`: the next group change fails after the server's wait, as one Messages never shows. */
+  const control = { sendDelayMs: 0, autoEcho: true, changeFault: false };
 
   const fail = (c: Context, status: number, message: string, type: string, detail = message, data: unknown = null) =>
     c.json({ status, message, error: { type, message: detail }, data }, status as 400);
@@ -136,7 +139,7 @@ export async function startFakeBlueBubbles(options: { password?: string; port?: 
     ok(c, {
       computer_id: 'fake',
       os_version: settings.osVersion,
-      server_version: '1.9.9',
+      server_version: settings.serverVersion,
       private_api: settings.privateApi,
       helper_connected: settings.helperConnected,
       proxy_service: 'cloudflare',
@@ -206,43 +209,7 @@ export async function startFakeBlueBubbles(options: { password?: string; port?: 
     const chat = world.chat(c.req.param('guid'));
     return chat ? ok(c, world.chatView(chat)) : fail(c, 404, 'Chat does not exist!', 'Database Error');
   });
-  const groupChange = (change: (chat: NonNullable<ReturnType<typeof world.chat>>, body: any) => void) => async (c: Context) => {
-    const missing = helperMissing(c);
-    if (missing) return missing;
-    const chat = world.chat(c.req.param('guid')!);
-    if (!chat) return fail(c, 404, 'Chat does not exist!', 'Database Error');
-    if (chat.style !== 43) return fail(c, 500, 'Chat is not a group chat!', 'iMessage Error');
-    const type = c.req.header('content-type') ?? '';
-    change(chat, type.startsWith('multipart/') ? await c.req.parseBody() : type.includes('json') ? await c.req.json() : {});
-    return ok(c, world.chatView(chat));
-  };
-  app.post(
-    '/api/v1/chat/:guid/participant',
-    groupChange((chat, body) => chat.participants.push({ address: body.address, service: 'iMessage' })),
-  );
-  app.delete(
-    '/api/v1/chat/:guid/participant',
-    groupChange((chat, body) => (chat.participants = chat.participants.filter((p) => p.address !== body.address))),
-  );
-  app.put(
-    '/api/v1/chat/:guid',
-    groupChange((chat, body) => (chat.displayName = body.displayName)),
-  );
-  app.post(
-    '/api/v1/chat/:guid/icon',
-    groupChange((chat, body) => (chat.iconBytes = Buffer.alloc((body.icon as File).size))),
-  );
-  const privateOnly = (what: string) => (c: Context) => {
-    const missing = helperMissing(c);
-    if (missing) return missing;
-    if (!world.chat(c.req.param('guid')!)) return fail(c, 404, 'Chat does not exist!', 'Database Error');
-    typing.push({ chatGuid: c.req.param('guid')!, what });
-    return ok(c, null);
-  };
-  const typing: { chatGuid: string; what: string }[] = [];
-  app.post('/api/v1/chat/:guid/typing', privateOnly('typing'));
-  app.delete('/api/v1/chat/:guid/typing', privateOnly('stop-typing'));
-  app.post('/api/v1/chat/:guid/read', privateOnly('read'));
+  const { changes, typing } = addChatRoutes(app, { world, settings, control, fail, ok, helperMissing });
 
   app.get('/api/v1/message/:guid', (c) => {
     const message = world.messages.get(c.req.param('guid'));
@@ -327,6 +294,7 @@ export async function startFakeBlueBubbles(options: { password?: string; port?: 
     sends,
     requests,
     typing,
+    changes,
     /** Connections refused until `restart`. */
     stop: close,
     restart: listen,
