@@ -107,6 +107,10 @@ describe('textrelay on BlueBubbles, driven by the official SDK', () => {
     expect(group).toMatchObject({ group_name: 'Road trip', participant_numbers: [ALICE, BOB, CAROL] });
     expect(group?.group_photo?.url).toMatch(/\/media\//);
     expect(world.fake.changes.map((change) => change.action)).toEqual(['add participant', 'rename', 'icon']);
+
+    await world.sdk.v2.groups.setPhoto(groupId, { photo_url: null });
+    expect(world.fake.world.chat(chatGuid)!.iconBytes).toBeUndefined();
+    expect((await world.sdk.v2.groups.retrieve(groupId)).data?.group_photo).toBeNull();
   });
 
   it('shows a typing indicator in the person’s chat, and leaves stopping to the next message on 1.9.9', async () => {
@@ -166,6 +170,25 @@ describe('BlueBubbles without its Private API', () => {
     world.fake.settings.helperConnected = true;
     await world.sdk.groups.modify({ group_id: groupId, modify_type: 'add_recipient', number: CAROL });
     expect(world.fake.world.chat(chatGuid)!.participants.map((member) => member.address)).toEqual([ALICE, BOB, CAROL]);
+  });
+
+  it('keeps member changes of a group whose chat was never made for its first send, and refuses a name until then', async () => {
+    const world = await started((fake) => {
+      fake.settings.privateApi = false;
+    });
+    const sent = await world.sdk.groups.sendMessage({ numbers: [ALICE, BOB], from_number: BB_LINE, content: 'hello both' });
+    const groupId = (sent as { group_id?: string }).group_id!;
+    await eventually(
+      'the refused send',
+      async () => ((await world.sdk.messages.retrieve(sent.message_handle!)).data?.status === 'ERROR' ? true : undefined),
+      10_000,
+    );
+    await world.sdk.groups.modify({ group_id: groupId, modify_type: 'add_recipient', number: CAROL });
+    expect((await world.sdk.v2.groups.retrieve(groupId)).data?.participant_numbers).toEqual([ALICE, BOB, CAROL]);
+    const renamed = await refusal(world.sdk.v2.groups.rename(groupId, { group_name: 'Road trip' }));
+    expect(renamed.status).toBe(400);
+    expect(JSON.stringify(renamed.error)).toContain('has no chat at its line');
+    expect(world.fake.changes).toEqual([]);
   });
 
   it('answers a change BlueBubbles failed to make with 503, the group unchanged', async () => {
