@@ -221,7 +221,7 @@ export async function handedOverGroupId(deps: ServiceDeps, account: AccountRow, 
     if (group.transportGroupId !== null) return group.transportGroupId;
     if (!(await deps.store.groups.awaitingHandover(account.id, groupId))) return null;
     if (waited >= HANDOVER_WAIT_MS) {
-      throw new AppError(ErrorCode.overloaded, `Group ${groupId} is still being created at the provider; try again shortly`, {
+      throw new AppError(ErrorCode.overloaded, `Group ${groupId} is still being created by its first send; try again shortly`, {
         retryAfterSeconds: 1,
       });
     }
