@@ -43,7 +43,10 @@ const renameGroupRoute = createRoute({
   request: { params: GroupIdParam, body: { content: { 'application/json': { schema: RenameGroupBody } }, required: true } },
   responses: {
     200: { description: 'Renamed', content: { 'application/json': { schema: GroupRenameResponse } } },
-    ...apiErrors('message', { 400: "Validation error or a from_number that is not the account's (4000)", ...GROUP_ERRORS }),
+    ...apiErrors('message', {
+      400: "Validation error, a from_number that is not the account's, or a line whose carrier cannot rename groups (an SMS line; BlueBubbles without its Private API) (4000)",
+      ...GROUP_ERRORS,
+    }),
   },
 });
 
@@ -59,7 +62,7 @@ const setGroupPhotoRoute = createRoute({
   responses: {
     200: { description: 'Photo set or cleared', content: { 'application/json': { schema: GroupSetPhotoResponse } } },
     ...apiErrors('message', {
-      400: 'Validation error, or the image could not be fetched, is too large or not an image (4000)',
+      400: 'Validation error, the image could not be fetched, is too large or not an image, or a line whose carrier cannot set photos (an SMS line; BlueBubbles without its Private API) (4000)',
       ...GROUP_ERRORS,
       403: `${GROUP_ERRORS[403]}, or the image would pass the account's media quota (4031, TEXTRELAY_MEDIA_QUOTA_MB)`,
     }),

@@ -71,7 +71,7 @@ const modifyGroupRoute = createRoute({
   responses: {
     200: { description: 'Modified', content: { 'application/json': { schema: ModifyGroupResponse } } },
     ...apiErrors('message', {
-      400: "Validation error, unknown modify_type, adding a member or the account's own number, removing a non-member or the last one, over 25 (4000)",
+      400: "Validation error, unknown modify_type, adding a member or the account's own number, removing a non-member or the last one, over 25, or a line whose carrier cannot change groups (an SMS line; BlueBubbles without its Private API) (4000)",
       403: 'Plan does not include groups (4030)',
       404: 'Unknown group (4040)',
       501: 'modify_type rename or leave (5010): rename with POST /api/v2/groups/{group_id}/name',

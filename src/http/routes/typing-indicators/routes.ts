@@ -18,7 +18,7 @@ const sendTypingIndicatorRoute = createRoute({
   responses: {
     200: { description: 'Sent', content: { 'application/json': { schema: TypingIndicatorResponse } } },
     ...apiErrors('message', {
-      400: "Validation error, a from_number that is not the account's, or an opted-out number (4000)",
+      400: "Validation error, a from_number that is not the account's, an opted-out number, or a line whose carrier cannot show typing (an SMS line; BlueBubbles without its Private API) (4000)",
     }),
   },
 });
