@@ -27,6 +27,8 @@ function twilioId(prefix: string): string {
 export async function startFakeTwilio(numbers: readonly string[]) {
   const owned: FakeTwilioNumber[] = numbers.map((phone_number) => ({ sid: twilioId('PN'), phone_number, sms_url: null }));
   const messages: FakeTwilioMessage[] = [];
+  /** Every Messages.json create received, refused or not. */
+  const attempts: URLSearchParams[] = [];
   /** Numbers that replied STOP: a send to one is refused with 21610. */
   const optedOut = new Set<string>();
   let throttleNext = 0;
@@ -54,6 +56,7 @@ export async function startFakeTwilio(numbers: readonly string[]) {
         return json(200, number);
       }
       if (req.method === 'POST' && url.pathname === `${prefix}/Messages.json`) {
+        attempts.push(form);
         if (throttleNext > 0) {
           throttleNext -= 1;
           return error(429, 20429, 'Too Many Requests');
@@ -96,6 +99,7 @@ export async function startFakeTwilio(numbers: readonly string[]) {
     url,
     numbers: owned,
     messages,
+    attempts,
     optedOut,
     /** The next `count` creates answer 429 (20429). */
     throttle(count: number) {
