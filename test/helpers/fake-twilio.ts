@@ -31,6 +31,8 @@ export async function startFakeTwilio(numbers: readonly string[]) {
   const attempts: URLSearchParams[] = [];
   /** Numbers that replied STOP: a send to one is refused with 21610. */
   const optedOut = new Set<string>();
+  /** While set, a create is stored and its answer waits for it: the message went out, the answer is late. */
+  let held: Promise<void> | undefined;
   let throttleNext = 0;
   let failNext = 0;
   const prefix = `/2010-04-01/Accounts/${TWILIO_SID}`;
@@ -72,7 +74,9 @@ export async function startFakeTwilio(numbers: readonly string[]) {
           return error(400, 21606, "The 'From' phone number provided is not a valid message-capable Twilio phone number.");
         const message = { sid: twilioId('SM'), form, status: 'queued' };
         messages.push(message);
-        return json(201, { sid: message.sid, status: 'queued', to, from: form.get('From'), body: form.get('Body') });
+        const answer = () => json(201, { sid: message.sid, status: 'queued', to, from: form.get('From'), body: form.get('Body') });
+        if (held === undefined) return answer();
+        return void held.then(answer);
       }
       const fetched = messages.find((m) => url.pathname === `${prefix}/Messages/${m.sid}.json`);
       if (req.method === 'GET' && fetched) return json(200, { sid: fetched.sid, status: fetched.status });
@@ -104,6 +108,15 @@ export async function startFakeTwilio(numbers: readonly string[]) {
     /** The next `count` creates answer 429 (20429). */
     throttle(count: number) {
       throttleNext = count;
+    },
+    /** Creates from now on are stored at once and answered only when the returned function is called. */
+    holdAnswers(): () => void {
+      let release!: () => void;
+      held = new Promise((resolve) => (release = resolve));
+      return () => {
+        held = undefined;
+        release();
+      };
     },
     /** The next `count` creates answer 503. */
     failWith503(count: number) {
