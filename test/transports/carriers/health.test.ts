@@ -76,12 +76,16 @@ describe("a BlueBubbles line's carrier", () => {
 
     const sent = await send(t, account, { content: 'over iMessage' });
     rig.courier.enqueue(sent.message_handle);
-    await eventually('the send and its echoes', async () => {
-      const now = await state();
-      return now.carrier.sends === 1 && now.carrier.events >= 1 ? true : undefined;
+    // The echo may bind the guid before the send's answer counts the send: wait for both.
+    const guid = await eventually('the hand-over', async () => {
+      const handedOver = (await t.store.messages.findByAnyHandle(sent.message_handle))?.transportHandle;
+      return handedOver && (await state()).carrier.sends === 1 ? handedOver : undefined;
     });
-    const eventsBefore = (await state()).carrier.events;
-    const guid = (await t.store.messages.findByAnyHandle(sent.message_handle))!.transportHandle!;
+    await rig.fake.world.settled();
+    const before = await state();
+    expect(before.carrier).toMatchObject({ sends: 1, reachable: true });
+    const eventsBefore = before.carrier.events;
+    expect(eventsBefore).toBeGreaterThanOrEqual(1);
     rig.fake.world.deliver(guid);
     await rig.fake.world.settled();
     expect((await state()).carrier.events).toBe(eventsBefore + 1);
