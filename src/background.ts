@@ -8,6 +8,7 @@ import { createRetention, retentionOptionsFromConfig } from './retention.ts';
 import type { Runtime } from './runtime.ts';
 import { warnAboutSharedProviderAccounts } from './services/upstream-credentials.ts';
 import type { Carrier } from './transports/carriers/carrier.ts';
+import { startHealthReports } from './transports/carriers/health-reports.ts';
 import { createCarrierTransport, startCarriers } from './transports/carriers/transport.ts';
 import { createCourier, DEFAULT_COURIER_OPTIONS } from './transports/courier.ts';
 import { createSandboxTransport, type SandboxAtSend } from './transports/sandbox.ts';
@@ -59,6 +60,7 @@ export async function startBackgroundWork(
   const transport = transportFor(config, deps, ingestSecrets, sandboxAtSend, pollMs, carriers);
   // Before any hand-over: a carrier whose account does not hold its lines stops the start.
   await startCarriers(carriers);
+  const healthReports = carriers.length > 0 ? startHealthReports(deps, carriers) : undefined;
   // Still there with the sandbox: messages stored QUEUED by an earlier version are resumed through it.
   const courier = createCourier(
     deps,
@@ -80,6 +82,7 @@ export async function startBackgroundWork(
       clearInterval(rescans);
       await courier.stop();
       await Promise.all([transport.stop(), dispatcher.stop(), retention.stop()]);
+      await healthReports?.stop();
       await bridge?.close();
       await deps.providers?.close();
     },

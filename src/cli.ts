@@ -78,13 +78,13 @@ function print(value: unknown, asJson: boolean, human: () => string): void {
 }
 
 /** Runs a command against the database and closes it, whatever happens. */
-async function withRuntime<T>(flags: Flags, work: (deps: Runtime['deps']) => Promise<T> | T): Promise<T> {
+async function withRuntime<T>(flags: Flags, work: (deps: Runtime['deps'], runtime: Runtime) => Promise<T> | T): Promise<T> {
   const config = configFrom(flags);
   const runtime = await openRuntime(config, createLogger(config.LOG_LEVEL));
   // Servers sharing the database hear what the command wrote: their inbox views refresh at once.
   const bridge = runtime.sharedDatabase && (await bridgeNotifier(runtime.deps, runtime.sharedDatabase, { listen: false }));
   try {
-    return await work(runtime.deps);
+    return await work(runtime.deps, runtime);
   } finally {
     await bridge?.close();
     await runtime.close();
@@ -235,7 +235,7 @@ async function main(argv: string[]): Promise<void> {
       return;
     }
     case 'status': {
-      const output = await withRuntime(flags, statusCommand);
+      const output = await withRuntime(flags, (deps, runtime) => statusCommand(deps, runtime.carriers));
       print(output.value, flags.json, () => output.human);
       return;
     }

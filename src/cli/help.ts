@@ -194,10 +194,11 @@ export const COMMANDS = {
     env: [...DATABASE_SETTINGS],
   },
   status: {
-    summary: 'Messages by status, outbox depth, failing webhook destinations and unrouted inbound messages',
+    summary:
+      "Messages by status, outbox depth, failing webhook destinations, unrouted inbound messages, and each carrier (probed now, with the server's sends and events)",
     usage: ['textrelay status [--db FILE|URL] [--json]'],
     flags: [DB, JSON_FLAG],
-    env: [...DATABASE_SETTINGS],
+    env: [...DATABASE_SETTINGS, 'TEXTRELAY_TRANSPORT'],
   },
   healthcheck: {
     summary: 'Ask the server on this machine whether it is ready (GET /readyz): exit 0 if so, 1 if not, as a container health check',

@@ -8,6 +8,8 @@ import {
   listFailingDestinations,
   type UnroutedInbound,
 } from '../services/stats.ts';
+import type { Carrier } from '../transports/carriers/carrier.ts';
+import { carrierLines, carrierStatuses, carrierValues } from './carrier-status.ts';
 import type { CommandOutput } from './webhooks.ts';
 
 function duration(ms: number): string {
@@ -31,9 +33,11 @@ function destinationLine(destination: FailingDestination): string {
 
 /**
  * `textrelay status`: what the gateway holds right now, read from the database file, so it works
- * beside a running server or without one. The same figures as /metrics, plus the failing hosts.
+ * beside a running server or without one. The same figures as /metrics, plus the failing hosts,
+ * and each configured carrier (probed now, with what the serve process counted).
  */
-export async function statusCommand(deps: Pick<ServiceDeps, 'store' | 'clock'>): Promise<CommandOutput> {
+export async function statusCommand(deps: Pick<ServiceDeps, 'store' | 'clock'>, carriers: readonly Carrier[] = []): Promise<CommandOutput> {
+  const carried = await carrierStatuses(deps, carriers);
   const stats = await getGatewayStats(deps);
   const failing = await listFailingDestinations(deps);
   const unrouted = await latestUnroutedInbound(deps, UNROUTED_SHOWN);
@@ -55,6 +59,7 @@ export async function statusCommand(deps: Pick<ServiceDeps, 'store' | 'clock'>):
     stats.unroutedInbound === 0
       ? 'No unrouted inbound messages.'
       : `Unrouted inbound messages (no account owns the line; add it with textrelay accounts lines add): ${stats.unroutedInbound}, the latest:\n${unrouted.map(unroutedLine).join('\n')}`,
+    ...carrierLines(carried),
   ].join('\n');
   const value = {
     messages: stats.messages,
@@ -79,6 +84,7 @@ export async function statusCommand(deps: Pick<ServiceDeps, 'store' | 'clock'>):
         source: message.source,
       })),
     },
+    carriers: carrierValues(carried),
   };
   return { value, human };
 }

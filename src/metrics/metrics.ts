@@ -119,6 +119,12 @@ export function createMetrics(options: {
     labelNames: ['carrier'],
     registers,
   });
+  const carrierLastError = new Gauge({
+    name: 'textrelay_carrier_last_error_timestamp_seconds',
+    help: "When the carrier's last error happened (its text: textrelay status, lines.getState), absent before the first",
+    labelNames: ['carrier'],
+    registers,
+  });
 
   let processMetrics = false;
 
@@ -168,6 +174,7 @@ export function createMetrics(options: {
         if (health.reachable !== null) carrierUp.set(labels, health.reachable ? 1 : 0);
         carrierSends.set(labels, health.sends);
         carrierEvents.set(labels, health.events);
+        if (health.lastErrorAt !== null) carrierLastError.set(labels, health.lastErrorAt / 1000);
       }
       return { contentType: registry.contentType, body: await registry.metrics() };
     },

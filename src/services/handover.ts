@@ -1,8 +1,9 @@
 import type { MessageRow } from '../db/rows.ts';
+import { upsertContact } from './contacts.ts';
 import type { ServiceDeps } from './deps.ts';
 import type { ProviderCredentials } from './provider.ts';
-import { applyOrphanEvents, recordStatus } from './record-status.ts';
-import { inWriteTransaction, type WriteOptions } from './transactions.ts';
+import { applyOrphanEvents, recordStatusInTransaction } from './record-status.ts';
+import { inTransaction, inWriteTransaction, type WriteOptions } from './transactions.ts';
 
 /** What a transport needs to carry a message: addressing and content, nothing of the API's bookkeeping. */
 export type OutboundMessage = {
@@ -109,17 +110,28 @@ export async function recordHandover(
   });
 }
 
-/** The transport refused the message for good, or every retry failed: the message ends in ERROR. */
+/**
+ * The transport refused the message for good, or every retry failed: the message ends in ERROR.
+ * When the network said the recipient opted out, their contact on the account is opted out in the
+ * same transaction, so later sends to them are refused before they reach the network.
+ */
 export async function failHandover(
   deps: ServiceDeps,
   handle: string,
-  failure: { errorCode: number; errorMessage: string; source: string },
+  failure: { errorCode: number; errorMessage: string; source: string; recipientOptedOut?: boolean },
 ): Promise<void> {
-  await recordStatus(deps, {
-    handle,
-    status: 'ERROR',
-    errorCode: failure.errorCode,
-    errorMessage: failure.errorMessage,
-    source: failure.source,
+  await inTransaction(deps, async (deps) => {
+    await recordStatusInTransaction(deps, {
+      handle,
+      status: 'ERROR',
+      errorCode: failure.errorCode,
+      errorMessage: failure.errorMessage,
+      source: failure.source,
+    });
+    if (!failure.recipientOptedOut) return;
+    const message = await deps.store.messages.findByAnyHandle(handle);
+    const account = message && (await deps.store.accounts.findById(message.accountId));
+    if (message?.messageType === 'message' && account)
+      await upsertContact(deps, account, message.number, { optedOut: true }, deps.clock.now());
   });
 }

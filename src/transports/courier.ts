@@ -114,7 +114,12 @@ export function createCourier(deps: ServiceDeps, transport: Transport, options: 
       // The sandbox plans in our own database: its full disk is not the network's failure.
       if (storageTrouble(error) !== undefined) throw error;
       if (error instanceof TransportRefusal) {
-        await failHandover(deps, handle, { errorCode: error.errorCode, errorMessage: error.message, source: transport.name });
+        await failHandover(deps, handle, {
+          errorCode: error.errorCode,
+          errorMessage: error.message,
+          source: transport.name,
+          recipientOptedOut: error.recipientOptedOut,
+        });
       } else if (stopped) {
         // Left QUEUED and not handed over: the next start resumes it.
       } else if (attempt >= options.retryDelaysMs.length) {

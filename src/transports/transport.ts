@@ -19,14 +19,21 @@ export interface Transport {
   stop(): Promise<void>;
 }
 
-/** The transport said no for good (an upstream 4xx): the message fails with this code, no retry. */
+/**
+ * The transport said no for good (an upstream 4xx): the message fails with this code, no retry.
+ * `recipientOptedOut`: the network says the recipient opted out of this sender (Twilio 21610), so
+ * the opt-out is recorded with the failure, as an inbound STOP would.
+ */
 export class TransportRefusal extends Error {
+  readonly recipientOptedOut: boolean;
   constructor(
     readonly errorCode: number,
     message: string,
+    options: { recipientOptedOut?: boolean } = {},
   ) {
     super(message);
     this.name = 'TransportRefusal';
+    this.recipientOptedOut = options.recipientOptedOut ?? false;
   }
 }
 

@@ -93,6 +93,7 @@ describe('textrelay status', () => {
           },
         ],
       },
+      carriers: [],
     });
 
     const human = await status(db, false);
@@ -116,6 +117,7 @@ describe('textrelay status', () => {
       outbox: { due: 0, retry_wait: 0, held: 0, delivering: 0, failed: 0, oldest_due_age_seconds: 0 },
       failing_destinations: [],
       unrouted_inbound: { total: 0, latest: [] },
+      carriers: [],
     });
     const human = await status(db, false);
     expect(human).toContain('No failing webhook destinations');

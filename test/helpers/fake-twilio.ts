@@ -27,8 +27,12 @@ function twilioId(prefix: string): string {
 export async function startFakeTwilio(numbers: readonly string[]) {
   const owned: FakeTwilioNumber[] = numbers.map((phone_number) => ({ sid: twilioId('PN'), phone_number, sms_url: null }));
   const messages: FakeTwilioMessage[] = [];
+  /** Every Messages.json create received, refused or not. */
+  const attempts: URLSearchParams[] = [];
   /** Numbers that replied STOP: a send to one is refused with 21610. */
   const optedOut = new Set<string>();
+  /** While set, a create is stored and its answer waits for it: the message went out, the answer is late. */
+  let held: Promise<void> | undefined;
   let throttleNext = 0;
   let failNext = 0;
   const prefix = `/2010-04-01/Accounts/${TWILIO_SID}`;
@@ -54,6 +58,7 @@ export async function startFakeTwilio(numbers: readonly string[]) {
         return json(200, number);
       }
       if (req.method === 'POST' && url.pathname === `${prefix}/Messages.json`) {
+        attempts.push(form);
         if (throttleNext > 0) {
           throttleNext -= 1;
           return error(429, 20429, 'Too Many Requests');
@@ -69,7 +74,9 @@ export async function startFakeTwilio(numbers: readonly string[]) {
           return error(400, 21606, "The 'From' phone number provided is not a valid message-capable Twilio phone number.");
         const message = { sid: twilioId('SM'), form, status: 'queued' };
         messages.push(message);
-        return json(201, { sid: message.sid, status: 'queued', to, from: form.get('From'), body: form.get('Body') });
+        const answer = () => json(201, { sid: message.sid, status: 'queued', to, from: form.get('From'), body: form.get('Body') });
+        if (held === undefined) return answer();
+        return void held.then(answer);
       }
       const fetched = messages.find((m) => url.pathname === `${prefix}/Messages/${m.sid}.json`);
       if (req.method === 'GET' && fetched) return json(200, { sid: fetched.sid, status: fetched.status });
@@ -96,10 +103,20 @@ export async function startFakeTwilio(numbers: readonly string[]) {
     url,
     numbers: owned,
     messages,
+    attempts,
     optedOut,
     /** The next `count` creates answer 429 (20429). */
     throttle(count: number) {
       throttleNext = count;
+    },
+    /** Creates from now on are stored at once and answered only when the returned function is called. */
+    holdAnswers(): () => void {
+      let release!: () => void;
+      held = new Promise((resolve) => (release = resolve));
+      return () => {
+        held = undefined;
+        release();
+      };
     },
     /** The next `count` creates answer 503. */
     failWith503(count: number) {

@@ -142,7 +142,12 @@ export function createBlueBubblesCarrier(context: CarrierContext): Carrier & { r
       }
     },
     async probe() {
-      await client.call('GET', '/ping');
+      try {
+        await client.call('GET', '/ping');
+        health.reached();
+      } catch (error) {
+        health.unreachable(describe(error));
+      }
     },
     /** Checks the server (a wrong password throws StartupError), registers the webhook, reads back, then reads back periodically. */
     async start(): Promise<void> {

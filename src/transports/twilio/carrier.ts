@@ -67,7 +67,7 @@ export function createTwilioCarrier(context: CarrierContext): Carrier {
         if (!refused) throw new TransportUnavailable(`Twilio could not be reached: ${describeFailure(error, scrub)}`);
         const failure = sendFailureOf(refused.status, refused.code, refused.said);
         if (failure.retry) throw new TransportUnavailable(scrub(refused.message));
-        throw new TransportRefusal(ErrorCode.sendFailed, failure.text);
+        throw new TransportRefusal(ErrorCode.sendFailed, failure.text, { recipientOptedOut: failure.recipientOptedOut });
       }
     },
 

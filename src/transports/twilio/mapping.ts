@@ -95,12 +95,22 @@ export function inboundOf(form: TwilioForm): TwilioInbound | undefined {
   return { sid, from, to, content: form.Body ?? '', mediaUrls, optOut: OPT_OUT_TYPES[(form.OptOutType ?? '').toUpperCase()] };
 }
 
-/** What a failed create (B.2, B.3) means for the message: retry later (429, 5xx, no answer), or fail it with Twilio's code. */
+/** Twilio's "the recipient replied STOP to this sender" (B.3): never retried, and the opt-out is recorded. */
+const UNSUBSCRIBED = 21610;
+
+/**
+ * What a failed create (B.2, B.3) means for the message: retry later (429, 5xx, no answer), or fail
+ * it with Twilio's code, and whether Twilio says the recipient opted out.
+ */
 export function sendFailureOf(
   httpStatus: number,
   code: number | undefined,
   said: string,
-): { retry: true } | { retry: false; text: string } {
+): { retry: true } | { retry: false; text: string; recipientOptedOut: boolean } {
   if (httpStatus === 429 || httpStatus >= 500 || code === 20429) return { retry: true };
-  return { retry: false, text: carrierFailureText('twilio', code ?? `HTTP ${httpStatus}`, said) };
+  return {
+    retry: false,
+    text: carrierFailureText('twilio', code ?? `HTTP ${httpStatus}`, said),
+    recipientOptedOut: code === UNSUBSCRIBED,
+  };
 }

@@ -137,7 +137,7 @@ describe('textrelay on Twilio, driven by the official SDK', () => {
     expect((await world.sdk.messages.list({ number: BOB })).data).toEqual([]);
   });
 
-  it("fails a message Twilio refuses (21610: the person replied STOP) with Twilio's code and message", async () => {
+  it('fails a message Twilio refuses with 21610 (the person replied STOP), records the opt-out, and refuses later sends', async () => {
     const world = await started();
     world.twilio.optedOut.add(BOB);
     const sent = await world.sdk.messages.send({ number: BOB, from_number: LINE, content: 'hi' });
@@ -150,6 +150,19 @@ describe('textrelay on Twilio, driven by the official SDK', () => {
       error_code: 10001,
       error_message: 'Twilio 21610: Attempt to send to unsubscribed recipient',
     });
+    expect((await world.sdk.contacts.retrieve(BOB)).contact).toMatchObject({ opt_out: true });
+    const attempts = world.twilio.attempts.length;
+    const again = await world.t.call('POST', '/api/send-message', world.account, { number: BOB, from_number: LINE, content: 'hi again' });
+    expect(again.status).toBe(400);
+    expect(again.body).toMatchObject({
+      error_code: 4000,
+      error_message: `${BOB} has opted out of messages from this account (it replied STOP or was opted out through the API)`,
+    });
+    expect(world.twilio.attempts).toHaveLength(attempts);
+    // Someone else on the same account is not touched.
+    expect(
+      (await world.t.call('POST', '/api/send-message', world.account, { number: ALICE, from_number: LINE, content: 'hi' })).status,
+    ).toBe(202);
   });
 
   it('retries a throttled send, and fails one Twilio keeps refusing with 5xx once the schedule is spent', async () => {
