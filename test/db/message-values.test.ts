@@ -50,4 +50,46 @@ describe('message rows read for listings', () => {
       byDrizzle.map((message) => ({ ...message, groupDisplayName: message.groupId === group.group_id ? stored!.displayName : null })),
     );
   });
+
+  it('as an insert answers them, equal the rows drizzle reads back, every optional column given or not', async () => {
+    const t = makeTestApp();
+    const account = await accountRow(t, await t.createAccount());
+    const base = {
+      accountId: account.id,
+      isOutbound: true,
+      messageType: 'message',
+      status: 'QUEUED',
+      lineNumber: ALICE,
+      number: BOB,
+      dateSent: 1_000,
+      dateUpdated: 1_000,
+    } as const;
+    const inserted = [
+      await t.store.messages.insert({ ...base, handle: 'bare' }),
+      await t.store.messages.insert({
+        ...base,
+        handle: 'full',
+        messageType: 'group',
+        number: '',
+        recipients: [ALICE, BOB],
+        errorCode: 4001,
+        errorMessage: 'refused',
+        errorDetail: 'detail',
+        content: 'hi',
+        mediaUrl: 'https://example.com/cat.png',
+        sendStyle: 'celebration',
+        statusCallback: 'https://example.com/cb',
+        wasDowngraded: true,
+        replyToHandle: 'bare',
+        replyToPartIndex: 1,
+        seatId: 'seat',
+        transportHandle: 'up-full',
+        handedOverAt: 1_001,
+      }),
+      await t.store.messages.insert({ ...base, handle: 'inbound', isOutbound: false, wasDowngraded: false, recipients: null }),
+    ];
+
+    const byDrizzle = t.db.select().from(messages).orderBy(messages.id).all();
+    expect(inserted).toEqual(byDrizzle);
+  });
 });

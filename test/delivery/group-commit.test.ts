@@ -42,6 +42,35 @@ describe('group commit', () => {
     expect(t.db.$client.inTransaction).toBe(false);
   });
 
+  it('rolls back a nested transaction that threw, and only it, whether or not the work around it wrote first', async () => {
+    const t = makeTestApp();
+    const account = await accountRow(t, await t.createAccount());
+    const sqlite = createSqliteStore(t.db, ':memory:');
+    const hook = (name: string) => (store: typeof sqlite.store) =>
+      addReceiveUrl({ ...t.deps, store }, account.id, `https://hooks.example.com/${name}`, 0);
+    const failing = (name: string) => async (store: typeof sqlite.store) => {
+      await hook(name)(store);
+      throw new Error(`${name} fails`);
+    };
+    const attempt = (run: Promise<unknown>) => run.catch(() => undefined);
+
+    await sqlite.store.batchedTransaction(async (store) => {
+      await attempt(store.transaction(failing('first-nested')));
+      await hook('after-first')(store);
+      await attempt(store.transaction(failing('second-nested')));
+      await store.transaction(async (inner) => {
+        await attempt(inner.transaction(failing('deepest')));
+        await hook('kept-inside')(inner);
+      });
+      await hook('last')(store);
+    });
+
+    expect((await receiveUrls(t.deps, account.id)).sort()).toEqual(
+      ['after-first', 'kept-inside', 'last'].map((name) => `https://hooks.example.com/${name}`),
+    );
+    expect(t.db.$client.inTransaction).toBe(false);
+  });
+
   it('answers a burst of concurrent callbacks each by its own outcome, all committed', async () => {
     const t = makeTestApp({ ingestSecrets: [INGEST_SECRET], transportName: 'upstream' });
     const account = await t.createAccount();

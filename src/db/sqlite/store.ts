@@ -39,6 +39,9 @@ export function createSqliteStore(db: Db, file: string): SqliteStore {
   let openTransaction: Promise<void> | null = null;
   let savepoints = 0;
   let commits = 0;
+  /** Queries made inside the open transaction so far, and that count when each open savepoint began (by depth). */
+  let queriesInside = 0;
+  const queriesAtSavepoint: number[] = [];
 
   function noted(error: unknown): unknown {
     if (sqliteFamily(error) !== undefined && typeof error === 'object' && error !== null) {
@@ -69,7 +72,10 @@ export function createSqliteStore(db: Db, file: string): SqliteStore {
         Object.fromEntries(
           Object.keys(module).map((method) => {
             const calls = module as Record<string, Method>;
-            const direct = (...args: unknown[]) => answer(calls, method, args);
+            const direct = (...args: unknown[]) => {
+              queriesInside += 1;
+              return answer(calls, method, args);
+            };
             const guarded = (...args: unknown[]) =>
               openTransaction !== null ? outsideTransactions(() => answer(calls, method, args)) : answer(calls, method, args);
             return [method, fromOutside ? guarded : direct];
@@ -93,9 +99,28 @@ export function createSqliteStore(db: Db, file: string): SqliteStore {
     return savepointStatements[depth];
   }
 
+  /**
+   * A savepoint opened where the enclosing one has seen no query yet needs none of its own: rolling
+   * back to the enclosing one restores the same state. The group commit's savepoint of each caller
+   * so covers the one its service opens first (a send's transaction) at no cost.
+   */
+  async function sharedSavepoint<T>(work: (tx: Store) => Promise<T>): Promise<T> {
+    try {
+      return await work(inside);
+    } catch (error) {
+      if (client.inTransaction) {
+        savepointAt(savepoints).rollback.run();
+        queriesAtSavepoint[savepoints] = queriesInside;
+      }
+      throw noted(error);
+    }
+  }
+
   async function savepoint<T>(work: (tx: Store) => Promise<T>): Promise<T> {
+    if (savepoints > 0 && queriesAtSavepoint[savepoints] === queriesInside) return sharedSavepoint(work);
     const statements = savepointAt(++savepoints);
     statements.open.run();
+    queriesAtSavepoint[savepoints] = queriesInside;
     try {
       const result = await work(inside);
       statements.release.run();

@@ -2,23 +2,20 @@ import { and, asc, count, eq, sql } from 'drizzle-orm';
 import type { AccountRow } from '../../rows.ts';
 import { accounts, groups, numberPins, serviceNumbers } from '../../schema.ts';
 import type { Db } from '../connection.ts';
+import { rowReader } from '../row-reader.ts';
 
 export function accountQueries(db: Db) {
+  const client = db.$client;
+  const account = rowReader(accounts);
   /*
    * Runs on every authenticated request. One row comes back for any key id (all nulls for an
    * unknown one), so a stranger's miss steps and maps a row just as a known key id does.
    */
-  const byKeyId = db
-    .select({ account: accounts })
-    .from(sql`(select ${sql.placeholder('apiKeyId')} as key_id) as probe`)
-    .leftJoin(accounts, eq(accounts.apiKeyId, sql`probe.key_id`))
-    .prepare();
+  const byKeyId = client
+    .prepare(`select ${account.selectList('a')} from (select ? as key_id) as probe left join accounts a on a.api_key_id = probe.key_id`)
+    .raw(true);
   // Runs on every applied status change (to build its callback).
-  const byId = db
-    .select()
-    .from(accounts)
-    .where(eq(accounts.id, sql.placeholder('id')))
-    .prepare();
+  const byId = client.prepare(`select ${account.selectList()} from accounts where id = ?`).raw(true);
   // Two primary-key lookups: joined, the planner may scan a small accounts table after ANALYZE.
   const ownerOfLine = db
     .select({ accountId: serviceNumbers.accountId })
@@ -26,7 +23,6 @@ export function accountQueries(db: Db) {
     .where(eq(serviceNumbers.number, sql.placeholder('number')))
     .prepare();
   // A first message to someone reads the pins and lines and pins them: positional statements, without drizzle's mapping of each call.
-  const client = db.$client;
   const pinFor = client.prepare('select line_number from number_pins where account_id = ? and end_user_number = ?').pluck();
   const leastLoadedLine = client
     .prepare('select number from service_numbers where account_id = ? order by pinned_count, created_at, number limit 1')
@@ -41,20 +37,24 @@ export function accountQueries(db: Db) {
     .orderBy(asc(serviceNumbers.createdAt), asc(serviceNumbers.number))
     .prepare();
 
+  function findById(id: string): AccountRow | undefined {
+    const values = byId.get(id) as unknown[] | undefined;
+    return values && account.read(values);
+  }
+
   return {
     insertAccount(row: AccountRow): void {
       db.insert(accounts).values(row).run();
     },
     findByKeyId(apiKeyId: string): AccountRow | undefined {
-      return byKeyId.get({ apiKeyId })?.account ?? undefined;
+      const row = account.read(byKeyId.get(apiKeyId) as unknown[]);
+      return row.id === null ? undefined : row;
     },
-    findById(id: string): AccountRow | undefined {
-      return byId.get({ id });
-    },
+    findById,
     /** The account that owns this line, if any: every inbound message asks. */
     findByServiceNumber(number: string): AccountRow | undefined {
       const line = ownerOfLine.get({ number });
-      return line && byId.get({ id: line.accountId });
+      return line && findById(line.accountId);
     },
     findByEmail(email: string): AccountRow | undefined {
       return db.select().from(accounts).where(eq(accounts.email, email)).get();

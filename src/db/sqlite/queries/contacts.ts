@@ -6,6 +6,7 @@ import { revivedContactFields } from '../../contact-revival.ts';
 import type { ContactRow } from '../../rows.ts';
 import { contacts, numberPins } from '../../schema.ts';
 import type { Db } from '../connection.ts';
+import { rowReader } from '../row-reader.ts';
 
 /** The SDK's contacts.list: filters and orders of /api/v2/contacts. */
 export type ContactV2ListQuery = {
@@ -54,19 +55,16 @@ export function contactQueries(db: Db) {
       .from(contacts)
       .where(and(eq(contacts.accountId, accountId), isNull(contacts.deletedAt)))
       .get()?.total ?? 0;
-  const byPhone = db
-    .select()
-    .from(contacts)
-    .where(and(eq(contacts.accountId, sql.placeholder('accountId')), eq(contacts.phone, sql.placeholder('phone'))))
-    .prepare();
   const byId = db
     .select()
     .from(contacts)
     .where(and(eq(contacts.accountId, sql.placeholder('accountId')), eq(contacts.id, sql.placeholder('id'))))
     .prepare();
-  // A send to someone new inserts the contact, and every message updates its conversation summary:
-  // positional statements, without drizzle's mapping of each call.
+  // Every send reads the contact, a send to someone new inserts it, and every message updates its
+  // conversation summary: positional statements, without drizzle's mapping of each call.
   const client = db.$client;
+  const contact = rowReader(contacts);
+  const byPhone = client.prepare(`select ${contact.selectList()} from contacts where account_id = ? and phone = ?`).raw(true);
   const insert = client.prepare(`
     insert into contacts (id, account_id, phone, first_name, last_name, company_name, last_message_at, preview_text,
       last_inbound_at, last_outbound_at, assigned_to_email, tags, custom_variables, opted_out, deleted_at, created_at, updated_at)
@@ -111,7 +109,8 @@ export function contactQueries(db: Db) {
       return byId.get({ accountId, id });
     },
     findByPhone(accountId: string, phone: string): ContactRow | undefined {
-      return byPhone.get({ accountId, phone });
+      const values = byPhone.get(accountId, phone) as unknown[] | undefined;
+      return values && contact.read(values);
     },
     list(accountId: string, query: ContactListQuery): ContactRow[] {
       const order = query.direction === 'asc' ? asc : desc;

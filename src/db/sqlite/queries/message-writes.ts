@@ -68,11 +68,10 @@ function flagValue(value: boolean | null | undefined): number | null {
 
 export function messageWrites(db: Db) {
   const client = db.$client;
-  const insertMessage = client
-    .prepare(
-      `insert into messages (${INSERTED_COLUMNS.join(', ')}) values (${INSERTED_COLUMNS.map(() => '?').join(', ')}) returning ${MESSAGE_ROW}`,
-    )
-    .raw(true);
+  // No RETURNING: the row is what was bound, and reading it back would copy every value again.
+  const insertMessage = client.prepare(
+    `insert into messages (${INSERTED_COLUMNS.join(', ')}) values (${INSERTED_COLUMNS.map(() => '?').join(', ')})`,
+  );
   // Ignoring conflicts is the idempotency: the unique indexes on status_events say what a duplicate is.
   const insertStatusEvent = client.prepare(`
     insert into status_events
@@ -97,36 +96,66 @@ export function messageWrites(db: Db) {
 
   return {
     insert(row: MessageInsert): MessageRow {
-      const inserted = insertMessage.get(
-        row.handle,
-        row.accountId,
-        Number(row.isOutbound),
-        row.messageType,
-        row.status,
-        row.errorCode ?? null,
-        row.errorMessage ?? null,
-        row.errorDetail ?? null,
-        row.content ?? '',
-        row.mediaUrl ?? '',
-        row.sendStyle ?? '',
-        row.statusCallback ?? null,
-        row.lineNumber,
-        row.number,
-        // Both as drizzle's column mappers stored them, and the PostgreSQL twin mirrors: JSON `null`, and a missing flag as false.
-        JSON.stringify(row.recipients ?? null),
-        row.contactId ?? null,
-        row.groupId ?? null,
-        Number(row.wasDowngraded === true),
-        row.replyToHandle ?? null,
-        row.replyToPartIndex ?? null,
-        row.seatId ?? null,
-        row.transportHandle ?? null,
-        row.handedOverAt ?? null,
-        row.dateSent,
-        row.dateUpdated,
-      ) as unknown[] | undefined;
-      if (!inserted) throw new Error('message insert returned no row');
-      return messageFromValues(inserted);
+      // As stored, and as the PostgreSQL twin stores them: a missing optional value as null, a missing flag as false.
+      const stored: MessageRow = {
+        id: 0,
+        handle: row.handle,
+        accountId: row.accountId,
+        isOutbound: row.isOutbound,
+        messageType: row.messageType,
+        status: row.status,
+        errorCode: row.errorCode ?? null,
+        errorMessage: row.errorMessage ?? null,
+        errorDetail: row.errorDetail ?? null,
+        content: row.content ?? '',
+        mediaUrl: row.mediaUrl ?? '',
+        sendStyle: row.sendStyle ?? '',
+        statusCallback: row.statusCallback ?? null,
+        lineNumber: row.lineNumber,
+        number: row.number,
+        recipients: row.recipients ? [...row.recipients] : null,
+        contactId: row.contactId ?? null,
+        groupId: row.groupId ?? null,
+        wasDowngraded: row.wasDowngraded === true,
+        replyToHandle: row.replyToHandle ?? null,
+        replyToPartIndex: row.replyToPartIndex ?? null,
+        seatId: row.seatId ?? null,
+        optedOut: false,
+        transportHandle: row.transportHandle ?? null,
+        handedOverAt: row.handedOverAt ?? null,
+        dateSent: row.dateSent,
+        dateUpdated: row.dateUpdated,
+      };
+      const { lastInsertRowid } = insertMessage.run(
+        stored.handle,
+        stored.accountId,
+        Number(stored.isOutbound),
+        stored.messageType,
+        stored.status,
+        stored.errorCode,
+        stored.errorMessage,
+        stored.errorDetail,
+        stored.content,
+        stored.mediaUrl,
+        stored.sendStyle,
+        stored.statusCallback,
+        stored.lineNumber,
+        stored.number,
+        // JSON `null` when there are none, as drizzle's column mapper stored it.
+        JSON.stringify(stored.recipients),
+        stored.contactId,
+        stored.groupId,
+        Number(stored.wasDowngraded),
+        stored.replyToHandle,
+        stored.replyToPartIndex,
+        stored.seatId,
+        stored.transportHandle,
+        stored.handedOverAt,
+        stored.dateSent,
+        stored.dateUpdated,
+      );
+      stored.id = Number(lastInsertRowid);
+      return stored;
     },
     findByAnyHandle(handle: string): MessageRow | undefined {
       const values = (byOurHandle.get(handle) ?? byTransportHandle.get(handle)) as unknown[] | undefined;

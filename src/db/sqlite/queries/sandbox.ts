@@ -1,3 +1,4 @@
+import type { Statement } from 'better-sqlite3';
 import { asc, eq, lte, min, sql } from 'drizzle-orm';
 import { sandboxSteps } from '../../schema.ts';
 import type { Db } from '../connection.ts';
@@ -20,11 +21,21 @@ export function sandboxQueries(db: Db) {
     .delete(sandboxSteps)
     .where(eq(sandboxSteps.id, sql.placeholder('id')))
     .prepare();
-  // Several per send, planned as it is stored: positional, without drizzle's mapping of each call.
-  const insertStep = db.$client.prepare(`
-    insert into sandbox_steps
-      (message_handle, step_index, kind, status, error_code, error_message, was_downgraded, inbound_from, inbound_content, group_id, due_at)
-    values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) on conflict do nothing`);
+  // Several per send, planned as it is stored: one positional insert of them all, prepared once per number of steps.
+  const STEP_COLUMNS = 11;
+  const inserts = new Map<number, Statement>();
+  const insertSteps = (count: number): Statement => {
+    let statement = inserts.get(count);
+    if (!statement) {
+      const row = `(${Array.from({ length: STEP_COLUMNS }, () => '?').join(', ')})`;
+      statement = db.$client.prepare(`
+        insert into sandbox_steps
+          (message_handle, step_index, kind, status, error_code, error_message, was_downgraded, inbound_from, inbound_content, group_id, due_at)
+        values ${Array.from({ length: count }, () => row).join(', ')} on conflict do nothing`);
+      inserts.set(count, statement);
+    }
+    return statement;
+  };
   // Once per hand-over.
   const earliestDueAt = db
     .select({ dueAt: min(sandboxSteps.dueAt) })
@@ -38,9 +49,10 @@ export function sandboxQueries(db: Db) {
      * transaction, so a message's steps are planned together.
      */
     plan(steps: readonly NewSandboxStep[]): number {
-      let added = 0;
+      if (steps.length === 0) return 0;
+      const values: unknown[] = [];
       for (const step of steps) {
-        added += insertStep.run(
+        values.push(
           step.messageHandle,
           step.stepIndex,
           step.kind,
@@ -53,9 +65,9 @@ export function sandboxQueries(db: Db) {
           step.inboundContent ?? null,
           step.groupId ?? null,
           step.dueAt,
-        ).changes;
+        );
       }
-      return added;
+      return insertSteps(steps.length).run(values).changes;
     },
     /** The earliest step due at `now`, ties in insertion order. */
     nextDue(now: number): SandboxStepRow | undefined {

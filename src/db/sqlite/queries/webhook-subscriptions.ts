@@ -1,23 +1,22 @@
-import { and, asc, eq, sql } from 'drizzle-orm';
+import { and, asc, eq } from 'drizzle-orm';
 import type { WebhookType } from '../../../domain/webhook-types.ts';
 import { webhookSubscriptions } from '../../schema.ts';
 import type { Db } from '../connection.ts';
+import { rowReader } from '../row-reader.ts';
 
 export type WebhookSubscriptionRow = typeof webhookSubscriptions.$inferSelect;
 
 /** The account's webhook lists (/api/account/webhooks and the v1 receive list), in the order entries were added. */
 export function webhookSubscriptionQueries(db: Db) {
   // Every inbound message and every status change reads a list: prepared once.
-  const ofType = db
-    .select()
-    .from(webhookSubscriptions)
-    .where(and(eq(webhookSubscriptions.accountId, sql.placeholder('accountId')), eq(webhookSubscriptions.type, sql.placeholder('type'))))
-    .orderBy(asc(webhookSubscriptions.createdAt), asc(webhookSubscriptions.url))
-    .prepare();
+  const subscription = rowReader(webhookSubscriptions);
+  const ofType = db.$client
+    .prepare(`select ${subscription.selectList()} from webhook_subscriptions where account_id = ? and type = ? order by created_at, url`)
+    .raw(true);
 
   return {
     ofType(accountId: string, type: WebhookType): WebhookSubscriptionRow[] {
-      return ofType.all({ accountId, type });
+      return (ofType.all(accountId, type) as unknown[][]).map(subscription.read);
     },
     all(accountId: string): WebhookSubscriptionRow[] {
       return db
