@@ -15,6 +15,8 @@ export interface Notifier {
   messageQueued(handle: string): void;
   /** New rows are due in the webhook outbox. */
   outboxWritten(): void;
+  /** Sandbox steps were planned, the earliest of them due at `dueAt` (epoch ms). */
+  sandboxPlanned?(dueAt: number): void;
   /**
    * Something in this account's conversations changed (a message, a status event): live views
    * refresh. May come from inside a transaction that later rolls back, which costs a needless refresh.

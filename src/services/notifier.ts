@@ -44,6 +44,10 @@ export function createNotifierHub() {
       for (const listener of listeners) listener.outboxWritten?.();
       for (const forwarder of forwarders) forwarder.outboxWritten();
     },
+    // Not carried to other instances: the one that planned the steps runs them (the others poll for a dead one's).
+    sandboxPlanned(dueAt) {
+      for (const listener of listeners) listener.sandboxPlanned?.(dueAt);
+    },
     accountActivity(accountId) {
       tellWatchers(accountId);
       for (const forwarder of forwarders) forwarder.accountActivity(accountId);
