@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { MessageRow } from '../db/rows.ts';
 import type { Store } from '../db/store.ts';
+import type { AccountCache } from './account-cache.ts';
 import type { CarrierDirectory } from './carrier-directory.ts';
 import type { Clock } from './clock.ts';
 import type { ProviderAccounts } from './provider.ts';
@@ -58,7 +59,10 @@ export type AccountQuotas = {
 
 /** What every use case may reach. Built once by the entry point (or a test) and passed down. */
 export type ServiceDeps = {
+  /** The database, with the account cache in front of its reads of per-account data (`caching-store.ts`). */
   store: Store;
+  /** The account cache: `authenticate` keeps the accounts of verified credentials in it. */
+  accountCache: AccountCache;
   clock: Clock;
   log: Logger;
   sendRateLimiter: RateLimiter;

@@ -9,13 +9,11 @@ const POLL_MS = 600_000;
 /** The test app's store, counting the transactions made through it (the dispatcher's claims). */
 function countingTransactions(store: Store) {
   let count = 0;
-  const counted: Store = {
-    ...store,
-    transaction: (work) => {
-      count += 1;
-      return store.transaction(work);
-    },
+  const transaction: Store['transaction'] = (work) => {
+    count += 1;
+    return store.transaction(work);
   };
+  const counted = new Proxy(store, { get: (target, key) => (key === 'transaction' ? transaction : Reflect.get(target, key)) });
   return { store: counted, count: () => count };
 }
 
