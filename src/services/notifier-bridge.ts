@@ -13,8 +13,9 @@ const MAX_PAYLOAD_CHARS = 7_000;
 type Payload = { from: string; outboxWritten: boolean; accounts: string[]; accountDataChanged?: boolean };
 
 /**
- * Carries the hub's outbox writes and account activity to the other instances' hubs, and theirs to
- * this one, so their dispatchers wake and their live views (inbox, GET /api/v2/events) refresh.
+ * Carries the hub's outbox writes, account activity and account data changes to the other instances'
+ * hubs, and theirs to this one, so their dispatchers wake, their live views (inbox, GET
+ * /api/v2/events) refresh and their account caches empty.
  * A hand-over (messageQueued) is not carried: the instance that stored the message hands it over.
  * The hub tells after commits, so what the others read on hearing it is already there.
  */
