@@ -34,6 +34,7 @@ const BACKEND_AGNOSTIC = [
   'test/callbacks/dispatcher.test.ts',
   'test/callbacks/outbound-webhook.test.ts',
   'test/callbacks/ssrf.test.ts',
+  'test/callbacks/wake-on-work.test.ts',
   'test/delivery/ingest-auth.test.ts',
   'test/delivery/ingest-receive.test.ts',
   'test/delivery/ingest-status.test.ts',

@@ -40,8 +40,7 @@ const sandboxAtSend = createSandboxAtSend({ stepMs: STEP_MS });
 const testApp = makeTestApp({ database: values.database ?? join(dir, 'bench.db'), transportAtSend: sandboxAtSend });
 const transport = createSandboxTransport(testApp.deps, { stepMs: STEP_MS });
 const courier = createCourier(testApp.deps, transport);
-sandboxAtSend.onPlanned(transport.planned);
-testApp.notifier.subscribe({ messageQueued: courier.enqueue });
+testApp.notifier.subscribe({ messageQueued: courier.enqueue, sandboxPlanned: transport.planned });
 transport.start();
 const account = await testApp.createAccount({ plan: 'sapphire' });
 

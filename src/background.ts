@@ -21,7 +21,7 @@ import { createUpstreamTransport, upstreamOptionsFromConfig } from './transports
  */
 const SHARED_DATABASE_POLL_MS = 5_000;
 
-/** The configured transport; the sandbox's timer listens to the sends that plan its steps. */
+/** The configured transport; the sandbox's timer hears the commits that plan its steps. */
 function transportFor(
   config: Config,
   deps: AppDeps,
@@ -33,7 +33,7 @@ function transportFor(
   if (carriers.length > 0) return createCarrierTransport(deps, carriers);
   if (!sandboxAtSend) return createUpstreamTransport(deps, upstreamOptionsFromConfig(config, ingestSecrets.learn));
   const sandbox = createSandboxTransport(deps, { stepMs: config.TEXTRELAY_SANDBOX_STEP_MS, pollMs });
-  sandboxAtSend.onPlanned(sandbox.planned);
+  deps.notify.subscribe({ sandboxPlanned: sandbox.planned });
   return sandbox;
 }
 

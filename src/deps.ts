@@ -8,6 +8,8 @@ import { createLogger } from './logger.ts';
 import { createMetrics } from './metrics/metrics.ts';
 import { createCallbackUrlCheck } from './outbound/callback-url-check.ts';
 import { createMediaFetcher } from './outbound/media-fetch.ts';
+import { createAccountCache } from './services/account-cache.ts';
+import { cachingStore } from './services/caching-store.ts';
 import { createCarrierDirectory } from './services/carrier-directory.ts';
 import { type Clock, systemClock } from './services/clock.ts';
 import { leaveToCourier, type TransportAtSend } from './services/deps.ts';
@@ -54,7 +56,12 @@ export type DepsParts = {
  * the server, the CLI, the tests' app and the benchmark build theirs. No I/O happens here.
  */
 export function createDeps(config: Config, parts: DepsParts): AppDeps {
-  const { store, isReady, clock = systemClock, sharedLimits } = parts;
+  const { isReady, clock = systemClock, sharedLimits } = parts;
+  const notify = createNotifierHub();
+  const accountCache = createAccountCache();
+  // Whoever changed it (this process, another instance, a CLI command on PostgreSQL), what is kept is stale.
+  notify.subscribe({ accountDataChanged: accountCache.clear });
+  const store = cachingStore(parts.store, accountCache, notify.accountDataChanged);
   const perMinute = config.TEXTRELAY_RATE_LIMIT_PER_MINUTE;
   const writesPerMinute = config.TEXTRELAY_WRITE_RATE_LIMIT_PER_MINUTE;
   // Filled by the runtime once these deps exist (each carrier records through them); read at each scrape.
@@ -66,6 +73,7 @@ export function createDeps(config: Config, parts: DepsParts): AppDeps {
   };
   return {
     store,
+    accountCache,
     clock,
     log: parts.log ?? createLogger(config.LOG_LEVEL),
     sendRateLimiter: sharedLimits
@@ -75,7 +83,7 @@ export function createDeps(config: Config, parts: DepsParts): AppDeps {
       ? createSharedRateLimiter(clock, writesPerMinute, sharedLimits.tokenBuckets, WRITES)
       : createRateLimiter(clock, writesPerMinute, WRITES),
     webhookUrlsPerType: config.TEXTRELAY_WEBHOOK_URLS_PER_TYPE,
-    notify: createNotifierHub(),
+    notify,
     displayTimeZone: config.TEXTRELAY_DISPLAY_TZ,
     defaultNumbersPerAccount: config.TEXTRELAY_NUMBERS_PER_ACCOUNT,
     quotas: { mediaBytes: config.TEXTRELAY_MEDIA_QUOTA_MB * 1024 * 1024, contacts: config.TEXTRELAY_CONTACTS_QUOTA },

@@ -39,12 +39,19 @@ function newSecret(): string {
 // Stands in for the stored hash when the key id is unknown, so a miss decodes, hashes and compares as a wrong secret does.
 const UNKNOWN_KEY_HASH = hashSecret(newSecret()).toString('hex');
 
-/** The account these credentials belong to, or undefined; a miss and a wrong secret do the same work. */
+/**
+ * The account these credentials belong to, or undefined; a miss and a wrong secret do the same work.
+ * The account cache keeps the account under the key id and the hash of the secret presented, once
+ * they matched: a wrong secret never finds an entry, and goes to the database as an unknown key id.
+ */
 export async function authenticate(deps: ServiceDeps, apiKeyId: string, apiSecret: string): Promise<AccountRow | undefined> {
-  const account = await deps.store.accounts.findByKeyId(apiKeyId);
-  const expected = Buffer.from(account?.apiSecretHash ?? UNKNOWN_KEY_HASH, 'hex');
-  const matches = timingSafeEqual(hashSecret(apiSecret), expected);
-  return account && matches ? account : undefined;
+  const presented = hashSecret(apiSecret);
+  return deps.accountCache.through(deps.store, 'credentials', `${apiKeyId}\n${presented.toString('hex')}`, async () => {
+    const account = await deps.store.accounts.findByKeyId(apiKeyId);
+    const expected = Buffer.from(account?.apiSecretHash ?? UNKNOWN_KEY_HASH, 'hex');
+    const matches = timingSafeEqual(presented, expected);
+    return account && matches ? account : undefined;
+  });
 }
 
 async function allocateLines(deps: ServiceDeps, accountId: string, count: number, now: number): Promise<string[]> {

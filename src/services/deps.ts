@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { MessageRow } from '../db/rows.ts';
 import type { Store } from '../db/store.ts';
+import type { AccountCache } from './account-cache.ts';
 import type { CarrierDirectory } from './carrier-directory.ts';
 import type { Clock } from './clock.ts';
 import type { ProviderAccounts } from './provider.ts';
@@ -15,6 +16,8 @@ export interface Notifier {
   messageQueued(handle: string): void;
   /** New rows are due in the webhook outbox. */
   outboxWritten(): void;
+  /** Sandbox steps were planned, the earliest of them due at `dueAt` (epoch ms). */
+  sandboxPlanned?(dueAt: number): void;
   /**
    * Something in this account's conversations changed (a message, a status event): live views
    * refresh. May come from inside a transaction that later rolls back, which costs a needless refresh.
@@ -56,7 +59,10 @@ export type AccountQuotas = {
 
 /** What every use case may reach. Built once by the entry point (or a test) and passed down. */
 export type ServiceDeps = {
+  /** The database, with the account cache in front of its reads of per-account data (`caching-store.ts`). */
   store: Store;
+  /** The account cache: `authenticate` keeps the accounts of verified credentials in it. */
+  accountCache: AccountCache;
   clock: Clock;
   log: Logger;
   sendRateLimiter: RateLimiter;

@@ -10,21 +10,22 @@ const COALESCE_MS = 5;
 /** PostgreSQL refuses payloads of 8000 bytes or more; account ids are ASCII. */
 const MAX_PAYLOAD_CHARS = 7_000;
 
-type Payload = { from: string; outboxWritten: boolean; accounts: string[] };
+type Payload = { from: string; outboxWritten: boolean; accounts: string[]; accountDataChanged?: boolean };
 
 /**
- * Carries the hub's outbox writes and account activity to the other instances' hubs, and theirs to
- * this one, so their dispatchers wake and their live views (inbox, GET /api/v2/events) refresh.
+ * Carries the hub's outbox writes, account activity and account data changes to the other instances'
+ * hubs, and theirs to this one, so their dispatchers wake, their live views (inbox, GET
+ * /api/v2/events) refresh and their account caches empty.
  * A hand-over (messageQueued) is not carried: the instance that stored the message hands it over.
  * The hub tells after commits, so what the others read on hearing it is already there.
  */
 export function createNotifierBridge(hub: NotifierHub, channel: NotificationChannel, log: Logger) {
   const instanceId = randomUUID();
-  let pending: { outboxWritten: boolean; accounts: Set<string> } | undefined;
+  let pending: { outboxWritten: boolean; accountDataChanged: boolean; accounts: Set<string> } | undefined;
 
   function queued() {
     if (!pending) {
-      pending = { outboxWritten: false, accounts: new Set() };
+      pending = { outboxWritten: false, accountDataChanged: false, accounts: new Set() };
       setTimeout(() => void flush(), COALESCE_MS).unref();
     }
     return pending;
@@ -33,9 +34,9 @@ export function createNotifierBridge(hub: NotifierHub, channel: NotificationChan
   /** Sends what waits for its turn; resolves once it is sent (or its failure logged). */
   async function flush(): Promise<void> {
     if (!pending) return;
-    const { outboxWritten, accounts } = pending;
+    const { outboxWritten, accountDataChanged, accounts } = pending;
     pending = undefined;
-    const sent = payloadsOf(instanceId, outboxWritten, [...accounts]).map((payload) =>
+    const sent = payloadsOf(instanceId, { outboxWritten, accountDataChanged }, [...accounts]).map((payload) =>
       // Lost, the others still find the outbox rows at their next poll; a live view refreshes at the next activity.
       channel.publish(payload).catch((error: unknown) => log.warn({ err: error }, 'could not notify the other instances')),
     );
@@ -48,6 +49,9 @@ export function createNotifierBridge(hub: NotifierHub, channel: NotificationChan
     },
     accountActivity: (accountId) => {
       queued().accounts.add(accountId);
+    },
+    accountDataChanged: () => {
+      queued().accountDataChanged = true;
     },
   });
 
@@ -62,11 +66,15 @@ export function createNotifierBridge(hub: NotifierHub, channel: NotificationChan
         return;
       }
       if (parsed.from === instanceId) return;
-      hub.heard({ outboxWritten: parsed.outboxWritten === true, accounts: Array.isArray(parsed.accounts) ? parsed.accounts : [] });
+      hub.heard({
+        outboxWritten: parsed.outboxWritten === true,
+        accounts: Array.isArray(parsed.accounts) ? parsed.accounts : [],
+        accountDataChanged: parsed.accountDataChanged === true,
+      });
     },
-    /** (Re)connected: whatever was said meanwhile is lost, so every dispatcher wake and live view refresh happens now. */
+    /** (Re)connected: whatever was said meanwhile is lost, so every dispatcher wake, live view refresh and cache emptying happens now. */
     connected(): void {
-      hub.heard({ outboxWritten: true, accounts: hub.watchedAccounts() });
+      hub.heard({ outboxWritten: true, accounts: hub.watchedAccounts(), accountDataChanged: true });
     },
     flush,
   };
@@ -75,12 +83,15 @@ export function createNotifierBridge(hub: NotifierHub, channel: NotificationChan
 export type NotifierBridge = ReturnType<typeof createNotifierBridge>;
 
 /** The events as payloads small enough for NOTIFY: the accounts spread over as many as they need. */
-function payloadsOf(from: string, outboxWritten: boolean, accounts: string[]): string[] {
+function payloadsOf(from: string, flags: Pick<Payload, 'outboxWritten' | 'accountDataChanged'>, accounts: string[]): string[] {
   const payloads: string[] = [];
   let batch: string[] = [];
   let size = 0;
   const emit = () => {
-    payloads.push(JSON.stringify({ from, outboxWritten: outboxWritten && payloads.length === 0, accounts: batch } satisfies Payload));
+    const first = payloads.length === 0;
+    const payload: Payload = { from, outboxWritten: flags.outboxWritten && first, accounts: batch };
+    if (flags.accountDataChanged && first) payload.accountDataChanged = true;
+    payloads.push(JSON.stringify(payload));
     batch = [];
     size = 0;
   };

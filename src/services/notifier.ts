@@ -4,10 +4,16 @@ import type { Notifier } from './deps.ts';
 export type AccountWatcher = { activity(): void; end(): void };
 
 /** What another instance on the same database reported (services/notifier-bridge.ts). */
-export type HeardEvents = { outboxWritten: boolean; accounts: readonly string[] };
+export type HeardEvents = { outboxWritten: boolean; accounts: readonly string[]; accountDataChanged?: boolean };
 
 /** Told of this process's own events, to pass them on to other instances. */
-export type EventForwarder = Pick<Notifier, 'outboxWritten'> & { accountActivity(accountId: string): void };
+export type EventForwarder = Pick<Notifier, 'outboxWritten'> & { accountActivity(accountId: string): void; accountDataChanged(): void };
+
+/** Hears what the hub hears (its own process's and other instances' alike). */
+type HubListener = Partial<Notifier> & {
+  /** Per-account data the account cache keeps changed (accounts, lines, webhook lists): what is kept is stale. */
+  accountDataChanged?(): void;
+};
 
 /**
  * A Notifier whose listeners are attached after the services are built: the courier and the
@@ -15,7 +21,7 @@ export type EventForwarder = Pick<Notifier, 'outboxWritten'> & { accountActivity
  * Live views (the inbox's event streams) watch one account each and come and go.
  */
 export function createNotifierHub() {
-  const listeners: Partial<Notifier>[] = [];
+  const listeners: HubListener[] = [];
   const watchers = new Map<string, Set<AccountWatcher>>();
   const forwarders: EventForwarder[] = [];
   let ended = false;
@@ -25,7 +31,9 @@ export function createNotifierHub() {
   }
   const hub: Notifier & {
     accountActivity(accountId: string): void;
-    subscribe(listener: Partial<Notifier>): void;
+    /** This process committed a change of per-account data the account cache keeps. */
+    accountDataChanged(): void;
+    subscribe(listener: HubListener): void;
     /** `forwarder` is told of this process's outbox writes and account activity, never of what was heard. */
     forwardTo(forwarder: EventForwarder): void;
     /** Events of another instance: the local listeners and watchers hear them, the forwarders do not. */
@@ -44,9 +52,17 @@ export function createNotifierHub() {
       for (const listener of listeners) listener.outboxWritten?.();
       for (const forwarder of forwarders) forwarder.outboxWritten();
     },
+    // Not carried to other instances: the one that planned the steps runs them (the others poll for a dead one's).
+    sandboxPlanned(dueAt) {
+      for (const listener of listeners) listener.sandboxPlanned?.(dueAt);
+    },
     accountActivity(accountId) {
       tellWatchers(accountId);
       for (const forwarder of forwarders) forwarder.accountActivity(accountId);
+    },
+    accountDataChanged() {
+      for (const listener of listeners) listener.accountDataChanged?.();
+      for (const forwarder of forwarders) forwarder.accountDataChanged();
     },
     subscribe(listener) {
       listeners.push(listener);
@@ -56,6 +72,7 @@ export function createNotifierHub() {
     },
     heard(events) {
       if (events.outboxWritten) for (const listener of listeners) listener.outboxWritten?.();
+      if (events.accountDataChanged) for (const listener of listeners) listener.accountDataChanged?.();
       for (const accountId of events.accounts) tellWatchers(accountId);
     },
     watchedAccounts() {

@@ -65,7 +65,9 @@ export async function planSandboxTimeline(
 export async function planNewTimeline(deps: ServiceDeps, message: OutboundMessage, stepMs: number): Promise<number> {
   const now = deps.clock.now();
   const rows = planTimeline(message).map((step, index) => toRow(message, step, index, now + step.atStep * stepMs));
-  return deps.store.sandbox.plan(rows);
+  const planned = await deps.store.sandbox.plan(rows);
+  if (planned > 0) deps.notify.sandboxPlanned?.(Math.min(...rows.map((row) => row.dueAt)));
+  return planned;
 }
 
 /** The step's own id: the network never reports the same step twice, and the database holds it to that. */

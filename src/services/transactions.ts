@@ -11,6 +11,7 @@ type AfterCommitNotifier = Notifier & { readonly afterCommit: true };
 function notifyAfterCommit(target: Notifier): { notifier: AfterCommitNotifier; committed(): void } {
   const waiting: (() => void)[] = [];
   let outboxWritten = false;
+  let sandboxDueAt: number | undefined;
   const notifier: AfterCommitNotifier = {
     afterCommit: true,
     messageQueued: (handle) => waiting.push(() => target.messageQueued(handle)),
@@ -19,6 +20,11 @@ function notifyAfterCommit(target: Notifier): { notifier: AfterCommitNotifier; c
       if (outboxWritten) return;
       outboxWritten = true;
       waiting.push(() => target.outboxWritten());
+    },
+    // The scheduler needs only the earliest step of the commit: the others are due after it.
+    sandboxPlanned: (dueAt) => {
+      if (sandboxDueAt === undefined) waiting.push(() => target.sandboxPlanned?.(sandboxDueAt!));
+      sandboxDueAt = Math.min(dueAt, sandboxDueAt ?? dueAt);
     },
     accountActivity: (accountId) => waiting.push(() => target.accountActivity?.(accountId)),
   };

@@ -15,24 +15,22 @@ export type SandboxOptions = {
 };
 
 export type SandboxTransport = Transport & {
-  /** Sends planned steps themselves (`createSandboxAtSend`): re-arms the timer if one of them falls due sooner. */
-  planned(): void;
+  /** Steps were planned (told after their commit): arms the timer for `dueAt` if that is sooner than it is armed for. */
+  planned(dueAt: number): void;
   /** Applies every step due by `deps.clock` now; returns how many ran. Tests call it after advancing a fake clock. */
   runDue(): Promise<number>;
 };
 
-export type SandboxAtSend = TransportAtSend & {
-  /** `listener` (the sandbox transport's `planned`) is told after each committed send that planned steps. */
-  onPlanned(listener: () => void): void;
-};
+/** The sandbox's part in each send, which the runtime passes to the sandbox transport it starts. */
+export type SandboxAtSend = TransportAtSend;
 
 /**
  * The sandbox's part in each send: its network lives in this database, so the send plans the
  * simulated timeline in the transaction that stores it and is stored handed over (the courier's
  * round, a read and a second write of the message, would cost more than the planning itself).
+ * The planning tells the notifier when its first step is due, which the transport's timer hears.
  */
 export function createSandboxAtSend(options: SandboxOptions): SandboxAtSend {
-  const listeners: (() => void)[] = [];
   return {
     // The sandbox knows messages by our handle, as its send() answers.
     handleAtSend: (handle) => handle,
@@ -40,12 +38,7 @@ export function createSandboxAtSend(options: SandboxOptions): SandboxAtSend {
       // The sandbox keeps no group ids of its own: replies are tied to ours.
       await planNewTimeline(deps, outboundOf(message, null), options.stepMs);
     },
-    committed() {
-      for (const listener of listeners) listener();
-    },
-    onPlanned(listener) {
-      listeners.push(listener);
-    },
+    committed() {},
   };
 }
 
@@ -57,70 +50,74 @@ const RETRY_AFTER_FAILURE_MS = 1_000;
 /**
  * The simulated phone network (contract section 6). Its state is the planned steps in the
  * database, so only `deps.clock` decides what is due; once started, one timer is armed for the
- * earliest step and re-armed after every send and every run.
+ * earliest step: moved earlier when a commit planned a sooner one (`planned`), re-armed after every run.
  */
 export function createSandboxTransport(deps: ServiceDeps, options: SandboxOptions): SandboxTransport {
   let started = false;
   let timer: NodeJS.Timeout | undefined;
+  /** When the armed timer fires; undefined while none is armed. */
+  let armedFor: number | undefined;
   let pollTimer: NodeJS.Timeout | undefined;
-  let rearmQueued = false;
 
-  async function arm(delayMs?: number): Promise<void> {
-    if (!started) return;
-    const dueAt = await nextSandboxStepAt(deps);
-    if (!started) return;
+  /**
+   * Arms the timer for `dueAt` unless it fires sooner already. A timer is only ever moved earlier:
+   * a look at the database that raced a commit cannot push back the step that commit planned, and
+   * one that fires early finds nothing due and arms for the earliest step.
+   */
+  function armFor(dueAt: number): void {
+    if (!started || (armedFor !== undefined && armedFor <= dueAt)) return;
     clearTimeout(timer);
-    timer = undefined;
-    if (dueAt === undefined && delayMs === undefined) return;
-    const delay = delayMs ?? Math.max(0, (dueAt ?? 0) - deps.clock.now());
-    timer = setTimeout(() => void runGuarded(), Math.min(delay, MAX_TIMER_MS));
+    armedFor = dueAt;
+    timer = setTimeout(() => void runGuarded(), Math.min(Math.max(0, dueAt - deps.clock.now()), MAX_TIMER_MS));
     // The server's socket keeps the process alive; a pending step alone must not.
     timer.unref();
+  }
+
+  /** Arms for the earliest step the database holds (after a run, and when polling for other instances' steps). */
+  async function armForEarliest(): Promise<void> {
+    if (!started) return;
+    const dueAt = await nextSandboxStepAt(deps);
+    if (dueAt !== undefined) armFor(dueAt);
   }
 
   /** A run from a timer or from start(): its failure is logged and retried, never thrown at the caller. */
   async function runGuarded(): Promise<void> {
     timer = undefined;
+    armedFor = undefined;
     try {
       await runDue();
     } catch (error) {
       if (!isOutage(error)) deps.log.error({ err: error }, 'sandbox steps failed, retrying');
-      await arm(RETRY_AFTER_FAILURE_MS).catch(() => {});
+      armFor(deps.clock.now() + RETRY_AFTER_FAILURE_MS);
     }
   }
 
   async function runDue(): Promise<number> {
     const ran = await runDueSandboxSteps(deps);
-    await arm();
+    await armForEarliest();
     return ran;
   }
 
-  function planned(): void {
-    // A group commit answers a burst of sends together: one look at the earliest step serves them all.
-    if (rearmQueued) return;
-    rearmQueued = true;
-    queueMicrotask(async () => {
-      rearmQueued = false;
-      await arm().catch((error: unknown) => deps.log.error({ err: error }, 'sandbox could not read its next step'));
-    });
+  function poll(): void {
+    armForEarliest().catch((error: unknown) => deps.log.error({ err: error }, 'sandbox could not read its next step'));
   }
 
   return {
     name: 'sandbox',
     async send(message: OutboundMessage): Promise<HandoverReceipt> {
       // In the shared write batch: a burst of sends is planned under one COMMIT, not one per message.
+      // Its commit tells `planned` when the first step is due.
       await planSandboxTimeline(deps, message, options.stepMs, { batched: true });
-      await arm();
       // The sandbox knows messages by our handle: that is its dedupe key and its handle.
       return { transportHandle: message.handle };
     },
-    planned,
+    planned: armFor,
     start(): void {
       started = true;
       // Steps that fell due while the process was down run now; the rest wait for their time.
       void runGuarded();
       if (options.pollMs === undefined) return;
-      pollTimer = setInterval(planned, options.pollMs);
+      pollTimer = setInterval(poll, options.pollMs);
       pollTimer.unref();
     },
     async stop(): Promise<void> {
@@ -128,6 +125,7 @@ export function createSandboxTransport(deps: ServiceDeps, options: SandboxOption
       clearInterval(pollTimer);
       clearTimeout(timer);
       timer = undefined;
+      armedFor = undefined;
     },
     runDue,
   };

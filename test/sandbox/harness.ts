@@ -24,8 +24,7 @@ export function makeSandboxApp(options: Parameters<typeof makeTestApp>[0] & { st
   const t = makeTestApp({ ...overrides, ...(inline ? { transportAtSend: sandboxAtSend } : {}) });
   const transport = createSandboxTransport(t.deps, { stepMs });
   const courier = createCourier(t.deps, transport, { retryDelaysMs: [], concurrency: 4 });
-  sandboxAtSend.onPlanned(transport.planned);
-  t.notifier.subscribe({ messageQueued: courier.enqueue });
+  t.notifier.subscribe({ messageQueued: courier.enqueue, sandboxPlanned: transport.planned });
 
   /** POSTs a send and waits until it is handed to the network; answers the 202 body. */
   async function sendVia(path: '/api/send-message' | '/api/send-group-message', account: TestAccount, body: unknown) {

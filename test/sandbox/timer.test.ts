@@ -43,6 +43,33 @@ describe('a started sandbox arms one timer for its earliest step', () => {
     expect(vi.getTimerCount()).toBe(0);
   });
 
+  it('arms for a send from what its commit planned, without looking for the earliest step', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    const t = makeSandboxApp();
+    const looks = vi.spyOn(t.deps.store.sandbox, 'earliestDueAt');
+    t.transport.start();
+    const account = await t.createAccount();
+    await vi.advanceTimersByTimeAsync(0);
+    const atStart = looks.mock.calls.length;
+
+    /** Both clocks move together, as they do in production. */
+    const advance = async (ms: number) => {
+      t.clock.advance(ms);
+      await vi.advanceTimersByTimeAsync(ms);
+    };
+    const first = await t.sendVia('/api/send-message', account, { number: '+12125558899', content: 'x', status_callback: CALLBACK_URL });
+    await advance(STEP_MS / 2);
+    const second = await t.sendVia('/api/send-message', account, { number: '+12125558898', content: 'y', status_callback: CALLBACK_URL });
+    expect(looks.mock.calls.length).toBe(atStart);
+    expect(vi.getTimerCount()).toBe(1);
+
+    await advance(STEP_MS / 2);
+    expect(await callbackStatuses(t, first.message_handle)).toEqual(['QUEUED', 'SENT']);
+    expect(await callbackStatuses(t, second.message_handle)).toEqual(['QUEUED']);
+    await advance(STEP_MS / 2);
+    expect(await callbackStatuses(t, second.message_handle)).toEqual(['QUEUED', 'SENT']);
+  });
+
   it('an unstarted transport (as in tests) arms nothing', async () => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
     const t = makeSandboxApp();

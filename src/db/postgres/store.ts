@@ -6,6 +6,7 @@ import { accountQueries } from './queries/accounts.ts';
 import { carrierStateQueries } from './queries/carrier-state.ts';
 import { contactQueries } from './queries/contacts.ts';
 import { conversationQueries } from './queries/conversations.ts';
+import { dataVersionQueries } from './queries/data-version.ts';
 import { eventQueries } from './queries/events.ts';
 import { groupQueries } from './queries/groups.ts';
 import { idempotencyQueries } from './queries/idempotency.ts';
@@ -29,6 +30,7 @@ const factories = {
   carrierState: carrierStateQueries,
   contacts: contactQueries,
   conversations: conversationQueries,
+  dataVersion: dataVersionQueries,
   events: eventQueries,
   groups: groupQueries,
   idempotency: idempotencyQueries,

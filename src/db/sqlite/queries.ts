@@ -5,6 +5,7 @@ import { accountQueries } from './queries/accounts.ts';
 import { carrierStateQueries } from './queries/carrier-state.ts';
 import { contactQueries } from './queries/contacts.ts';
 import { conversationQueries } from './queries/conversations.ts';
+import { dataVersionQueries } from './queries/data-version.ts';
 import { eventQueries } from './queries/events.ts';
 import { groupQueries } from './queries/groups.ts';
 import { idempotencyQueries } from './queries/idempotency.ts';
@@ -28,6 +29,7 @@ export function createSqliteQueries(db: Db) {
     carrierState: carrierStateQueries(db),
     contacts: contactQueries(db),
     conversations: conversationQueries(db),
+    dataVersion: dataVersionQueries(db),
     events: eventQueries(db),
     groups: groupQueries(db),
     idempotency: idempotencyQueries(db),
