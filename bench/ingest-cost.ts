@@ -7,22 +7,28 @@
  * JIT and the page cache, the median of the other three is reported (a round's figure varies by
  * a fifth or more with where the collector's major pauses fall).
  *
- *   npx tsx bench/ingest-cost.ts [--messages 2000] [--in-flight 32] [--cpu-prof via node flags]
+ *   npx tsx bench/ingest-cost.ts [--backend sqlite|postgres] [--messages 2000] [--in-flight 32] [--cpu-prof via node flags]
+ *
+ * --backend postgres runs on a PostgreSQL server started for the run (bench/cost-backend.ts) and
+ * adds its processes' CPU (every backend and background process of that server, from /proc), so a
+ * line reads `app + database = total` µs per event, each the median of its rounds.
  *
  * Modes: `no callback` (messages sent without a status_callback: the event, the status change and
  * the account's event log) and `callback` (each change also queues its callback in the outbox; no
  * dispatcher runs, so delivering them is not counted).
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { recordHandover } from '../src/services/handover.ts';
 import { sendMessage } from '../src/services/send-message.ts';
 import { makeTestApp } from '../test/helpers/app.ts';
+import { cpuNow, cpuPerOperation, openCostBackend } from './cost-backend.ts';
 
 const { values } = parseArgs({
-  options: { messages: { type: 'string', default: '2000' }, 'in-flight': { type: 'string', default: '32' } },
+  options: {
+    messages: { type: 'string', default: '2000' },
+    'in-flight': { type: 'string', default: '32' },
+    backend: { type: 'string', default: 'sqlite' },
+  },
 });
 const MESSAGES = Number(values.messages);
 const IN_FLIGHT = Number(values['in-flight']);
@@ -33,8 +39,8 @@ const MODES = [
   { name: 'callback', statusCallback: 'http://127.0.0.1:9/callback' },
 ] as const;
 
-const dir = mkdtempSync(join(tmpdir(), 'ingest-cost-'));
-const testApp = makeTestApp({ database: join(dir, 'bench.db'), ingestSecrets: [SECRET] });
+const backend = await openCostBackend(values.backend);
+const testApp = makeTestApp({ ...backend.appOptions, ingestSecrets: [SECRET] });
 const account = await testApp.createAccount({ plan: 'sapphire' });
 const accountRow = (await testApp.store.accounts.findByEmail(account.email))!;
 
@@ -57,8 +63,8 @@ async function postStatus(handle: string, status: string, webhookId: string): Pr
   await reply.arrayBuffer();
 }
 
-/** Status by status across the set's messages, IN_FLIGHT at a time; CPU ms per event. */
-async function round(set: string): Promise<number> {
+/** Status by status across the set's messages, IN_FLIGHT at a time; CPU µs per event. */
+async function round(set: string) {
   const events = STATUSES.flatMap((status) => Array.from({ length: MESSAGES }, (_, i) => ({ handle: `${set}-${i}`, status })));
   let next = 0;
   const worker = async () => {
@@ -67,25 +73,28 @@ async function round(set: string): Promise<number> {
       await postStatus(event.handle, event.status, `${set}-${event.handle}-${event.status}`);
     }
   };
-  const start = process.cpuUsage();
+  const start = cpuNow(backend);
   await Promise.all(Array.from({ length: IN_FLIGHT }, worker));
-  const used = process.cpuUsage(start);
-  return (used.user + used.system) / 1_000 / events.length;
+  return cpuPerOperation(backend, start, events.length);
 }
+
+const median = (figures: number[]) => [...figures].sort((a, b) => a - b)[Math.floor(figures.length / 2)]!;
+const shown = ({ app, database }: { app: number; database: number }) =>
+  backend.name === 'sqlite' ? `${app.toFixed(0)}` : `${app.toFixed(0)} + ${database.toFixed(0)} = ${(app + database).toFixed(0)}`;
 
 const ROUNDS = 4;
 for (const [m, mode] of MODES.entries()) {
   for (let r = 0; r < ROUNDS; r += 1) await seed(`m${m}r${r}`, mode.statusCallback);
 }
 for (const [m, mode] of MODES.entries()) {
-  const figures: number[] = [];
-  for (let r = 0; r < ROUNDS; r += 1) figures.push((await round(`m${m}r${r}`)) * 1000);
+  const figures = [];
+  for (let r = 0; r < ROUNDS; r += 1) figures.push(await round(`m${m}r${r}`));
   const [first, ...measured] = figures;
-  const median = measured.sort((a, b) => a - b)[Math.floor(measured.length / 2)]!;
+  const middle = { app: median(measured.map((f) => f.app)), database: median(measured.map((f) => f.database)) };
   console.log(
-    `${mode.name}: ${median.toFixed(0)} µs CPU per event (rounds ${measured.map((f) => f.toFixed(0)).join(', ')}; first ${first!.toFixed(0)})`,
+    `${backend.name} ${mode.name}: ${shown(middle)} µs CPU per event (rounds ${measured.map(shown).join(', ')}; first ${shown(first!)})`,
   );
 }
 
-testApp.db.$client.close();
-rmSync(dir, { recursive: true, force: true });
+await testApp.close();
+await backend.close();

@@ -4,7 +4,11 @@
  * time (user + system) of this process, so the load from other work on the machine does not
  * count. Two rounds per mode, the second reported (the first warms the JIT and the page cache).
  *
- *   npx tsx bench/send-cost.ts [--sends 2000] [--in-flight 32] [--new-end-users] [--database FILE] [--cpu-prof via node flags]
+ *   npx tsx bench/send-cost.ts [--backend sqlite|postgres] [--sends 2000] [--in-flight 32] [--new-end-users] [--database FILE] [--cpu-prof via node flags]
+ *
+ * --backend postgres runs on a PostgreSQL server started for the run (bench/cost-backend.ts) and
+ * adds its processes' CPU (every backend and background process of that server, from /proc), so a
+ * line reads `app + database = total` µs per send.
  *
  * --new-end-users sends every request to someone not messaged before (a new contact and pin per
  * send, as `npm run bench` does) instead of the same end users each round.
@@ -15,13 +19,11 @@
  * Modes: `sequential` awaits each send before the next (one send per transaction at best);
  * `in-flight` keeps N sends outstanding, as a loaded server sees them.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { createCourier } from '../src/transports/courier.ts';
 import { createSandboxAtSend, createSandboxTransport } from '../src/transports/sandbox.ts';
 import { makeTestApp } from '../test/helpers/app.ts';
+import { cpuNow, cpuPerOperation, openCostBackend } from './cost-backend.ts';
 
 const { values } = parseArgs({
   options: {
@@ -29,15 +31,16 @@ const { values } = parseArgs({
     'in-flight': { type: 'string', default: '32' },
     'new-end-users': { type: 'boolean', default: false },
     database: { type: 'string' },
+    backend: { type: 'string', default: 'sqlite' },
   },
 });
 const SENDS = Number(values.sends);
 const IN_FLIGHT = Number(values['in-flight']);
 
-const dir = mkdtempSync(join(tmpdir(), 'send-cost-'));
+const backend = await openCostBackend(values.backend, { sqliteFile: values.database });
 const STEP_MS = 60_000;
 const sandboxAtSend = createSandboxAtSend({ stepMs: STEP_MS });
-const testApp = makeTestApp({ database: values.database ?? join(dir, 'bench.db'), transportAtSend: sandboxAtSend });
+const testApp = makeTestApp({ ...backend.appOptions, transportAtSend: sandboxAtSend });
 const transport = createSandboxTransport(testApp.deps, { stepMs: STEP_MS });
 const courier = createCourier(testApp.deps, transport);
 testApp.notifier.subscribe({ messageQueued: courier.enqueue, sandboxPlanned: transport.planned });
@@ -59,8 +62,8 @@ async function drain(): Promise<void> {
   for (let i = 0; i < 50; i += 1) await new Promise((resolve) => setImmediate(resolve));
 }
 
-async function round(mode: 'sequential' | 'in-flight'): Promise<number> {
-  const start = process.cpuUsage();
+async function round(mode: 'sequential' | 'in-flight') {
+  const start = cpuNow(backend);
   if (mode === 'sequential') {
     for (let i = 0; i < SENDS; i += 1) await sendOne();
   } else {
@@ -74,18 +77,20 @@ async function round(mode: 'sequential' | 'in-flight'): Promise<number> {
     await Promise.all(Array.from({ length: IN_FLIGHT }, worker));
   }
   await drain();
-  const used = process.cpuUsage(start);
-  return (used.user + used.system) / 1_000 / SENDS;
+  return cpuPerOperation(backend, start, SENDS);
 }
+
+const shown = ({ app, database }: { app: number; database: number }) =>
+  backend.name === 'sqlite' ? `${app.toFixed(0)}` : `${app.toFixed(0)} + ${database.toFixed(0)} = ${(app + database).toFixed(0)}`;
 
 for (const mode of ['sequential', 'in-flight'] as const) {
   const first = await round(mode);
   const second = await round(mode);
   const label = mode === 'in-flight' ? `${IN_FLIGHT} in flight` : mode;
-  console.log(`${label}: ${second.toFixed(3)} ms CPU per send (first round ${first.toFixed(3)})`);
+  console.log(`${backend.name} ${label}: ${shown(second)} µs CPU per send (first round ${shown(first)})`);
 }
 
 await transport.stop();
 await courier.stop();
-testApp.db.$client.close();
-rmSync(dir, { recursive: true, force: true });
+await testApp.close();
+await backend.close();

@@ -38,6 +38,8 @@ export type TestAppOptions = {
   webhookUrlsPerType?: number;
   displayTimeZone?: string;
   database?: string;
+  /** A PostgreSQL pool to run on instead of the test backend's database (a benchmark's own server); its owner closes it. */
+  postgresPool?: PgDb;
   transportName?: Config['TEXTRELAY_TRANSPORT'];
   /** Secrets accepted by /webhooks/*; none by default, which refuses every caller. */
   ingestSecrets?: string[];
@@ -151,7 +153,20 @@ function postgresDatabase(): TestDatabase {
   };
 }
 
+/** A pool opened by the caller, which also closes it. */
+function postgresPoolDatabase(db: PgDb): TestDatabase {
+  return {
+    store: createPostgresStore(db),
+    db: sqliteOnly('db'),
+    queries: sqliteOnly('queries'),
+    commits: sqliteOnly('commits'),
+    postgres: Promise.resolve(db),
+    close: async () => {},
+  };
+}
+
 function testDatabase(overrides: TestAppOptions): TestDatabase {
+  if (overrides.postgresPool) return postgresPoolDatabase(overrides.postgresPool);
   if (TEST_BACKEND === 'sqlite') return sqliteDatabase(overrides.database);
   if (overrides.database !== undefined) throw new Error('a SQLite file (options.database) cannot run on PostgreSQL');
   return postgresDatabase();

@@ -7,6 +7,7 @@ import { StartupError } from '../../startup-error.ts';
 import { databaseFiles } from '../database-files.ts';
 import { unknownMigrationsRefusal } from '../unknown-migrations.ts';
 import type { PgDb } from './db.ts';
+import { namedStatements } from './named-statements.ts';
 import * as schema from './schema.ts';
 
 /** The pool itself (not a transaction of it), with its postgres.js client. */
@@ -73,7 +74,7 @@ export async function openPostgres(
     await client.end({ timeout: 0 });
     throw new StartupError(cannotConnect(client.options, error, connectTimeoutSeconds));
   }
-  return { db: drizzle({ client, schema, casing: 'snake_case' }), close: () => client.end({ timeout: 5 }) };
+  return { db: drizzle({ client: namedStatements(client), schema, casing: 'snake_case' }), close: () => client.end({ timeout: 5 }) };
 }
 
 async function answersWithin(client: postgres.Sql, ms: number): Promise<void> {

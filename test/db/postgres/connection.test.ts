@@ -1,8 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
-import { sql } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
 import { afterEach, describe, expect, it } from 'vitest';
 import { migratePostgres, openPostgres } from '../../../src/db/postgres/connection.ts';
+import type { PgDb } from '../../../src/db/postgres/db.ts';
+import { accounts } from '../../../src/db/postgres/schema.ts';
 import { StartupError } from '../../../src/startup-error.ts';
 import { freePort } from '../../helpers/live.ts';
 import { emptyPostgresDatabase, freshPostgresDatabase, postgresUrl, type TestPostgresDatabase } from '../../helpers/postgres-database.ts';
@@ -101,6 +103,31 @@ describe('openPostgres', () => {
 
   it('refuses a pool too small to migrate', async () => {
     expect(await refusal(openPostgres(await postgresUrl(), { poolSize: 1 }))).toMatch(/pool size must be a whole number of at least 2/);
+  });
+});
+
+describe('the pool drizzle is given', () => {
+  /** The statements with parameters this session has prepared. */
+  const preparedOf = async (db: PgDb) =>
+    (await db.execute<{ statement: string }>(sql`select statement from pg_prepared_statements where statement like '%$1%'`)).map(
+      (row) => row.statement,
+    );
+
+  it('runs the queries drizzle builds as named prepared statements, in transactions and savepoints too', async () => {
+    const database = await freshPostgresDatabase();
+    opened.push(database);
+    const email = (n: number) => `user${n}@example.com`;
+    const findAccount = (db: PgDb, n: number) =>
+      db
+        .select({ id: accounts.id })
+        .from(accounts)
+        .where(eq(accounts.email, email(n)));
+    const found = await database.db.transaction(async (tx) => {
+      await findAccount(tx, 1);
+      await tx.transaction(async (savepoint) => findAccount(savepoint, 2));
+      return preparedOf(tx);
+    });
+    expect(found.filter((statement) => statement.includes('from "accounts"'))).toHaveLength(1);
   });
 });
 

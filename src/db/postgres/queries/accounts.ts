@@ -108,12 +108,21 @@ export function accountQueries(db: PgDb) {
         .where(and(eq(numberPins.accountId, accountId), eq(numberPins.endUserNumber, endUserNumber)));
       return pin?.lineNumber;
     },
+    /** One statement: the pin and its line's count in one round trip. */
     async pinEndUser(accountId: string, endUserNumber: string, lineNumber: string, createdAt: number): Promise<void> {
-      await db.insert(numberPins).values({ accountId, endUserNumber, lineNumber, createdAt });
+      const pinned = db
+        .$with('pinned')
+        .as(
+          db
+            .insert(numberPins)
+            .values({ accountId, endUserNumber, lineNumber, createdAt })
+            .returning({ lineNumber: numberPins.lineNumber }),
+        );
       await db
+        .with(pinned)
         .update(serviceNumbers)
         .set({ pinnedCount: sql`${serviceNumbers.pinnedCount} + 1` })
-        .where(eq(serviceNumbers.number, lineNumber));
+        .where(eq(serviceNumbers.number, sql`(select ${pinned.lineNumber} from ${pinned})`));
     },
   };
 }
