@@ -36,10 +36,10 @@ async function applyStatus(ctx: BbEventContext, event: BbStatusEvent): Promise<v
   });
 }
 
-/** The message's first attachment, fetched from the Mac and kept as ours: the API carries one media_url. */
-async function mediaOf(ctx: BbEventContext, event: BbInboundEvent, line: string): Promise<string> {
-  const attachment = event.attachments[0];
-  if (!attachment) return '';
+type BbAttachment = BbInboundEvent['attachments'][number];
+
+/** An attachment fetched from the Mac and kept as ours, at textrelay's own media URL. */
+async function mediaOf(ctx: BbEventContext, attachment: BbAttachment, line: string): Promise<string> {
   const account = await ctx.deps.store.accounts.findByServiceNumber(line);
   if (!account) return '';
   const file = await ctx.client.download(`/attachment/${encodeURIComponent(attachment.guid)}/download`);
@@ -53,28 +53,33 @@ async function mediaOf(ctx: BbEventContext, event: BbInboundEvent, line: string)
 
 async function applyInbound(ctx: BbEventContext, event: BbInboundEvent): Promise<void> {
   const { deps } = ctx;
-  if (await deps.store.messages.findByAnyHandle(event.guid)) return;
   const line = await ctx.line();
   if (!line) {
     deps.log.warn({ source: SOURCE }, 'an iMessage arrived, but no line is bound to BlueBubbles: dropped');
     return;
   }
   let participants = event.participants;
-  if (event.isGroup && participants === undefined && event.chatGuid) {
-    // BlueBubbles leaves the participants out of payloads past 4000 bytes.
-    participants = (await ctx.chats.getChat(event.chatGuid))?.participants?.map((member) => member.address);
+  // The API's message carries one media_url, so each further attachment arrives as a message of its own, in order.
+  const attachments: (BbAttachment | undefined)[] = event.attachments.length > 0 ? event.attachments : [undefined];
+  for (const [index, attachment] of attachments.entries()) {
+    const handle = index === 0 ? event.guid : `${event.guid}/${index}`;
+    if (await deps.store.messages.findByAnyHandle(handle)) continue;
+    if (event.isGroup && participants === undefined && event.chatGuid) {
+      // BlueBubbles leaves the participants out of payloads past 4000 bytes.
+      participants = (await ctx.chats.getChat(event.chatGuid))?.participants?.map((member) => member.address);
+    }
+    await receiveFromTransport(deps, {
+      from: event.from,
+      content: index === 0 ? event.content : '',
+      mediaUrl: attachment ? await mediaOf(ctx, attachment, line) : '',
+      service: event.service,
+      source: SOURCE,
+      transportHandle: handle,
+      toNumber: line,
+      transportGroupId: event.isGroup ? event.chatGuid : undefined,
+      participants: event.isGroup ? [...new Set([...(participants ?? []), event.from, line])] : undefined,
+    });
   }
-  await receiveFromTransport(deps, {
-    from: event.from,
-    content: event.content,
-    mediaUrl: await mediaOf(ctx, event, line),
-    service: event.service,
-    source: SOURCE,
-    transportHandle: event.guid,
-    toNumber: line,
-    transportGroupId: event.isGroup ? event.chatGuid : undefined,
-    participants: event.isGroup ? [...new Set([...(participants ?? []), event.from, line])] : undefined,
-  });
 }
 
 /** Records one mapped event through the services every transport uses; repeats change nothing. */

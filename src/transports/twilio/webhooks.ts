@@ -1,5 +1,6 @@
 import { Hono } from 'hono';
 import { validateRequest } from 'twilio/lib/webhooks/webhooks.js';
+import type { Account } from '../../services/accounts.ts';
 import { fetchAndStoreMedia, mediaUrlOf } from '../../services/media.ts';
 import { receiveFromTransport } from '../../services/receive-inbound.ts';
 import { recordStatus } from '../../services/record-status.ts';
@@ -70,42 +71,47 @@ export function twilioWebhooks(context: CarrierContext, authToken: string) {
     return c.body(null, 204);
   });
 
+  /** One of an MMS's pictures fetched and stored as the line's account's media; '' when it cannot be, so the text still arrives. */
+  async function storedMediaUrl(account: Account, sid: string, url: string, index: number): Promise<string> {
+    try {
+      const media = await fetchAndStoreMedia({ ...deps, fetchMedia: context.fetchMedia }, account, url, {
+        field: `MediaUrl${index}`,
+        kind: 'media',
+      });
+      return mediaUrlOf(publicUrl, media);
+    } catch (error) {
+      log.warn({ sid, attachment: index, err: describeFailure(error, context.scrub) }, 'could not fetch an inbound MMS attachment');
+      return '';
+    }
+  }
+
   app.post('/inbound', async (c) => {
     const inbound = inboundOf(c.get('form'));
     if (!inbound) return c.text('Bad Request: MessageSid, From and To are required', 400);
     health.event();
     const answer = () => c.body(EMPTY_TWIML, 200, { 'content-type': 'text/xml' });
-    // Twilio may post one message twice: the second changes nothing and fetches nothing.
-    if (await deps.store.messages.findByAnyHandle(inbound.sid)) return answer();
-    let mediaUrl = '';
     const account = await deps.store.accounts.findByServiceNumber(inbound.to);
-    const first = inbound.mediaUrls[0];
-    if (account && first !== undefined) {
-      try {
-        const media = await fetchAndStoreMedia({ ...deps, fetchMedia: context.fetchMedia }, account, first, {
-          field: 'MediaUrl0',
-          kind: 'media',
-        });
-        mediaUrl = mediaUrlOf(publicUrl, media);
-      } catch (error) {
-        // The text still reaches the account; the attachment's failure is the operator's to see.
-        log.warn({ sid: inbound.sid, err: describeFailure(error, context.scrub) }, 'could not fetch an inbound MMS attachment');
-      }
+    // The API's message carries one media_url, so each further picture of an MMS arrives as a message of its own, in order.
+    const attachments = inbound.mediaUrls.length > 0 ? inbound.mediaUrls : [undefined];
+    for (const [index, url] of attachments.entries()) {
+      const handle = index === 0 ? inbound.sid : `${inbound.sid}/${index}`;
+      // Twilio may post one message twice: the second changes nothing and fetches nothing.
+      if (await deps.store.messages.findByAnyHandle(handle)) continue;
+      await receiveFromTransport(
+        deps,
+        {
+          from: inbound.from,
+          toNumber: inbound.to,
+          content: index === 0 ? inbound.content : '',
+          mediaUrl: account && url !== undefined ? await storedMediaUrl(account, inbound.sid, url, index) : '',
+          service: 'SMS',
+          source: 'twilio',
+          transportHandle: handle,
+          optOut: index === 0 ? inbound.optOut : undefined,
+        },
+        { batched: true },
+      );
     }
-    await receiveFromTransport(
-      deps,
-      {
-        from: inbound.from,
-        toNumber: inbound.to,
-        content: inbound.content,
-        mediaUrl,
-        service: 'SMS',
-        source: 'twilio',
-        transportHandle: inbound.sid,
-        optOut: inbound.optOut,
-      },
-      { batched: true },
-    );
     return answer();
   });
 

@@ -256,6 +256,24 @@ describe('BlueBubbles inbound', () => {
     expect(Buffer.from(await served.arrayBuffer())).toEqual(bytes);
   });
 
+  it('delivers each further attachment as a message of its own, after the text, once', async () => {
+    const { t, account, rig } = await setup();
+    const picture = (guid: string, byte: string) => {
+      const bytes = Buffer.from(`89504e470d0a1a0a${byte}`, 'hex');
+      return { guid, mimeType: 'image/png', transferName: `${guid}.png`, totalBytes: bytes.length, bytes };
+    };
+    const message = rig.fake.world.receive({ from: ALICE, text: 'two cats', attachments: [picture('AT-1', '01'), picture('AT-2', '02')] });
+    const second = await eventually('second', async () => statusOf(t, `${message.guid}/1`), 5_000);
+    const first = await statusOf(t, message.guid);
+    expect([first?.content, second.content]).toEqual(['two cats', '']);
+    const served = await t.app.request(new URL(second.mediaUrl).pathname);
+    expect(Buffer.from(await served.arrayBuffer())).toEqual(picture('AT-2', '02').bytes);
+    rig.fake.world.push('new-message', rig.fake.world.view(message));
+    await rig.fake.world.settled();
+    const listed = await t.call('GET', '/api/v2/messages', account);
+    expect(listed.body.data.filter((m: { from_number: string }) => m.from_number === ALICE)).toHaveLength(2);
+  });
+
   it('reads back a message that arrived while webhooks were lost, exactly once', async () => {
     const { t, account, rig } = await setup();
     rig.fake.world.dropping = true;
@@ -280,8 +298,13 @@ describe('BlueBubbles groups', () => {
     const message = await until(t, sent.message_handle, 'SENT');
     expect(rig.fake.sends[0]).toMatchObject({ path: 'chat/new', body: { addresses: [ALICE, BOB], method: 'private-api' } });
     const chatGuid = [...rig.fake.world.chats.keys()].find((guid) => guid.includes(';+;'))!;
-    const group = await t.store.groups.findById(message.accountId, message.groupId!);
-    expect(group?.transportGroupId).toBe(chatGuid);
+    // The echo may report SENT before the answer to chat/new has stored the chat's guid.
+    const transportGroupId = await eventually(
+      'the group chat bound',
+      async () => (await t.store.groups.findById(message.accountId, message.groupId!))?.transportGroupId ?? undefined,
+      5_000,
+    );
+    expect(transportGroupId).toBe(chatGuid);
     const reply = rig.fake.world.receive({ from: BOB, text: 'hi back', chatGuid });
     const inbound = await eventually('group reply', async () => statusOf(t, reply.guid), 5_000);
     expect(inbound).toMatchObject({ groupId: message.groupId, number: BOB });

@@ -203,6 +203,19 @@ describe('textrelay on Twilio, driven by the official SDK', () => {
     expect((await world.sdk.messages.list({ number: BOB })).data).toHaveLength(2);
   });
 
+  it('delivers each picture of an MMS as a message of its own, in order, and a repeat adds none', async () => {
+    const world = await started();
+    const { sid, answer } = world.twilio.inbound({ from: BOB, to: LINE, body: 'three', media: 3 });
+    expect((await answer).status).toBe(200);
+    const received = ((await world.sdk.messages.list({ number: BOB })).data ?? []).reverse();
+    expect(received.map((message) => message.content)).toEqual(['three', '', '']);
+    for (const message of received) expect(message.media_url).toMatch(new RegExp(`^${world.url}/media/`));
+    expect(new Set(received.map((message) => message.media_url)).size).toBe(3);
+    const repeat = world.twilio.inbound({ from: BOB, to: LINE, body: 'three', media: 3, extra: { MessageSid: sid } });
+    expect((await repeat.answer).status).toBe(200);
+    expect((await world.sdk.messages.list({ number: BOB })).data).toHaveLength(3);
+  });
+
   it("opts the sender out on Twilio's STOP and back in on START", async () => {
     const world = await started();
     await world.twilio.inbound({ from: BOB, to: LINE, body: 'stop please', extra: { OptOutType: 'STOP' } }).answer;
