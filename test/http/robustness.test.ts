@@ -541,12 +541,15 @@ describe('robustness: properties', () => {
     undefined,
   );
 
+  /** A generated value as a form field: a string as is, anything else as JSON (an object may refuse String()). */
+  function formValue(value: unknown): string {
+    return typeof value === 'string' ? value : String(JSON.stringify(value));
+  }
+
   function formEncode(payload: Record<string, unknown>): string {
     return new URLSearchParams(
       Object.entries(payload).flatMap(([key, value]) =>
-        Array.isArray(value)
-          ? value.map((item) => [key, String(item)])
-          : [[key, typeof value === 'string' ? value : JSON.stringify(value)]],
+        Array.isArray(value) ? value.map((item) => [key, formValue(item)]) : [[key, formValue(value)]],
       ),
     ).toString();
   }
