@@ -1,9 +1,8 @@
 import SendblueAPI from 'sendblue';
 import { type BackgroundWork, startBackgroundWork } from '../../src/background.ts';
-import { createIngestSecrets } from '../../src/http/ingest-auth.ts';
-import { createConfiguredCarriers } from '../../src/transports/carriers/registry.ts';
 import { type Receiver, startReceiver } from '../callbacks/receiver.ts';
 import { makeTestApp } from './app.ts';
+import { carrierRuntime } from './carrier-runtime.ts';
 import { type FakeBlueBubbles, startFakeBlueBubbles } from './fake-bluebubbles/server.ts';
 import { serveOnLoopback } from './listen.ts';
 
@@ -31,14 +30,7 @@ export async function startBlueBubblesWorld(options: { prepare?: (fake: FakeBlue
   });
   serve = (request) => t.app.fetch(request);
   const account = await t.createAccount({ numbers: [BB_LINE], carrier: 'bluebubbles' });
-  const carriers = createConfiguredCarriers(t.config, t.deps);
-  const runtime = {
-    deps: t.deps,
-    ingestSecrets: createIngestSecrets(undefined),
-    sandboxAtSend: undefined,
-    sharedDatabase: undefined,
-    carriers,
-  };
+  const runtime = carrierRuntime(t);
   const background: BackgroundWork = await startBackgroundWork(t.config, runtime);
   const sdk = new SendblueAPI({ apiKey: account.api_key_id, apiSecret: account.api_secret_key, baseURL: listening.url, maxRetries: 0 });
   return {

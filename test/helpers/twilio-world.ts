@@ -1,8 +1,7 @@
 import SendblueAPI from 'sendblue';
 import { type BackgroundWork, startBackgroundWork } from '../../src/background.ts';
-import { createIngestSecrets } from '../../src/http/ingest-auth.ts';
-import { createConfiguredCarriers } from '../../src/transports/carriers/registry.ts';
 import { makeTestApp } from './app.ts';
+import { carrierRuntime } from './carrier-runtime.ts';
 import { startFakeTwilio, TWILIO_SID, TWILIO_TOKEN } from './fake-twilio.ts';
 import { serveOnLoopback } from './listen.ts';
 
@@ -26,15 +25,9 @@ export async function startTwilioWorld(options: { lines: string[]; otherNumbers?
   });
   serve = (request) => t.app.fetch(request);
   const account = await t.createAccount({ numbers: options.lines, carrier: 'twilio' });
-  const carriers = createConfiguredCarriers(t.config, t.deps);
   let background: BackgroundWork | undefined;
-  const runtime = {
-    deps: t.deps,
-    ingestSecrets: createIngestSecrets(undefined),
-    sandboxAtSend: undefined,
-    sharedDatabase: undefined,
-    carriers,
-  };
+  const runtime = carrierRuntime(t);
+  const { carriers } = runtime;
   const sdk = new SendblueAPI({ apiKey: account.api_key_id, apiSecret: account.api_secret_key, baseURL: listening.url, maxRetries: 0 });
   return {
     t,
