@@ -169,6 +169,7 @@ export function createSqliteStore(db: Db, file: string): SqliteStore {
       throw noted(error);
     } finally {
       openTransaction = null;
+      versionInside = undefined;
       ended();
     }
   }
