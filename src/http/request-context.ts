@@ -47,6 +47,7 @@ export function requestContext(deps: { log: Logger; metrics: Pick<Metrics, 'requ
     const seconds = (performance.now() - started) / 1000;
     deps.metrics.requestServed(method, route, status, seconds);
     const level = status >= 500 ? 'warn' : QUIET_ROUTES.has(route) ? 'debug' : 'info';
+    if (!deps.log.isLevelEnabled(level)) return;
     // The path without its query string: queries carry phone numbers and handles, and the route says enough.
     deps.log[level]({ requestId, method, route, path: c.req.path, status, durationMs: Math.round(seconds * 10_000) / 10 }, 'request');
   });

@@ -52,34 +52,55 @@ export function cachingStore(store: Store, cache: AccountCache, changed: () => v
     const cached = CACHED[name] ?? {};
     const unchanging = UNCHANGING[name]!;
     const module = inner[name as keyof Store] as unknown as Record<string, Method>;
+    // Each method's stand-in is made once per module and kept: callers look methods up at every call.
+    const standIns = new Map<string, unknown>();
+    const standInFor = (method: string): unknown => {
+      const read = cached[method];
+      if (read) {
+        return (...args: string[]) => {
+          const direct = () => (module[method] as (...args: string[]) => Promise<object | undefined>)(...args);
+          // A transaction's own change is not committed yet: the cache neither answers nor keeps it.
+          if (changes?.changed) return direct();
+          return cache.through(inner, read.kind, read.key(...args), direct);
+        };
+      }
+      return async (...args: never[]) => {
+        const own: Changes = changes ?? { changed: false };
+        begin(own);
+        try {
+          return await module[method]!(...args);
+        } finally {
+          if (changes === undefined) end(own);
+        }
+      };
+    };
     // An empty target: the answers differ from the module's own methods, which a proxy of it may not do.
     return new Proxy(
       {},
       {
         get(_, method) {
           if (typeof method !== 'string') return Reflect.get(module, method);
-          const read = cached[method];
-          if (read) {
-            return (...args: string[]) => {
-              const direct = () => (module[method] as (...args: string[]) => Promise<object | undefined>)(...args);
-              // A transaction's own change is not committed yet: the cache neither answers nor keeps it.
-              if (changes?.changed) return direct();
-              return cache.through(inner, read.kind, read.key(...args), direct);
-            };
-          }
           if (unchanging.has(method)) return module[method];
-          return async (...args: never[]) => {
-            const own: Changes = changes ?? { changed: false };
-            begin(own);
-            try {
-              return await module[method]!(...args);
-            } finally {
-              if (changes === undefined) end(own);
-            }
-          };
+          let standIn = standIns.get(method);
+          if (standIn === undefined) {
+            standIn = standInFor(method);
+            standIns.set(method, standIn);
+          }
+          return standIn;
         },
       },
     );
+  }
+
+  /** A transaction's store as wrapped for it, reused by its savepoints when they hand the work the same store. */
+  const wrapped = new WeakMap<Changes, { inner: Store; store: Store }>();
+
+  function wrapFor(inner: Store, changes: Changes): Store {
+    const kept = wrapped.get(changes);
+    if (kept?.inner === inner) return kept.store;
+    const store = wrap(inner, changes);
+    wrapped.set(changes, { inner, store });
+    return store;
   }
 
   function wrap(inner: Store, changes: Changes | undefined): Store {
@@ -88,10 +109,10 @@ export function cachingStore(store: Store, cache: AccountCache, changed: () => v
       (kind: 'transaction' | 'batchedTransaction') =>
       async <T>(work: (tx: Store) => Promise<T>): Promise<T> => {
         // A savepoint belongs to its transaction: its changes end with the outermost one.
-        if (changes) return inner[kind]((tx) => work(wrap(tx, changes)));
+        if (changes) return inner[kind]((tx) => work(wrapFor(tx, changes)));
         const own: Changes = { changed: false };
         try {
-          return await inner[kind]((tx) => work(wrap(tx, own)));
+          return await inner[kind]((tx) => work(wrapFor(tx, own)));
         } finally {
           end(own);
         }

@@ -42,6 +42,11 @@ export function createSqliteStore(db: Db, file: string): SqliteStore {
   /** Queries made inside the open transaction so far, and that count when each open savepoint began (by depth). */
   let queriesInside = 0;
   const queriesAtSavepoint: number[] = [];
+  /**
+   * `pragma data_version` as first read in the open transaction: it holds the write lock, so no
+   * other connection commits before it ends, and every later read in it (a batch's every request) would answer the same.
+   */
+  let versionInside: Promise<number> | undefined;
 
   function noted(error: unknown): unknown {
     if (sqliteFamily(error) !== undefined && typeof error === 'object' && error !== null) {
@@ -86,6 +91,11 @@ export function createSqliteStore(db: Db, file: string): SqliteStore {
   }
 
   const queries = createSqliteQueries(db);
+
+  function dataVersionInside(): Promise<number> {
+    versionInside ??= answer(queries.dataVersion as unknown as Record<string, Method>, 'current', []) as Promise<number>;
+    return versionInside;
+  }
 
   /** Each depth's savepoint statements, prepared once: every write of the group commit takes one. */
   const savepointStatements: { open: Statement; release: Statement; rollback: Statement }[] = [];
@@ -145,6 +155,7 @@ export function createSqliteStore(db: Db, file: string): SqliteStore {
     });
     try {
       begin.run();
+      versionInside = undefined;
       try {
         const result = await work(inside);
         commit.run();
@@ -158,11 +169,17 @@ export function createSqliteStore(db: Db, file: string): SqliteStore {
       throw noted(error);
     } finally {
       openTransaction = null;
+      versionInside = undefined;
       ended();
     }
   }
 
-  const inside: Store = { ...bind(queries, false), transaction: savepoint, batchedTransaction: savepoint };
+  const inside: Store = {
+    ...bind(queries, false),
+    dataVersion: { current: dataVersionInside },
+    transaction: savepoint,
+    batchedTransaction: savepoint,
+  };
 
   /**
    * Group commit: the work of every caller within one event-loop turn shares one transaction, each
