@@ -6,7 +6,6 @@ import { createErrorHandler, respondWithError } from './http/errors.ts';
 import { inboxRouter } from './http/inbox/router.tsx';
 import { metricsRouter } from './http/metrics.ts';
 import { serveOpenApiDocument } from './http/openapi.ts';
-import { rememberingRouter } from './http/remembering-router.ts';
 import { requestContext } from './http/request-context.ts';
 import { accountWebhooksRouter } from './http/routes/account-webhooks/routes.ts';
 import { accountWebhookListsRouter } from './http/routes/account-webhooks/v2-routes.ts';
@@ -30,7 +29,7 @@ import { AppError } from './services/app-error.ts';
 
 /** Builds the HTTP app from its dependencies; no I/O happens here. */
 export function buildApp(deps: AppDeps) {
-  const app = new OpenAPIHono<AppEnv>({ router: rememberingRouter() });
+  const app = new OpenAPIHono<AppEnv>();
   // First, so that every line logged while serving carries the request id and every answer is counted.
   app.use('*', requestContext(deps));
   if (deps.metricsEndpoint.enabled) app.route('/', metricsRouter(deps.metrics, deps.metricsEndpoint.bearerToken));
