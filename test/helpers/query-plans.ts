@@ -47,7 +47,11 @@ export function expectIndexed(
   plan: PlanRow[],
   table: string,
   context: string,
-  options: { noTempSort: boolean; /** Partial indexes a scan may walk whole: they hold only the rows the query wants. */ partial?: readonly string[] },
+  options: {
+    noTempSort: boolean;
+    /** Partial indexes a scan may walk whole: they hold only the rows the query wants. */
+    partial?: readonly string[];
+  },
 ): void {
   const report = `${context}\n${plan.map((row) => `${row.id}/${row.parent} ${row.detail}`).join('\n')}`;
   const touching = plan.filter((row) => new RegExp(`\\b${table}\\b`).test(row.detail));

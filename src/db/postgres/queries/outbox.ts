@@ -25,8 +25,8 @@ export function outboxQueries(db: PgDb) {
 
   return {
     ...deliveryClaimQueries(db),
-    ...deliveryOutcomeQueries(db),
     // biome-ignore lint/nursery/noMisusedPromises: Biome takes this object of query methods for a promise.
+    ...deliveryOutcomeQueries(db),
     ...deliveryLogPruning(db),
 
     /** How many deliveries are in each state (reads every row): for tests and benchmarks. */
