@@ -367,8 +367,11 @@ export const webhookDeliveries = sqliteTable(
     signingSecret: text(),
   },
   (t) => [
-    // The dispatcher's claim: due rows by time, with the account so that full accounts' rows are passed over in the index.
-    index('webhook_deliveries_due_idx').on(t.state, t.nextAttemptAt, t.seq, t.accountId),
+    // The dispatcher's claim: pending rows by due time, with the account so that full accounts' rows are passed over in the
+    // index; partial, so a finished row leaves it rather than moving in it.
+    index('webhook_deliveries_due_idx').on(t.nextAttemptAt, t.seq, t.accountId).where(sql`state = 'pending'`),
+    // Lapsed leases going back to the queue, and the count of deliveries in flight.
+    index('webhook_deliveries_lease_idx').on(t.leaseExpiresAt).where(sql`state = 'delivering'`),
     // Per-message order: an earlier unfinished row for the same message and URL holds back the later ones.
     index('webhook_deliveries_order_idx').on(t.messageHandle, t.url, t.seq),
     // The account's delivery log filtered by state, newest first.
@@ -384,7 +387,8 @@ export const webhookDeliveries = sqliteTable(
 export const webhookAttempts = sqliteTable(
   'webhook_attempts',
   {
-    id: integer().primaryKey({ autoIncrement: true }),
+    // No AUTOINCREMENT: nothing needs ids never reused, and its counter row was one more page per commit.
+    id: integer().primaryKey(),
     deliverySeq: integer()
       .notNull()
       .references(() => webhookDeliveries.seq),

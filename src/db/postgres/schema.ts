@@ -305,7 +305,8 @@ export const webhookDeliveries = pgTable(
     signingSecret: text(),
   },
   (t) => [
-    index('webhook_deliveries_due_idx').on(t.state, t.nextAttemptAt, t.seq, t.accountId),
+    index('webhook_deliveries_due_idx').on(t.nextAttemptAt, t.seq, t.accountId).where(sql`state = 'pending'`),
+    index('webhook_deliveries_lease_idx').on(t.leaseExpiresAt).where(sql`state = 'delivering'`),
     index('webhook_deliveries_order_idx').on(t.messageHandle, t.url, t.seq),
     index('webhook_deliveries_account_idx').on(t.accountId, t.state, t.seq),
     index('webhook_deliveries_account_seq_idx').on(t.accountId, t.seq),

@@ -14,6 +14,10 @@ import { bySeq, candidateColumns, earlier, unfinished } from './delivery-rows.ts
 
 type Secrets = Pick<ClaimedDelivery, 'webhookSecret' | 'previousWebhookSecret' | 'previousWebhookSecretExpiresAt'>;
 
+/* Literal states, as the partial queue indexes name them: a prepared statement's generic plan cannot use them for a bound one. */
+const PENDING = sql`${webhookDeliveries.state} = 'pending'`;
+const IN_FLIGHT = sql`${webhookDeliveries.state} = 'delivering'`;
+
 const NO_SECRETS: Secrets = { webhookSecret: null, previousWebhookSecret: null, previousWebhookSecretExpiresAt: null };
 
 export function deliveryClaimQueries(db: PgDb) {
@@ -54,11 +58,11 @@ export function deliveryClaimQueries(db: PgDb) {
 
     /** Returns rows whose lease lapsed (their claimant died or stalled) to the queue. */
     async expireLeases(now: number): Promise<void> {
-      // Rows another dispatcher is expiring or settling right now are left to it (webhook_deliveries_due_idx).
+      // Rows another dispatcher is expiring or settling right now are left to it (webhook_deliveries_lease_idx).
       const lapsed = db
         .select({ seq: webhookDeliveries.seq })
         .from(webhookDeliveries)
-        .where(and(eq(webhookDeliveries.state, 'delivering'), lte(webhookDeliveries.leaseExpiresAt, now)))
+        .where(and(IN_FLIGHT, lte(webhookDeliveries.leaseExpiresAt, now)))
         .for('update', { skipLocked: true });
       await db
         .update(webhookDeliveries)
@@ -85,7 +89,7 @@ export function deliveryClaimQueries(db: PgDb) {
         .from(d)
         .where(
           and(
-            eq(d.state, 'pending'),
+            PENDING,
             lte(d.nextAttemptAt, now),
             sql`(${d.nextAttemptAt}, ${d.seq}) > (${after.dueAt}::bigint, ${after.seq}::bigint)`,
             skipAccounts.length === 0 ? undefined : notInArray(d.accountId, [...skipAccounts]),

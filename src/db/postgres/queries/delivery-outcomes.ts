@@ -21,6 +21,11 @@ import {
   unfinished,
 } from './delivery-rows.ts';
 
+/** The candidate's columns of the next row (`n`) in nextInLine's join. */
+const NEXT_COLUMNS = RAW_CANDIDATE_COLUMNS.split(', ')
+  .map((column) => `n.${column}`)
+  .join(', ');
+
 export function deliveryOutcomeQueries(db: PgDb) {
   /*
    * Whether the new row waits: the last unfinished row of its message and URL is locked until this
@@ -36,34 +41,58 @@ export function deliveryOutcomeQueries(db: PgDb) {
       and ${unfinished(webhookDeliveries)}
     for update skip locked)`;
 
-  /** Marks a leased row finished or due again, if this claim's lease still holds it; true when it did. */
-  async function settle(seq: number, lease: number, changes: Partial<typeof webhookDeliveries.$inferInsert>): Promise<boolean> {
-    const result = await db
-      .update(webhookDeliveries)
-      .set({ attemptCount: sql`${webhookDeliveries.attemptCount} + 1`, leaseExpiresAt: null, ...changes })
-      .where(and(eq(webhookDeliveries.seq, seq), eq(webhookDeliveries.state, 'delivering'), eq(webhookDeliveries.leaseExpiresAt, lease)));
-    return result.count === 1;
+  /**
+   * Marks the leased rows finished or due again, in one statement, each if this claim's lease still
+   * holds it. Returns the seqs of the rows it finished (delivered or given up).
+   */
+  async function settle(finished: readonly FinishedDelivery[], now: number): Promise<Set<number>> {
+    const outcomes = sql.join(
+      finished.map(({ seq, leaseExpiresAt, attempt, outcome }) => {
+        const state = outcome.kind === 'retry' ? 'pending' : outcome.kind === 'delivered' ? 'delivered' : 'failed';
+        const lastError = outcome.kind === 'delivered' ? null : attempt.error;
+        const nextAttemptAt = outcome.kind === 'retry' ? outcome.nextAttemptAt : null;
+        return sql`(${seq}::bigint, ${leaseExpiresAt}::bigint, ${state}::text, ${attempt.statusCode}::bigint, ${lastError}::text, ${nextAttemptAt}::bigint)`;
+      }),
+      sql`, `,
+    );
+    const settled = await db.execute<{ seq: string; finished: boolean }>(sql`
+      update ${webhookDeliveries} d set state = o.state, attempt_count = d.attempt_count + 1, last_status_code = o.status_code,
+        last_error = o.last_error, lease_expires_at = null, updated_at = ${now}::bigint,
+        next_attempt_at = coalesce(o.next_attempt_at, d.next_attempt_at),
+        completed_at = case when o.state = 'pending' then d.completed_at else ${now}::bigint end
+      from (values ${outcomes}) as o(seq, lease, state, status_code, last_error, next_attempt_at)
+      where d.seq = o.seq and d.state = 'delivering' and d.lease_expires_at = o.lease
+      returning d.seq, o.state <> 'pending' as finished`);
+    return new Set(settled.filter((row) => row.finished).map((row) => Number(row.seq)));
   }
 
   /*
-   * The callback a finished row lets go: the next unfinished row of its message and URL, if it is
-   * waiting and no earlier row is unfinished (a replayed earlier row goes first). Both are locked,
-   * waiting if need be: an earlier row another dispatcher is finishing counts once that commit
-   * shows it finished, and the next row is let go by one transaction only.
+   * The callbacks finished rows let go, in one statement: for each, the next unfinished row of its
+   * message and URL, if it is waiting and no earlier row is unfinished (a replayed earlier row goes
+   * first). Both are locked, waiting if need be: an earlier row another dispatcher is finishing
+   * counts once that commit shows it finished, and the next row is let go by one transaction only.
    */
-  async function nextInLine({ seq, messageHandle, url }: Pick<FinishedDelivery, 'seq' | 'messageHandle' | 'url'>) {
+  async function nextInLine(finished: readonly Pick<FinishedDelivery, 'seq' | 'messageHandle' | 'url'>[]): Promise<CandidateDelivery[]> {
+    if (finished.length === 0) return [];
+    const lines = sql.join(
+      finished.map(({ seq, messageHandle, url }, place) => sql`(${place}::int, ${seq}::bigint, ${messageHandle}::text, ${url}::text)`),
+      sql`, `,
+    );
     const rows = await db.execute<RawCandidate>(sql`
-      with earlier_unfinished as (
-        select 1 from ${webhookDeliveries}
-        where ${sameLine(webhookDeliveries, messageHandle, url)} and ${webhookDeliveries.seq} < ${seq} and ${unfinished(webhookDeliveries)}
-        for update)
-      select ${sql.raw(RAW_CANDIDATE_COLUMNS)} from ${webhookDeliveries}
-      where seq = (select min(${earlier.seq}) from ${fromEarlier}
-          where ${sameLine(earlier, messageHandle, url)} and ${earlier.seq} > ${seq} and ${unfinished(earlier)})
-        and state = 'pending' and next_attempt_at = ${WAITS_FOR_EARLIER_CALLBACK}
-        and not exists (select 1 from earlier_unfinished)
-      for update of ${webhookDeliveries}`);
-    return rows.map(candidateOf)[0];
+      with finished(place, seq, message_handle, url) as (values ${lines}),
+      earlier_unfinished as (
+        select f.seq from finished f join ${webhookDeliveries} e
+          on e.message_handle = f.message_handle and e.url = f.url and e.seq < f.seq
+        where e.state in ('pending', 'delivering')
+        for update of e)
+      select ${sql.raw(NEXT_COLUMNS)} from finished f join ${webhookDeliveries} n
+        on n.seq = (select min(x.seq) from ${webhookDeliveries} x
+          where x.message_handle = f.message_handle and x.url = f.url and x.seq > f.seq and x.state in ('pending', 'delivering'))
+      where n.state = 'pending' and n.next_attempt_at = ${WAITS_FOR_EARLIER_CALLBACK}
+        and not exists (select 1 from earlier_unfinished u where u.seq = f.seq)
+      order by f.place
+      for update of n`);
+    return rows.map(candidateOf);
   }
 
   return {
@@ -103,22 +132,9 @@ export function deliveryOutcomeQueries(db: PgDb) {
     async recordAttempts(finished: readonly FinishedDelivery[], now: number): Promise<CandidateDelivery[]> {
       if (finished.length === 0) return [];
       await db.insert(webhookAttempts).values(finished.map(({ seq, attempt }) => ({ deliverySeq: seq, ...attempt })));
-      const next: CandidateDelivery[] = [];
-      for (const delivery of finished) {
-        const { seq, leaseExpiresAt: lease, attempt, outcome } = delivery;
-        const reported = { lastStatusCode: attempt.statusCode, updatedAt: now };
-        if (outcome.kind === 'retry') {
-          await settle(seq, lease, { ...reported, state: 'pending', lastError: attempt.error, nextAttemptAt: outcome.nextAttemptAt });
-          continue;
-        }
-        const state = outcome.kind === 'delivered' ? 'delivered' : 'failed';
-        const lastError = outcome.kind === 'delivered' ? null : attempt.error;
-        // The lease lapsed: whoever holds the row now lets the next one go.
-        if (!(await settle(seq, lease, { ...reported, state, lastError, completedAt: now }))) continue;
-        const row = await nextInLine(delivery);
-        if (row) next.push(row);
-      }
-      return next;
+      const settled = await settle(finished, now);
+      // A retry lets nothing go; nor does a row whose lease lapsed: whoever holds it now lets the next one go.
+      return nextInLine(finished.filter((delivery) => settled.has(delivery.seq)));
     },
 
     /** Next callbacks that wait no longer: due now, they take their turn with the others. */

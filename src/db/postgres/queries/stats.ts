@@ -46,7 +46,7 @@ export function statsQueries(db: PgDb) {
       return counts;
     },
 
-    /** webhook_deliveries_due_idx: each reads only its state's range; delivered rows, the bulk, are never walked. */
+    /** Each reads only its state's partial index (due, lease, failed): delivered rows, the bulk, are never walked. */
     async outboxDepth(now: number): Promise<OutboxDepth> {
       const depth: OutboxDepth = { due: 0, retry_wait: 0, held: 0, delivering: 0, failed: 0 };
       const pending = await rawRows<{ kind: 'due' | 'retry_wait' | 'held'; total: number }>(
@@ -80,11 +80,11 @@ export function statsQueries(db: PgDb) {
 
     /** URLs with deliveries retrying now, and URLs with deliveries given up at or after `since`. */
     async failingUrls(since: number): Promise<FailingUrl[]> {
-      // Retrying rows are unfinished rows with an attempt behind them (webhook_deliveries_due_idx);
+      // Retrying rows are unfinished rows with an attempt behind them (the partial due and lease indexes);
       // given-up ones come from the partial failed index.
       const retrying = await rawRows<RawFailing>(
         db,
-        sql`${failingByUrl('updated_at')} where state in ('pending', 'delivering') and attempt_count > 0
+        sql`${failingByUrl('updated_at')} where (state = 'pending' or state = 'delivering') and attempt_count > 0
             group by url order by url collate "C"`,
       );
       const givenUp = await rawRows<RawFailing>(

@@ -18,7 +18,7 @@ type RawSecrets = {
 export function deliveryClaimQueries(db: Db) {
   const client = db.$client;
 
-  // Rows whose claimant died or stalled go back to the queue (webhook_deliveries_due_idx on state).
+  // Rows whose claimant died or stalled go back to the queue (webhook_deliveries_lease_idx).
   const expireLeases = client.prepare(`
     update webhook_deliveries set state = 'pending', lease_expires_at = null, updated_at = @now
     where state = 'delivering' and lease_expires_at <= @now`);

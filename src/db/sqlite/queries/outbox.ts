@@ -42,7 +42,7 @@ export function outboxQueries(db: Db) {
     ...deliveryOutcomeQueries(db),
     ...deliveryLogPruning(db),
 
-    /** How many deliveries are in each state (webhook_deliveries_due_idx): for metrics and benchmarks. */
+    /** How many deliveries are in each state (reads every row): for tests and benchmarks. */
     countByState(): Record<DeliveryState, number> {
       const counts: Record<DeliveryState, number> = { pending: 0, delivering: 0, delivered: 0, failed: 0 };
       for (const row of db

@@ -54,15 +54,15 @@ export function statsQueries(db: Db) {
     from (select account_id, status, count(*) as total from messages group by account_id, status)
     group by status`);
 
-  // Each reads only its state's range of webhook_deliveries_due_idx: delivered rows, the bulk, are never walked.
+  // Each reads only its state's partial index (due, lease, failed): delivered rows, the bulk, are never walked.
   const pendingByKind = client.prepare(`
     select case when next_attempt_at = ${WAITS_FOR_EARLIER_CALLBACK} then 'held'
                 when next_attempt_at <= @now then 'due' else 'retry_wait' end as kind,
            count(*) as total
     from webhook_deliveries where state = 'pending' group by kind`);
-  // `+?`: compared bare with `state`, which a partial index names, the statement would be
-  // re-planned on every call (see unplannedParam).
-  const inState = client.prepare(`select count(*) as total from webhook_deliveries where state = +?`);
+  // Literal states, as the partial indexes name them: a bound one could use none of them.
+  const delivering = client.prepare(`select count(*) as total from webhook_deliveries where state = 'delivering'`);
+  const failed = client.prepare(`select count(*) as total from webhook_deliveries where state = 'failed'`);
   const oldestDue = client.prepare(`
     select min(next_attempt_at) as at from webhook_deliveries where state = 'pending' and next_attempt_at <= @now`);
 
@@ -75,8 +75,13 @@ export function statsQueries(db: Db) {
    */
   const retryingByUrl = client.prepare(`
     select url, count(*) as total, max(updated_at) as last_at, last_status_code, last_error
-    from webhook_deliveries indexed by webhook_deliveries_due_idx
-    where state in ('pending', 'delivering') and attempt_count > 0 group by url`);
+    from (
+      select url, updated_at, last_status_code, last_error from webhook_deliveries indexed by webhook_deliveries_due_idx
+      where state = 'pending' and attempt_count > 0
+      union all
+      select url, updated_at, last_status_code, last_error from webhook_deliveries indexed by webhook_deliveries_lease_idx
+      where state = 'delivering' and attempt_count > 0)
+    group by url`);
   const givenUpByUrl = client.prepare(`
     select url, count(*) as total, max(completed_at) as last_at, last_status_code, last_error
     from webhook_deliveries where state = 'failed' and completed_at >= @since group by url`);
@@ -91,8 +96,8 @@ export function statsQueries(db: Db) {
     outboxDepth(now: number): OutboxDepth {
       const depth: OutboxDepth = { due: 0, retry_wait: 0, held: 0, delivering: 0, failed: 0 };
       for (const row of pendingByKind.all({ now }) as { kind: 'due' | 'retry_wait' | 'held'; total: number }[]) depth[row.kind] = row.total;
-      depth.delivering = (inState.get('delivering') as { total: number }).total;
-      depth.failed = (inState.get('failed') as { total: number }).total;
+      depth.delivering = (delivering.get() as { total: number }).total;
+      depth.failed = (failed.get() as { total: number }).total;
       return depth;
     },
 
