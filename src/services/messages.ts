@@ -2,7 +2,7 @@ import type { AccountRow, MessageRow } from '../db/rows.ts';
 import type { MessageListFilter } from '../db/store.ts';
 import { toIso } from '../domain/dates.ts';
 import { ErrorCode } from '../domain/error-codes.ts';
-import { listRecordJson, toMessageObject } from '../domain/views.ts';
+import { toMessageObject } from '../domain/views.ts';
 import { AppError } from './app-error.ts';
 import type { ServiceDeps } from './deps.ts';
 
@@ -12,8 +12,7 @@ export async function listMessages(
   account: AccountRow,
   query: { filter: MessageListFilter; limit: number; offset: number },
 ) {
-  const rows = await deps.store.messages.list(account.id, query.filter, query.limit, query.offset);
-  return `{"messages":[${rows.map((row) => listRecordJson(row, account)).join(',')}]}`;
+  return `{"messages":${await deps.store.messages.listJson(account.id, query.filter, query.limit, query.offset, account)}}`;
 }
 
 /** Everyone in a message's conversation, the account's line last; `membersOf` reads a group's members. */
