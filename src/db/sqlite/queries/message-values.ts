@@ -75,17 +75,6 @@ export function prepareMessageRows(db: Db, query: SelectQuery) {
 /** A message row and the display name of its group (null when it has none). */
 export type MessageRowWithGroupName = MessageRow & { groupDisplayName: string | null };
 
-const GROUP_NAME_AT = Object.keys(at).length;
-
-/** prepareMessageRows for a select of whole message rows followed by one more column: the group's display name. */
-export function prepareMessageRowsWithGroupName(db: Db, query: SelectQuery) {
-  return prepareRows(db, query, (v): MessageRowWithGroupName => {
-    const row = messageFromValues(v) as MessageRowWithGroupName;
-    row.groupDisplayName = v[GROUP_NAME_AT] as string | null;
-    return row;
-  });
-}
-
 /**
  * Prepares a select of one text column (a record's JSON) whose SQL may also name the account's
  * `:email` and `:plan` (message-json.ts): the drizzle placeholders are bound by position, these by name.
