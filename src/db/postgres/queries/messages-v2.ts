@@ -62,15 +62,20 @@ export function messageV2Queries(db: PgDb) {
   >`(select ${groups.displayName} from ${groups} where ${groups.id} = ${messages.groupId} and ${groups.accountId} = ${messages.accountId})`;
 
   /** participantsOf: a group's members (the recipients of a group send), else the end user; the line last. */
-  async function participantsOf(message: MessageRowWithGroupName): Promise<string[]> {
+  async function participantsOf(message: MessageRowWithGroupName, membersOf: Map<string, string[]>): Promise<string[]> {
     if (message.messageType !== 'group' || message.groupId === null) return [message.number, message.lineNumber];
     if (message.isOutbound) return [...(message.recipients ?? []), message.lineNumber];
-    const members = await db
-      .select({ number: groupMembers.number })
-      .from(groupMembers)
-      .where(eq(groupMembers.groupId, message.groupId))
-      .orderBy(asc(groupMembers.addedAt), asc(groupMembers.number));
-    return [...members.map((member) => member.number), message.lineNumber];
+    let members = membersOf.get(message.groupId);
+    if (members === undefined) {
+      const rows = await db
+        .select({ number: groupMembers.number })
+        .from(groupMembers)
+        .where(eq(groupMembers.groupId, message.groupId))
+        .orderBy(asc(groupMembers.addedAt), asc(groupMembers.number));
+      members = rows.map((row) => row.number);
+      membersOf.set(message.groupId, members);
+    }
+    return [...members, message.lineNumber];
   }
 
   return {
@@ -92,9 +97,12 @@ export function messageV2Queries(db: PgDb) {
         .orderBy(direction(column), direction(messages.id))
         .limit(limit)
         .offset(offset);
+      // A group's members are read once however many rows of the page name the group.
+      const membersOf = new Map<string, string[]>();
       const page: string[] = [];
       for (const row of rows) {
-        page.push(messageRowJson(row, account, { groupDisplayName: row.groupDisplayName, participants: await participantsOf(row) }));
+        const participants = await participantsOf(row, membersOf);
+        page.push(messageRowJson(row, account, { groupDisplayName: row.groupDisplayName, participants }));
       }
       return page;
     },
