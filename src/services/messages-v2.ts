@@ -97,14 +97,8 @@ async function toFilter(deps: ServiceDeps, account: AccountRow, query: MessageV2
   return filter;
 }
 
-async function rowOf(
-  deps: ServiceDeps,
-  account: AccountRow,
-  message: MessageRow,
-  groupDisplayName: string | null,
-  membersOf?: (groupId: string) => Promise<string[]>,
-) {
-  return messageRowJson(message, account, { groupDisplayName, participants: await participantsOf(deps, message, membersOf) });
+async function rowOf(deps: ServiceDeps, account: AccountRow, message: MessageRow, groupDisplayName: string | null) {
+  return messageRowJson(message, account, { groupDisplayName, participants: await participantsOf(deps, message) });
 }
 
 /** messages.list: a page of the account's messages and how many match in all, as JSON text. */

@@ -15,14 +15,10 @@ export async function listMessages(
   return `{"messages":${await deps.store.messages.listJson(account.id, query.filter, query.limit, query.offset, account)}}`;
 }
 
-/** Everyone in a message's conversation, the account's line last; `membersOf` reads a group's members. */
-export async function participantsOf(
-  deps: ServiceDeps,
-  message: MessageRow,
-  membersOf: (groupId: string) => Promise<string[]> = (groupId) => deps.store.groups.members(groupId),
-): Promise<string[]> {
+/** Everyone in a message's conversation, the account's line last. */
+export async function participantsOf(deps: ServiceDeps, message: MessageRow): Promise<string[]> {
   if (message.messageType === 'group' && message.groupId !== null) {
-    const members = message.isOutbound ? (message.recipients ?? []) : await membersOf(message.groupId);
+    const members = message.isOutbound ? (message.recipients ?? []) : await deps.store.groups.members(message.groupId);
     return [...members, message.lineNumber];
   }
   return [message.number, message.lineNumber];
