@@ -4,6 +4,9 @@
  *   npm run bench                 1,000,000 seeded messages, 10 s per scenario
  *   npm run bench -- --quick      a smoke run: 20,000 messages, 2 s per scenario
  *   npm run bench -- --reseed     rebuild the cached seeded database
+ *   npm run bench -- --only listings
+ *                                 the framework floor and the listing scenarios at 4 and 1 connections
+ *                                 alone, printed, no results written (to compare builds quickly)
  *   npm run bench -- --backend postgres [--instances 2]
  *                                 the same scenarios on PostgreSQL (bench/postgres.ts), one or two
  *                                 `textrelay serve` on one database; results in postgres.{json,md}
@@ -28,6 +31,7 @@ import postgres from 'postgres';
 import { loadConfig } from '../src/config.ts';
 import { renderChart } from './chart.ts';
 import { measureDispatch } from './dispatch.ts';
+import { listingPaths } from './listing-paths.ts';
 import { addPostgresIngestTargets, type BenchPostgres, POSTGRES_SETTINGS, seedPostgres, startBenchPostgres } from './postgres.ts';
 import { measurePostgresDispatch, waitForOutboxDrained } from './postgres-dispatch.ts';
 import { type PostgresReport, recordPostgresReport, renderPostgresResults } from './postgres-report.ts';
@@ -66,12 +70,15 @@ const { values: args } = parseArgs({
     connections: { type: 'string', default: '32' },
     backend: { type: 'string', default: 'sqlite' },
     instances: { type: 'string', default: '1' },
+    only: { type: 'string' },
     /** Server flags, e.g. --node-arg=--cpu-prof to profile the server under the same load. */
     'node-arg': { type: 'string', multiple: true, default: [] },
   },
 });
 
 const quick = args.quick;
+if (args.only !== undefined && args.only !== 'listings') throw new Error(`--only is listings (got ${args.only})`);
+const listingsOnly = args.only === 'listings';
 const backend = args.backend;
 const INSTANCES = Number(args.instances);
 if (backend !== 'sqlite' && backend !== 'postgres') throw new Error(`--backend is sqlite or postgres (got ${backend})`);
@@ -130,24 +137,6 @@ function addIngestTargets(file: string, callbackUrl: string): void {
     { count: CALLBACK_TARGETS + QUIET_TARGETS, withCallback: CALLBACK_TARGETS, callbackUrl },
   );
   db.close();
-}
-
-/** Listing paths: 50 rows each, filtered by number, contact, group, status, date and direction in turn. */
-function listingPaths(seeded: SeededAccount): string[] {
-  const since = new Date(seeded.lastDateSent - 3_600_000).toISOString().slice(0, 19).replace('T', ' ');
-  const paths: string[] = [];
-  for (let i = 0; i < 200; i += 1) {
-    const filters: Record<string, string>[] = [
-      { number: seeded.numbers[(i * 37) % seeded.numbers.length]! },
-      { cid: seeded.contactIds[(i * 53) % seeded.contactIds.length]! },
-      { group_id: seeded.groupIds[i % seeded.groupIds.length]! },
-      { status: ['DELIVERED', 'READ', 'ERROR', 'SENT'][i % 4]! },
-      { number: seeded.numbers[(i * 11) % seeded.numbers.length]!, from_date: since },
-      { is_outbound: i % 2 === 0 ? 'true' : 'false' },
-    ];
-    paths.push(`/accounts/messages?${new URLSearchParams({ ...filters[i % filters.length], limit: '50' })}`);
-  }
-  return paths;
 }
 
 /** Where the load goes and whose CPU is counted: the serve processes, and PostgreSQL's when it runs. */
@@ -315,14 +304,16 @@ async function measureServer(dir: string, database: BenchDatabase) {
   };
   try {
     const scenarios: Record<string, Measured> = {};
-    log(QUIET_INGEST);
-    scenarios.quietIngest = await measure(system, 'ingest', env, quietIngestFirst);
-    log('status ingest');
-    scenarios.ingest = await measure(system, 'ingest', env, ingestFirst);
-    log('send-message');
-    scenarios.send = await measure(system, 'send', env, ingestFirst);
-    log('message listing');
-    scenarios.listing = await measure(system, 'listing', env, ingestFirst);
+    if (!listingsOnly) {
+      log(QUIET_INGEST);
+      scenarios.quietIngest = await measure(system, 'ingest', env, quietIngestFirst);
+      log('status ingest');
+      scenarios.ingest = await measure(system, 'ingest', env, ingestFirst);
+      log('send-message');
+      scenarios.send = await measure(system, 'send', env, ingestFirst);
+      log('message listing');
+      scenarios.listing = await measure(system, 'listing', env, ingestFirst);
+    }
     // At saturation a listing's latency is mostly its wait behind the others in the queue: its
     // own cost shows with few clients.
     log(LISTING_LATENCY);
@@ -338,8 +329,10 @@ async function measureServer(dir: string, database: BenchDatabase) {
       ingestFirst,
       LISTING_LATENCY_CONNECTIONS,
     );
-    log('mixed load');
-    scenarios.mixed = await measure(system, 'mixed', env, ingestFirst);
+    if (!listingsOnly) {
+      log('mixed load');
+      scenarios.mixed = await measure(system, 'mixed', env, ingestFirst);
+    }
     if (database.postgres) await waitForOutboxDrained(database.postgres.url, log);
     return { seeded, scenarios, peakRssMb: Math.max(...servers.map((server) => peakRssMb(server.pid))) };
   } finally {
@@ -448,6 +441,30 @@ async function finishPostgres(
   console.log(markdown);
 }
 
+function calibrateBare(): Promise<LoadResult> {
+  log(`calibration: bare node:http (${CAN_PIN ? 'server on core 0, wrk on core 1' : 'unpinned'})`);
+  return calibrate('bare-server', 'bare');
+}
+
+/** `--only listings`: each listing scenario against the framework floor of the same run, with the server's CPU per request. */
+function printListings(floor: LoadResult, server: ServerFigures): void {
+  const rows = [
+    [FRAMEWORK_FLOOR, floor],
+    [LISTING_LATENCY, server.scenarios.listingLatency!],
+    [LISTING_ALONE, server.scenarios.listingAlone!],
+    [LISTING_V2, server.scenarios.listingV2!],
+  ] as const;
+  console.log(
+    `| scenario | requests/s | p50 ms | p99 ms | ratio to the floor | server CPU µs per request |\n|---|---:|---:|---:|---:|---:|`,
+  );
+  for (const [name, load] of rows) {
+    const cpu = 'serverCpu' in load ? ((load.serverCpu * 1e6) / load.requestsPerSecond).toFixed(0) : '';
+    const ratio = (load.requestsPerSecond / floor.requestsPerSecond).toFixed(2);
+    console.log(`| ${name} | ${load.requestsPerSecond.toFixed(0)} | ${load.latencyMs.p50} | ${load.latencyMs.p99} | ${ratio} | ${cpu} |`);
+  }
+  console.log(`load average ${loadAverage().join(' ')}, peak RSS ${server.peakRssMb} MB`);
+}
+
 async function main(): Promise<void> {
   ensureWrk();
   const loadAverageAtStart = loadAverage();
@@ -455,12 +472,16 @@ async function main(): Promise<void> {
   const sink = await startSink();
   let database: BenchDatabase | undefined;
   try {
-    log(`calibration: bare node:http (${CAN_PIN ? 'server on core 0, wrk on core 1' : 'unpinned'})`);
-    const bare = await calibrate('bare-server', 'bare');
+    // --only listings compares builds against the floor alone.
+    const bare = listingsOnly ? undefined : await calibrateBare();
     log('framework floor: the same stack, validation only');
     const floor = await calibrate('framework-floor', 'ingest');
     database = await openBenchDatabase(dir, sink.url);
     const server = await measureServer(dir, database);
+    if (bare === undefined) {
+      printListings(floor, server);
+      return;
+    }
     if (database.postgres) {
       await finishPostgres({ ...database, postgres: database.postgres }, { bare, floor, server, loadAverageAtStart });
       return;

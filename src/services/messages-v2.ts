@@ -3,7 +3,6 @@ import type { MessageV2Filter, MessageV2Order } from '../db/store.ts';
 import { ErrorCode } from '../domain/error-codes.ts';
 import { workerIdOf } from '../domain/line-state.ts';
 import { messageRowJson } from '../domain/message-row-view.ts';
-import { remembering } from '../domain/remembering.ts';
 import { MESSAGE_STATUSES, type MessageStatus } from '../domain/status.ts';
 import { AppError } from './app-error.ts';
 import type { ServiceDeps } from './deps.ts';
@@ -98,20 +97,15 @@ async function toFilter(deps: ServiceDeps, account: AccountRow, query: MessageV2
   return filter;
 }
 
-async function rowOf(
-  deps: ServiceDeps,
-  account: AccountRow,
-  message: MessageRow,
-  groupDisplayName: string | null,
-  membersOf?: (groupId: string) => Promise<string[]>,
-) {
-  return messageRowJson(message, account, { groupDisplayName, participants: await participantsOf(deps, message, membersOf) });
+async function rowOf(deps: ServiceDeps, account: AccountRow, message: MessageRow, groupDisplayName: string | null) {
+  return messageRowJson(message, account, { groupDisplayName, participants: await participantsOf(deps, message) });
 }
 
 /** messages.list: a page of the account's messages and how many match in all, as JSON text. */
 export async function listMessagesV2(deps: ServiceDeps, account: AccountRow, query: MessageV2Query) {
   const filter = await toFilter(deps, account, query);
-  const rows = filter === NOTHING ? [] : await deps.store.messagesV2.list(account.id, filter, query.order, query.limit, query.offset);
+  const rows =
+    filter === NOTHING ? [] : await deps.store.messagesV2.listJson(account.id, filter, query.order, query.limit, query.offset, account);
   // A short page that is not past the end says the total itself: only a full page needs counting.
   const pageSaysTotal = rows.length < query.limit && (rows.length > 0 || query.offset === 0);
   const total =
@@ -120,12 +114,8 @@ export async function listMessagesV2(deps: ServiceDeps, account: AccountRow, que
       : pageSaysTotal
         ? query.offset + rows.length
         : await deps.store.messagesV2.total(account.id, filter, deps.clock.now());
-  // A group's members are read once however many rows of the page name the group.
-  const membersOf = remembering((groupId) => deps.store.groups.members(groupId), query.limit);
-  const data = [];
-  for (const row of rows) data.push(await rowOf(deps, account, row, row.groupDisplayName, membersOf));
   const pagination = { total, limit: query.limit, offset: query.offset, hasMore: query.offset + rows.length < total };
-  return `{"status":"OK","data":[${data.join(',')}],"pagination":${JSON.stringify(pagination)}}`;
+  return `{"status":"OK","data":[${rows.join(',')}],"pagination":${JSON.stringify(pagination)}}`;
 }
 
 /** messages.retrieve: one of the account's messages by its handle, as JSON text. */

@@ -2,7 +2,7 @@ import type { AccountRow, MessageRow } from '../db/rows.ts';
 import type { MessageListFilter } from '../db/store.ts';
 import { toIso } from '../domain/dates.ts';
 import { ErrorCode } from '../domain/error-codes.ts';
-import { listRecordJson, toMessageObject } from '../domain/views.ts';
+import { toMessageObject } from '../domain/views.ts';
 import { AppError } from './app-error.ts';
 import type { ServiceDeps } from './deps.ts';
 
@@ -12,18 +12,13 @@ export async function listMessages(
   account: AccountRow,
   query: { filter: MessageListFilter; limit: number; offset: number },
 ) {
-  const rows = await deps.store.messages.list(account.id, query.filter, query.limit, query.offset);
-  return `{"messages":[${rows.map((row) => listRecordJson(row, account)).join(',')}]}`;
+  return `{"messages":${await deps.store.messages.listJson(account.id, query.filter, query.limit, query.offset, account)}}`;
 }
 
-/** Everyone in a message's conversation, the account's line last; `membersOf` reads a group's members. */
-export async function participantsOf(
-  deps: ServiceDeps,
-  message: MessageRow,
-  membersOf: (groupId: string) => Promise<string[]> = (groupId) => deps.store.groups.members(groupId),
-): Promise<string[]> {
+/** Everyone in a message's conversation, the account's line last. */
+export async function participantsOf(deps: ServiceDeps, message: MessageRow): Promise<string[]> {
   if (message.messageType === 'group' && message.groupId !== null) {
-    const members = message.isOutbound ? (message.recipients ?? []) : await membersOf(message.groupId);
+    const members = message.isOutbound ? (message.recipients ?? []) : await deps.store.groups.members(message.groupId);
     return [...members, message.lineNumber];
   }
   return [message.number, message.lineNumber];

@@ -1,6 +1,8 @@
 import { desc } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { messages } from '../../src/db/schema.ts';
+import { messageRowJson } from '../../src/domain/message-row-view.ts';
+import { listRecordJson } from '../../src/domain/views.ts';
 import { recordHandover } from '../../src/services/handover.ts';
 import { receiveInbound } from '../../src/services/receive-inbound.ts';
 import { recordStatus } from '../../src/services/record-status.ts';
@@ -44,10 +46,20 @@ describe('message rows read for listings', () => {
     expect(await t.store.messages.list(row.id, { number: ALICE }, 50, 0)).toEqual(
       byDrizzle.filter((message) => message.number === ALICE || message.groupId !== null),
     );
-    // The v2 listing reads the group's name besides.
+    // The listings' JSON, written by SQLite, is the domain views' of the same rows.
+    expect(await t.store.messages.listJson(row.id, {}, 50, 0, row)).toBe(
+      `[${byDrizzle.map((message) => listRecordJson(message, row)).join(',')}]`,
+    );
     const stored = await t.store.groups.findById(row.id, group.group_id!);
-    expect(await t.store.messagesV2.list(row.id, {}, { by: 'sent', direction: 'desc' }, 50, 0)).toEqual(
-      byDrizzle.map((message) => ({ ...message, groupDisplayName: message.groupId === group.group_id ? stored!.displayName : null })),
+    const members = await t.store.groups.members(group.group_id!);
+    expect(await t.store.messagesV2.listJson(row.id, {}, { by: 'sent', direction: 'desc' }, 50, 0, row)).toEqual(
+      byDrizzle.map((message) => {
+        const inGroup = message.groupId === group.group_id;
+        const participants = !inGroup
+          ? [message.number, message.lineNumber]
+          : [...(message.isOutbound ? (message.recipients ?? []) : members), message.lineNumber];
+        return messageRowJson(message, row, { groupDisplayName: inGroup ? stored!.displayName : null, participants });
+      }),
     );
   });
 

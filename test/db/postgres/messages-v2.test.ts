@@ -8,6 +8,8 @@ import type { Queries } from '../../../src/db/store.ts';
 import { ACCOUNT, ALICE, BOB, message, OTHER_ACCOUNT, seedWorld, T0, useTwins } from '../../helpers/postgres-twins.ts';
 
 const twins = useTwins();
+/** The account as the listings' JSON names it. */
+const FACTS = { email: 'owner@example.com', plan: 'sapphire' };
 
 type MessagesV2 = Queries['messagesV2'] | SqliteQueries['messagesV2'];
 let pg: Queries['messagesV2'];
@@ -64,8 +66,8 @@ describe('the PostgreSQL v2 message listing', () => {
 
   it.each(filters)('reads the same pages and totals as SQLite for %o', async (filter) => {
     for (const order of orders) {
-      await expectSame((m) => m.list(ACCOUNT, filter, order, 50, 0));
-      await expectSame((m) => m.list(ACCOUNT, filter, order, 2, 1));
+      await expectSame((m) => m.listJson(ACCOUNT, filter, order, 50, 0, FACTS));
+      await expectSame((m) => m.listJson(ACCOUNT, filter, order, 2, 1, FACTS));
     }
     await expectSame((m) => m.total(ACCOUNT, filter, T0));
   });
@@ -73,9 +75,11 @@ describe('the PostgreSQL v2 message listing', () => {
   it("reads each row's group name with the page, as SQLite does", async () => {
     twins.sqlite.groups.rename('grp_ab', 'Climbing', T0 + 1);
     await groupQueries(twins.pg).rename('grp_ab', 'Climbing', T0 + 1);
-    const page = await expectSame((m) => m.list(ACCOUNT, {}, { by: 'sent', direction: 'desc' }, 50, 0));
-    expect(page.filter((row) => row.groupId === 'grp_ab').map((row) => row.groupDisplayName)).toEqual(['Climbing', 'Climbing']);
-    expect(page.filter((row) => row.groupId === null).every((row) => row.groupDisplayName === null)).toBe(true);
+    const page = (await expectSame((m) => m.listJson(ACCOUNT, {}, { by: 'sent', direction: 'desc' }, 50, 0, FACTS))).map(
+      (json) => JSON.parse(json) as { group_id: string | null; group_display_name: string | null },
+    );
+    expect(page.filter((row) => row.group_id === 'grp_ab').map((row) => row.group_display_name)).toEqual(['Climbing', 'Climbing']);
+    expect(page.filter((row) => row.group_id === null).every((row) => row.group_display_name === null)).toBe(true);
   });
 
   it('adds the rows stored since to a kept total, and counts afresh after a while', async () => {

@@ -1,8 +1,10 @@
 import { and, asc, count, desc, eq, getTableColumns, gt, gte, lte, type SQL, sql } from 'drizzle-orm';
+import { messageRowJson } from '../../../domain/message-row-view.ts';
+import type { AccountFacts } from '../../../domain/views.ts';
 import type { MessageRowWithGroupName } from '../../sqlite/queries/message-values.ts';
 import { type MessageV2Filter, type MessageV2Order, TOTAL_RECOUNT_MS } from '../../sqlite/queries/messages-v2.ts';
 import type { PgDb } from '../db.ts';
-import { groups, messages } from '../schema.ts';
+import { groupMembers, groups, messages } from '../schema.ts';
 
 /** Totals kept (one per account and filter values). */
 const MAX_CACHED_TOTALS = 1_000;
@@ -59,23 +61,50 @@ export function messageV2Queries(db: PgDb) {
     string | null
   >`(select ${groups.displayName} from ${groups} where ${groups.id} = ${messages.groupId} and ${groups.accountId} = ${messages.accountId})`;
 
+  /** participantsOf: a group's members (the recipients of a group send), else the end user; the line last. */
+  async function participantsOf(message: MessageRowWithGroupName, membersOf: Map<string, string[]>): Promise<string[]> {
+    if (message.messageType !== 'group' || message.groupId === null) return [message.number, message.lineNumber];
+    if (message.isOutbound) return [...(message.recipients ?? []), message.lineNumber];
+    let members = membersOf.get(message.groupId);
+    if (members === undefined) {
+      const rows = await db
+        .select({ number: groupMembers.number })
+        .from(groupMembers)
+        .where(eq(groupMembers.groupId, message.groupId))
+        .orderBy(asc(groupMembers.addedAt), asc(groupMembers.number));
+      members = rows.map((row) => row.number);
+      membersOf.set(message.groupId, members);
+    }
+    return [...members, message.lineNumber];
+  }
+
   return {
-    async list(
+    /** A page of messages.list: each row's JSON (messageRowJson). */
+    async listJson(
       accountId: string,
       filter: MessageV2Filter,
       order: MessageV2Order,
       limit: number,
       offset: number,
-    ): Promise<MessageRowWithGroupName[]> {
+      account: AccountFacts,
+    ): Promise<string[]> {
       const column = order.by === 'sent' ? messages.dateSent : messages.dateUpdated;
       const direction = order.direction === 'asc' ? asc : desc;
-      return db
+      const rows = await db
         .select({ ...getTableColumns(messages), groupDisplayName })
         .from(messages)
         .where(and(...conditionsFor(accountId, filter)))
         .orderBy(direction(column), direction(messages.id))
         .limit(limit)
         .offset(offset);
+      // A group's members are read once however many rows of the page name the group.
+      const membersOf = new Map<string, string[]>();
+      const page: string[] = [];
+      for (const row of rows) {
+        const participants = await participantsOf(row, membersOf);
+        page.push(messageRowJson(row, account, { groupDisplayName: row.groupDisplayName, participants }));
+      }
+      return page;
     },
     /**
      * How many messages match. A filter on columns that never change keeps its total and, for

@@ -1,5 +1,6 @@
 import { and, desc, eq, gt, gte, inArray, isNull, ne, type SQL, sql } from 'drizzle-orm';
 import { unionAll } from 'drizzle-orm/pg-core';
+import { type AccountFacts, listRecordJson } from '../../../domain/views.ts';
 import type { MessageRow, StatusEventRow } from '../../rows.ts';
 import type {
   MessageInsert,
@@ -52,6 +53,23 @@ export function messageQueries(db: PgDb) {
         : [branch(inArray(messages.groupId, groupsOfNumber(accountId, number)), otherMember)];
     const listed = unionAll(branch(eq(messages.number, number)), ...(groupBranches as [ReturnType<typeof branch>])).as('listed');
     return db.select().from(listed).orderBy(desc(listed.dateSent), desc(listed.id)).limit(limit).offset(offset);
+  }
+
+  async function listRows(accountId: string, filter: MessageListFilter, limit: number, offset: number): Promise<MessageRow[]> {
+    const conditions: SQL[] = [eq(messages.accountId, accountId)];
+    if (filter.contactId !== undefined) conditions.push(eq(messages.contactId, filter.contactId));
+    if (filter.groupId !== undefined) conditions.push(eq(messages.groupId, filter.groupId));
+    if (filter.status !== undefined) conditions.push(eq(messages.status, filter.status));
+    if (filter.isOutbound !== undefined) conditions.push(eq(messages.isOutbound, filter.isOutbound));
+    if (filter.sentSince !== undefined) conditions.push(gte(messages.dateSent, filter.sentSince));
+    if (filter.number !== undefined) return listByNumber(conditions, accountId, filter.number, limit, offset);
+    return db
+      .select()
+      .from(messages)
+      .where(and(...conditions))
+      .orderBy(desc(messages.dateSent), desc(messages.id))
+      .limit(limit)
+      .offset(offset);
   }
 
   return {
@@ -115,22 +133,12 @@ export function messageQueries(db: PgDb) {
         .orderBy(messages.id)
         .limit(limit);
     },
-    async list(accountId: string, filter: MessageListFilter, limit: number, offset: number): Promise<MessageRow[]> {
-      const conditions: SQL[] = [eq(messages.accountId, accountId)];
-      if (filter.contactId !== undefined) conditions.push(eq(messages.contactId, filter.contactId));
-      if (filter.groupId !== undefined) conditions.push(eq(messages.groupId, filter.groupId));
-      if (filter.status !== undefined) conditions.push(eq(messages.status, filter.status));
-      if (filter.isOutbound !== undefined) conditions.push(eq(messages.isOutbound, filter.isOutbound));
-      if (filter.sentSince !== undefined) conditions.push(gte(messages.dateSent, filter.sentSince));
-      if (filter.number !== undefined) return listByNumber(conditions, accountId, filter.number, limit, offset);
-      return db
-        .select()
-        .from(messages)
-        .where(and(...conditions))
-        .orderBy(desc(messages.dateSent), desc(messages.id))
-        .limit(limit)
-        .offset(offset);
+    /** GET /accounts/messages: the page's records (listRecordJson), as the text of a JSON array. */
+    async listJson(accountId: string, filter: MessageListFilter, limit: number, offset: number, account: AccountFacts): Promise<string> {
+      const rows = await listRows(accountId, filter, limit, offset);
+      return `[${rows.map((row) => listRecordJson(row, account)).join(',')}]`;
     },
+    list: listRows,
 
     /** False when a unique index says the event is already recorded. */
     async insertStatusEvent(row: StatusEventInsert): Promise<boolean> {

@@ -1,4 +1,4 @@
-import { fillPlaceholders, getTableColumns, type SQLWrapper } from 'drizzle-orm';
+import { fillPlaceholders, getTableColumns } from 'drizzle-orm';
 import type { MessageRow } from '../../rows.ts';
 import { messages } from '../../schema.ts';
 import type { Db } from '../connection.ts';
@@ -52,7 +52,7 @@ export function messageFromValues(v: readonly unknown[]): MessageRow {
   };
 }
 
-type SelectQuery = SQLWrapper & { toSQL(): { sql: string; params: unknown[] } };
+export type SelectQuery = { toSQL(): { sql: string; params: unknown[] } };
 
 function prepareRows<Row>(db: Db, query: SelectQuery, fromValues: (v: readonly unknown[]) => Row) {
   const { sql: text, params } = query.toSQL();
@@ -75,13 +75,18 @@ export function prepareMessageRows(db: Db, query: SelectQuery) {
 /** A message row and the display name of its group (null when it has none). */
 export type MessageRowWithGroupName = MessageRow & { groupDisplayName: string | null };
 
-const GROUP_NAME_AT = Object.keys(at).length;
-
-/** prepareMessageRows for a select of whole message rows followed by one more column: the group's display name. */
-export function prepareMessageRowsWithGroupName(db: Db, query: SelectQuery) {
-  return prepareRows(db, query, (v): MessageRowWithGroupName => {
-    const row = messageFromValues(v) as MessageRowWithGroupName;
-    row.groupDisplayName = v[GROUP_NAME_AT] as string | null;
-    return row;
-  });
+/**
+ * Prepares a select of one text column (a record's JSON) whose SQL may also name the account's
+ * `:email` and `:plan` (message-json.ts): the drizzle placeholders are bound by position, these by name.
+ */
+export function prepareJsonRows(db: Db, query: SelectQuery) {
+  const { sql: text, params } = query.toSQL();
+  const statement = db.$client.prepare(text).pluck(true);
+  const named = ['email', 'plan'].filter((name) => text.includes(`:${name}`));
+  return {
+    all(values: Record<string, unknown>): string[] {
+      const bound = Object.fromEntries(named.map((name) => [name, values[name]]));
+      return statement.all(...fillPlaceholders(params, values), bound) as string[];
+    },
+  };
 }

@@ -1,9 +1,12 @@
-import { type AnyColumn, and, asc, count, desc, getTableColumns, gt, type SQL, sql } from 'drizzle-orm';
+import { type AnyColumn, and, asc, count, desc, gt, type SQL, sql } from 'drizzle-orm';
+import { jsonString } from '../../../domain/json-text.ts';
 import type { MessageStatus } from '../../../domain/status.ts';
-import { groups, messages } from '../../schema.ts';
+import type { AccountFacts } from '../../../domain/views.ts';
+import { messages } from '../../schema.ts';
 import type { Db } from '../connection.ts';
 import { unplannedParam } from '../placeholders.ts';
-import { type MessageRowWithGroupName, prepareMessageRowsWithGroupName } from './message-values.ts';
+import { messageRowSql } from './message-json.ts';
+import { prepareJsonRows } from './message-values.ts';
 
 /** The v2 listing's filters, in database terms (the service resolves the API's names to these). */
 export type MessageV2Filter = {
@@ -46,7 +49,7 @@ const IMMUTABLE: ReadonlySet<keyof MessageV2Filter> = new Set([
 
 type Counted = { n: number; top: number | null };
 type Counter = { get(values: Record<string, unknown>): Counted | undefined };
-type Prepared = { rows: { all(values: Record<string, unknown>): MessageRowWithGroupName[] }; total: Counter; newer: Counter };
+type Prepared = { rows: { all(values: Record<string, unknown>): string[] }; total: Counter; newer: Counter };
 
 /**
  * The v2 message listing. Each filter is an equality or range on a column that one of the
@@ -80,12 +83,9 @@ export function messageV2Queries(db: Db) {
     const where = and(...conditionsFor(present));
     const column = order.by === 'sent' ? messages.dateSent : messages.dateUpdated;
     const direction = order.direction === 'asc' ? asc : desc;
-    // The group's name read with each row: a page of group messages would otherwise cost a look-up per row.
-    const groupDisplayName = sql<
-      string | null
-    >`(select ${groups.displayName} from ${groups} where ${groups.id} = ${messages.groupId} and ${groups.accountId} = ${messages.accountId})`;
+    // SQLite writes each row's JSON, the group's name and members read with it (message-json.ts).
     const page = db
-      .select({ ...getTableColumns(messages), groupDisplayName })
+      .select({ json: sql.raw(messageRowSql('"messages"')) })
       .from(messages)
       .where(where)
       .orderBy(direction(column), direction(messages.id))
@@ -99,7 +99,7 @@ export function messageV2Queries(db: Db) {
       .from(messages)
       .where(and(gt(messages.id, sql.placeholder('afterId')), ...conditionsFor(present, true)))
       .prepare();
-    return { rows: prepareMessageRowsWithGroupName(db, page), total, newer };
+    return { rows: prepareJsonRows(db, page), total, newer };
   }
 
   function statementFor(filter: MessageV2Filter, order: MessageV2Order): Prepared {
@@ -123,8 +123,17 @@ export function messageV2Queries(db: Db) {
   }
 
   return {
-    list(accountId: string, filter: MessageV2Filter, order: MessageV2Order, limit: number, offset: number): MessageRowWithGroupName[] {
-      return statementFor(filter, order).rows.all({ ...bindings(accountId, filter), limit, offset });
+    /** A page of messages.list: each row's JSON (messageRowJson). */
+    listJson(
+      accountId: string,
+      filter: MessageV2Filter,
+      order: MessageV2Order,
+      limit: number,
+      offset: number,
+      account: AccountFacts,
+    ): string[] {
+      const values = { ...bindings(accountId, filter), limit, offset, email: jsonString(account.email), plan: jsonString(account.plan) };
+      return statementFor(filter, order).rows.all(values);
     },
     /**
      * How many messages match. Counting a large account's index range costs tens of milliseconds

@@ -1,16 +1,19 @@
 import { and, asc, desc, eq, gt, gte, inArray, isNull, ne, type SQL, sql } from 'drizzle-orm';
-import { unionAll } from 'drizzle-orm/sqlite-core';
+import { union, unionAll } from 'drizzle-orm/sqlite-core';
+import { jsonString } from '../../../domain/json-text.ts';
 import type { MessageStatus } from '../../../domain/status.ts';
+import type { AccountFacts } from '../../../domain/views.ts';
 import type { MessageRow, StatusEventRow } from '../../rows.ts';
 import { groupMembers, groups, messages, statusEvents } from '../../schema.ts';
 import type { Db } from '../connection.ts';
 import { unplannedParam } from '../placeholders.ts';
-import { prepareMessageRows } from './message-values.ts';
+import { listRecordSql } from './message-json.ts';
+import { prepareJsonRows, prepareMessageRows, type SelectQuery } from './message-values.ts';
 import { messageWrites } from './message-writes.ts';
 
 export type { MessageInsert, StatusEventIdentity, StatusEventInsert, StatusUpdate } from './message-writes.ts';
 
-/** Listing by number merges one index search per group up to this many groups (SQLite allows 500 compound terms). */
+/** Listing by number merges one index search per group up to this many groups. */
 const MAX_MERGED_GROUPS = 400;
 /** Prepared listing statements kept (one per combination of filters and group count). */
 const MAX_CACHED_LISTINGS = 500;
@@ -37,37 +40,50 @@ export function messageQueries(db: Db) {
     .innerJoin(groups, eq(groups.id, groupMembers.groupId))
     .where(and(eq(groupMembers.number, sql.placeholder('number')), eq(groups.accountId, sql.placeholder('accountId'))));
   const groupsOfNumber = groupsOfNumberSubquery.prepare();
-  type Listing = { all(params: Record<string, unknown>): MessageRow[] };
+  type Listing<Row> = { all(params: Record<string, unknown>): Row[] };
   // Building a listing's SQL costs drizzle more than SQLite takes to run it (several ms for a
-  // number in a few groups): one prepared statement per shape (filters present, groups merged).
-  const listings = new Map<string, Listing>();
+  // number in a few groups): one prepared statement per shape (filters present, groups merged, output).
+  const listings = new Map<string, Listing<unknown>>();
 
-  function listingStatement(filter: MessageListFilter, groupCount: number): Listing {
+  function listingStatement<Row>(output: 'rows' | 'json', filter: MessageListFilter, groupCount: number): Listing<Row> {
     const present = (Object.keys(filter) as (keyof MessageListFilter)[]).filter((key) => filter[key] !== undefined);
-    const key = `${present.sort().join(',')}|${Math.min(groupCount, MAX_MERGED_GROUPS + 1)}`;
+    const key = `${output}|${present.sort().join(',')}|${Math.min(groupCount, MAX_MERGED_GROUPS + 1)}`;
     let statement = listings.get(key);
     if (!statement) {
       if (listings.size >= MAX_CACHED_LISTINGS) listings.clear();
-      statement = buildListing(new Set(present), groupCount);
+      statement = output === 'rows' ? buildRowListing(new Set(present), groupCount) : buildJsonListing(new Set(present), groupCount);
       listings.set(key, statement);
     }
-    return statement;
+    return statement as Listing<Row>;
   }
 
-  function buildListing(present: Set<keyof MessageListFilter>, groupCount: number): Listing {
-    const p = sql.placeholder;
+  const p = sql.placeholder;
+  const newestFirst = [desc(messages.dateSent), desc(messages.id)] as const;
+
+  function conditionsFor(present: Set<keyof MessageListFilter>): SQL[] {
     const conditions: SQL[] = [eq(messages.accountId, p('accountId'))];
     if (present.has('contactId')) conditions.push(eq(messages.contactId, p('contactId')));
     if (present.has('groupId')) conditions.push(eq(messages.groupId, p('groupId')));
     if (present.has('status')) conditions.push(eq(messages.status, unplannedParam(p('status'))));
     if (present.has('isOutbound')) conditions.push(eq(messages.isOutbound, unplannedParam(p('isOutbound'))));
     if (present.has('sentSince')) conditions.push(gte(messages.dateSent, p('sentSince')));
+    return conditions;
+  }
+
+  /** A number's conversations past this many groups are read by one branch that sorts them all (SQLite allows 500 compound terms). */
+  function groupBranchConditions(groupCount: number): SQL[] {
+    return groupCount <= MAX_MERGED_GROUPS
+      ? Array.from({ length: groupCount }, (_, i) => eq(messages.groupId, p(`group${i}`)))
+      : [inArray(messages.groupId, groupsOfNumberSubquery)];
+  }
+
+  function buildRowListing(present: Set<keyof MessageListFilter>, groupCount: number): Listing<MessageRow> {
+    const conditions = conditionsFor(present);
     const select = (...more: SQL[]) =>
       db
         .select()
         .from(messages)
         .where(and(...conditions, ...more));
-    const newestFirst = [desc(messages.dateSent), desc(messages.id)] as const;
     if (!present.has('number')) {
       return prepareMessageRows(
         db,
@@ -84,11 +100,7 @@ export function messageQueries(db: Db) {
     // offset + limit rows per branch. Group rows sent by the number itself are in the first
     // branch, so the others skip them.
     const otherMember = ne(messages.number, p('number'));
-    const groupBranches =
-      groupCount <= MAX_MERGED_GROUPS
-        ? Array.from({ length: groupCount }, (_, i) => select(eq(messages.groupId, p(`group${i}`)), otherMember))
-        : // A compound SELECT has at most 500 terms: past that many groups, one branch reads them all and sorts.
-          [select(inArray(messages.groupId, groupsOfNumberSubquery), otherMember)];
+    const groupBranches = groupBranchConditions(groupCount).map((condition) => select(condition, otherMember));
     const [first, second, ...others] = [select(eq(messages.number, p('number'))), ...groupBranches];
     const merged = second === undefined ? first! : unionAll(first!, second, ...others);
     return prepareMessageRows(
@@ -98,6 +110,44 @@ export function messageQueries(db: Db) {
         .limit(unplannedParam(p('limit')))
         .offset(p('offset')),
     );
+  }
+
+  /** The page as one record of JSON text per message (listRecordSql), the account's email bound as `email`. */
+  function buildJsonListing(present: Set<keyof MessageListFilter>, groupCount: number): Listing<string> {
+    const conditions = conditionsFor(present);
+    const paged = <Q extends { limit(n: unknown): { offset(n: unknown): unknown } }>(query: Q) =>
+      query.limit(unplannedParam(p('limit'))).offset(p('offset')) as SelectQuery;
+    if (!present.has('number')) {
+      const record = sql.raw(listRecordSql('"messages"'));
+      return prepareJsonRows(
+        db,
+        paged(
+          db
+            .select({ json: record })
+            .from(messages)
+            .where(and(...conditions))
+            .orderBy(...newestFirst),
+        ),
+      );
+    }
+    // As for rows, one branch per conversation, but each reads only its index (the id and date),
+    // and UNION drops the group rows the number sent itself, which the first branch has too: the
+    // table is read for the page's rows alone.
+    const keys = (...more: SQL[]) =>
+      db
+        .select({ id: messages.id, dateSent: messages.dateSent })
+        .from(messages)
+        .where(and(...conditions, ...more));
+    const [first, second, ...others] = [keys(eq(messages.number, p('number'))), ...groupBranchConditions(groupCount).map((c) => keys(c))];
+    const merged = second === undefined ? first! : union(first!, second, ...others);
+    const page = paged(merged.orderBy(...newestFirst)).toSQL();
+    const query = {
+      toSQL: () => ({
+        sql: `select ${listRecordSql('m')} from (${page.sql}) as page join "messages" m on m.id = page.id order by page.date_sent desc, page.id desc`,
+        params: page.params,
+      }),
+    };
+    return prepareJsonRows(db, query);
   }
 
   const history = db
@@ -143,10 +193,22 @@ export function messageQueries(db: Db) {
       const params: Record<string, unknown> = { accountId, ...filter, limit, offset };
       // Placeholders bypass column mappers: the flag is bound as SQLite stores it.
       if (filter.isOutbound !== undefined) params.isOutbound = Number(filter.isOutbound);
-      if (filter.number === undefined) return listingStatement(filter, 0).all(params);
+      if (filter.number === undefined) return listingStatement<MessageRow>('rows', filter, 0).all(params);
       const groupIds = groupsOfNumber.all({ accountId, number: filter.number }).map((row) => row.groupId);
       for (const [i, groupId] of groupIds.entries()) params[`group${i}`] = groupId;
-      return listingStatement(filter, groupIds.length).all(params);
+      return listingStatement<MessageRow>('rows', filter, groupIds.length).all(params);
+    },
+    /** GET /accounts/messages: the page's records (listRecordJson), as the text of a JSON array. */
+    listJson(accountId: string, filter: MessageListFilter, limit: number, offset: number, account: AccountFacts): string {
+      const params: Record<string, unknown> = { accountId, ...filter, limit, offset, email: jsonString(account.email) };
+      if (filter.isOutbound !== undefined) params.isOutbound = Number(filter.isOutbound);
+      let groupCount = 0;
+      if (filter.number !== undefined) {
+        const groupIds = groupsOfNumber.all({ accountId, number: filter.number }).map((row) => row.groupId);
+        for (const [i, groupId] of groupIds.entries()) params[`group${i}`] = groupId;
+        groupCount = groupIds.length;
+      }
+      return `[${listingStatement<string>('json', filter, groupCount).all(params).join(',')}]`;
     },
 
     /** False when a unique index says the event is already recorded. */
