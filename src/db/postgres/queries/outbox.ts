@@ -27,6 +27,7 @@ export function outboxQueries(db: PgDb) {
     ...deliveryClaimQueries(db),
     // biome-ignore lint/nursery/noMisusedPromises: Biome takes this object of query methods for a promise.
     ...deliveryOutcomeQueries(db),
+    // biome-ignore lint/nursery/noMisusedPromises: the same misreading as above.
     ...deliveryLogPruning(db),
 
     /** How many deliveries are in each state (reads every row): for tests and benchmarks. */
