@@ -66,6 +66,10 @@ export default defineConfig({
     reporters: ['default', './test/browser/skipped-reporter.ts'],
     // One PostgreSQL for the whole run, for test/db/postgres and the postgres project.
     globalSetup: ['test/helpers/postgres-global-setup.ts'],
+    // Test files share one module graph per worker: importing the app anew for each file took
+    // more of the run than the tests. Hooks every file needs are registered per file here.
+    isolate: false,
+    setupFiles: ['test/helpers/per-file-hooks.ts'],
     // CLI tests spawn real processes; the default 5 s is too tight on a loaded 2-core CI box.
     testTimeout: 30_000,
     hookTimeout: 30_000,

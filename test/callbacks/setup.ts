@@ -1,9 +1,9 @@
-import { afterEach } from 'vitest';
 import { createDispatcher } from '../../src/callbacks/dispatcher.ts';
 import type { DispatcherOptions } from '../../src/callbacks/dispatcher-options.ts';
 import type { MessageStatus } from '../../src/domain/status.ts';
 import { recordStatus } from '../../src/services/record-status.ts';
 import { makeTestApp, type TestAccount, type TestApp } from '../helpers/app.ts';
+import { onCleanup } from '../helpers/cleanups.ts';
 import { expectAccepted } from '../helpers/expect.ts';
 import { ALICE, LOOPBACK_ALLOWED } from '../helpers/fixtures.ts';
 import { type Answer, type Receiver, startReceiver } from './receiver.ts';
@@ -11,15 +11,7 @@ import { type Answer, type Receiver, startReceiver } from './receiver.ts';
 /** Short pauses so the schedule is easy to step through with the fake clock. */
 export const TEST_SCHEDULE_MS = [5_000, 30_000, 120_000];
 
-// Everything a test opened, closed after it whatever happened.
-const cleanups: (() => Promise<void> | void)[] = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
-
-export function onCleanup(cleanup: () => Promise<void> | void): void {
-  cleanups.push(cleanup);
-}
+export { onCleanup } from '../helpers/cleanups.ts';
 
 export async function receiver(answer?: Answer): Promise<Receiver> {
   const started = await startReceiver(answer);

@@ -7,7 +7,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import postgres from 'postgres';
-import { afterAll, inject } from 'vitest';
+import { inject } from 'vitest';
 import { openPostgres, type PgPool } from '../../src/db/postgres/connection.ts';
 import { databaseUrl, TEMPLATE_DATABASE } from './postgres.ts';
 
@@ -107,10 +107,8 @@ async function openDatabase(name: string, { reuse = false }: { reuse?: boolean }
   return { url, db: connection.db, close };
 }
 
-// Outside vitest (bench/send-cost.ts builds the SQLite test app) there is no file to clean up after.
-if (process.env.VITEST) afterAll(closeEverything);
-
-async function closeEverything(): Promise<void> {
+/** Closes and drops every database this process still holds: after each test file (test/helpers/per-file-hooks.ts). */
+export async function closeEveryPostgresDatabase(): Promise<void> {
   await Promise.all([...open.values()].map((close) => close()));
   drops.push(
     ...reusable.splice(0).map((name) =>
