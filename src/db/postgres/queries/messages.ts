@@ -1,9 +1,10 @@
-import { and, desc, eq, gt, gte, inArray, isNull, ne, type SQL, sql } from 'drizzle-orm';
+import { and, desc, eq, getTableColumns, gt, gte, inArray, isNull, ne, type SQL, sql } from 'drizzle-orm';
 import { unionAll } from 'drizzle-orm/pg-core';
 import type { MessageRow, StatusEventRow } from '../../rows.ts';
 import type {
   MessageInsert,
   MessageListFilter,
+  ReportTarget,
   StatusEventIdentity,
   StatusEventInsert,
   StatusUpdate,
@@ -88,6 +89,26 @@ export function messageQueries(db: PgDb) {
       if (ours) return ours;
       const [theirs] = await db.select().from(messages).where(eq(messages.transportHandle, handle)).for('update');
       return theirs;
+    },
+    /**
+     * findByAnyHandleForUpdate and sourceEventSeen in one round trip when the message exists (a
+     * report's usual case); a report of an unknown handle asks about its event id apart.
+     */
+    async findReportTarget(handle: string, source: string, sourceEventId: string | null): Promise<ReportTarget> {
+      const seen =
+        sourceEventId === null
+          ? sql<boolean>`false`
+          : sql<boolean>`exists (select 1 from ${statusEvents} where ${statusEvents.source} = ${source} and ${statusEvents.sourceEventId} = ${sourceEventId})`;
+      const id = sql`coalesce((select id from ${messages} where handle = ${handle}), (select id from ${messages} where transport_handle = ${handle} limit 1))`;
+      const [row] = await db
+        .select({ seen, message: getTableColumns(messages) })
+        .from(messages)
+        .where(eq(messages.id, id))
+        .for('update');
+      if (row) return row.seen ? { seen: true } : { seen: false, message: row.message };
+      return sourceEventId !== null && (await this.sourceEventSeen(source, sourceEventId))
+        ? { seen: true }
+        : { seen: false, message: undefined };
     },
     /** An inbound STOP: the message that opted its sender out says so. */
     async markOptedOut(messageId: number): Promise<void> {

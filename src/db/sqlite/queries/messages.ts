@@ -8,7 +8,7 @@ import { unplannedParam } from '../placeholders.ts';
 import { prepareMessageRows } from './message-values.ts';
 import { messageWrites } from './message-writes.ts';
 
-export type { MessageInsert, StatusEventIdentity, StatusEventInsert, StatusUpdate } from './message-writes.ts';
+export type { MessageInsert, ReportTarget, StatusEventIdentity, StatusEventInsert, StatusUpdate } from './message-writes.ts';
 
 /** Listing by number merges one index search per group up to this many groups (SQLite allows 500 compound terms). */
 const MAX_MERGED_GROUPS = 400;
@@ -118,6 +118,8 @@ export function messageQueries(db: Db) {
     findByAnyHandle: writes.findByAnyHandle,
     /** findByAnyHandle for a change of the message: SQLite runs one write transaction at a time, so there is nothing to lock. */
     findByAnyHandleForUpdate: writes.findByAnyHandle,
+    /** Whether a report's event id was seen, else the message it applies to: as findByAnyHandleForUpdate, nothing to lock here. */
+    findReportTarget: writes.findReportTarget,
     /** An inbound STOP: the message that opted its sender out says so (rare, so not prepared). */
     markOptedOut(messageId: number): void {
       db.update(messages).set({ optedOut: true }).where(eq(messages.id, messageId)).run();
