@@ -80,19 +80,10 @@ export function messageQueries(db: PgDb) {
       return theirs;
     },
     /**
-     * findByAnyHandle for a change of the message: the row stays locked until the transaction
-     * ends, so two instances recording statuses of one message take turns, and the second reads
-     * what the first committed (its status, and callbacks queued behind the first's).
-     */
-    async findByAnyHandleForUpdate(handle: string): Promise<MessageRow | undefined> {
-      const [ours] = await db.select().from(messages).where(eq(messages.handle, handle)).for('update');
-      if (ours) return ours;
-      const [theirs] = await db.select().from(messages).where(eq(messages.transportHandle, handle)).for('update');
-      return theirs;
-    },
-    /**
-     * findByAnyHandleForUpdate and sourceEventSeen in one round trip when the message exists (a
-     * report's usual case); a report of an unknown handle asks about its event id apart.
+     * Whether a report's event id was seen, else its message by either handle, locked until the
+     * transaction ends: two instances recording statuses of one message take turns, and the second
+     * reads what the first committed (its status, and callbacks queued behind the first's). One
+     * round trip when the message exists; a report of an unknown handle asks about its event id apart.
      */
     async findReportTarget(handle: string, source: string, sourceEventId: string | null): Promise<ReportTarget> {
       const seen =

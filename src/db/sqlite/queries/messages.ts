@@ -116,9 +116,7 @@ export function messageQueries(db: Db) {
     },
     /** Any account's message by our handle or the transport's: transports and ingest know no account. */
     findByAnyHandle: writes.findByAnyHandle,
-    /** findByAnyHandle for a change of the message: SQLite runs one write transaction at a time, so there is nothing to lock. */
-    findByAnyHandleForUpdate: writes.findByAnyHandle,
-    /** Whether a report's event id was seen, else the message it applies to: as findByAnyHandleForUpdate, nothing to lock here. */
+    /** Whether a report's event id was seen, else its message: SQLite runs one write transaction at a time, so there is nothing to lock. */
     findReportTarget: writes.findReportTarget,
     /** An inbound STOP: the message that opted its sender out says so (rare, so not prepared). */
     markOptedOut(messageId: number): void {
