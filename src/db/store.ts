@@ -34,15 +34,23 @@ export interface Store extends Queries {
 }
 
 // The row and filter shapes the services use, whichever backend answers them (SQLite's modules define them).
-export type { AccountEventRow } from './sqlite/queries/account-events.ts';
-export type { ContactFieldsUpdate, ContactListQuery, ContactV2ListQuery } from './sqlite/queries/contacts.ts';
+export type { AccountEventRow, NewAccountEvent } from './sqlite/queries/account-events.ts';
+export type { ContactAndPin, ContactFieldsUpdate, ContactListQuery, ContactV2ListQuery } from './sqlite/queries/contacts.ts';
 export type { ConversationKind } from './sqlite/queries/conversations.ts';
 export type { AttemptRecord, ClaimedDelivery, DueDelivery, FinishedDelivery } from './sqlite/queries/delivery-rows.ts';
 export type { EventCursor, EventTable, Followed } from './sqlite/queries/events.ts';
 export type { MediaObjectRow } from './sqlite/queries/media.ts';
-export type { MessageListFilter, StatusEventIdentity, StatusEventInsert, StatusUpdate } from './sqlite/queries/messages.ts';
+export type {
+  MessageInsert,
+  MessageListFilter,
+  ReportTarget,
+  StatusEventIdentity,
+  StatusEventInsert,
+  StatusUpdate,
+} from './sqlite/queries/messages.ts';
 export type { MessageV2Filter, MessageV2Order } from './sqlite/queries/messages-v2.ts';
 export type { DeliveryFilter, WebhookAttemptRow, WebhookDeliveryRow } from './sqlite/queries/outbox.ts';
 export type { NewSandboxStep, SandboxStepRow } from './sqlite/queries/sandbox.ts';
 export type { OutboxDepth } from './sqlite/queries/stats.ts';
 export type { WebhookSubscriptionRow } from './sqlite/queries/webhook-subscriptions.ts';
+export type { SendWrite, StatusStepWrite } from './sqlite/queries/whole-writes.ts';

@@ -1,3 +1,4 @@
+import type { NewAccountEvent } from '../db/store.ts';
 import type { AccountEventType } from '../domain/account-events.ts';
 import type { ServiceDeps } from './deps.ts';
 import { pruneInBatches } from './pruning.ts';
@@ -14,7 +15,12 @@ export async function recordAccountEvent(
   data: Record<string, unknown>,
   now: number,
 ): Promise<void> {
-  await deps.store.accountEvents.append({ accountId, type, data: JSON.stringify(data), occurredAt: now });
+  await deps.store.accountEvents.append(accountEvent(accountId, type, data, now));
+}
+
+/** The event recordAccountEvent appends, for a whole write that appends it with the rest. */
+export function accountEvent(accountId: string, type: AccountEventType, data: Record<string, unknown>, now: number): NewAccountEvent {
+  return { accountId, type, data: JSON.stringify(data), occurredAt: now };
 }
 
 /** Drops, batch by batch, the events that occurred at or before `until`: a stream resumes from the log only within its retention. */

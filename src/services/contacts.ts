@@ -190,7 +190,11 @@ export async function ensureContactOf(
  * included: an opt-out outlives the contact), so a send looks its contact up once.
  */
 export async function refuseIfOptedOut(deps: ServiceDeps, accountId: string, number: string): Promise<ContactRow | undefined> {
-  const contact = await deps.store.contacts.findByPhone(accountId, number);
+  return refuseOptedOut(await deps.store.contacts.findByPhone(accountId, number), number);
+}
+
+/** refuseIfOptedOut once the number's contact row was read (`contact`: none when undefined). */
+export function refuseOptedOut(contact: ContactRow | undefined, number: string): ContactRow | undefined {
   if (contact?.optedOut) {
     throw new AppError(
       ErrorCode.validation,

@@ -20,7 +20,8 @@ export async function leastLoadedLine(deps: ServiceDeps, account: AccountRow): P
 /**
  * The line an end user talks to: the one they were pinned to, else (first contact) the account's
  * least-loaded line, or the client's explicit choice, which then becomes their pin. Call inside
- * the sending transaction so two first messages cannot pin one person twice.
+ * the sending transaction so two first messages cannot pin one person twice. `pin`: the person's
+ * pin as the caller read it in this transaction already.
  */
 export async function lineForEndUser(
   deps: ServiceDeps,
@@ -28,9 +29,10 @@ export async function lineForEndUser(
   endUserNumber: string,
   requestedLine: string | undefined,
   now: number,
+  pin?: { line: string | undefined },
 ): Promise<string> {
   const explicit = requestedLine === undefined ? undefined : await requireOwnLine(deps, account, requestedLine);
-  const pinned = await deps.store.accounts.findPinnedLine(account.id, endUserNumber);
+  const pinned = pin ? pin.line : await deps.store.accounts.findPinnedLine(account.id, endUserNumber);
   if (pinned) return explicit ?? pinned;
   const line = explicit ?? (await leastLoadedLine(deps, account));
   await deps.store.accounts.pinEndUser(account.id, endUserNumber, line, now);

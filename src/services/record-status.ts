@@ -1,9 +1,9 @@
 import type { AccountRow, MessageRow } from '../db/rows.ts';
-import type { StatusEventInsert, StatusUpdate, WebhookSubscriptionRow } from '../db/store.ts';
+import type { MessageInsert, StatusEventInsert, StatusUpdate, WebhookSubscriptionRow } from '../db/store.ts';
 import { DELIVERY_ERROR_MESSAGES, ErrorCode } from '../domain/error-codes.ts';
 import { decideStatus, type MessageStatus, type NotAppliedReason } from '../domain/status.ts';
 import { toStatusCallbackPayload } from '../domain/webhook-payloads.ts';
-import { recordAccountEvent } from './account-events.ts';
+import { accountEvent } from './account-events.ts';
 import type { ServiceDeps } from './deps.ts';
 import { newWebhookId, timeOrderedUuid } from './ids.ts';
 import { inWriteTransaction, type WriteOptions } from './transactions.ts';
@@ -88,36 +88,48 @@ async function enqueueStatusCallbacks(
 }
 
 /**
- * The first status of a message just inserted by a send: its QUEUED event and QUEUED callback.
+ * Writes a send's QUEUED message with its QUEUED event, its account event and (for a message to
+ * one person) its contact's conversation summary, as one whole write; then its QUEUED callbacks.
  * Call inside the sending transaction.
  */
-export async function recordQueued(deps: ServiceDeps, message: MessageRow, account: AccountRow, now: number): Promise<void> {
-  await insertEvent(deps, {
-    messageHandle: message.handle,
-    status: 'QUEUED',
-    errorCode: null,
-    errorMessage: null,
-    source: 'api',
-    applied: true,
-    implied: false,
-    notAppliedReason: null,
-    receivedAt: now,
+export async function recordQueued(
+  deps: ServiceDeps,
+  account: AccountRow,
+  row: MessageInsert,
+  contact: { id: string; previewText: string } | undefined,
+  now: number,
+): Promise<MessageRow> {
+  const message = await deps.store.wholeWrites.send({
+    message: row,
+    event: {
+      id: newEventId(),
+      messageHandle: row.handle,
+      status: 'QUEUED',
+      errorCode: null,
+      errorMessage: null,
+      source: 'api',
+      applied: true,
+      implied: false,
+      notAppliedReason: null,
+      receivedAt: now,
+    },
+    accountEvent: accountEvent(
+      account.id,
+      'message.created',
+      {
+        message_handle: row.handle,
+        number: row.number,
+        from_number: row.lineNumber,
+        is_outbound: true,
+        status: row.status,
+        group_id: row.groupId ?? null,
+      },
+      now,
+    ),
+    contact,
   });
   await enqueueStatusCallbacks(deps, message, await statusAudience(deps, message, account), now);
-  await recordAccountEvent(
-    deps,
-    account.id,
-    'message.created',
-    {
-      message_handle: message.handle,
-      number: message.number,
-      from_number: message.lineNumber,
-      is_outbound: true,
-      status: message.status,
-      group_id: message.groupId,
-    },
-    now,
-  );
+  return message;
 }
 
 async function notApplied(
@@ -165,31 +177,34 @@ async function applyReport(deps: ServiceDeps, message: MessageRow, report: Statu
       // A transport's clock is not ours: date_updated never moves backwards.
       dateUpdated: Math.max(now, current.dateUpdated),
     };
-    const inserted = await insertEvent(deps, {
-      messageHandle: message.handle,
-      status: step.status,
-      errorCode: update.errorCode,
-      errorMessage: update.errorMessage,
-      source: report.source,
-      sourceEventId: step.implied ? null : (report.sourceEventId ?? null),
-      applied: true,
-      implied: step.implied,
-      notAppliedReason: null,
-      receivedAt: now,
+    const previousStatus = current.status;
+    const inserted = await deps.store.wholeWrites.statusStep({
+      messageId: current.id,
+      update,
+      event: {
+        id: newEventId(),
+        messageHandle: message.handle,
+        status: step.status,
+        errorCode: update.errorCode,
+        errorMessage: update.errorMessage,
+        source: report.source,
+        sourceEventId: step.implied ? null : (report.sourceEventId ?? null),
+        applied: true,
+        implied: step.implied,
+        notAppliedReason: null,
+        receivedAt: now,
+      },
+      accountEvent: accountEvent(
+        current.accountId,
+        'message.updated',
+        { message_handle: current.handle, status: step.status, previous_status: previousStatus, error_code: update.errorCode },
+        now,
+      ),
     });
     // The unique index on applied events disagrees with decideStatus: roll back rather than call back twice.
     if (!inserted) throw new Error(`status ${step.status} of ${message.handle} was already applied`);
-    const previousStatus = current.status;
     current = { ...current, ...update };
-    await deps.store.messages.updateStatus(current.id, update);
     await enqueueStatusCallbacks(deps, current, audience, now);
-    await recordAccountEvent(
-      deps,
-      current.accountId,
-      'message.updated',
-      { message_handle: current.handle, status: current.status, previous_status: previousStatus, error_code: current.errorCode },
-      now,
-    );
   }
   return 'applied';
 }
@@ -203,11 +218,10 @@ async function carriedByReporter(deps: ServiceDeps, accountId: string, reportedB
 /** Records a status report inside the caller's transaction. */
 export async function recordStatusInTransaction(deps: ServiceDeps, report: StatusReport): Promise<RecordOutcome> {
   const now = deps.clock.now();
-  if (report.sourceEventId && (await deps.store.messages.sourceEventSeen(report.source, report.sourceEventId))) {
-    return 'duplicate_event';
-  }
   // Locked: with several instances, a message's status changes (and their callbacks' order) take turns.
-  const message = await deps.store.messages.findByAnyHandleForUpdate(report.handle);
+  const target = await deps.store.messages.findReportTarget(report.handle, report.source, report.sourceEventId || null);
+  if (target.seen) return 'duplicate_event';
+  const { message } = target;
   // Another provider account's message is unknown to this one, as a handle it never gave out.
   if (message && (await carriedByReporter(deps, message.accountId, report.reportedBy))) {
     const outcome = await applyReport(deps, message, report, now);

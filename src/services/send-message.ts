@@ -1,9 +1,10 @@
 import type { AccountRow, MessageRow } from '../db/rows.ts';
+import type { MessageInsert } from '../db/store.ts';
 import { ErrorCode } from '../domain/error-codes.ts';
 import type { SendStyle } from '../domain/limits.ts';
 import { type MessageView, previewOf, toMessageObject } from '../domain/views.ts';
 import { AppError } from './app-error.ts';
-import { ensureContactOf, refuseIfOptedOut } from './contacts.ts';
+import { ensureContactOf, refuseIfOptedOut, refuseOptedOut } from './contacts.ts';
 import type { ServiceDeps } from './deps.ts';
 import { requireGroupPlan, resolveGroupForSend } from './groups.ts';
 import { type StoredResponse, withIdempotency } from './idempotency.ts';
@@ -38,13 +39,15 @@ async function insertQueuedMessage(
 ): Promise<MessageRow> {
   const handle = timeOrderedUuid();
   const transportHandle = deps.transportAtSend.handleAtSend(handle);
-  const message = await deps.store.messages.insert({
+  const content = body.content ?? '';
+  const mediaUrl = body.mediaUrl ?? '';
+  const row: MessageInsert = {
     handle,
     accountId: account.id,
     isOutbound: true,
     status: 'QUEUED',
-    content: body.content ?? '',
-    mediaUrl: body.mediaUrl ?? '',
+    content,
+    mediaUrl,
     sendStyle: body.sendStyle ?? '',
     statusCallback: body.statusCallback ?? null,
     replyToHandle: body.replyTo?.message_handle ?? null,
@@ -55,8 +58,9 @@ async function insertQueuedMessage(
     transportHandle: transportHandle ?? null,
     handedOverAt: transportHandle === undefined ? null : now,
     ...addressing,
-  });
-  await recordQueued(deps, message, account, now);
+  };
+  const contact = addressing.contactId === null ? undefined : { id: addressing.contactId, previewText: previewOf(content, mediaUrl) };
+  const message = await recordQueued(deps, account, row, contact, now);
   await deps.transportAtSend.stored(deps, message);
   return message;
 }
@@ -76,7 +80,7 @@ function handOver(deps: ServiceDeps, account: AccountRow, response: StoredRespon
   return response;
 }
 
-/** A send's writes, in a transaction of their own (a savepoint when the caller holds one); nothing is told yet. */
+/** A send's writes; call inside a transaction; nothing is told yet. */
 async function storeMessage(
   deps: ServiceDeps,
   account: AccountRow,
@@ -85,23 +89,21 @@ async function storeMessage(
 ): Promise<StoredResponse<MessageView>> {
   return withIdempotency(deps, account, idempotencyKey, { operation: 'send-message', input }, async (deps) => {
     await deps.sendRateLimiter.consume(account.id);
-    return inTransaction(deps, async (deps) => {
-      await requireOwnReplyTarget(deps, account, input);
-      const now = deps.clock.now();
-      // Refused before anything is written; the row it reads is the one ensureContact needs.
-      const known = await refuseIfOptedOut(deps, account.id, input.number);
-      const lineNumber = await lineForEndUser(deps, account, input.number, input.fromNumber, now);
-      const contact = await ensureContactOf(deps, account, input.number, now, known);
-      const message = await insertQueuedMessage(
-        deps,
-        account,
-        input,
-        { messageType: 'message', lineNumber, number: input.number, recipients: null, contactId: contact.id, groupId: null },
-        now,
-      );
-      await deps.store.contacts.recordMessage(contact.id, now, previewOf(message.content, message.mediaUrl), true);
-      return { httpStatus: ACCEPTED, body: toMessageObject(message, account, [input.number, lineNumber]) };
-    });
+    await requireOwnReplyTarget(deps, account, input);
+    const now = deps.clock.now();
+    // Refused before anything is written; the contact row and pin it reads are the ones the send needs.
+    const { contact: known, pinnedLine } = await deps.store.contacts.findWithPin(account.id, input.number);
+    refuseOptedOut(known, input.number);
+    const lineNumber = await lineForEndUser(deps, account, input.number, input.fromNumber, now, { line: pinnedLine });
+    const contact = await ensureContactOf(deps, account, input.number, now, known);
+    const message = await insertQueuedMessage(
+      deps,
+      account,
+      input,
+      { messageType: 'message', lineNumber, number: input.number, recipients: null, contactId: contact.id, groupId: null },
+      now,
+    );
+    return { httpStatus: ACCEPTED, body: toMessageObject(message, account, [input.number, lineNumber]) };
   });
 }
 
@@ -114,25 +116,23 @@ async function storeGroupMessage(
   requireGroupPlan(account);
   return withIdempotency(deps, account, idempotencyKey, { operation: 'send-group-message', input }, async (deps) => {
     await deps.sendRateLimiter.consume(account.id);
-    return inTransaction(deps, async (deps) => {
-      await requireOwnReplyTarget(deps, account, input);
-      const now = deps.clock.now();
-      // Checked before the group is found or created: a refused send writes nothing, not even rolled-back rows.
-      if (input.fromNumber !== undefined) await requireOwnLine(deps, account, input.fromNumber);
-      // Opted-out people are refused before a group of them would be created; a group_id's members once it is read.
-      for (const number of input.numbers ?? []) await refuseIfOptedOut(deps, account.id, number);
-      const { group, members } = await resolveGroupForSend(deps, account, input, now);
-      if (input.numbers === undefined) for (const member of members) await refuseIfOptedOut(deps, account.id, member);
-      const { lineNumber } = group;
-      const message = await insertQueuedMessage(
-        deps,
-        account,
-        input,
-        { messageType: 'group', lineNumber, number: '', recipients: members, contactId: null, groupId: group.id },
-        now,
-      );
-      return { httpStatus: ACCEPTED, body: toMessageObject(message, account, [...members, lineNumber]) };
-    });
+    await requireOwnReplyTarget(deps, account, input);
+    const now = deps.clock.now();
+    // Checked before the group is found or created: a refused send writes nothing, not even rolled-back rows.
+    if (input.fromNumber !== undefined) await requireOwnLine(deps, account, input.fromNumber);
+    // Opted-out people are refused before a group of them would be created; a group_id's members once it is read.
+    for (const number of input.numbers ?? []) await refuseIfOptedOut(deps, account.id, number);
+    const { group, members } = await resolveGroupForSend(deps, account, input, now);
+    if (input.numbers === undefined) for (const member of members) await refuseIfOptedOut(deps, account.id, member);
+    const { lineNumber } = group;
+    const message = await insertQueuedMessage(
+      deps,
+      account,
+      input,
+      { messageType: 'group', lineNumber, number: '', recipients: members, contactId: null, groupId: group.id },
+      now,
+    );
+    return { httpStatus: ACCEPTED, body: toMessageObject(message, account, [...members, lineNumber]) };
   });
 }
 
@@ -143,7 +143,7 @@ export async function sendMessage(
   input: SendMessageInput,
   idempotencyKey?: string,
 ): Promise<StoredResponse<MessageView>> {
-  return handOver(deps, account, await storeMessage(deps, account, input, idempotencyKey));
+  return handOver(deps, account, await inTransaction(deps, async (deps) => storeMessage(deps, account, input, idempotencyKey)));
 }
 
 export async function sendGroupMessage(
@@ -152,7 +152,7 @@ export async function sendGroupMessage(
   input: SendGroupMessageInput,
   idempotencyKey?: string,
 ): Promise<StoredResponse<MessageView>> {
-  return handOver(deps, account, await storeGroupMessage(deps, account, input, idempotencyKey));
+  return handOver(deps, account, await inTransaction(deps, async (deps) => storeGroupMessage(deps, account, input, idempotencyKey)));
 }
 
 /**

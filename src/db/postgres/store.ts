@@ -21,6 +21,7 @@ import { sandboxQueries } from './queries/sandbox.ts';
 import { statsQueries } from './queries/stats.ts';
 import { unroutedQueries } from './queries/unrouted.ts';
 import { webhookSubscriptionQueries } from './queries/webhook-subscriptions.ts';
+import { wholeWriteQueries } from './queries/whole-writes.ts';
 import { transactionalStore } from './transactional-store.ts';
 
 /** Each module of the store and the factory of its PostgreSQL queries: the factories' answers are checked against `Queries`. */
@@ -46,6 +47,7 @@ const factories = {
   stats: statsQueries,
   unrouted: unroutedQueries,
   webhookSubscriptions: webhookSubscriptionQueries,
+  wholeWrites: wholeWriteQueries,
 } satisfies { [Module in keyof Queries]: (db: PgDb) => Queries[Module] };
 
 /**

@@ -20,14 +20,16 @@ import { sandboxQueries } from './queries/sandbox.ts';
 import { statsQueries } from './queries/stats.ts';
 import { unroutedQueries } from './queries/unrouted.ts';
 import { webhookSubscriptionQueries } from './queries/webhook-subscriptions.ts';
+import { wholeWriteQueries } from './queries/whole-writes.ts';
 
 /** SQLite's answers to every query of the store, given at once (better-sqlite3 is synchronous). */
 export function createSqliteQueries(db: Db) {
+  const [accountEvents, contacts, messages] = [accountEventQueries(db), contactQueries(db), messageQueries(db)];
   return {
-    accountEvents: accountEventQueries(db),
+    accountEvents,
     accounts: accountQueries(db),
     carrierState: carrierStateQueries(db),
-    contacts: contactQueries(db),
+    contacts,
     conversations: conversationQueries(db),
     dataVersion: dataVersionQueries(db),
     events: eventQueries(db),
@@ -35,7 +37,7 @@ export function createSqliteQueries(db: Db) {
     idempotency: idempotencyQueries(db),
     inbox: inboxQueries(db),
     media: mediaQueries(db),
-    messages: messageQueries(db),
+    messages,
     messagesV2: messageV2Queries(db),
     lines: lineQueries(db),
     orphans: orphanQueries(db),
@@ -45,6 +47,7 @@ export function createSqliteQueries(db: Db) {
     stats: statsQueries(db),
     unrouted: unroutedQueries(db),
     webhookSubscriptions: webhookSubscriptionQueries(db),
+    wholeWrites: wholeWriteQueries({ messages, accountEvents, contacts }),
   };
 }
 

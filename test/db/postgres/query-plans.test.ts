@@ -6,7 +6,7 @@ import type { PgDb } from '../../../src/db/postgres/db.ts';
 import * as schema from '../../../src/db/postgres/schema.ts';
 import { createPostgresStore } from '../../../src/db/postgres/store.ts';
 import type { Store } from '../../../src/db/store.ts';
-import { ACCOUNT, seedWorld, T0, useTwins } from '../../helpers/postgres-twins.ts';
+import { ACCOUNT, ALICE, seedWorld, T0, useTwins } from '../../helpers/postgres-twins.ts';
 
 /**
  * The pruning, listing, claim and lookup queries find their rows through an index, not by reading
@@ -123,8 +123,15 @@ describe('on a few thousand rows, no PostgreSQL query reads a whole big table', 
       (s) => Promise.all([s.messages.sourceEventSeen('up', 'e-5'), s.messages.findByAnyHandle('t-5')]),
     ],
     [
-      'a message locked by either handle',
-      (s) => s.transaction((tx) => Promise.all([tx.messages.findByAnyHandleForUpdate('h-5'), tx.messages.findByAnyHandleForUpdate('t-6')])),
+      'a report’s target: its event id seen, else its message locked by either handle; a send’s contact and pin',
+      (s) =>
+        s.transaction((tx) =>
+          Promise.all([
+            tx.messages.findReportTarget('h-5', 'up', 'e-5'),
+            tx.messages.findReportTarget('t-6', 'up', null),
+            tx.contacts.findWithPin(ACCOUNT, ALICE),
+          ]),
+        ),
     ],
     [
       'contacts listed by name and by last message',

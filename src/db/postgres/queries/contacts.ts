@@ -3,7 +3,13 @@ import type { PgColumn } from 'drizzle-orm/pg-core';
 import type { ContactV2OrderField } from '../../../domain/contact-view-v2.ts';
 import { revivedContactFields } from '../../contact-revival.ts';
 import type { ContactRow } from '../../rows.ts';
-import type { ContactFieldsUpdate, ContactListQuery, ContactV2ListQuery, ContactWithLine } from '../../sqlite/queries/contacts.ts';
+import type {
+  ContactAndPin,
+  ContactFieldsUpdate,
+  ContactListQuery,
+  ContactV2ListQuery,
+  ContactWithLine,
+} from '../../sqlite/queries/contacts.ts';
 import type { PgDb } from '../db.ts';
 import { lockQuota } from '../quota-lock.ts';
 import { contacts, numberPins } from '../schema.ts';
@@ -61,6 +67,15 @@ export function contactQueries(db: PgDb) {
         .from(contacts)
         .where(and(eq(contacts.accountId, accountId), eq(contacts.phone, phone)));
       return row;
+    },
+    /** The number's contact row (deleted ones included) and the line its person is pinned to, in one round trip. */
+    async findWithPin(accountId: string, phone: string): Promise<ContactAndPin> {
+      const [row] = await db
+        .select({ contact: contacts, pinnedLine: numberPins.lineNumber })
+        .from(sql`(select 1) as one`)
+        .leftJoin(contacts, and(eq(contacts.accountId, accountId), eq(contacts.phone, phone)))
+        .leftJoin(numberPins, and(eq(numberPins.accountId, accountId), eq(numberPins.endUserNumber, phone)));
+      return { contact: row?.contact ?? undefined, pinnedLine: row?.pinnedLine ?? undefined };
     },
     async list(accountId: string, query: ContactListQuery): Promise<ContactRow[]> {
       const order = query.direction === 'asc' ? asc : desc;

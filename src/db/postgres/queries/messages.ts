@@ -1,10 +1,11 @@
-import { and, desc, eq, gt, gte, inArray, isNull, ne, type SQL, sql } from 'drizzle-orm';
+import { and, desc, eq, getTableColumns, gt, gte, inArray, isNull, ne, type SQL, sql } from 'drizzle-orm';
 import { unionAll } from 'drizzle-orm/pg-core';
 import { type AccountFacts, listRecordJson } from '../../../domain/views.ts';
 import type { MessageRow, StatusEventRow } from '../../rows.ts';
 import type {
   MessageInsert,
   MessageListFilter,
+  ReportTarget,
   StatusEventIdentity,
   StatusEventInsert,
   StatusUpdate,
@@ -97,15 +98,26 @@ export function messageQueries(db: PgDb) {
       return theirs;
     },
     /**
-     * findByAnyHandle for a change of the message: the row stays locked until the transaction
-     * ends, so two instances recording statuses of one message take turns, and the second reads
-     * what the first committed (its status, and callbacks queued behind the first's).
+     * Whether a report's event id was seen, else its message by either handle, locked until the
+     * transaction ends: two instances recording statuses of one message take turns, and the second
+     * reads what the first committed (its status, and callbacks queued behind the first's). One
+     * round trip when the message exists; a report of an unknown handle asks about its event id apart.
      */
-    async findByAnyHandleForUpdate(handle: string): Promise<MessageRow | undefined> {
-      const [ours] = await db.select().from(messages).where(eq(messages.handle, handle)).for('update');
-      if (ours) return ours;
-      const [theirs] = await db.select().from(messages).where(eq(messages.transportHandle, handle)).for('update');
-      return theirs;
+    async findReportTarget(handle: string, source: string, sourceEventId: string | null): Promise<ReportTarget> {
+      const seen =
+        sourceEventId === null
+          ? sql<boolean>`false`
+          : sql<boolean>`exists (select 1 from ${statusEvents} where ${statusEvents.source} = ${source} and ${statusEvents.sourceEventId} = ${sourceEventId})`;
+      const id = sql`coalesce((select id from ${messages} where handle = ${handle}), (select id from ${messages} where transport_handle = ${handle} limit 1))`;
+      const [row] = await db
+        .select({ seen, message: getTableColumns(messages) })
+        .from(messages)
+        .where(eq(messages.id, id))
+        .for('update');
+      if (row) return row.seen ? { seen: true } : { seen: false, message: row.message };
+      return sourceEventId !== null && (await this.sourceEventSeen(source, sourceEventId))
+        ? { seen: true }
+        : { seen: false, message: undefined };
     },
     /** An inbound STOP: the message that opted its sender out says so. */
     async markOptedOut(messageId: number): Promise<void> {

@@ -25,6 +25,7 @@ export type ContactFieldsUpdate = Partial<
 >;
 
 export type ContactWithLine = ContactRow & { sendblueNumber: string };
+export type ContactAndPin = { contact: ContactRow | undefined; pinnedLine: string | undefined };
 
 export type ContactListQuery = {
   orderBy: ContactOrderField;
@@ -65,6 +66,7 @@ export function contactQueries(db: Db) {
   const client = db.$client;
   const contact = rowReader(contacts);
   const byPhone = client.prepare(`select ${contact.selectList()} from contacts where account_id = ? and phone = ?`).raw(true);
+  const pinFor = client.prepare('select line_number from number_pins where account_id = ? and end_user_number = ?').pluck();
   const insert = client.prepare(`
     insert into contacts (id, account_id, phone, first_name, last_name, company_name, last_message_at, preview_text,
       last_inbound_at, last_outbound_at, assigned_to_email, tags, custom_variables, opted_out, deleted_at, created_at, updated_at)
@@ -111,6 +113,11 @@ export function contactQueries(db: Db) {
     findByPhone(accountId: string, phone: string): ContactRow | undefined {
       const values = byPhone.get(accountId, phone) as unknown[] | undefined;
       return values && contact.read(values);
+    },
+    /** The number's contact row (deleted ones included) and the line its person is pinned to: what a send reads before writing. */
+    findWithPin(accountId: string, phone: string): ContactAndPin {
+      const values = byPhone.get(accountId, phone) as unknown[] | undefined;
+      return { contact: values && contact.read(values), pinnedLine: pinFor.get(accountId, phone) as string | undefined };
     },
     list(accountId: string, query: ContactListQuery): ContactRow[] {
       const order = query.direction === 'asc' ? asc : desc;

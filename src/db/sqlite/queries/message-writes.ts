@@ -30,6 +30,8 @@ export type StatusUpdate = Pick<MessageRow, 'status' | 'errorCode' | 'errorMessa
 export type StatusEventInsert = Omit<StatusEventRow, 'sourceEventId' | 'repeats'> & { sourceEventId?: string | null };
 /** What makes two reports of a message the same event, when the reporter gives them no id. */
 export type StatusEventIdentity = Pick<StatusEventRow, 'messageHandle' | 'source' | 'status' | 'errorCode' | 'errorMessage'>;
+/** What a status report finds: its event seen already (by the reporter's event id), or the message it applies to, if any. */
+export type ReportTarget = { seen: true } | { seen: false; message: MessageRow | undefined };
 
 /** Every column of `messages` in drizzle's order, the order messageFromValues reads. */
 const MESSAGE_ROW = Object.keys(getTableColumns(messages)).map(toSnakeCase).join(', ');
@@ -194,6 +196,11 @@ export function messageWrites(db: Db) {
     },
     sourceEventSeen(source: string, sourceEventId: string): boolean {
       return sourceEventSeen.get(source, sourceEventId) !== undefined;
+    },
+    findReportTarget(handle: string, source: string, sourceEventId: string | null): ReportTarget {
+      if (sourceEventId !== null && sourceEventSeen.get(source, sourceEventId) !== undefined) return { seen: true };
+      const values = (byOurHandle.get(handle) ?? byTransportHandle.get(handle)) as unknown[] | undefined;
+      return { seen: false, message: values === undefined ? undefined : messageFromValues(values) };
     },
     /** Counts one more report of an event the message's history holds; false when it holds none such. */
     countRepeat(event: StatusEventIdentity): boolean {

@@ -11,7 +11,7 @@ import { listRecordSql } from './message-json.ts';
 import { prepareJsonRows, prepareMessageRows, type SelectQuery } from './message-values.ts';
 import { messageWrites } from './message-writes.ts';
 
-export type { MessageInsert, StatusEventIdentity, StatusEventInsert, StatusUpdate } from './message-writes.ts';
+export type { MessageInsert, ReportTarget, StatusEventIdentity, StatusEventInsert, StatusUpdate } from './message-writes.ts';
 
 /** Listing by number merges one index search per group up to this many groups. */
 const MAX_MERGED_GROUPS = 400;
@@ -166,8 +166,8 @@ export function messageQueries(db: Db) {
     },
     /** Any account's message by our handle or the transport's: transports and ingest know no account. */
     findByAnyHandle: writes.findByAnyHandle,
-    /** findByAnyHandle for a change of the message: SQLite runs one write transaction at a time, so there is nothing to lock. */
-    findByAnyHandleForUpdate: writes.findByAnyHandle,
+    /** Whether a report's event id was seen, else its message: SQLite runs one write transaction at a time, so there is nothing to lock. */
+    findReportTarget: writes.findReportTarget,
     /** An inbound STOP: the message that opted its sender out says so (rare, so not prepared). */
     markOptedOut(messageId: number): void {
       db.update(messages).set({ optedOut: true }).where(eq(messages.id, messageId)).run();
