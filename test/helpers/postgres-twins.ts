@@ -47,6 +47,8 @@ export function useTwins(): Twins {
   let closers: (() => Promise<void>)[] = [];
 
   beforeEach(async () => {
+    // Test files share this module (isolate: false): each test numbers its messages from h-1 again.
+    handles = 0;
     const database = await freshPostgresDatabase();
     const sqliteDb = openDatabase(':memory:');
     migrateDatabase(sqliteDb);
