@@ -6,7 +6,7 @@ import { receiveFromTransport } from '../../src/services/receive-inbound.ts';
 import { recordStatus } from '../../src/services/record-status.ts';
 import { dispatcherFor, receiver, sendWithCallback } from '../callbacks/setup.ts';
 import { makeTestApp } from '../helpers/app.ts';
-import { ALICE, BOB, CAROL, DAVE, show } from '../helpers/fixtures.ts';
+import { ALICE, BOB, CAROL, DAVE, show, UNOWNED_LINE } from '../helpers/fixtures.ts';
 import { killAll, runCli } from '../helpers/process.ts';
 
 // `textrelay status` is a real child process reading a database file that the test fills through the app.
@@ -46,7 +46,7 @@ describe('textrelay status', () => {
     expect((await t.call('POST', '/sandbox/inbound', account, { number: DAVE, content: 'hi' })).status).toBe(200);
     await receiveFromTransport(t.deps, {
       from: DAVE,
-      toNumber: '+12025550150',
+      toNumber: UNOWNED_LINE,
       content: 'to nobody',
       mediaUrl: '',
       service: 'SMS',
@@ -85,7 +85,7 @@ describe('textrelay status', () => {
           {
             received_at: expect.any(String),
             from_number: DAVE,
-            to_number: '+12025550150',
+            to_number: UNOWNED_LINE,
             group_id: null,
             content: 'to nobody',
             media_url: null,
@@ -106,7 +106,7 @@ describe('textrelay status', () => {
     expect(human).toContain(
       'Unrouted inbound messages (no account owns the line; add it with textrelay accounts lines add): 1, the latest:',
     );
-    expect(human).toMatch(new RegExp(`^  \\S+  \\${DAVE} -> \\+12025550150  \\(from upstream\\)$`, 'm'));
+    expect(human).toMatch(new RegExp(`^  \\S+  \\${DAVE} -> \\${UNOWNED_LINE}  \\(from upstream\\)$`, 'm'));
   });
 
   it('on an empty database: every count at zero and no failing destination', async () => {

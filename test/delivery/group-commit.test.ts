@@ -6,7 +6,7 @@ import { createCourier } from '../../src/transports/courier.ts';
 import { createSandboxTransport } from '../../src/transports/sandbox.ts';
 import { makeTestApp } from '../helpers/app.ts';
 import { accountRow, send, sendGroup } from '../helpers/delivery.ts';
-import { ALICE, BOB, CAROL, show } from '../helpers/fixtures.ts';
+import { ALICE, BOB, CAROL, show, UNOWNED_LINE } from '../helpers/fixtures.ts';
 import { INGEST_SECRET, postIngest, statusCallback } from '../helpers/ingest.ts';
 
 /**
@@ -90,7 +90,7 @@ describe('group commit', () => {
       postIngest(
         t,
         '/webhooks/receive',
-        { message_handle: 'up-in-stranger', number: ALICE, to_number: '+12025550150', content: 'who?' },
+        { message_handle: 'up-in-stranger', number: ALICE, to_number: UNOWNED_LINE, content: 'who?' },
         headers,
       ),
       // Not a member of the group it writes in: refused, and rolled back alone.

@@ -5,7 +5,7 @@ import { recordHandover } from '../../src/services/handover.ts';
 import { makeTestApp, type TestAccount, type TestApp } from '../helpers/app.ts';
 import { accountRow, send, sendGroup } from '../helpers/delivery.ts';
 import { expectMessageError, listMessages } from '../helpers/expect.ts';
-import { ALICE, BOB, CAROL, show } from '../helpers/fixtures.ts';
+import { ALICE, BOB, CAROL, show, UNOWNED_LINE } from '../helpers/fixtures.ts';
 import { INGEST_SECRET, postIngest } from '../helpers/ingest.ts';
 import { payloadsFor } from '../helpers/outbox.ts';
 import { rowCounts } from '../helpers/row-counts.ts';
@@ -17,7 +17,6 @@ import { rowCounts } from '../helpers/row-counts.ts';
  */
 
 /** A line of the upstream's, not ours: what an upstream reports as to_number. */
-const UPSTREAM_LINE = '+12025550150';
 const RECEIVE_HOOK = 'https://client.example.com/inbound';
 
 async function setup() {
@@ -108,7 +107,7 @@ describe('POST /webhooks/receive, one-to-one', () => {
     await send(t, account, { number: CAROL });
     const before = await rowCounts(t);
 
-    const reply = await receive(t, inbound('up-in-2', CAROL, UPSTREAM_LINE, { content: 'reply' }));
+    const reply = await receive(t, inbound('up-in-2', CAROL, UNOWNED_LINE, { content: 'reply' }));
     expect(reply.status, show(reply.body)).toBe(202);
     expect(reply.body).toEqual({ status: 'OK' });
     expect(await rowCounts(t), 'only the unrouted table grew').toEqual({ ...before, unrouted_inbound: before.unrouted_inbound! + 1 });
@@ -118,7 +117,7 @@ describe('POST /webhooks/receive, one-to-one', () => {
     const status = (await statusCommand(t.deps)).value as { unrouted_inbound: unknown };
     expect(status.unrouted_inbound, show(status)).toMatchObject({
       total: 1,
-      latest: [{ from_number: CAROL, to_number: UPSTREAM_LINE, content: 'reply' }],
+      latest: [{ from_number: CAROL, to_number: UNOWNED_LINE, content: 'reply' }],
     });
     const metrics = await t.app.request('/metrics');
     expect(await metrics.text()).toMatch(/^textrelay_unrouted_inbound_messages 1$/m);
@@ -126,9 +125,9 @@ describe('POST /webhooks/receive, one-to-one', () => {
 
   it('keeps a redelivered unrouted message once', async () => {
     const { t } = await setup();
-    expect((await receive(t, inbound('up-stranger', ALICE, UPSTREAM_LINE))).status).toBe(202);
+    expect((await receive(t, inbound('up-stranger', ALICE, UNOWNED_LINE))).status).toBe(202);
     const before = await rowCounts(t);
-    expect((await receive(t, inbound('up-stranger', ALICE, UPSTREAM_LINE))).status).toBe(202);
+    expect((await receive(t, inbound('up-stranger', ALICE, UNOWNED_LINE))).status).toBe(202);
     expect(await rowCounts(t)).toEqual(before);
   });
 });

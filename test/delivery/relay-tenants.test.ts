@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { show } from '../helpers/fixtures.ts';
+import { show, UNOWNED_LINE } from '../helpers/fixtures.ts';
 import { INGEST_SECRET } from '../helpers/ingest.ts';
 import { api, type Credentials, createAccount, eventually, startServerOnFreePort } from '../helpers/live.ts';
 import { killAll, type RunningServer, runCli, startServer } from '../helpers/process.ts';
@@ -160,7 +160,7 @@ describe('relay with two tenants on one provider account', () => {
   it(
     'keeps an inbound message to a line no tenant owns as unrouted (202): in status and /metrics, in neither tenant',
     async () => {
-      const body = { message_handle: 'provider-msg-unowned', number: PERSON, to_number: '+12025550150', content: 'to nobody’s line' };
+      const body = { message_handle: 'provider-msg-unowned', number: PERSON, to_number: UNOWNED_LINE, content: 'to nobody’s line' };
       const posted = await fetch(`${r.url}/webhooks/receive`, {
         method: 'POST',
         headers: { 'content-type': 'application/json', 'svc-signing-secret': INGEST_SECRET },
@@ -172,7 +172,7 @@ describe('relay with two tenants on one provider account', () => {
       const status = JSON.parse((await cli(dbR, ['status', '--json'])).stdout);
       expect(status.unrouted_inbound, show(status)).toMatchObject({
         total: 1,
-        latest: [{ from_number: PERSON, to_number: '+12025550150', content: 'to nobody’s line' }],
+        latest: [{ from_number: PERSON, to_number: UNOWNED_LINE, content: 'to nobody’s line' }],
       });
       expect((await cli(dbR, ['status'])).stdout).toMatch(/Unrouted inbound messages .*: 1/);
       const metrics = await (await fetch(`${r.url}/metrics`)).text();

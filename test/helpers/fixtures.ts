@@ -1,13 +1,16 @@
 /** Test data shared by the HTTP tests: phone numbers, the spec's field and style lists, dump helpers. */
 
-/** Valid US numbers for the people the tests write to. */
 /** The policy `serve` has with the sandbox: the test receivers and fake providers listen on 127.0.0.1. */
 export const LOOPBACK_ALLOWED = { allowPrivate: true, allowLinkLocal: false } as const;
 
+/** Valid US numbers for the people the tests write to. */
 export const ALICE = '+14155550100';
 export const BOB = '+14155550101';
 export const CAROL = '+14155550102';
 export const DAVE = '+14155550103';
+
+/** A line no test account owns: outside the 555-0110..0199 block that sandbox accounts draw their lines from at random. */
+export const UNOWNED_LINE = '+12025550200';
 
 /** A message handle: a lower-case UUID. */
 export const UUID_LOWER = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;

@@ -12,7 +12,7 @@ import {
 } from '../../src/services/receive-inbound.ts';
 import { makeTestApp, type TestAccount, type TestApp } from '../helpers/app.ts';
 import { accountRow, send, sendGroup } from '../helpers/delivery.ts';
-import { ALICE, BOB, CAROL, DAVE, show } from '../helpers/fixtures.ts';
+import { ALICE, BOB, CAROL, DAVE, show, UNOWNED_LINE } from '../helpers/fixtures.ts';
 import { outboxFor, payloadsFor } from '../helpers/outbox.ts';
 
 /** receiveInbound / receiveFromTransport: an end user's message enters the database, with its receive webhooks. */
@@ -203,10 +203,10 @@ describe('receiveFromTransport: which account', () => {
     const t = makeTestApp();
     const account = await t.createAccount();
     await send(t, account, { number: ALICE });
-    const outcome = await receiveFromTransport(t.deps, fromTransport('+12025550123', { transportHandle: 'up-unrouted-1' }));
+    const outcome = await receiveFromTransport(t.deps, fromTransport(UNOWNED_LINE, { transportHandle: 'up-unrouted-1' }));
     expect(outcome).toEqual({ routed: false, created: true });
     expect(
-      await receiveFromTransport(t.deps, fromTransport('+12025550123', { transportHandle: 'up-unrouted-1' })),
+      await receiveFromTransport(t.deps, fromTransport(UNOWNED_LINE, { transportHandle: 'up-unrouted-1' })),
       'a redelivery is kept once',
     ).toEqual({
       routed: false,
@@ -214,7 +214,7 @@ describe('receiveFromTransport: which account', () => {
     });
     expect((await messagesOf(t, await accountRow(t, account))).filter((m) => !m.isOutbound)).toEqual([]);
     expect((await t.store.unrouted.latest(10)).map((m) => [m.fromNumber, m.toNumber, m.content])).toEqual([
-      [ALICE, '+12025550123', 'over the wire'],
+      [ALICE, UNOWNED_LINE, 'over the wire'],
     ]);
   });
 

@@ -6,6 +6,7 @@ import { recordStatus } from '../../src/services/record-status.ts';
 import { receiveSandboxInbound, requireAccountByEmail } from '../../src/services/sandbox.ts';
 import { readEventsAfter, startingCursor } from '../../src/services/tail-events.ts';
 import { makeTestApp } from '../helpers/app.ts';
+import { UNOWNED_LINE } from '../helpers/fixtures.ts';
 
 // The reads behind `textrelay tail`, in process: a backlog larger than one batch per table.
 
@@ -94,7 +95,7 @@ describe('readEventsAfter', () => {
     t.clock.set(START + 5_000);
     await receiveFromTransport(t.deps, {
       from: '+12124567000',
-      toNumber: '+12025550150',
+      toNumber: UNOWNED_LINE,
       content: 'to nobody',
       mediaUrl: '',
       service: 'SMS',
@@ -106,7 +107,7 @@ describe('readEventsAfter', () => {
         at: new Date(START + 5_000).toISOString(),
         account: null,
         from_number: '+12124567000',
-        to_number: '+12025550150',
+        to_number: UNOWNED_LINE,
         group_id: null,
         content: 'to nobody',
         media_url: null,
