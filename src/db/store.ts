@@ -37,7 +37,7 @@ export interface Store extends Queries {
 export type { AccountEventRow, NewAccountEvent } from './sqlite/queries/account-events.ts';
 export type { ContactAndPin, ContactFieldsUpdate, ContactListQuery, ContactV2ListQuery } from './sqlite/queries/contacts.ts';
 export type { ConversationKind } from './sqlite/queries/conversations.ts';
-export type { AttemptRecord, ClaimedDelivery, DueDelivery, FinishedDelivery } from './sqlite/queries/delivery-rows.ts';
+export type { AttemptRecord, ClaimedDelivery, DueDelivery, FinishedDelivery, OutboxEntry } from './sqlite/queries/delivery-rows.ts';
 export type { EventCursor, EventTable, Followed } from './sqlite/queries/events.ts';
 export type { MediaObjectRow } from './sqlite/queries/media.ts';
 export type {

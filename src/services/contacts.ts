@@ -1,15 +1,15 @@
 import type { AccountRow, ContactRow } from '../db/rows.ts';
-import type { ContactFieldsUpdate, ContactListQuery } from '../db/store.ts';
+import type { ContactFieldsUpdate, ContactListQuery, NewAccountEvent, OutboxEntry } from '../db/store.ts';
 import { type ContactV2View, toContactV2 } from '../domain/contact-view-v2.ts';
 import { ErrorCode } from '../domain/error-codes.ts';
 import { toContactData, toContactView } from '../domain/views.ts';
-import { recordAccountEvent } from './account-events.ts';
+import { accountEvent } from './account-events.ts';
 import { AppError } from './app-error.ts';
 import type { ServiceDeps } from './deps.ts';
 import { timeOrderedUuid } from './ids.ts';
 import { refuseOverContactsQuota } from './quotas.ts';
 import { inTransaction } from './transactions.ts';
-import { fanOutTo } from './webhook-fanout.ts';
+import { fanOutDeliveries, queueDeliveries } from './webhook-fanout.ts';
 
 export type CreateContactInput = {
   firstName: string;
@@ -56,20 +56,40 @@ export async function findLiveContact(deps: ServiceDeps, accountId: string, phon
  * Tells the account a contact was created: its contact_created webhooks and the contact.created
  * event. Call inside the creating transaction; the caller notifies the outbox after the commit.
  */
-async function announceContactCreated(deps: ServiceDeps, account: AccountRow, contact: ContactRow, now: number): Promise<void> {
+async function announceContactCreated(
+  deps: ServiceDeps,
+  account: AccountRow,
+  contact: ContactRow,
+  now: number,
+  pinnedLine?: string,
+): Promise<void> {
+  const news = await contactCreatedNews(deps, account, contact, now, pinnedLine);
+  await queueDeliveries(deps, news.callbacks, now);
+  await deps.store.accountEvents.append(news.accountEvent);
+}
+
+/** What announceContactCreated writes; `pinnedLine`: the person's pin, when the caller knows it. */
+async function contactCreatedNews(
+  deps: ServiceDeps,
+  account: AccountRow,
+  contact: ContactRow,
+  now: number,
+  pinnedLine?: string,
+): Promise<{ callbacks: OutboxEntry[]; accountEvent: NewAccountEvent }> {
   // Read first: the payload (and the pin it shows) is built only for an account that listens.
   const webhooks = await deps.store.webhookSubscriptions.ofType(account.id, 'contact_created');
+  let callbacks: OutboxEntry[] = [];
   if (webhooks.length > 0) {
-    const payload = JSON.stringify(await contactV2View(deps, contact));
-    await fanOutTo(
-      deps,
-      account,
-      webhooks,
-      { type: 'contact_created', eventType: 'contact.created', orderKey: `contact:${contact.id}`, payload },
-      now,
-    );
+    const view = pinnedLine === undefined ? await contactV2View(deps, contact) : toContactV2(contact, pinnedLine);
+    const payload = JSON.stringify(view);
+    callbacks = fanOutDeliveries(account, webhooks, {
+      type: 'contact_created',
+      eventType: 'contact.created',
+      orderKey: `contact:${contact.id}`,
+      payload,
+    });
   }
-  await recordAccountEvent(deps, account.id, 'contact.created', { contact_id: contact.id, phone: contact.phone }, now);
+  return { callbacks, accountEvent: accountEvent(account.id, 'contact.created', { contact_id: contact.id, phone: contact.phone }, now) };
 }
 
 /** What a write may set on a contact: its stored fields, and the line to pin its person to. */
@@ -115,7 +135,7 @@ export async function createLiveContact(
   return createContactOver(deps, account, phone, fields, now, await deps.store.contacts.findByPhone(account.id, phone));
 }
 
-/** createLiveContact once the number's row was read: `existing` (live, deleted, or none). */
+/** createLiveContact once the number's row was read: `existing` (live, deleted, or none); `pinnedLine` as contactCreatedNews's. */
 async function createContactOver(
   deps: ServiceDeps,
   account: AccountRow,
@@ -123,6 +143,7 @@ async function createContactOver(
   fields: ContactFields,
   now: number,
   existing: ContactRow | undefined,
+  pinnedLine?: string,
 ): Promise<ContactRow> {
   if (existing && existing.deletedAt === null) throw new AppError(ErrorCode.conflict, `A contact with number ${phone} already exists`);
   let row: ContactRow;
@@ -133,7 +154,7 @@ async function createContactOver(
     if (!(await deps.store.contacts.insert(row))) throw new AppError(ErrorCode.conflict, `A contact with number ${phone} already exists`);
   }
   row = await applyContactFields(deps, account, row, fields, now);
-  await announceContactCreated(deps, account, row, now);
+  await announceContactCreated(deps, account, row, now, pinnedLine);
   return row;
 }
 
@@ -173,15 +194,23 @@ export async function ensureContact(deps: ServiceDeps, accountId: string, phone:
   return createContactOver(deps, account, phone, {}, now, existing);
 }
 
-/** ensureContact for a caller that holds the account and read the number's contact row already (`known`: none when undefined). */
-export async function ensureContactOf(
+/**
+ * The contact of a send's end user, who is pinned to `pinnedLine` once the send commits: `known`
+ * when live (the row the caller read, none when undefined), a deleted one brought back, or else a
+ * new row (`created`) with its announcement, which the send's whole write writes with the message.
+ */
+export async function contactOfSend(
   deps: ServiceDeps,
   account: AccountRow,
   phone: string,
   now: number,
   known: ContactRow | undefined,
-): Promise<ContactRow> {
-  return known && known.deletedAt === null ? known : createContactOver(deps, account, phone, {}, now, known);
+  pinnedLine: string,
+): Promise<{ contact: ContactRow; created?: { row: ContactRow; accountEvent: NewAccountEvent; callbacks: OutboxEntry[] } }> {
+  if (known && known.deletedAt === null) return { contact: known };
+  if (known) return { contact: await createContactOver(deps, account, phone, {}, now, known, pinnedLine) };
+  const row = newContactRow(account.id, { firstName: '', lastName: '', phone }, now);
+  return { contact: row, created: { row, ...(await contactCreatedNews(deps, account, row, now, pinnedLine)) } };
 }
 
 /**

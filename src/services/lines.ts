@@ -20,8 +20,7 @@ export async function leastLoadedLine(deps: ServiceDeps, account: AccountRow): P
 /**
  * The line an end user talks to: the one they were pinned to, else (first contact) the account's
  * least-loaded line, or the client's explicit choice, which then becomes their pin. Call inside
- * the sending transaction so two first messages cannot pin one person twice. `pin`: the person's
- * pin as the caller read it in this transaction already.
+ * the sending transaction so two first messages cannot pin one person twice.
  */
 export async function lineForEndUser(
   deps: ServiceDeps,
@@ -29,12 +28,25 @@ export async function lineForEndUser(
   endUserNumber: string,
   requestedLine: string | undefined,
   now: number,
-  pin?: { line: string | undefined },
 ): Promise<string> {
+  const { line, newPin } = await chooseLineForEndUser(deps, account, endUserNumber, requestedLine);
+  if (newPin) await deps.store.accounts.pinEndUser(account.id, endUserNumber, line, now);
+  return line;
+}
+
+/**
+ * lineForEndUser without writing the pin: the line, and whether it is to become the person's pin
+ * (for a whole write to write). `pin`: the person's pin as the caller read it in this transaction already.
+ */
+export async function chooseLineForEndUser(
+  deps: ServiceDeps,
+  account: AccountRow,
+  endUserNumber: string,
+  requestedLine: string | undefined,
+  pin?: { line: string | undefined },
+): Promise<{ line: string; newPin: boolean }> {
   const explicit = requestedLine === undefined ? undefined : await requireOwnLine(deps, account, requestedLine);
   const pinned = pin ? pin.line : await deps.store.accounts.findPinnedLine(account.id, endUserNumber);
-  if (pinned) return explicit ?? pinned;
-  const line = explicit ?? (await leastLoadedLine(deps, account));
-  await deps.store.accounts.pinEndUser(account.id, endUserNumber, line, now);
-  return line;
+  if (pinned) return { line: explicit ?? pinned, newPin: false };
+  return { line: explicit ?? (await leastLoadedLine(deps, account)), newPin: true };
 }

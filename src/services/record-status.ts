@@ -1,14 +1,13 @@
 import type { AccountRow, MessageRow } from '../db/rows.ts';
-import type { MessageInsert, StatusEventInsert, StatusUpdate, WebhookSubscriptionRow } from '../db/store.ts';
+import type { MessageInsert, OutboxEntry, SendWrite, StatusEventInsert, StatusUpdate } from '../db/store.ts';
 import { DELIVERY_ERROR_MESSAGES, ErrorCode } from '../domain/error-codes.ts';
 import { decideStatus, type MessageStatus, type NotAppliedReason } from '../domain/status.ts';
-import { toStatusCallbackPayload } from '../domain/webhook-payloads.ts';
 import { accountEvent } from './account-events.ts';
 import type { ServiceDeps } from './deps.ts';
-import { newWebhookId, timeOrderedUuid } from './ids.ts';
+import { timeOrderedUuid } from './ids.ts';
+import { asInserted, statusAudience, statusCallbacks } from './status-callbacks.ts';
 import { inWriteTransaction, type WriteOptions } from './transactions.ts';
 import { reportedByItsProvider } from './upstream-credentials.ts';
-import { fanOutTo } from './webhook-fanout.ts';
 
 /** A status event as a transport (or the ingest endpoint) reports it. */
 export type StatusReport = {
@@ -41,56 +40,13 @@ async function insertEvent(deps: ServiceDeps, event: Omit<StatusEventInsert, 'id
   return deps.store.messages.insertStatusEvent({ id: newEventId(), ...event });
 }
 
-/** Who hears of a message's status changes: its status_callback and the account's `outbound` webhooks. */
-type StatusAudience = { account: AccountRow; webhooks: readonly WebhookSubscriptionRow[] };
-
-function hasStatusCallback(message: MessageRow): message is MessageRow & { statusCallback: string } {
-  return message.statusCallback !== null && message.statusCallback !== '';
-}
-
-/** The message's audience, read once per report; none when nobody listens, and the account is then not read at all. */
-async function statusAudience(deps: ServiceDeps, message: MessageRow, account?: AccountRow): Promise<StatusAudience | undefined> {
-  const webhooks = await deps.store.webhookSubscriptions.ofType(message.accountId, 'outbound');
-  if (webhooks.length === 0 && !hasStatusCallback(message)) return undefined;
-  const owner = account ?? (await deps.store.accounts.findById(message.accountId));
-  if (!owner) throw new Error(`message ${message.handle} belongs to no account`);
-  return { account: owner, webhooks };
-}
+/** A first send's writes besides the message's: the end user's new contact (and its callbacks) and pin. */
+export type FirstSendWrites = Pick<SendWrite, 'newContact' | 'pin'> & { callbacks: readonly OutboxEntry[] };
 
 /**
- * Queues the message's status, as it now is, to its status_callback (when the client asked for one)
- * and to every `outbound` webhook of the account: one payload, ordered per message and URL alike.
- */
-async function enqueueStatusCallbacks(
-  deps: ServiceDeps,
-  message: MessageRow,
-  audience: StatusAudience | undefined,
-  now: number,
-): Promise<void> {
-  if (audience === undefined) return;
-  const { account, webhooks } = audience;
-  const payload = JSON.stringify(toStatusCallbackPayload(message, account));
-  if (hasStatusCallback(message)) {
-    await deps.store.outbox.enqueue(
-      {
-        webhookId: newWebhookId(),
-        accountId: account.id,
-        messageHandle: message.handle,
-        eventType: 'message.status',
-        url: message.statusCallback,
-        payload,
-      },
-      now,
-    );
-    deps.notify.outboxWritten();
-  }
-  await fanOutTo(deps, account, webhooks, { type: 'outbound', eventType: 'message.outbound', orderKey: message.handle, payload }, now);
-}
-
-/**
- * Writes a send's QUEUED message with its QUEUED event, its account event and (for a message to
- * one person) its contact's conversation summary, as one whole write; then its QUEUED callbacks.
- * Call inside the sending transaction.
+ * Writes a send's QUEUED message with its QUEUED event, its account event, (for a message to one
+ * person) its contact's conversation summary and its QUEUED callbacks as one whole write, with
+ * `first`'s writes. Call inside the sending transaction.
  */
 export async function recordQueued(
   deps: ServiceDeps,
@@ -98,7 +54,10 @@ export async function recordQueued(
   row: MessageInsert,
   contact: { id: string; previewText: string } | undefined,
   now: number,
+  first: FirstSendWrites = { callbacks: [] },
 ): Promise<MessageRow> {
+  const queued = asInserted(row);
+  const callbacks = [...first.callbacks, ...statusCallbacks(queued, await statusAudience(deps, queued, account))];
   const message = await deps.store.wholeWrites.send({
     message: row,
     event: {
@@ -127,8 +86,11 @@ export async function recordQueued(
       now,
     ),
     contact,
+    newContact: first.newContact,
+    pin: first.pin,
+    callbacks,
   });
-  await enqueueStatusCallbacks(deps, message, await statusAudience(deps, message, account), now);
+  if (callbacks.length > 0) deps.notify.outboxWritten();
   return message;
 }
 
@@ -178,6 +140,8 @@ async function applyReport(deps: ServiceDeps, message: MessageRow, report: Statu
       dateUpdated: Math.max(now, current.dateUpdated),
     };
     const previousStatus = current.status;
+    const moved = { ...current, ...update };
+    const callbacks = statusCallbacks(moved, audience);
     const inserted = await deps.store.wholeWrites.statusStep({
       messageId: current.id,
       update,
@@ -200,11 +164,12 @@ async function applyReport(deps: ServiceDeps, message: MessageRow, report: Statu
         { message_handle: current.handle, status: step.status, previous_status: previousStatus, error_code: update.errorCode },
         now,
       ),
+      callbacks,
     });
     // The unique index on applied events disagrees with decideStatus: roll back rather than call back twice.
     if (!inserted) throw new Error(`status ${step.status} of ${message.handle} was already applied`);
-    current = { ...current, ...update };
-    await enqueueStatusCallbacks(deps, current, audience, now);
+    current = moved;
+    if (callbacks.length > 0) deps.notify.outboxWritten();
   }
   return 'applied';
 }

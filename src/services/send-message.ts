@@ -4,13 +4,13 @@ import { ErrorCode } from '../domain/error-codes.ts';
 import type { SendStyle } from '../domain/limits.ts';
 import { type MessageView, previewOf, toMessageObject } from '../domain/views.ts';
 import { AppError } from './app-error.ts';
-import { ensureContactOf, refuseIfOptedOut, refuseOptedOut } from './contacts.ts';
+import { contactOfSend, refuseIfOptedOut, refuseOptedOut } from './contacts.ts';
 import type { ServiceDeps } from './deps.ts';
 import { requireGroupPlan, resolveGroupForSend } from './groups.ts';
 import { type StoredResponse, withIdempotency } from './idempotency.ts';
 import { timeOrderedUuid } from './ids.ts';
-import { lineForEndUser, requireOwnLine } from './lines.ts';
-import { recordQueued } from './record-status.ts';
+import { chooseLineForEndUser, requireOwnLine } from './lines.ts';
+import { type FirstSendWrites, recordQueued } from './record-status.ts';
 import { inBatchedTransaction, inTransaction } from './transactions.ts';
 
 /** What every send carries, already validated and normalized by the HTTP layer. */
@@ -36,6 +36,7 @@ async function insertQueuedMessage(
   body: MessageBody,
   addressing: Pick<MessageRow, 'messageType' | 'lineNumber' | 'number' | 'recipients' | 'contactId' | 'groupId'>,
   now: number,
+  first?: FirstSendWrites,
 ): Promise<MessageRow> {
   const handle = timeOrderedUuid();
   const transportHandle = deps.transportAtSend.handleAtSend(handle);
@@ -60,7 +61,7 @@ async function insertQueuedMessage(
     ...addressing,
   };
   const contact = addressing.contactId === null ? undefined : { id: addressing.contactId, previewText: previewOf(content, mediaUrl) };
-  const message = await recordQueued(deps, account, row, contact, now);
+  const message = await recordQueued(deps, account, row, contact, now, first);
   await deps.transportAtSend.stored(deps, message);
   return message;
 }
@@ -94,14 +95,21 @@ async function storeMessage(
     // Refused before anything is written; the contact row and pin it reads are the ones the send needs.
     const { contact: known, pinnedLine } = await deps.store.contacts.findWithPin(account.id, input.number);
     refuseOptedOut(known, input.number);
-    const lineNumber = await lineForEndUser(deps, account, input.number, input.fromNumber, now, { line: pinnedLine });
-    const contact = await ensureContactOf(deps, account, input.number, now, known);
+    const { line: lineNumber, newPin } = await chooseLineForEndUser(deps, account, input.number, input.fromNumber, { line: pinnedLine });
+    // A first send's contact and pin are written with the message, in its whole write.
+    const { contact, created } = await contactOfSend(deps, account, input.number, now, known, pinnedLine ?? lineNumber);
+    const first: FirstSendWrites = {
+      newContact: created && { row: created.row, accountEvent: created.accountEvent },
+      pin: newPin ? { endUserNumber: input.number } : undefined,
+      callbacks: created?.callbacks ?? [],
+    };
     const message = await insertQueuedMessage(
       deps,
       account,
       input,
       { messageType: 'message', lineNumber, number: input.number, recipients: null, contactId: contact.id, groupId: null },
       now,
+      first,
     );
     return { httpStatus: ACCEPTED, body: toMessageObject(message, account, [input.number, lineNumber]) };
   });

@@ -1,5 +1,5 @@
 import type { AccountRow } from '../db/rows.ts';
-import type { WebhookSubscriptionRow } from '../db/store.ts';
+import type { OutboxEntry, WebhookSubscriptionRow } from '../db/store.ts';
 import type { WebhookEventType } from '../domain/delivery-views.ts';
 import type { WebhookType } from '../domain/webhook-types.ts';
 import type { ServiceDeps } from './deps.ts';
@@ -38,22 +38,26 @@ export async function fanOutTo(
   event: FanOut,
   now: number,
 ): Promise<void> {
-  let queued = false;
-  for (const entry of entries) {
-    if (event.line !== undefined && entry.sendblueNumbers !== null && !entry.sendblueNumbers.includes(event.line)) continue;
-    await deps.store.outbox.enqueue(
-      {
-        webhookId: newWebhookId(),
-        accountId: account.id,
-        messageHandle: event.orderKey,
-        eventType: event.eventType,
-        url: entry.url,
-        payload: event.payload,
-        signingSecret: entry.secret ?? account.webhookGlobalSecret,
-      },
-      now,
-    );
-    queued = true;
-  }
-  if (queued) deps.notify.outboxWritten();
+  await queueDeliveries(deps, fanOutDeliveries(account, entries, event), now);
+}
+
+/** Queues these deliveries in their order; the dispatcher is woken once the transaction commits. */
+export async function queueDeliveries(deps: ServiceDeps, deliveries: readonly OutboxEntry[], now: number): Promise<void> {
+  for (const delivery of deliveries) await deps.store.outbox.enqueue(delivery, now);
+  if (deliveries.length > 0) deps.notify.outboxWritten();
+}
+
+/** The deliveries fanOutTo queues, for a whole write that queues them with the rest. */
+export function fanOutDeliveries(account: AccountRow, entries: readonly WebhookSubscriptionRow[], event: FanOut): OutboxEntry[] {
+  return entries
+    .filter((entry) => event.line === undefined || entry.sendblueNumbers === null || entry.sendblueNumbers.includes(event.line))
+    .map((entry) => ({
+      webhookId: newWebhookId(),
+      accountId: account.id,
+      messageHandle: event.orderKey,
+      eventType: event.eventType,
+      url: entry.url,
+      payload: event.payload,
+      signingSecret: entry.secret ?? account.webhookGlobalSecret,
+    }));
 }

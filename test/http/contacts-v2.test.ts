@@ -193,6 +193,25 @@ describe('contacts.create / retrieve / update', () => {
     expect((await call('DELETE', `/api/v2/contacts/${ALICE}`)).body).toEqual({ status: 'OK' });
     expect((await call('GET', `/api/v2/contacts/${ALICE}`)).status).toBe(404);
   });
+
+  it('a send brings a deleted contact back announced with its pin, whatever line it is sent from, logged before the message', async () => {
+    const t = makeTestApp();
+    const account = await t.createAccount({ numbers: 2 });
+    const [first, second] = account.numbers as [string, string];
+    await subscribeToContacts(t, account);
+    await t.call('POST', '/api/send-message', account, { number: ALICE, content: 'hi', from_number: second });
+    await t.call('DELETE', `/api/v2/contacts/${ALICE}`, account);
+    const sent = await t.call('POST', '/api/send-message', account, { number: ALICE, content: 'back', from_number: first });
+    expect(sent.body.from_number).toBe(first);
+    expect(contactDeliveries(t).map((c) => c.sendblue_number)).toEqual([second, second]);
+    const log = await t.store.accountEvents.after((await accountRow(t, account)).id, 0, 100);
+    expect(log.map((event) => event.type).filter((type) => type.endsWith('.created'))).toEqual([
+      'contact.created',
+      'message.created',
+      'contact.created',
+      'message.created',
+    ]);
+  });
 });
 
 describe('routing', () => {

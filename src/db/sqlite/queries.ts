@@ -24,10 +24,16 @@ import { wholeWriteQueries } from './queries/whole-writes.ts';
 
 /** SQLite's answers to every query of the store, given at once (better-sqlite3 is synchronous). */
 export function createSqliteQueries(db: Db) {
-  const [accountEvents, contacts, messages] = [accountEventQueries(db), contactQueries(db), messageQueries(db)];
+  const [accountEvents, accounts, contacts, messages, outbox] = [
+    accountEventQueries(db),
+    accountQueries(db),
+    contactQueries(db),
+    messageQueries(db),
+    outboxQueries(db),
+  ];
   return {
     accountEvents,
-    accounts: accountQueries(db),
+    accounts,
     carrierState: carrierStateQueries(db),
     contacts,
     conversations: conversationQueries(db),
@@ -41,13 +47,13 @@ export function createSqliteQueries(db: Db) {
     messagesV2: messageV2Queries(db),
     lines: lineQueries(db),
     orphans: orphanQueries(db),
-    outbox: outboxQueries(db),
+    outbox,
     accountWebhooks: accountWebhookQueries(db),
     sandbox: sandboxQueries(db),
     stats: statsQueries(db),
     unrouted: unroutedQueries(db),
     webhookSubscriptions: webhookSubscriptionQueries(db),
-    wholeWrites: wholeWriteQueries({ messages, accountEvents, contacts }),
+    wholeWrites: wholeWriteQueries({ messages, accountEvents, accounts, contacts, outbox }),
   };
 }
 

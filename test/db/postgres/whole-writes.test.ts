@@ -3,13 +3,16 @@ import { accountEventQueries } from '../../../src/db/postgres/queries/account-ev
 import { accountQueries } from '../../../src/db/postgres/queries/accounts.ts';
 import { contactQueries } from '../../../src/db/postgres/queries/contacts.ts';
 import { messageQueries } from '../../../src/db/postgres/queries/messages.ts';
+import { outboxQueries } from '../../../src/db/postgres/queries/outbox.ts';
 import { wholeWriteQueries } from '../../../src/db/postgres/queries/whole-writes.ts';
-import type { Queries, SendWrite, StatusStepWrite } from '../../../src/db/store.ts';
+import type { OutboxEntry, Queries, SendWrite, StatusStepWrite } from '../../../src/db/store.ts';
+import { WAITS_FOR_EARLIER_CALLBACK } from '../../../src/domain/delivery-views.ts';
 import {
   ACCOUNT,
   ALICE,
   BOB,
   CAROL,
+  contactRow,
   LINE,
   message,
   seedWorld,
@@ -25,6 +28,7 @@ let messages: TwinModule<Queries['messages']>;
 let contacts: TwinModule<Queries['contacts']>;
 let accountEvents: TwinModule<Queries['accountEvents']>;
 let accounts: TwinModule<Queries['accounts']>;
+let outbox: TwinModule<Queries['outbox']>;
 
 beforeEach(async () => {
   await seedWorld(twins);
@@ -33,7 +37,26 @@ beforeEach(async () => {
   contacts = twinModule(twins, 'contacts', contactQueries(twins.pg));
   accountEvents = twinModule(twins, 'accountEvents', accountEventQueries(twins.pg));
   accounts = twinModule(twins, 'accounts', accountQueries(twins.pg));
+  outbox = twinModule(twins, 'outbox', outboxQueries(twins.pg));
 });
+
+function callback(webhookId: string, messageHandle: string, url: string): OutboxEntry {
+  return { webhookId, accountId: ACCOUNT, messageHandle, eventType: 'message.status', url, payload: `{"id":"${webhookId}"}` };
+}
+
+/** A first send to Carol: her new contact (logged first) and her pin, with the message. */
+function firstSendToCarol(callbacks: OutboxEntry[]): SendWrite {
+  const row = contactRow('con_carol', CAROL, { accountId: ACCOUNT, createdAt: T0 });
+  return {
+    ...sendOf({ number: CAROL, contactId: 'con_carol', content: 'hi Carol' }, { id: 'con_carol', previewText: 'hi Carol' }),
+    newContact: { row, accountEvent: { accountId: ACCOUNT, type: 'contact.created', data: '{"contact_id":"con_carol"}', occurredAt: T0 } },
+    pin: { endUserNumber: CAROL },
+    callbacks,
+  };
+}
+
+/** The account's deliveries, oldest first. */
+const deliveries = async () => (await outbox.same((o) => o.listForAccount(ACCOUNT, { limit: 50, offset: 0 }))).reverse();
 
 function sendOf(overrides: Parameters<typeof message>[0], contact?: SendWrite['contact']): SendWrite {
   const row = message(overrides);
@@ -53,6 +76,7 @@ function sendOf(overrides: Parameters<typeof message>[0], contact?: SendWrite['c
     },
     accountEvent: { accountId: ACCOUNT, type: 'message.created', data: `{"message_handle":"${row.handle}"}`, occurredAt: row.dateSent },
     contact,
+    callbacks: [],
   };
 }
 
@@ -80,6 +104,7 @@ function stepOf(
       receivedAt: at,
     },
     accountEvent: { accountId: ACCOUNT, type: 'message.updated', data: `{"status":"${status}"}`, occurredAt: at },
+    callbacks: [],
   };
 }
 
@@ -144,5 +169,63 @@ describe('the whole writes on PostgreSQL', () => {
     expect(await contacts.same((c) => c.findWithPin(ACCOUNT, BOB))).toMatchObject({ contact: { id: 'con_bob' }, pinnedLine: LINE });
     expect(await contacts.same((c) => c.findWithPin(ACCOUNT, CAROL))).toEqual({ contact: undefined, pinnedLine: LINE });
     expect(await contacts.same((c) => c.findWithPin(ACCOUNT, '+14155550199'))).toEqual({ contact: undefined, pinnedLine: undefined });
+  });
+
+  it('write a first send as SQLite does: the new contact with its summary, its pin and event, and the callbacks in order', async () => {
+    const first = firstSendToCarol([
+      { ...callback('wh_contact', 'contact:con_carol', 'https://a.example/hook'), eventType: 'contact.created', signingSecret: 'own' },
+      callback('wh_status', 'h-x', 'https://s.example/cb'),
+      callback('wh_outbound', 'h-x', 'https://s.example/cb'),
+    ]);
+    first.callbacks = first.callbacks.map((c) => (c.messageHandle === 'h-x' ? { ...c, messageHandle: first.message.handle } : c));
+    const sent = await writes.same((w) => w.send(first));
+    expect(sent).toMatchObject({ contactId: 'con_carol', number: CAROL, lineNumber: LINE });
+    expect(await contacts.same((c) => c.findWithPin(ACCOUNT, CAROL))).toMatchObject({
+      contact: { id: 'con_carol', lastMessageAt: sent.dateSent, lastOutboundAt: sent.dateSent, previewText: 'hi Carol' },
+      pinnedLine: LINE,
+    });
+    // The line counts its new person: the least loaded line is now the other one of the account.
+    await twins.seed('service_numbers', [{ number: '+15550000003', accountId: ACCOUNT, createdAt: T0 + 1 }]);
+    expect(await accounts.same((a) => a.leastLoadedLine(ACCOUNT))).toBe('+15550000003');
+    expect((await accountEvents.same((e) => e.after(ACCOUNT, 0, 10))).map((e) => [e.seq, e.type])).toEqual([
+      [1, 'contact.created'],
+      [2, 'message.created'],
+    ]);
+    // The second callback to the same message and URL waits behind the first, as two enqueues would.
+    expect((await deliveries()).map((d) => [d.webhookId, d.signingSecret, d.nextAttemptAt === WAITS_FOR_EARLIER_CALLBACK])).toEqual([
+      ['wh_contact', 'own', false],
+      ['wh_status', null, false],
+      ['wh_outbound', null, true],
+    ]);
+  });
+
+  it('write nothing of a first send whose contact exists meanwhile', async () => {
+    await twins.seed('contacts', [{ id: 'con_carol2', accountId: ACCOUNT, phone: CAROL, firstName: 'C', lastName: 'C', createdAt: T0 }]);
+    const first = firstSendToCarol([callback('wh_status', 'h-x', 'https://s.example/cb')]);
+    expect(() => twins.sqliteDb.$client.transaction(() => twins.sqlite.wholeWrites.send(first))()).toThrow();
+    await expect(wholeWriteQueries(twins.pg).send(first)).rejects.toThrow();
+    expect(await messages.same((m) => m.findByHandle(ACCOUNT, first.message.handle))).toBeUndefined();
+    expect((await contacts.same((c) => c.findWithPin(ACCOUNT, CAROL))).pinnedLine).toBeUndefined();
+    expect(await accountEvents.same((e) => e.after(ACCOUNT, 0, 10))).toEqual([]);
+    expect(await deliveries()).toEqual([]);
+  });
+
+  it('queue a status step’s callbacks as SQLite does: behind the message’s unfinished ones, and not for a refused step', async () => {
+    const queued = sendOf({ statusCallback: 'https://s.example/cb' });
+    queued.callbacks = [callback('wh_queued', queued.message.handle, 'https://s.example/cb')];
+    const sent = await writes.same((w) => w.send(queued));
+    const step = stepOf(sent.id, sent.handle, 'SENT', T0 + 100, 'w1');
+    step.callbacks = [callback('wh_sent', sent.handle, 'https://s.example/cb'), callback('wh_other', sent.handle, 'https://o.example/cb')];
+    expect(await writes.same((w) => w.statusStep(step))).toBe(true);
+    const again = {
+      ...stepOf(sent.id, sent.handle, 'DELIVERED', T0 + 200, 'w1'),
+      callbacks: [callback('wh_again', sent.handle, 'https://s.example/cb')],
+    };
+    expect(await writes.same((w) => w.statusStep(again))).toBe(false);
+    expect((await deliveries()).map((d) => [d.webhookId, d.nextAttemptAt])).toEqual([
+      ['wh_queued', sent.dateSent],
+      ['wh_sent', WAITS_FOR_EARLIER_CALLBACK],
+      ['wh_other', T0 + 100],
+    ]);
   });
 });

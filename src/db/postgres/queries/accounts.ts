@@ -110,19 +110,16 @@ export function accountQueries(db: PgDb) {
     },
     /** One statement: the pin and its line's count in one round trip. */
     async pinEndUser(accountId: string, endUserNumber: string, lineNumber: string, createdAt: number): Promise<void> {
-      const pinned = db
-        .$with('pinned')
-        .as(
-          db
-            .insert(numberPins)
-            .values({ accountId, endUserNumber, lineNumber, createdAt })
-            .returning({ lineNumber: numberPins.lineNumber }),
-        );
-      await db
-        .with(pinned)
-        .update(serviceNumbers)
-        .set({ pinnedCount: sql`${serviceNumbers.pinnedCount} + 1` })
-        .where(eq(serviceNumbers.number, sql`(select ${pinned.lineNumber} from ${pinned})`));
+      const [pinned, counted] = pinWrites(db, { accountId, endUserNumber, lineNumber, createdAt });
+      await db.with(pinned, counted).select({ lineNumber: pinned.lineNumber }).from(pinned);
     },
   };
+}
+
+/** A person's pin to a line: the pin and its line's count, as CTEs of one statement (pinEndUser, a send's whole write). */
+export function pinWrites(db: PgDb, pin: typeof numberPins.$inferInsert) {
+  const pinned = db.$with('pinned').as(db.insert(numberPins).values(pin).returning({ lineNumber: numberPins.lineNumber }));
+  const counted = db.$with('counted', {}).as(sql`
+    update ${serviceNumbers} set pinned_count = pinned_count + 1 where number = (select ${pinned.lineNumber} from ${pinned})`);
+  return [pinned, counted] as const;
 }

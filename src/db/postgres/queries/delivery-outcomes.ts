@@ -5,21 +5,12 @@
  * claim's transaction (store.transaction): the locks last until its commit.
  */
 
-import { and, eq, type SQL, sql } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import { WAITS_FOR_EARLIER_CALLBACK } from '../../../domain/delivery-views.ts';
 import type { CandidateDelivery, FinishedDelivery, OutboxEntry } from '../../sqlite/queries/delivery-rows.ts';
 import type { PgDb } from '../db.ts';
 import { webhookAttempts, webhookDeliveries } from '../schema.ts';
-import {
-  bySeq,
-  candidateOf,
-  earlier,
-  fromEarlier,
-  RAW_CANDIDATE_COLUMNS,
-  type RawCandidate,
-  sameLine,
-  unfinished,
-} from './delivery-rows.ts';
+import { bySeq, candidateOf, RAW_CANDIDATE_COLUMNS, type RawCandidate, waitsBehindLastUnfinished } from './delivery-rows.ts';
 
 /** The candidate's columns of the next row (`n`) in nextInLine's join. */
 const NEXT_COLUMNS = RAW_CANDIDATE_COLUMNS.split(', ')
@@ -27,20 +18,6 @@ const NEXT_COLUMNS = RAW_CANDIDATE_COLUMNS.split(', ')
   .join(', ');
 
 export function deliveryOutcomeQueries(db: PgDb) {
-  /*
-   * Whether the new row waits: the last unfinished row of its message and URL is locked until this
-   * transaction commits, so whoever finishes that row waits for the commit and then sees the new
-   * row to let go. A last row already locked by another transaction (being claimed or finished
-   * right now) is not waited for, which could deadlock: the new row is then due at once, and the
-   * claim's order check still holds it back until every earlier row finished.
-   */
-  const waitsBehindLastUnfinished = (entry: OutboxEntry): SQL => sql`exists (
-    select 1 from ${webhookDeliveries}
-    where ${webhookDeliveries.seq} = (select max(${earlier.seq}) from ${fromEarlier}
-        where ${sameLine(earlier, entry.messageHandle, entry.url)} and ${unfinished(earlier)})
-      and ${unfinished(webhookDeliveries)}
-    for update skip locked)`;
-
   /**
    * Marks the leased rows finished or due again, in one statement, each if this claim's lease still
    * holds it. Returns the seqs of the rows it finished (delivered or given up).
@@ -107,7 +84,7 @@ export function deliveryOutcomeQueries(db: PgDb) {
         payload: entry.payload,
         signingSecret: entry.signingSecret ?? null,
         state: 'pending',
-        nextAttemptAt: sql`case when ${waitsBehindLastUnfinished(entry)} then ${WAITS_FOR_EARLIER_CALLBACK}::bigint else ${now}::bigint end`,
+        nextAttemptAt: sql`case when ${waitsBehindLastUnfinished(entry.messageHandle, entry.url)} then ${WAITS_FOR_EARLIER_CALLBACK}::bigint else ${now}::bigint end`,
         createdAt: now,
         updatedAt: now,
       });

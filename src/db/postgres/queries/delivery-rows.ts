@@ -24,7 +24,7 @@ export const candidateColumns = (t: DeliveryTable) => ({
 export const unfinished = (t: LineColumns): SQL => inArray(t.state, ['pending', 'delivering']);
 
 /** The rows of one message and URL: the queue's order is kept within these (webhook_deliveries_order_idx). */
-export const sameLine = (t: LineColumns, messageHandle: string, url: string): SQL =>
+export const sameLine = (t: LineColumns, messageHandle: string | SQL, url: string | SQL): SQL =>
   and(eq(t.messageHandle, messageHandle), eq(t.url, url))!;
 
 /** The table again, under another name, for the conditions on a row's neighbours. */
@@ -32,6 +32,21 @@ const EARLIER = 'earlier';
 export const earlier = alias(webhookDeliveries, EARLIER);
 /** `earlier` in a FROM clause of SQL written by hand (the builder names the table itself). */
 export const fromEarlier = sql`${webhookDeliveries} as ${sql.identifier(EARLIER)}`;
+
+/**
+ * Whether a new row of this message and URL (values, or a source row's columns) waits: the last
+ * unfinished row of its message and URL is locked until this transaction commits, so whoever
+ * finishes that row waits for the commit and then sees the new row to let go. A last row already
+ * locked by another transaction (being claimed or finished right now) is not waited for, which
+ * could deadlock: the new row is then due at once, and the claim's order check still holds it
+ * back until every earlier row finished.
+ */
+export const waitsBehindLastUnfinished = (messageHandle: string | SQL, url: string | SQL): SQL => sql`exists (
+  select 1 from ${webhookDeliveries}
+  where ${webhookDeliveries.seq} = (select max(${earlier.seq}) from ${fromEarlier}
+      where ${sameLine(earlier, messageHandle, url)} and ${unfinished(earlier)})
+    and ${unfinished(webhookDeliveries)}
+  for update skip locked)`;
 
 export const bySeq = (rows: readonly Pick<CandidateDelivery, 'seq'>[]): SQL =>
   inArray(
