@@ -1,13 +1,15 @@
-import { and, asc, count, desc, eq, getTableColumns, gt, gte, lte, type SQL, sql } from 'drizzle-orm';
-import { messageRowJson } from '../../../domain/message-row-view.ts';
+import { and, asc, count, desc, eq, gt, gte, lte, type SQL, sql } from 'drizzle-orm';
+import { PgDialect, type PreparedQueryConfig } from 'drizzle-orm/pg-core';
 import type { AccountFacts } from '../../../domain/views.ts';
-import type { MessageRowWithGroupName } from '../../sqlite/queries/message-values.ts';
 import { type MessageV2Filter, type MessageV2Order, TOTAL_RECOUNT_MS } from '../../sqlite/queries/messages-v2.ts';
 import type { PgDb } from '../db.ts';
-import { groupMembers, groups, messages } from '../schema.ts';
+import { groups, messages } from '../schema.ts';
+import { accountJson, groupMembersSql, messageRowSql } from './message-json.ts';
 
 /** Totals kept (one per account and filter values). */
 const MAX_CACHED_TOTALS = 1_000;
+/** Prepared listings kept (one per combination of filters and order). */
+const MAX_CACHED_LISTINGS = 200;
 
 /** Filters on columns a message never changes after it is stored: their totals only grow by new rows. */
 const IMMUTABLE: ReadonlySet<keyof MessageV2Filter> = new Set([
@@ -20,21 +22,31 @@ const IMMUTABLE: ReadonlySet<keyof MessageV2Filter> = new Set([
   'sentTo',
 ]);
 
-function conditionsFor(accountId: string, filter: MessageV2Filter): SQL[] {
-  const conditions: SQL[] = [eq(messages.accountId, accountId)];
-  if (filter.number !== undefined) conditions.push(eq(messages.number, filter.number));
-  if (filter.groupId !== undefined) conditions.push(eq(messages.groupId, filter.groupId));
-  if (filter.status !== undefined) conditions.push(eq(messages.status, filter.status));
-  if (filter.isOutbound !== undefined) conditions.push(eq(messages.isOutbound, filter.isOutbound));
-  if (filter.lineNumber !== undefined) conditions.push(eq(messages.lineNumber, filter.lineNumber));
-  if (filter.messageType !== undefined) conditions.push(eq(messages.messageType, filter.messageType));
-  if (filter.downgraded !== undefined) conditions.push(sql`coalesce(${messages.wasDowngraded}, false) = ${filter.downgraded}`);
-  if (filter.sentFrom !== undefined) conditions.push(gte(messages.dateSent, filter.sentFrom));
-  if (filter.sentTo !== undefined) conditions.push(lte(messages.dateSent, filter.sentTo));
-  if (filter.updatedFrom !== undefined) conditions.push(gte(messages.dateUpdated, filter.updatedFrom));
-  if (filter.updatedTo !== undefined) conditions.push(lte(messages.dateUpdated, filter.updatedTo));
+/** A filter's keys and the account's, each a value or a placeholder of a prepared statement. */
+type Value = (key: keyof MessageV2Filter | 'accountId') => unknown;
+
+function conditionsFor(present: ReadonlySet<keyof MessageV2Filter>, valueOf: Value): SQL[] {
+  const value = (key: keyof MessageV2Filter | 'accountId') => valueOf(key) as never;
+  const conditions: SQL[] = [eq(messages.accountId, value('accountId'))];
+  if (present.has('number')) conditions.push(eq(messages.number, value('number')));
+  if (present.has('groupId')) conditions.push(eq(messages.groupId, value('groupId')));
+  if (present.has('status')) conditions.push(eq(messages.status, value('status')));
+  if (present.has('isOutbound')) conditions.push(eq(messages.isOutbound, value('isOutbound')));
+  if (present.has('lineNumber')) conditions.push(eq(messages.lineNumber, value('lineNumber')));
+  if (present.has('messageType')) conditions.push(eq(messages.messageType, value('messageType')));
+  if (present.has('downgraded')) conditions.push(sql`coalesce(${messages.wasDowngraded}, false) = ${value('downgraded')}`);
+  if (present.has('sentFrom')) conditions.push(gte(messages.dateSent, value('sentFrom')));
+  if (present.has('sentTo')) conditions.push(lte(messages.dateSent, value('sentTo')));
+  if (present.has('updatedFrom')) conditions.push(gte(messages.dateUpdated, value('updatedFrom')));
+  if (present.has('updatedTo')) conditions.push(lte(messages.dateUpdated, value('updatedTo')));
   return conditions;
 }
+
+const presentIn = (filter: MessageV2Filter) =>
+  new Set((Object.keys(filter) as (keyof MessageV2Filter)[]).filter((key) => filter[key] !== undefined));
+
+/** The dialect of openPostgres's drizzle: the listing's text is written once per shape. */
+const dialect = new PgDialect({ casing: 'snake_case' });
 
 /**
  * The v2 message listing. Each filter is an equality or range on a column that one of the
@@ -56,30 +68,38 @@ export function messageV2Queries(db: PgDb) {
     return { n: row?.n ?? 0, top: row?.top ?? null };
   }
 
-  // The group's name read with each row: a page of group messages would otherwise cost a look-up per row.
-  const groupDisplayName = sql<
-    string | null
-  >`(select ${groups.displayName} from ${groups} where ${groups.id} = ${messages.groupId} and ${groups.accountId} = ${messages.accountId})`;
-
-  /** participantsOf: a group's members (the recipients of a group send), else the end user; the line last. */
-  async function participantsOf(message: MessageRowWithGroupName, membersOf: Map<string, string[]>): Promise<string[]> {
-    if (message.messageType !== 'group' || message.groupId === null) return [message.number, message.lineNumber];
-    if (message.isOutbound) return [...(message.recipients ?? []), message.lineNumber];
-    let members = membersOf.get(message.groupId);
-    if (members === undefined) {
-      const rows = await db
-        .select({ number: groupMembers.number })
-        .from(groupMembers)
-        .where(eq(groupMembers.groupId, message.groupId))
-        .orderBy(asc(groupMembers.addedAt), asc(groupMembers.number));
-      members = rows.map((row) => row.number);
-      membersOf.set(message.groupId, members);
-    }
-    return [...members, message.lineNumber];
+  /** The statement of a listing's shape, its values as placeholders named after the filter's keys. */
+  function prepareListing(present: ReadonlySet<keyof MessageV2Filter>, order: MessageV2Order) {
+    const column = order.by === 'sent' ? messages.dateSent : messages.dateUpdated;
+    const direction = order.direction === 'asc' ? asc : desc;
+    const page = db
+      .select()
+      .from(messages)
+      .where(and(...conditionsFor(present, sql.placeholder)))
+      .orderBy(direction(column), direction(messages.id))
+      .limit(sql.placeholder('limit'))
+      .offset(sql.placeholder('offset'));
+    const ordered = sql.raw(`"m"."${order.by === 'sent' ? 'date_sent' : 'date_updated'}" ${order.direction}, "m"."id" ${order.direction}`);
+    // The group's name and, for a message a member sent, its members, read for the page's rows alone.
+    const query = sql`
+      select ${messageRowSql('"m"', '"g"')} as json
+      from (${page}) as "m"
+      left join lateral (
+        select g.display_name, case when not "m"."is_outbound" then ${sql.raw(groupMembersSql('g'))} end as members
+        from ${groups} g where g.id = "m"."group_id" and g.account_id = "m"."account_id"
+      ) as "g" on true
+      order by ${ordered}`;
+    return db._.session.prepareQuery<{ execute: { json: string }[] } & PreparedQueryConfig>(
+      dialect.sqlToQuery(query),
+      undefined,
+      undefined,
+      false,
+    );
   }
+  const listings = new Map<string, ReturnType<typeof prepareListing>>();
 
   return {
-    /** A page of messages.list: each row's JSON (messageRowJson). */
+    /** A page of messages.list: each row's JSON (messageRowSql). */
     async listJson(
       accountId: string,
       filter: MessageV2Filter,
@@ -88,32 +108,25 @@ export function messageV2Queries(db: PgDb) {
       offset: number,
       account: AccountFacts,
     ): Promise<string[]> {
-      const column = order.by === 'sent' ? messages.dateSent : messages.dateUpdated;
-      const direction = order.direction === 'asc' ? asc : desc;
-      const rows = await db
-        .select({ ...getTableColumns(messages), groupDisplayName })
-        .from(messages)
-        .where(and(...conditionsFor(accountId, filter)))
-        .orderBy(direction(column), direction(messages.id))
-        .limit(limit)
-        .offset(offset);
-      // A group's members are read once however many rows of the page name the group.
-      const membersOf = new Map<string, string[]>();
-      const page: string[] = [];
-      for (const row of rows) {
-        const participants = await participantsOf(row, membersOf);
-        page.push(messageRowJson(row, account, { groupDisplayName: row.groupDisplayName, participants }));
+      const present = presentIn(filter);
+      const key = `${[...present].sort().join(',')} ${order.by} ${order.direction}`;
+      let listing = listings.get(key);
+      if (listing === undefined) {
+        if (listings.size >= MAX_CACHED_LISTINGS) listings.clear();
+        listing = prepareListing(present, order);
+        listings.set(key, listing);
       }
-      return page;
+      const records = await listing.execute({ ...filter, accountId, limit, offset, ...accountJson(account) });
+      return records.map((record) => record.json);
     },
     /**
      * How many messages match. A filter on columns that never change keeps its total and, for
      * TOTAL_RECOUNT_MS, adds only the rows stored since, read by id (the primary key).
      */
     async total(accountId: string, filter: MessageV2Filter, now: number): Promise<number> {
-      const conditions = conditionsFor(accountId, filter);
-      const present = (Object.keys(filter) as (keyof MessageV2Filter)[]).filter((key) => filter[key] !== undefined);
-      if (!present.every((key) => IMMUTABLE.has(key))) return (await countWhere(conditions)).n;
+      const present = presentIn(filter);
+      const conditions = conditionsFor(present, (key) => (key === 'accountId' ? accountId : filter[key]));
+      if (![...present].every((key) => IMMUTABLE.has(key))) return (await countWhere(conditions)).n;
       const key = JSON.stringify({ accountId, ...filter });
       const known = totals.get(key);
       if (known && now - known.countedAt < TOTAL_RECOUNT_MS) {
