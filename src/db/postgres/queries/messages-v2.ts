@@ -25,8 +25,8 @@ const IMMUTABLE: ReadonlySet<keyof MessageV2Filter> = new Set([
 /** A filter's keys and the account's, each a value or a placeholder of a prepared statement. */
 type Value = (key: keyof MessageV2Filter | 'accountId') => unknown;
 
-function conditionsFor(present: ReadonlySet<keyof MessageV2Filter>, valueOf: Value): SQL[] {
-  const value = (key: keyof MessageV2Filter | 'accountId') => valueOf(key) as never;
+function conditionsFor(present: ReadonlySet<keyof MessageV2Filter>, given: Value): SQL[] {
+  const value = (key: keyof MessageV2Filter | 'accountId') => given(key) as never;
   const conditions: SQL[] = [eq(messages.accountId, value('accountId'))];
   if (present.has('number')) conditions.push(eq(messages.number, value('number')));
   if (present.has('groupId')) conditions.push(eq(messages.groupId, value('groupId')));

@@ -104,7 +104,9 @@ export function messageQueries(db: PgDb) {
     if (filter.number !== undefined) {
       const groupIds = (await groupsOfNumber.execute({ number: filter.number, accountId })).map((row) => row.groupId);
       groupCount = groupIds.length;
-      if (groupCount <= MAX_MERGED_GROUPS) groupIds.forEach((groupId, i) => (values[`group${i}`] = groupId));
+      if (groupCount <= MAX_MERGED_GROUPS) {
+        for (const [i, groupId] of groupIds.entries()) values[`group${i}`] = groupId;
+      }
     }
     const key = `${kind} ${[...present].sort().join(',')} ${Math.min(groupCount, MAX_MERGED_GROUPS + 1)}`;
     let listing = listings.get(key) as L | undefined;
