@@ -56,6 +56,8 @@ const dialect = new PgDialect({ casing: 'snake_case' });
  */
 export function messageV2Queries(db: PgDb) {
   const totals = new Map<string, { total: number; top: number; countedAt: number }>();
+  /** Fresh counts under way, by the key of their total. */
+  const freshCounts = new Map<string, Promise<{ n: number; top: number | null }>>();
 
   // The newest id in the same read as the count: later rows are exactly those above it.
   const counted = { n: count(), top: sql<number | null>`(select max(${messages.id}) from ${messages})`.mapWith(Number) };
@@ -121,7 +123,10 @@ export function messageV2Queries(db: PgDb) {
     },
     /**
      * How many messages match. A filter on columns that never change keeps its total and, for
-     * TOTAL_RECOUNT_MS, adds only the rows stored since, read by id (the primary key).
+     * TOTAL_RECOUNT_MS, adds only the rows stored since, read by id (the primary key). Requests
+     * at once share one fresh count, and each kept total is replaced whole (the total and the id it
+     * counts up to, read together), never added to: requests counting the same new rows at once
+     * would each add them.
      */
     async total(accountId: string, filter: MessageV2Filter, now: number): Promise<number> {
       const present = presentIn(filter);
@@ -131,11 +136,18 @@ export function messageV2Queries(db: PgDb) {
       const known = totals.get(key);
       if (known && now - known.countedAt < TOTAL_RECOUNT_MS) {
         const added = await countWhere([gt(messages.id, known.top), ...conditions]);
-        known.total += added.n;
-        known.top = added.top ?? known.top;
-        return known.total;
+        const total = known.total + added.n;
+        const top = added.top ?? known.top;
+        const latest = totals.get(key);
+        if (latest === undefined || top > latest.top) totals.set(key, { total, top, countedAt: known.countedAt });
+        return total;
       }
-      const fresh = await countWhere(conditions);
+      let counting = freshCounts.get(key);
+      if (counting === undefined) {
+        counting = countWhere(conditions).finally(() => freshCounts.delete(key));
+        freshCounts.set(key, counting);
+      }
+      const fresh = await counting;
       if (totals.size >= MAX_CACHED_TOTALS) totals.clear();
       totals.set(key, { total: fresh.n, top: fresh.top ?? 0, countedAt: now });
       return fresh.n;
