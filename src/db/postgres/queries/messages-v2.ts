@@ -1,10 +1,10 @@
-import { and, asc, count, desc, eq, gt, gte, lte, type SQL, sql } from 'drizzle-orm';
-import { PgDialect, type PreparedQueryConfig } from 'drizzle-orm/pg-core';
+import { and, asc, count, desc, eq, getTableColumns, gt, gte, lte, type SQL, sql } from 'drizzle-orm';
+import { messageRowJson } from '../../../domain/message-row-view.ts';
 import type { AccountFacts } from '../../../domain/views.ts';
+import type { MessageRowWithGroupName } from '../../sqlite/queries/message-values.ts';
 import { type MessageV2Filter, type MessageV2Order, TOTAL_RECOUNT_MS } from '../../sqlite/queries/messages-v2.ts';
 import type { PgDb } from '../db.ts';
-import { groups, messages } from '../schema.ts';
-import { accountJson, groupMembersSql, messageRowSql } from './message-json.ts';
+import { groupMembers, groups, messages } from '../schema.ts';
 
 /** Totals kept (one per account and filter values). */
 const MAX_CACHED_TOTALS = 1_000;
@@ -45,9 +45,6 @@ function conditionsFor(present: ReadonlySet<keyof MessageV2Filter>, given: Value
 const presentIn = (filter: MessageV2Filter) =>
   new Set((Object.keys(filter) as (keyof MessageV2Filter)[]).filter((key) => filter[key] !== undefined));
 
-/** The dialect of openPostgres's drizzle: the listing's text is written once per shape. */
-const dialect = new PgDialect({ casing: 'snake_case' });
-
 /**
  * The v2 message listing. Each filter is an equality or range on a column that one of the
  * account's listing indexes (account + number / group / status / date) starts with, so the
@@ -70,38 +67,46 @@ export function messageV2Queries(db: PgDb) {
     return { n: row?.n ?? 0, top: row?.top ?? null };
   }
 
+  // The group's name read with each row: a page of group messages would otherwise cost a look-up per row.
+  const groupDisplayName = sql<
+    string | null
+  >`(select ${groups.displayName} from ${groups} where ${groups.id} = ${messages.groupId} and ${groups.accountId} = ${messages.accountId})`;
+  const membersOfGroup = db
+    .select({ number: groupMembers.number })
+    .from(groupMembers)
+    .where(eq(groupMembers.groupId, sql.placeholder('groupId')))
+    .orderBy(asc(groupMembers.addedAt), asc(groupMembers.number))
+    .prepare('group_members_in_order');
+
+  /** participantsOf: a group's members (the recipients of a group send), else the end user; the line last. */
+  async function participantsOf(message: MessageRowWithGroupName, membersOf: Map<string, string[]>): Promise<string[]> {
+    if (message.messageType !== 'group' || message.groupId === null) return [message.number, message.lineNumber];
+    if (message.isOutbound) return [...(message.recipients ?? []), message.lineNumber];
+    let members = membersOf.get(message.groupId);
+    if (members === undefined) {
+      members = (await membersOfGroup.execute({ groupId: message.groupId })).map((row) => row.number);
+      membersOf.set(message.groupId, members);
+    }
+    return [...members, message.lineNumber];
+  }
+
   /** The statement of a listing's shape, its values as placeholders named after the filter's keys. */
   function prepareListing(present: ReadonlySet<keyof MessageV2Filter>, order: MessageV2Order) {
     const column = order.by === 'sent' ? messages.dateSent : messages.dateUpdated;
     const direction = order.direction === 'asc' ? asc : desc;
-    const page = db
-      .select()
+    return db
+      .select({ ...getTableColumns(messages), groupDisplayName })
       .from(messages)
       .where(and(...conditionsFor(present, sql.placeholder)))
       .orderBy(direction(column), direction(messages.id))
       .limit(sql.placeholder('limit'))
-      .offset(sql.placeholder('offset'));
-    const ordered = sql.raw(`"m"."${order.by === 'sent' ? 'date_sent' : 'date_updated'}" ${order.direction}, "m"."id" ${order.direction}`);
-    // The group's name and, for a message a member sent, its members, read for the page's rows alone.
-    const query = sql`
-      select ${messageRowSql('"m"', '"g"')} as json
-      from (${page}) as "m"
-      left join lateral (
-        select g.display_name, case when not "m"."is_outbound" then ${sql.raw(groupMembersSql('g'))} end as members
-        from ${groups} g where g.id = "m"."group_id" and g.account_id = "m"."account_id"
-      ) as "g" on true
-      order by ${ordered}`;
-    return db._.session.prepareQuery<{ execute: { json: string }[] } & PreparedQueryConfig>(
-      dialect.sqlToQuery(query),
-      undefined,
-      undefined,
-      false,
-    );
+      .offset(sql.placeholder('offset'))
+      .prepare('message_v2_rows');
   }
   const listings = new Map<string, ReturnType<typeof prepareListing>>();
 
   return {
-    /** A page of messages.list: each row's JSON (messageRowSql). */
+    /** A page of messages.list: each row's JSON (messageRowJson). */
     async listJson(
       accountId: string,
       filter: MessageV2Filter,
@@ -118,8 +123,15 @@ export function messageV2Queries(db: PgDb) {
         listing = prepareListing(present, order);
         listings.set(key, listing);
       }
-      const records = await listing.execute({ ...filter, accountId, limit, offset, ...accountJson(account) });
-      return records.map((record) => record.json);
+      const rows = await listing.execute({ ...filter, accountId, limit, offset });
+      // A group's members are read once however many rows of the page name the group.
+      const membersOf = new Map<string, string[]>();
+      const page: string[] = [];
+      for (const row of rows) {
+        const participants = await participantsOf(row, membersOf);
+        page.push(messageRowJson(row, account, { groupDisplayName: row.groupDisplayName, participants }));
+      }
+      return page;
     },
     /**
      * How many messages match. A filter on columns that never change keeps its total and, for

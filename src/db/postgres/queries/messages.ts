@@ -1,6 +1,6 @@
 import { and, desc, eq, getTableColumns, gt, gte, inArray, isNull, ne, type SQL, sql } from 'drizzle-orm';
 import { unionAll } from 'drizzle-orm/pg-core';
-import type { AccountFacts } from '../../../domain/views.ts';
+import { type AccountFacts, listRecordJson } from '../../../domain/views.ts';
 import type { MessageRow, StatusEventRow } from '../../rows.ts';
 import type {
   MessageInsert,
@@ -12,7 +12,6 @@ import type {
 } from '../../sqlite/queries/messages.ts';
 import type { PgDb } from '../db.ts';
 import { groupMembers, groups, messages, statusEvents } from '../schema.ts';
-import { accountJson, listRecordSql } from './message-json.ts';
 import { arrivalOrder, statusEventRowColumns } from './status-event-order.ts';
 
 /**
@@ -20,7 +19,7 @@ import { arrivalOrder, statusEventRowColumns } from './status-event-order.ts';
  * branch reads the messages of all the number's groups and sorts them.
  */
 const MAX_MERGED_GROUPS = 100;
-/** Prepared listing statements kept (one per combination of filters and group count, of rows and of JSON). */
+/** Prepared listing statements kept (one per combination of filters and group count). */
 const MAX_CACHED_LISTINGS = 500;
 
 type ListingValues = Record<string, unknown>;
@@ -76,28 +75,10 @@ export function messageQueries(db: PgDb) {
   }
 
   const prepareRows = (present: Set<string>, groupCount: number) => pageQuery(present, groupCount).prepare('message_rows');
-  const prepareJson = (present: Set<string>, groupCount: number) => {
-    const page = pageQuery(present, groupCount).as('page');
-    // The page's own order: PostgreSQL reads the subquery's rows in it and sorts nothing again.
-    return db
-      .select({ json: listRecordSql('"page"') })
-      .from(page)
-      .orderBy(desc(page.dateSent), desc(page.id))
-      .prepare('message_json');
-  };
-  type RowsListing = ReturnType<typeof prepareRows>;
-  type JsonListing = ReturnType<typeof prepareJson>;
-  const listings = new Map<string, RowsListing | JsonListing>();
+  const listings = new Map<string, ReturnType<typeof prepareRows>>();
 
   /** The statement of a listing's shape, prepared on first use, and the values of its placeholders. */
-  async function listingOf<L>(
-    kind: 'rows' | 'json',
-    prepare: (present: Set<string>, groupCount: number) => L,
-    accountId: string,
-    filter: MessageListFilter,
-    limit: number,
-    offset: number,
-  ): Promise<{ listing: L; values: ListingValues }> {
+  async function listingOf(accountId: string, filter: MessageListFilter, limit: number, offset: number) {
     const values: ListingValues = { ...filter, accountId, limit, offset, reach: offset + limit };
     const present = new Set(Object.keys(filter).filter((key) => filter[key as keyof MessageListFilter] !== undefined));
     let groupCount = 0;
@@ -108,18 +89,18 @@ export function messageQueries(db: PgDb) {
         for (const [i, groupId] of groupIds.entries()) values[`group${i}`] = groupId;
       }
     }
-    const key = `${kind} ${[...present].sort().join(',')} ${Math.min(groupCount, MAX_MERGED_GROUPS + 1)}`;
-    let listing = listings.get(key) as L | undefined;
+    const key = `${[...present].sort().join(',')} ${Math.min(groupCount, MAX_MERGED_GROUPS + 1)}`;
+    let listing = listings.get(key);
     if (listing === undefined) {
       if (listings.size >= MAX_CACHED_LISTINGS) listings.clear();
-      listing = prepare(present, groupCount);
-      listings.set(key, listing as RowsListing | JsonListing);
+      listing = prepareRows(present, groupCount);
+      listings.set(key, listing);
     }
     return { listing, values };
   }
 
   async function listRows(accountId: string, filter: MessageListFilter, limit: number, offset: number): Promise<MessageRow[]> {
-    const { listing, values } = await listingOf('rows', prepareRows, accountId, filter, limit, offset);
+    const { listing, values } = await listingOf(accountId, filter, limit, offset);
     return listing.execute(values);
   }
 
@@ -195,11 +176,10 @@ export function messageQueries(db: PgDb) {
         .orderBy(messages.id)
         .limit(limit);
     },
-    /** GET /accounts/messages: the page's records (listRecordSql), as the text of a JSON array. */
+    /** GET /accounts/messages: the page's records (listRecordJson), as the text of a JSON array. */
     async listJson(accountId: string, filter: MessageListFilter, limit: number, offset: number, account: AccountFacts): Promise<string> {
-      const { listing, values } = await listingOf('json', prepareJson, accountId, filter, limit, offset);
-      const records = await listing.execute({ ...values, ...accountJson(account) });
-      return `[${records.map((record) => record.json).join(',')}]`;
+      const rows = await listRows(accountId, filter, limit, offset);
+      return `[${rows.map((row) => listRecordJson(row, account)).join(',')}]`;
     },
     list: listRows,
 
