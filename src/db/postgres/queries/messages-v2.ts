@@ -71,12 +71,15 @@ export function messageV2Queries(db: PgDb) {
   const groupDisplayName = sql<
     string | null
   >`(select ${groups.displayName} from ${groups} where ${groups.id} = ${messages.groupId} and ${groups.accountId} = ${messages.accountId})`;
-  const membersOfGroup = db
-    .select({ number: groupMembers.number })
-    .from(groupMembers)
-    .where(eq(groupMembers.groupId, sql.placeholder('groupId')))
-    .orderBy(asc(groupMembers.addedAt), asc(groupMembers.number))
-    .prepare('group_members_in_order');
+  const prepareMembersOfGroup = () =>
+    db
+      .select({ number: groupMembers.number })
+      .from(groupMembers)
+      .where(eq(groupMembers.groupId, sql.placeholder('groupId')))
+      .orderBy(asc(groupMembers.addedAt), asc(groupMembers.number))
+      .prepare('group_members_in_order');
+  // Prepared at first use: a transaction builds this module anew and mostly lists nothing.
+  let membersOfGroup: ReturnType<typeof prepareMembersOfGroup> | undefined;
 
   /** participantsOf: a group's members (the recipients of a group send), else the end user; the line last. */
   async function participantsOf(message: MessageRowWithGroupName, membersOf: Map<string, string[]>): Promise<string[]> {
@@ -84,6 +87,7 @@ export function messageV2Queries(db: PgDb) {
     if (message.isOutbound) return [...(message.recipients ?? []), message.lineNumber];
     let members = membersOf.get(message.groupId);
     if (members === undefined) {
+      membersOfGroup ??= prepareMembersOfGroup();
       members = (await membersOfGroup.execute({ groupId: message.groupId })).map((row) => row.number);
       membersOf.set(message.groupId, members);
     }

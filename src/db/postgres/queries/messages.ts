@@ -26,12 +26,14 @@ type ListingValues = Record<string, unknown>;
 
 export function messageQueries(db: PgDb) {
   const p = sql.placeholder;
-  const groupsOfNumberQuery = db
-    .select({ groupId: groupMembers.groupId })
-    .from(groupMembers)
-    .innerJoin(groups, eq(groups.id, groupMembers.groupId))
-    .where(and(eq(groupMembers.number, p('number')), eq(groups.accountId, p('accountId'))));
-  const groupsOfNumber = groupsOfNumberQuery.prepare('groups_of_number');
+  const groupsOfNumberQuery = () =>
+    db
+      .select({ groupId: groupMembers.groupId })
+      .from(groupMembers)
+      .innerJoin(groups, eq(groups.id, groupMembers.groupId))
+      .where(and(eq(groupMembers.number, p('number')), eq(groups.accountId, p('accountId'))));
+  // Prepared at first use: a transaction builds this module anew and mostly lists nothing.
+  let groupsOfNumber: ReturnType<ReturnType<typeof groupsOfNumberQuery>['prepare']> | undefined;
 
   /**
    * The page's rows, newest first, with placeholders for the filter's values: `group0`... are the
@@ -69,7 +71,7 @@ export function messageQueries(db: PgDb) {
     const groupBranches =
       groupCount <= MAX_MERGED_GROUPS
         ? Array.from({ length: groupCount }, (_, i) => branch(eq(messages.groupId, p(`group${i}`)), otherMember))
-        : [branch(inArray(messages.groupId, groupsOfNumberQuery), otherMember)];
+        : [branch(inArray(messages.groupId, groupsOfNumberQuery()), otherMember)];
     const listed = unionAll(branch(eq(messages.number, p('number'))), ...(groupBranches as [ReturnType<typeof branch>])).as('listed');
     return db.select().from(listed).orderBy(desc(listed.dateSent), desc(listed.id)).limit(p('limit')).offset(p('offset'));
   }
@@ -83,6 +85,7 @@ export function messageQueries(db: PgDb) {
     const present = new Set(Object.keys(filter).filter((key) => filter[key as keyof MessageListFilter] !== undefined));
     let groupCount = 0;
     if (filter.number !== undefined) {
+      groupsOfNumber ??= groupsOfNumberQuery().prepare('groups_of_number');
       const groupIds = (await groupsOfNumber.execute({ number: filter.number, accountId })).map((row) => row.groupId);
       groupCount = groupIds.length;
       if (groupCount <= MAX_MERGED_GROUPS) {
