@@ -454,13 +454,19 @@ function printListings(floor: LoadResult, server: ServerFigures): void {
     [LISTING_ALONE, server.scenarios.listingAlone!],
     [LISTING_V2, server.scenarios.listingV2!],
   ] as const;
+  const perRequest = (load: LoadResult, cpu: number | undefined) =>
+    cpu === undefined ? '' : ((cpu * 1e6) / load.requestsPerSecond).toFixed(0);
   console.log(
-    `| scenario | requests/s | p50 ms | p99 ms | ratio to the floor | server CPU µs per request |\n|---|---:|---:|---:|---:|---:|`,
+    '| scenario | requests/s | p50 ms | p99 ms | ratio to the floor | server CPU µs per request | PostgreSQL CPU µs per request |\n' +
+      '|---|---:|---:|---:|---:|---:|---:|',
   );
   for (const [name, load] of rows) {
-    const cpu = 'serverCpu' in load ? ((load.serverCpu * 1e6) / load.requestsPerSecond).toFixed(0) : '';
+    const measured = 'serverCpu' in load ? load : undefined;
     const ratio = (load.requestsPerSecond / floor.requestsPerSecond).toFixed(2);
-    console.log(`| ${name} | ${load.requestsPerSecond.toFixed(0)} | ${load.latencyMs.p50} | ${load.latencyMs.p99} | ${ratio} | ${cpu} |`);
+    console.log(
+      `| ${name} | ${load.requestsPerSecond.toFixed(0)} | ${load.latencyMs.p50} | ${load.latencyMs.p99} | ${ratio} ` +
+        `| ${perRequest(load, measured?.serverCpu)} | ${perRequest(load, measured?.databaseCpu)} |`,
+    );
   }
   console.log(`load average ${loadAverage().join(' ')}, peak RSS ${server.peakRssMb} MB`);
 }

@@ -87,19 +87,25 @@ describe('listing JSON written by the database', () => {
           const rows: MessageRow[] = await t.store.messages.list(row.id, {}, limit, 0);
           // The name as stored: a lone surrogate does not survive UTF-8.
           const storedName = (await t.store.groups.findById(row.id, groupId))!.displayName;
-          expect(await t.store.messages.listJson(row.id, {}, limit, 0, facts)).toBe(
-            `[${rows.map((message) => listRecordJson(message, facts)).join(',')}]`,
-          );
+          // Unfiltered, and by a member's number: its own messages merged with its group's.
+          for (const filter of [{}, { number: ALICE }]) {
+            const listed = await t.store.messages.list(row.id, filter, limit, 0);
+            expect(await t.store.messages.listJson(row.id, filter, limit, 0, facts)).toBe(
+              `[${listed.map((message) => listRecordJson(message, facts)).join(',')}]`,
+            );
+          }
+          const rowJson = (message: MessageRow) => {
+            const grouped = message.messageType === 'group' && message.groupId !== null;
+            const participants = grouped
+              ? [...(message.isOutbound ? (message.recipients ?? []) : members), message.lineNumber]
+              : [message.number, message.lineNumber];
+            return messageRowJson(message, facts, { groupDisplayName: grouped ? storedName : null, participants });
+          };
           const page = await t.store.messagesV2.listJson(row.id, {}, { by: 'sent', direction: 'desc' }, limit, 0, facts);
-          expect(page).toEqual(
-            rows.map((message) => {
-              const grouped = message.messageType === 'group' && message.groupId !== null;
-              const participants = grouped
-                ? [...(message.isOutbound ? (message.recipients ?? []) : members), message.lineNumber]
-                : [message.number, message.lineNumber];
-              return messageRowJson(message, facts, { groupDisplayName: grouped ? storedName : null, participants });
-            }),
-          );
+          expect(page).toEqual(rows.map(rowJson));
+          const byUpdate = [...rows].sort((a, b) => a.dateUpdated - b.dateUpdated || a.id - b.id);
+          const updatedPage = await t.store.messagesV2.listJson(row.id, {}, { by: 'updated', direction: 'asc' }, limit, 0, facts);
+          expect(updatedPage).toEqual(byUpdate.map(rowJson));
         },
       ),
       { numRuns: 60 },

@@ -1,7 +1,10 @@
+import { drizzle } from 'drizzle-orm/postgres-js';
+import postgres from 'postgres';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { groupQueries } from '../../../src/db/postgres/queries/groups.ts';
 import { messageQueries } from '../../../src/db/postgres/queries/messages.ts';
 import { messageV2Queries } from '../../../src/db/postgres/queries/messages-v2.ts';
+import * as schema from '../../../src/db/postgres/schema.ts';
 import type { MessageV2Filter, MessageV2Order } from '../../../src/db/sqlite/queries/messages-v2.ts';
 import type { SqliteQueries } from '../../../src/db/sqlite/queries.ts';
 import type { Queries } from '../../../src/db/store.ts';
@@ -88,5 +91,26 @@ describe('the PostgreSQL v2 message listing', () => {
     expect(await expectSame((m) => m.total(ACCOUNT, { number: ALICE }, T0 + 1_000))).toBe(5);
     expect(await expectSame((m) => m.total(ACCOUNT, { status: 'QUEUED' }, T0 + 1_000))).toBe(6);
     expect(await expectSame((m) => m.total(ACCOUNT, { number: ALICE }, T0 + 120_000))).toBe(5);
+  });
+
+  it('adds the rows stored since once when requests ask for a total at once', async () => {
+    expect(await pg.total(ACCOUNT, { number: ALICE }, T0)).toBe(4);
+    await insert(message({ number: ALICE }), message({ number: ALICE }));
+    const totals = await Promise.all([1, 2, 3, 4].map(() => pg.total(ACCOUNT, { number: ALICE }, T0 + 1_000)));
+    expect(totals).toEqual([6, 6, 6, 6]);
+    expect(await pg.total(ACCOUNT, { number: ALICE }, T0 + 2_000)).toBe(6);
+  });
+
+  it('counts a total afresh once for requests that ask for it at once', async () => {
+    const statements: string[] = [];
+    const client = postgres(twins.url, { max: 4, onnotice: () => {}, debug: (_connection, query) => statements.push(query) });
+    try {
+      const listing = messageV2Queries(drizzle({ client, schema, casing: 'snake_case' }));
+      const totals = await Promise.all([1, 2, 3, 4].map(() => listing.total(ACCOUNT, { number: ALICE }, T0)));
+      expect(totals).toEqual([4, 4, 4, 4]);
+      expect(statements.filter((query) => query.startsWith('select count(*)'))).toHaveLength(1);
+    } finally {
+      await client.end();
+    }
   });
 });

@@ -8,6 +8,8 @@ import { groupMembers, groups, messages } from '../schema.ts';
 
 /** Totals kept (one per account and filter values). */
 const MAX_CACHED_TOTALS = 1_000;
+/** Prepared listings kept (one per combination of filters and order). */
+const MAX_CACHED_LISTINGS = 200;
 
 /** Filters on columns a message never changes after it is stored: their totals only grow by new rows. */
 const IMMUTABLE: ReadonlySet<keyof MessageV2Filter> = new Set([
@@ -20,21 +22,28 @@ const IMMUTABLE: ReadonlySet<keyof MessageV2Filter> = new Set([
   'sentTo',
 ]);
 
-function conditionsFor(accountId: string, filter: MessageV2Filter): SQL[] {
-  const conditions: SQL[] = [eq(messages.accountId, accountId)];
-  if (filter.number !== undefined) conditions.push(eq(messages.number, filter.number));
-  if (filter.groupId !== undefined) conditions.push(eq(messages.groupId, filter.groupId));
-  if (filter.status !== undefined) conditions.push(eq(messages.status, filter.status));
-  if (filter.isOutbound !== undefined) conditions.push(eq(messages.isOutbound, filter.isOutbound));
-  if (filter.lineNumber !== undefined) conditions.push(eq(messages.lineNumber, filter.lineNumber));
-  if (filter.messageType !== undefined) conditions.push(eq(messages.messageType, filter.messageType));
-  if (filter.downgraded !== undefined) conditions.push(sql`coalesce(${messages.wasDowngraded}, false) = ${filter.downgraded}`);
-  if (filter.sentFrom !== undefined) conditions.push(gte(messages.dateSent, filter.sentFrom));
-  if (filter.sentTo !== undefined) conditions.push(lte(messages.dateSent, filter.sentTo));
-  if (filter.updatedFrom !== undefined) conditions.push(gte(messages.dateUpdated, filter.updatedFrom));
-  if (filter.updatedTo !== undefined) conditions.push(lte(messages.dateUpdated, filter.updatedTo));
+/** A filter's keys and the account's, each a value or a placeholder of a prepared statement. */
+type Value = (key: keyof MessageV2Filter | 'accountId') => unknown;
+
+function conditionsFor(present: ReadonlySet<keyof MessageV2Filter>, given: Value): SQL[] {
+  const value = (key: keyof MessageV2Filter | 'accountId') => given(key) as never;
+  const conditions: SQL[] = [eq(messages.accountId, value('accountId'))];
+  if (present.has('number')) conditions.push(eq(messages.number, value('number')));
+  if (present.has('groupId')) conditions.push(eq(messages.groupId, value('groupId')));
+  if (present.has('status')) conditions.push(eq(messages.status, value('status')));
+  if (present.has('isOutbound')) conditions.push(eq(messages.isOutbound, value('isOutbound')));
+  if (present.has('lineNumber')) conditions.push(eq(messages.lineNumber, value('lineNumber')));
+  if (present.has('messageType')) conditions.push(eq(messages.messageType, value('messageType')));
+  if (present.has('downgraded')) conditions.push(sql`coalesce(${messages.wasDowngraded}, false) = ${value('downgraded')}`);
+  if (present.has('sentFrom')) conditions.push(gte(messages.dateSent, value('sentFrom')));
+  if (present.has('sentTo')) conditions.push(lte(messages.dateSent, value('sentTo')));
+  if (present.has('updatedFrom')) conditions.push(gte(messages.dateUpdated, value('updatedFrom')));
+  if (present.has('updatedTo')) conditions.push(lte(messages.dateUpdated, value('updatedTo')));
   return conditions;
 }
+
+const presentIn = (filter: MessageV2Filter) =>
+  new Set((Object.keys(filter) as (keyof MessageV2Filter)[]).filter((key) => filter[key] !== undefined));
 
 /**
  * The v2 message listing. Each filter is an equality or range on a column that one of the
@@ -44,6 +53,8 @@ function conditionsFor(accountId: string, filter: MessageV2Filter): SQL[] {
  */
 export function messageV2Queries(db: PgDb) {
   const totals = new Map<string, { total: number; top: number; countedAt: number }>();
+  /** Fresh counts under way, by the key of their total. */
+  const freshCounts = new Map<string, Promise<{ n: number; top: number | null }>>();
 
   // The newest id in the same read as the count: later rows are exactly those above it.
   const counted = { n: count(), top: sql<number | null>`(select max(${messages.id}) from ${messages})`.mapWith(Number) };
@@ -60,6 +71,15 @@ export function messageV2Queries(db: PgDb) {
   const groupDisplayName = sql<
     string | null
   >`(select ${groups.displayName} from ${groups} where ${groups.id} = ${messages.groupId} and ${groups.accountId} = ${messages.accountId})`;
+  const prepareMembersOfGroup = () =>
+    db
+      .select({ number: groupMembers.number })
+      .from(groupMembers)
+      .where(eq(groupMembers.groupId, sql.placeholder('groupId')))
+      .orderBy(asc(groupMembers.addedAt), asc(groupMembers.number))
+      .prepare('group_members_in_order');
+  // Prepared at first use: a transaction builds this module anew and mostly lists nothing.
+  let membersOfGroup: ReturnType<typeof prepareMembersOfGroup> | undefined;
 
   /** participantsOf: a group's members (the recipients of a group send), else the end user; the line last. */
   async function participantsOf(message: MessageRowWithGroupName, membersOf: Map<string, string[]>): Promise<string[]> {
@@ -67,16 +87,27 @@ export function messageV2Queries(db: PgDb) {
     if (message.isOutbound) return [...(message.recipients ?? []), message.lineNumber];
     let members = membersOf.get(message.groupId);
     if (members === undefined) {
-      const rows = await db
-        .select({ number: groupMembers.number })
-        .from(groupMembers)
-        .where(eq(groupMembers.groupId, message.groupId))
-        .orderBy(asc(groupMembers.addedAt), asc(groupMembers.number));
-      members = rows.map((row) => row.number);
+      membersOfGroup ??= prepareMembersOfGroup();
+      members = (await membersOfGroup.execute({ groupId: message.groupId })).map((row) => row.number);
       membersOf.set(message.groupId, members);
     }
     return [...members, message.lineNumber];
   }
+
+  /** The statement of a listing's shape, its values as placeholders named after the filter's keys. */
+  function prepareListing(present: ReadonlySet<keyof MessageV2Filter>, order: MessageV2Order) {
+    const column = order.by === 'sent' ? messages.dateSent : messages.dateUpdated;
+    const direction = order.direction === 'asc' ? asc : desc;
+    return db
+      .select({ ...getTableColumns(messages), groupDisplayName })
+      .from(messages)
+      .where(and(...conditionsFor(present, sql.placeholder)))
+      .orderBy(direction(column), direction(messages.id))
+      .limit(sql.placeholder('limit'))
+      .offset(sql.placeholder('offset'))
+      .prepare('message_v2_rows');
+  }
+  const listings = new Map<string, ReturnType<typeof prepareListing>>();
 
   return {
     /** A page of messages.list: each row's JSON (messageRowJson). */
@@ -88,15 +119,15 @@ export function messageV2Queries(db: PgDb) {
       offset: number,
       account: AccountFacts,
     ): Promise<string[]> {
-      const column = order.by === 'sent' ? messages.dateSent : messages.dateUpdated;
-      const direction = order.direction === 'asc' ? asc : desc;
-      const rows = await db
-        .select({ ...getTableColumns(messages), groupDisplayName })
-        .from(messages)
-        .where(and(...conditionsFor(accountId, filter)))
-        .orderBy(direction(column), direction(messages.id))
-        .limit(limit)
-        .offset(offset);
+      const present = presentIn(filter);
+      const key = `${[...present].sort().join(',')} ${order.by} ${order.direction}`;
+      let listing = listings.get(key);
+      if (listing === undefined) {
+        if (listings.size >= MAX_CACHED_LISTINGS) listings.clear();
+        listing = prepareListing(present, order);
+        listings.set(key, listing);
+      }
+      const rows = await listing.execute({ ...filter, accountId, limit, offset });
       // A group's members are read once however many rows of the page name the group.
       const membersOf = new Map<string, string[]>();
       const page: string[] = [];
@@ -108,21 +139,31 @@ export function messageV2Queries(db: PgDb) {
     },
     /**
      * How many messages match. A filter on columns that never change keeps its total and, for
-     * TOTAL_RECOUNT_MS, adds only the rows stored since, read by id (the primary key).
+     * TOTAL_RECOUNT_MS, adds only the rows stored since, read by id (the primary key). Requests
+     * at once share one fresh count, and each kept total is replaced whole (the total and the id it
+     * counts up to, read together), never added to: requests counting the same new rows at once
+     * would each add them.
      */
     async total(accountId: string, filter: MessageV2Filter, now: number): Promise<number> {
-      const conditions = conditionsFor(accountId, filter);
-      const present = (Object.keys(filter) as (keyof MessageV2Filter)[]).filter((key) => filter[key] !== undefined);
-      if (!present.every((key) => IMMUTABLE.has(key))) return (await countWhere(conditions)).n;
+      const present = presentIn(filter);
+      const conditions = conditionsFor(present, (key) => (key === 'accountId' ? accountId : filter[key]));
+      if (![...present].every((key) => IMMUTABLE.has(key))) return (await countWhere(conditions)).n;
       const key = JSON.stringify({ accountId, ...filter });
       const known = totals.get(key);
       if (known && now - known.countedAt < TOTAL_RECOUNT_MS) {
         const added = await countWhere([gt(messages.id, known.top), ...conditions]);
-        known.total += added.n;
-        known.top = added.top ?? known.top;
-        return known.total;
+        const total = known.total + added.n;
+        const top = added.top ?? known.top;
+        const latest = totals.get(key);
+        if (latest === undefined || top > latest.top) totals.set(key, { total, top, countedAt: known.countedAt });
+        return total;
       }
-      const fresh = await countWhere(conditions);
+      let counting = freshCounts.get(key);
+      if (counting === undefined) {
+        counting = countWhere(conditions).finally(() => freshCounts.delete(key));
+        freshCounts.set(key, counting);
+      }
+      const fresh = await counting;
       if (totals.size >= MAX_CACHED_TOTALS) totals.clear();
       totals.set(key, { total: fresh.n, top: fresh.top ?? 0, countedAt: now });
       return fresh.n;

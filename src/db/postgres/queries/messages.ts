@@ -19,16 +19,33 @@ import { arrivalOrder, statusEventRowColumns } from './status-event-order.ts';
  * branch reads the messages of all the number's groups and sorts them.
  */
 const MAX_MERGED_GROUPS = 100;
+/** Prepared listing statements kept (one per combination of filters and group count). */
+const MAX_CACHED_LISTINGS = 500;
+
+type ListingValues = Record<string, unknown>;
 
 export function messageQueries(db: PgDb) {
-  const groupsOfNumber = (accountId: string, number: string) =>
+  const p = sql.placeholder;
+  const groupsOfNumberQuery = () =>
     db
       .select({ groupId: groupMembers.groupId })
       .from(groupMembers)
       .innerJoin(groups, eq(groups.id, groupMembers.groupId))
-      .where(and(eq(groupMembers.number, number), eq(groups.accountId, accountId)));
+      .where(and(eq(groupMembers.number, p('number')), eq(groups.accountId, p('accountId'))));
+  // Prepared at first use: a transaction builds this module anew and mostly lists nothing.
+  let groupsOfNumber: ReturnType<ReturnType<typeof groupsOfNumberQuery>['prepare']> | undefined;
 
-  async function listByNumber(conditions: SQL[], accountId: string, number: string, limit: number, offset: number) {
+  /**
+   * The page's rows, newest first, with placeholders for the filter's values: `group0`... are the
+   * number's groups, `reach` is offset + limit. Built and prepared once per shape (listingOf).
+   */
+  function pageQuery(present: Set<string>, groupCount: number) {
+    const conditions: SQL[] = [eq(messages.accountId, p('accountId'))];
+    if (present.has('contactId')) conditions.push(eq(messages.contactId, p('contactId')));
+    if (present.has('groupId')) conditions.push(eq(messages.groupId, p('groupId')));
+    if (present.has('status')) conditions.push(eq(messages.status, p('status')));
+    if (present.has('isOutbound')) conditions.push(eq(messages.isOutbound, p('isOutbound')));
+    if (present.has('sentSince')) conditions.push(gte(messages.dateSent, p('sentSince')));
     const newestFirst = [desc(messages.dateSent), desc(messages.id)] as const;
     const select = (...more: SQL[]) =>
       db
@@ -36,8 +53,11 @@ export function messageQueries(db: PgDb) {
         .from(messages)
         .where(and(...conditions, ...more))
         .orderBy(...newestFirst);
-    const groupIds = (await groupsOfNumber(accountId, number)).map((row) => row.groupId);
-    if (groupIds.length === 0) return select(eq(messages.number, number)).limit(limit).offset(offset);
+    if (!present.has('number')) return select().limit(p('limit')).offset(p('offset'));
+    if (groupCount === 0)
+      return select(eq(messages.number, p('number')))
+        .limit(p('limit'))
+        .offset(p('offset'));
     // A number's messages are its one-to-one conversation plus the groups it belongs to. As one
     // `number = $1 OR group_id IN (...)` filter PostgreSQL reads and sorts every message of those
     // conversations; as one branch per conversation (messages_account_number_date_idx,
@@ -46,31 +66,45 @@ export function messageQueries(db: PgDb) {
     // is not merged in index order (the account and group equalities of its branches do not count
     // as constants for ordering), so it would read and sort every row of every conversation.
     // Group rows sent by the number itself are in the first branch, so the others skip them.
-    const branch = (...more: SQL[]) => select(...more).limit(offset + limit);
-    const otherMember = ne(messages.number, number);
+    const branch = (...more: SQL[]) => select(...more).limit(p('reach'));
+    const otherMember = ne(messages.number, p('number'));
     const groupBranches =
-      groupIds.length <= MAX_MERGED_GROUPS
-        ? groupIds.map((groupId) => branch(eq(messages.groupId, groupId), otherMember))
-        : [branch(inArray(messages.groupId, groupsOfNumber(accountId, number)), otherMember)];
-    const listed = unionAll(branch(eq(messages.number, number)), ...(groupBranches as [ReturnType<typeof branch>])).as('listed');
-    return db.select().from(listed).orderBy(desc(listed.dateSent), desc(listed.id)).limit(limit).offset(offset);
+      groupCount <= MAX_MERGED_GROUPS
+        ? Array.from({ length: groupCount }, (_, i) => branch(eq(messages.groupId, p(`group${i}`)), otherMember))
+        : [branch(inArray(messages.groupId, groupsOfNumberQuery()), otherMember)];
+    const listed = unionAll(branch(eq(messages.number, p('number'))), ...(groupBranches as [ReturnType<typeof branch>])).as('listed');
+    return db.select().from(listed).orderBy(desc(listed.dateSent), desc(listed.id)).limit(p('limit')).offset(p('offset'));
+  }
+
+  const prepareRows = (present: Set<string>, groupCount: number) => pageQuery(present, groupCount).prepare('message_rows');
+  const listings = new Map<string, ReturnType<typeof prepareRows>>();
+
+  /** The statement of a listing's shape, prepared on first use, and the values of its placeholders. */
+  async function listingOf(accountId: string, filter: MessageListFilter, limit: number, offset: number) {
+    const values: ListingValues = { ...filter, accountId, limit, offset, reach: offset + limit };
+    const present = new Set(Object.keys(filter).filter((key) => filter[key as keyof MessageListFilter] !== undefined));
+    let groupCount = 0;
+    if (filter.number !== undefined) {
+      groupsOfNumber ??= groupsOfNumberQuery().prepare('groups_of_number');
+      const groupIds = (await groupsOfNumber.execute({ number: filter.number, accountId })).map((row) => row.groupId);
+      groupCount = groupIds.length;
+      if (groupCount <= MAX_MERGED_GROUPS) {
+        for (const [i, groupId] of groupIds.entries()) values[`group${i}`] = groupId;
+      }
+    }
+    const key = `${[...present].sort().join(',')} ${Math.min(groupCount, MAX_MERGED_GROUPS + 1)}`;
+    let listing = listings.get(key);
+    if (listing === undefined) {
+      if (listings.size >= MAX_CACHED_LISTINGS) listings.clear();
+      listing = prepareRows(present, groupCount);
+      listings.set(key, listing);
+    }
+    return { listing, values };
   }
 
   async function listRows(accountId: string, filter: MessageListFilter, limit: number, offset: number): Promise<MessageRow[]> {
-    const conditions: SQL[] = [eq(messages.accountId, accountId)];
-    if (filter.contactId !== undefined) conditions.push(eq(messages.contactId, filter.contactId));
-    if (filter.groupId !== undefined) conditions.push(eq(messages.groupId, filter.groupId));
-    if (filter.status !== undefined) conditions.push(eq(messages.status, filter.status));
-    if (filter.isOutbound !== undefined) conditions.push(eq(messages.isOutbound, filter.isOutbound));
-    if (filter.sentSince !== undefined) conditions.push(gte(messages.dateSent, filter.sentSince));
-    if (filter.number !== undefined) return listByNumber(conditions, accountId, filter.number, limit, offset);
-    return db
-      .select()
-      .from(messages)
-      .where(and(...conditions))
-      .orderBy(desc(messages.dateSent), desc(messages.id))
-      .limit(limit)
-      .offset(offset);
+    const { listing, values } = await listingOf(accountId, filter, limit, offset);
+    return listing.execute(values);
   }
 
   return {
