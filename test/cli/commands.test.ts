@@ -183,7 +183,7 @@ describe('serve', () => {
   it(
     'on an empty database (as `npm start`) prints a development account once, and its credentials work',
     async () => {
-      // `npm start` is `node bin/textrelay.js serve` (plus a V8 memory flag) with settings from the environment only; the folder does not exist yet.
+      // `npm start` is `node bin/textrelay.js serve` (plus V8 memory flags) with settings from the environment only; the folder does not exist yet.
       const nested = join(dir, 'data', 'textrelay.db');
       const startEnv = { ...env, TEXTRELAY_DB: nested, PORT: '0' };
       const server = await startServer([], startEnv);

@@ -42,7 +42,7 @@ export type Spawned = {
   waitForLine: (pattern: RegExp, timeoutMs?: number) => Promise<RegExpMatchArray>;
 };
 
-/** Starts `node bin/textrelay.js ...args` (what `npm start` and `npx textrelay` run; `npm start` adds a V8 memory flag). */
+/** Starts `node bin/textrelay.js ...args` (what `npm start` and `npx textrelay` run; `npm start` adds V8 memory flags). */
 export function spawnCli(args: string[], env: Record<string, string | undefined>, program: Program = SOURCE_CLI): Spawned {
   const child = spawn(program.command, [...program.args, ...args], {
     cwd: program.cwd,

@@ -1,0 +1,1 @@
+export function currentBuild(root: string): string | undefined;
