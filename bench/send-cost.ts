@@ -17,7 +17,8 @@
  * in $TMPDIR/textrelay-bench-cache/) instead of a fresh one: its indexes are what make writes dear.
  *
  * Modes: `sequential` awaits each send before the next (one send per transaction at best);
- * `in-flight` keeps N sends outstanding, as a loaded server sees them.
+ * `in-flight` keeps N sends outstanding, as a loaded server sees them. The sends per second of
+ * wall-clock time say whether a round was bound by CPU or waited on something else (a lock, a sync).
  */
 import { parseArgs } from 'node:util';
 import { createCourier } from '../src/transports/courier.ts';
@@ -64,6 +65,7 @@ async function drain(): Promise<void> {
 
 async function round(mode: 'sequential' | 'in-flight') {
   const start = cpuNow(backend);
+  const startedAt = performance.now();
   if (mode === 'sequential') {
     for (let i = 0; i < SENDS; i += 1) await sendOne();
   } else {
@@ -77,7 +79,8 @@ async function round(mode: 'sequential' | 'in-flight') {
     await Promise.all(Array.from({ length: IN_FLIGHT }, worker));
   }
   await drain();
-  return cpuPerOperation(backend, start, SENDS);
+  const perSecond = Math.round(SENDS / ((performance.now() - startedAt) / 1000));
+  return { ...cpuPerOperation(backend, start, SENDS), perSecond };
 }
 
 const shown = ({ app, database }: { app: number; database: number }) =>
@@ -87,7 +90,7 @@ for (const mode of ['sequential', 'in-flight'] as const) {
   const first = await round(mode);
   const second = await round(mode);
   const label = mode === 'in-flight' ? `${IN_FLIGHT} in flight` : mode;
-  console.log(`${backend.name} ${label}: ${shown(second)} µs CPU per send (first round ${shown(first)})`);
+  console.log(`${backend.name} ${label}: ${shown(second)} µs CPU per send, ${second.perSecond} sends/s (first round ${shown(first)})`);
 }
 
 await transport.stop();
