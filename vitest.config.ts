@@ -55,6 +55,7 @@ const BACKEND_AGNOSTIC = [
   'test/services/receive-inbound.test.ts',
   'test/services/validation-messages.test.ts',
   'test/security/auth-matrix.test.ts',
+  'test/security/carriers-cross.test.ts',
   'test/sdk/doc-snippets.test.ts',
   'test/transports/bluebubbles/carrier.test.ts',
   'test/transports/bluebubbles/private-api.test.ts',

@@ -34,7 +34,8 @@ export type CarrierLineActions = {
 /** A carrier as the app and the services see it: its health, and the endpoint its webhooks post to. */
 export type RegisteredCarrier = {
   readonly name: CarrierName;
-  health(): CarrierHealth;
+  /** The carrier in all; with `line`, its reachability beside that line's own last error and counts (lines.getState). */
+  health(line?: string): CarrierHealth;
   /** Answers the carrier's requests under /webhooks/carriers/<name>/ (the full request, path included). */
   webhooks(request: Request): Promise<Response>;
   /** Which service reaches a number, when the carrier can tell (BlueBubbles: Apple's availability or the chat's history). */

@@ -2,7 +2,6 @@ import type { AccountRow } from '../db/rows.ts';
 import { toIso } from '../domain/dates.ts';
 import { type LineState, toLineState } from '../domain/line-state.ts';
 import { sandboxBehaviour } from '../domain/sandbox-numbers.ts';
-import type { CarrierHealth } from './carrier-directory.ts';
 import type { ServiceDeps } from './deps.ts';
 import type { ProviderAccounts, ProviderAnswer } from './provider.ts';
 
@@ -27,12 +26,15 @@ type CarrierLineState = Omit<LineState, 'status'> & {
   carrier?: { name: string; reachable: boolean | null; last_error: string | null; sends: number; events: number };
 };
 
-/** Each line as textrelay knows it; a line bound to a configured carrier also shows that carrier, and is OFFLINE while it is unreachable. */
+/**
+ * Each line as textrelay knows it; a line bound to a configured carrier also shows that carrier
+ * (its reachability, shared by every account, beside the line's own last error and counts), and is
+ * OFFLINE while it is unreachable.
+ */
 async function localLineStates(deps: ServiceDeps, account: AccountRow): Promise<CarrierLineState[]> {
-  const carriers = new Map((deps.carriers?.health() ?? []).map((health) => [health.carrier, health]));
   return (await deps.store.lines.ofAccount(account.id)).map((line) => {
     const state = toLineState(line);
-    const health = line.carrier === null ? undefined : carriers.get(line.carrier as CarrierHealth['carrier']);
+    const health = line.carrier === null ? undefined : deps.carriers?.get(line.carrier)?.health(line.number);
     if (!health) return state;
     return {
       ...state,
