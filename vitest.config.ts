@@ -56,6 +56,7 @@ const BACKEND_AGNOSTIC = [
   'test/services/validation-messages.test.ts',
   'test/security/auth-matrix.test.ts',
   'test/security/carriers-cross.test.ts',
+  'test/security/lookups.test.ts',
   'test/sdk/doc-snippets.test.ts',
   'test/transports/bluebubbles/carrier.test.ts',
   'test/transports/bluebubbles/private-api.test.ts',

@@ -2,21 +2,42 @@ import type { AccountRow } from '../db/rows.ts';
 import { toIso } from '../domain/dates.ts';
 import { type LineState, toLineState } from '../domain/line-state.ts';
 import { sandboxBehaviour } from '../domain/sandbox-numbers.ts';
+import type { LookupService } from './carrier-directory.ts';
 import type { ServiceDeps } from './deps.ts';
 import type { ProviderAccounts, ProviderAnswer } from './provider.ts';
 
 /**
+ * A carrier's answer, only through a carrier that carries one of the account's lines: the carrier
+ * acts for its line's owner (the Mac asks Apple on the owner's Apple ID). A kept answer costs
+ * nothing; asking the carrier counts against the account's lookup limit (429 past it).
+ */
+async function carrierLookup(deps: ServiceDeps, account: AccountRow, number: string): Promise<LookupService | undefined> {
+  const { carriers } = deps;
+  if (!carriers) return undefined;
+  const own = new Set((await deps.store.lines.ofAccount(account.id)).map((line) => line.carrier));
+  for (const name of own) {
+    if (name === null || !carriers.canLookUp(name)) continue;
+    const kept = carriers.keptLookup(name, number, deps.clock.now());
+    if (kept) return kept;
+    await deps.lookupRateLimiter.consume(`lookups:${account.id}`);
+    const service = await carriers.lookup(name, number, deps.clock.now());
+    if (service) return service;
+  }
+  return undefined;
+}
+
+/**
  * lookups.lookupNumber: which service a number is reached by. The sandbox's SMS-only test number
- * (555-0102) answers SMS, any other number iMessage; in relay mode the provider knows, with a
- * carrier that can tell (BlueBubbles) the carrier.
+ * (555-0102) answers SMS, any other number iMessage; in relay mode the provider knows; the carrier
+ * of one of the account's lines, when it can tell (BlueBubbles with its Private API).
  */
 export async function lookupNumber(
   deps: ServiceDeps,
   account: AccountRow,
   number: string,
-): Promise<{ number: string; service: 'iMessage' | 'SMS' } | ProviderAnswer> {
+): Promise<{ number: string; service: LookupService } | ProviderAnswer> {
   if (deps.providers) return deps.providers.of(account).call({ method: 'GET', path: '/api/evaluate-service', query: { number } });
-  const service = await deps.carriers?.lookup(number);
+  const service = await carrierLookup(deps, account, number);
   if (service) return { number, service };
   return { number, service: sandboxBehaviour(number) === 'sms' ? 'SMS' : 'iMessage' };
 }

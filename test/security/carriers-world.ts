@@ -4,7 +4,7 @@ import { type BackgroundWork, startBackgroundWork } from '../../src/background.t
 import type { Config } from '../../src/config.ts';
 import { makeTestApp, type TestAccount } from '../helpers/app.ts';
 import { carrierRuntime } from '../helpers/carrier-runtime.ts';
-import { startFakeBlueBubbles } from '../helpers/fake-bluebubbles/server.ts';
+import { type FakeBlueBubbles, startFakeBlueBubbles } from '../helpers/fake-bluebubbles/server.ts';
 import { startFakeTwilio, TWILIO_SID, TWILIO_TOKEN } from '../helpers/fake-twilio.ts';
 import { serveOnLoopback } from '../helpers/listen.ts';
 import { eventually } from '../helpers/live.ts';
@@ -17,9 +17,12 @@ export const OTHER_TWILIO_LINE = '+14155550191';
  * textrelay with TEXTRELAY_TRANSPORT=bluebubbles,twilio in this process, on the test backend,
  * served on loopback, with three tenants: one owns the BlueBubbles line, two own a Twilio line each.
  */
-export async function startCarriersWorld(options: { log?: Logger; config?: Partial<Config> } = {}) {
+export async function startCarriersWorld(
+  options: { log?: Logger; config?: Partial<Config>; prepare?: (mac: FakeBlueBubbles) => void } = {},
+) {
   const twilio = await startFakeTwilio([TWILIO_LINE, OTHER_TWILIO_LINE]);
   const mac = await startFakeBlueBubbles();
+  options.prepare?.(mac);
   let serve: (request: Request) => Response | Promise<Response> = () => new Response('starting', { status: 503 });
   const listening = await serveOnLoopback((request) => serve(request));
   const t = makeTestApp({

@@ -134,8 +134,11 @@ export function createBlueBubblesCarrier(context: CarrierContext): Carrier & { r
       describe,
     }),
     async lookup(number) {
+      // Without the Private API only the Mac's chat history could tell, which would say whom the Mac talks with.
+      if (!privateApi()) return undefined;
       try {
-        return (await chats.route(number)).service;
+        const available = await chats.availability(number);
+        return available === undefined ? undefined : available ? 'iMessage' : 'SMS';
       } catch (error) {
         context.log.warn({ reason: describe(error) }, 'BlueBubbles could not tell which service reaches a number');
         return undefined;

@@ -80,7 +80,8 @@ export function createChatDirectory(client: BlueBubblesClient, options: { privat
     return { service, chatGuid: chat?.guid };
   }
 
-  return { route, getChat };
+  /** Apple's answer alone (true: iMessage), asked only with the Private API; undefined when it cannot tell. */
+  return { route, getChat, availability: askApple };
 }
 
 export type ChatDirectory = ReturnType<typeof createChatDirectory>;
