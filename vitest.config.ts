@@ -57,6 +57,7 @@ const BACKEND_AGNOSTIC = [
   'test/security/auth-matrix.test.ts',
   'test/security/carriers-cross.test.ts',
   'test/security/lookups.test.ts',
+  'test/security/secrets-in-logs.test.ts',
   'test/sdk/doc-snippets.test.ts',
   'test/transports/bluebubbles/carrier.test.ts',
   'test/transports/bluebubbles/private-api.test.ts',
