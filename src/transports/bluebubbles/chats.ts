@@ -80,7 +80,6 @@ export function createChatDirectory(client: BlueBubblesClient, options: { privat
     return { service, chatGuid: chat?.guid };
   }
 
-  /** Apple's answer alone (true: iMessage), asked only with the Private API; undefined when it cannot tell. */
   return { route, getChat, availability: askApple };
 }
 
