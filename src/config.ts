@@ -85,6 +85,8 @@ const ConfigFields = z.object({
   TEXTRELAY_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).default(6000),
   /** Rows an account's other API writes (contacts, webhooks, groups, typing, media) may touch per minute; 0 turns the limit off. */
   TEXTRELAY_WRITE_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).default(1200),
+  /** Lookups (evaluate-service) an account may have its line's carrier answer per minute; 0 turns the limit off. */
+  TEXTRELAY_LOOKUP_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).default(60),
   /** URLs an account may list per webhook type; one more is refused with 400. */
   TEXTRELAY_WEBHOOK_URLS_PER_TYPE: z.coerce.number().int().min(1).default(10),
   /** Failed inbox sign-ins a key id, and a client address, may make in a window before the next are refused (429); 0 turns this off. */

@@ -65,6 +65,7 @@ const SETTINGS: Record<keyof Config, string> = {
   TEXTRELAY_DISPLAY_TZ: "time zone of contacts' display dates",
   TEXTRELAY_RATE_LIMIT_PER_MINUTE: 'sends per account per minute, 0 for no limit',
   TEXTRELAY_WRITE_RATE_LIMIT_PER_MINUTE: 'rows other API writes may touch per account per minute, 0 for no limit',
+  TEXTRELAY_LOOKUP_RATE_LIMIT_PER_MINUTE: "lookups an account may have its line's carrier answer per minute, 0 for no limit",
   TEXTRELAY_WEBHOOK_URLS_PER_TYPE: 'URLs an account may list per webhook type',
   TEXTRELAY_INBOX_LOGIN_MAX_FAILURES: 'failed inbox sign-ins per key id and per client address before 429, 0 for no limit',
   TEXTRELAY_INBOX_LOGIN_WINDOW_SECONDS: 'the window those failures are counted in, and the lock-out lasts',

@@ -68,6 +68,8 @@ export type ServiceDeps = {
   sendRateLimiter: RateLimiter;
   /** Every other API write, counted per row it touches (`writesKey`): contacts, webhook lists, groups, typing, media. */
   writeRateLimiter: RateLimiter;
+  /** Lookups an account's line's carrier is asked per minute (TEXTRELAY_LOOKUP_RATE_LIMIT_PER_MINUTE). */
+  lookupRateLimiter: RateLimiter;
   /** URLs an account may list per webhook type. */
   webhookUrlsPerType: number;
   notify: Notifier;

@@ -57,7 +57,7 @@ export function createBlueBubblesCarrier(context: CarrierContext): Carrier & { r
   const describe = (error: unknown) => describeFailure(error, (text) => context.scrub(client.redact(text)));
 
   async function apply(event: BbEvent): Promise<void> {
-    if (event.kind !== 'ignored') health.event();
+    if (event.kind !== 'ignored') health.event(await ctx.line());
     await applyEvent(ctx, event);
   }
 
@@ -69,16 +69,16 @@ export function createBlueBubblesCarrier(context: CarrierContext): Carrier & { r
     } catch (error) {
       if (error instanceof TransportRefusal) {
         health.reached();
-        health.failed(error.message);
+        health.failed(error.message, message.lineNumber);
         throw error;
       }
       uncertain.add(message.handle);
-      health.unreachable(describe(error));
+      health.unreachable(describe(error), message.lineNumber);
       throw new TransportUnavailable(`BlueBubbles did not take the message: ${describe(error)}`);
     }
     uncertain.delete(message.handle);
     health.reached();
-    health.sent();
+    health.sent(message.lineNumber);
     // Kept under the guid until the hand-over stores it (an orphan event): the answer means SENT.
     await recordStatus(deps, {
       handle: sent.guid,
@@ -122,7 +122,7 @@ export function createBlueBubblesCarrier(context: CarrierContext): Carrier & { r
   return {
     name: SOURCE,
     send,
-    health: () => health.snapshot(),
+    health: health.snapshot,
     webhooks: async (request) => webhooks.fetch(request),
     actions: createPrivateApiActions({
       client,
@@ -134,8 +134,11 @@ export function createBlueBubblesCarrier(context: CarrierContext): Carrier & { r
       describe,
     }),
     async lookup(number) {
+      // Without the Private API only the Mac's chat history could tell, which would say whom the Mac talks with.
+      if (!privateApi()) return undefined;
       try {
-        return (await chats.route(number)).service;
+        const available = await chats.availability(number);
+        return available === undefined ? undefined : available ? 'iMessage' : 'SMS';
       } catch (error) {
         context.log.warn({ reason: describe(error) }, 'BlueBubbles could not tell which service reaches a number');
         return undefined;

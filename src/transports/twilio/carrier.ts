@@ -27,14 +27,14 @@ export function createTwilioCarrier(context: CarrierContext): Carrier {
   const webhooks = twilioWebhooks(context, authToken);
   const inboundUrl = `${publicUrl}${TWILIO_WEBHOOKS}/inbound`;
 
-  /** A request's failure in the carrier's health, and whether it says Twilio is down rather than "no". */
-  function noted(error: unknown): TwilioError | undefined {
+  /** A request's failure in the carrier's health (and its line's, for a send), and whether it says Twilio is down rather than "no". */
+  function noted(error: unknown, line?: string): TwilioError | undefined {
     if (error instanceof TwilioError && error.status < 500 && error.status !== 401) {
       health.reached();
-      health.failed(error.message);
+      health.failed(error.message, line);
       return error;
     }
-    health.unreachable(describeFailure(error, scrub));
+    health.unreachable(describeFailure(error, scrub), line);
     return error instanceof TwilioError ? error : undefined;
   }
 
@@ -60,10 +60,10 @@ export function createTwilioCarrier(context: CarrierContext): Carrier {
       try {
         const created = await client.createMessage(twilioSendForm(message, publicUrl));
         health.reached();
-        health.sent();
+        health.sent(message.lineNumber);
         return { transportHandle: created.sid };
       } catch (error) {
-        const refused = noted(error);
+        const refused = noted(error, message.lineNumber);
         if (!refused) throw new TransportUnavailable(`Twilio could not be reached: ${describeFailure(error, scrub)}`);
         const failure = sendFailureOf(refused.status, refused.code, refused.said);
         if (failure.retry) throw new TransportUnavailable(scrub(refused.message));

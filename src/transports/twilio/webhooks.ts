@@ -51,8 +51,8 @@ export function twilioWebhooks(context: CarrierContext, authToken: string) {
       log.info({ reason: event.reason }, 'Twilio status callback ignored');
       return c.body(null, 204);
     }
-    health.event();
-    if (event.errorMessage !== null) health.failed(event.errorMessage);
+    health.event(form.From);
+    if (event.errorMessage !== null) health.failed(event.errorMessage, form.From);
     // Our handle rides in the callback URL (signed with it), so a callback that beats the create's answer still finds its message.
     const handle = c.req.query('m') || event.sid;
     await recordStatus(
@@ -65,6 +65,7 @@ export function twilioWebhooks(context: CarrierContext, authToken: string) {
         wasDowngraded: true,
         source: 'twilio',
         sourceEventId: event.eventId,
+        line: form.From || undefined,
       },
       { batched: true },
     );
@@ -88,7 +89,7 @@ export function twilioWebhooks(context: CarrierContext, authToken: string) {
   app.post('/inbound', async (c) => {
     const inbound = inboundOf(c.get('form'));
     if (!inbound) return c.text('Bad Request: MessageSid, From and To are required', 400);
-    health.event();
+    health.event(inbound.to);
     const answer = () => c.body(EMPTY_TWIML, 200, { 'content-type': 'text/xml' });
     const account = await deps.store.accounts.findByServiceNumber(inbound.to);
     // The API's message carries one media_url, so each further picture of an MMS arrives as a message of its own, in order.
