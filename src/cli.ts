@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { CreateAccountFlags, LinesFlags, UpstreamFlags } from './cli/account-flags.ts';
 import { healthcheckCommand } from './cli/healthcheck.ts';
 import { commandHelp, commandUsage, isCommand, overview, unexpectedFlags } from './cli/help.ts';
+import { readSecretFlag, refuseSecretsOnCommandLine } from './cli/secret-flags.ts';
 import { statusCommand } from './cli/status.ts';
 import { tailCommand } from './cli/tail.ts';
 import { UsageError } from './cli/usage-error.ts';
@@ -28,8 +29,10 @@ const OPTIONS = {
   'receive-webhook': { type: 'string' },
   'upstream-key-id': { type: 'string' },
   'upstream-secret': { type: 'string' },
+  'upstream-secret-file': { type: 'string' },
   'key-id': { type: 'string' },
   secret: { type: 'string' },
+  'secret-file': { type: 'string' },
   carrier: { type: 'string' },
   from: { type: 'string' },
   to: { type: 'string' },
@@ -121,7 +124,11 @@ async function linesCommand(action: string | undefined, words: string[], flags: 
 async function upstreamCommand(action: string | undefined, words: string[], flags: Flags): Promise<void> {
   if (action !== 'set') throw new UsageError(`Unknown accounts upstream command: ${action ?? '(none)'}`, 'accounts');
   if (words.length > 0) throw new UsageError(`Unexpected argument: ${words[0]}`, 'accounts');
-  const input = parseFlags(UpstreamFlags, { email: flags.email, keyId: flags['key-id'], secret: flags.secret });
+  const input = parseFlags(UpstreamFlags, {
+    email: flags.email,
+    keyId: flags['key-id'],
+    secret: readSecretFlag('secret-file', flags['secret-file']),
+  });
   const set = await withRuntime(flags, (deps) => setUpstreamCredentials(deps, input.email, input));
   print(set, flags.json, () => `${set.email} now uses provider account ${set.upstream_key_id}`);
 }
@@ -140,7 +147,7 @@ async function accountsCommand(action: string | undefined, rest: string[], flags
         numbers: flags.numbers,
         receiveWebhook: flags['receive-webhook'],
         upstreamKeyId: flags['upstream-key-id'],
-        upstreamSecret: flags['upstream-secret'],
+        upstreamSecret: readSecretFlag('upstream-secret-file', flags['upstream-secret-file']),
       });
       const upstream =
         input.upstreamKeyId && input.upstreamSecret ? { keyId: input.upstreamKeyId, secret: input.upstreamSecret } : undefined;
@@ -199,10 +206,9 @@ async function main(argv: string[]): Promise<void> {
   const [command, action] = positionals;
   if (printHelpIfAsked(command, action, flags.help)) return;
   if (!isCommand(command)) throw new UsageError(`Unknown command: ${command}`);
-  const unexpected = unexpectedFlags(
-    command,
-    tokens.flatMap((token) => (token.kind === 'option' ? [token.name] : [])),
-  );
+  const given = tokens.flatMap((token) => (token.kind === 'option' ? [token.name] : []));
+  refuseSecretsOnCommandLine(given);
+  const unexpected = unexpectedFlags(command, given);
   if (unexpected.length > 0)
     throw new UsageError(`textrelay ${command} does not take ${unexpected.map((name) => `--${name}`).join(', ')}`, command);
   switch (command) {
