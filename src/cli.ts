@@ -13,7 +13,16 @@ import { CARRIERS, type CarrierName, carriersOf } from './domain/carriers.ts';
 import { createLogger } from './logger.ts';
 import { bridgeNotifier } from './notifier-bridging.ts';
 import { migrateConfiguredDatabase, openRuntime, type Runtime } from './runtime.ts';
-import { type AccountLines, addLines, createAccount, listAccounts, listLines, removeLines, rotateSecret } from './services/accounts.ts';
+import {
+  type AccountLines,
+  addLines,
+  createAccount,
+  type LineSummary,
+  listAccounts,
+  listLines,
+  removeLines,
+  rotateSecret,
+} from './services/accounts.ts';
 import { AppError } from './services/app-error.ts';
 import { setUpstreamCredentials } from './services/upstream-credentials.ts';
 import { StartupError } from './startup-error.ts';
@@ -40,6 +49,7 @@ const OPTIONS = {
   'group-id': { type: 'string' },
   'media-url': { type: 'string' },
   failed: { type: 'boolean', default: false },
+  force: { type: 'boolean', default: false },
   'failed-since': { type: 'string' },
   before: { type: 'string' },
   since: { type: 'string' },
@@ -76,6 +86,11 @@ function parseFlags<T extends z.ZodType>(schema: T, input: unknown): z.output<T>
   return result.data;
 }
 
+/** Each line with the carrier delivering it: `+14155550123 (twilio)`, `+14155550124 (no carrier)`. */
+function describeLines(lines: readonly LineSummary[], separator: string): string {
+  return lines.map((line) => `${line.number} (${line.carrier ?? 'no carrier'})`).join(separator);
+}
+
 function print(value: unknown, asJson: boolean, human: () => string): void {
   process.stdout.write(asJson ? `${JSON.stringify(value)}\n` : `${human()}\n`);
 }
@@ -90,6 +105,8 @@ async function withRuntime<T>(flags: Flags, work: (deps: Runtime['deps'], runtim
     return await work(runtime.deps, runtime);
   } finally {
     await bridge?.close();
+    // A command may have asked a carrier (the numbers `lines add` gives): its connections would hold the process.
+    await Promise.allSettled(runtime.carriers.map((carrier) => carrier.stop()));
     await runtime.close();
   }
 }
@@ -112,12 +129,12 @@ async function linesCommand(action: string | undefined, words: string[], flags: 
       break;
     }
     case 'remove':
-      lines = await edit(removeLines);
+      lines = await edit((deps, email, numbers) => removeLines(deps, email, numbers, { force: flags.force }));
       break;
     default:
       throw new UsageError(`Unknown accounts lines command: ${action ?? '(none)'}`, 'accounts');
   }
-  print(lines, flags.json, () => `Lines of ${lines.email}: ${lines.numbers.join(', ')}`);
+  print(lines, flags.json, () => `Lines of ${lines.email}: ${describeLines(lines.lines, ', ')}`);
 }
 
 /** `accounts upstream set`: moves the account to its own provider account. */
@@ -168,7 +185,7 @@ async function accountsCommand(action: string | undefined, rest: string[], flags
       print(accounts, flags.json, () =>
         accounts.length === 0
           ? 'No accounts.'
-          : accounts.map((a) => `${a.email}\t${a.plan}\t${a.api_key_id}\t${a.numbers.join(',')}`).join('\n'),
+          : accounts.map((a) => `${a.email}\t${a.plan}\t${a.api_key_id}\t${describeLines(a.lines, ',')}`).join('\n'),
       );
       return;
     }

@@ -114,7 +114,7 @@ export const COMMANDS = {
       'textrelay accounts list [--db FILE|URL] [--json]',
       'textrelay accounts lines list --email E [--db FILE|URL] [--json]',
       'textrelay accounts lines add --email E NUMBER[,NUMBER…] [--carrier bluebubbles|twilio] [--db FILE|URL] [--json]',
-      'textrelay accounts lines remove --email E NUMBER[,NUMBER…] [--db FILE|URL] [--json]',
+      'textrelay accounts lines remove --email E NUMBER[,NUMBER…] [--force] [--db FILE|URL] [--json]',
       'textrelay accounts rotate-secret --email E [--db FILE|URL] [--json]',
       'textrelay accounts upstream set --email E --key-id K --secret-file FILE [--db FILE|URL] [--json]',
     ],
@@ -130,6 +130,10 @@ export const COMMANDS = {
         'the carrier delivering the lines given (bluebubbles: one line at most); default: the first TEXTRELAY_TRANSPORT names',
       ],
       ['--receive-webhook URL', 'where its inbound messages are posted'],
+      [
+        '--force',
+        'lines remove: retire a line that carries conversations (its people are pinned anew, its groups move to a line kept, its history stays)',
+      ],
       [
         '--upstream-key-id K',
         "relay mode: the key id of the account's own provider account (else the relay's, TEXTRELAY_UPSTREAM_KEY_ID); one account per provider account",

@@ -4,6 +4,7 @@ import { type LineState, toLineState } from '../domain/line-state.ts';
 import { sandboxBehaviour } from '../domain/sandbox-numbers.ts';
 import type { CarrierHealth } from './carrier-directory.ts';
 import type { ServiceDeps } from './deps.ts';
+import { lineProblem } from './line-carriers.ts';
 import type { ProviderAccounts, ProviderAnswer } from './provider.ts';
 
 /**
@@ -22,16 +23,18 @@ export async function lookupNumber(
   return { number, service: sandboxBehaviour(number) === 'sms' ? 'SMS' : 'iMessage' };
 }
 
-type CarrierLineState = Omit<LineState, 'status'> & {
-  status: 'ONLINE' | 'OFFLINE';
+type CarrierLineState = LineState & {
   carrier?: { name: string; reachable: boolean | null; last_error: string | null; sends: number; events: number };
 };
 
-/** Each line as textrelay knows it; a line bound to a configured carrier also shows that carrier, and is OFFLINE while it is unreachable. */
+/**
+ * Each line as textrelay knows it; a line bound to a configured carrier also shows that carrier, and is OFFLINE while it is
+ * unreachable; a line this instance cannot serve is OFFLINE with its reason.
+ */
 async function localLineStates(deps: ServiceDeps, account: AccountRow): Promise<CarrierLineState[]> {
   const carriers = new Map((deps.carriers?.health() ?? []).map((health) => [health.carrier, health]));
   return (await deps.store.lines.ofAccount(account.id)).map((line) => {
-    const state = toLineState(line);
+    const state = toLineState(line, lineProblem(deps, line));
     const health = line.carrier === null ? undefined : carriers.get(line.carrier as CarrierHealth['carrier']);
     if (!health) return state;
     return {
