@@ -41,6 +41,7 @@ const BACKEND_AGNOSTIC = [
   'test/delivery/ingest-receive.test.ts',
   'test/delivery/ingest-status.test.ts',
   'test/delivery/ingest-twice.test.ts',
+  'test/delivery/relay-inbound-limits.test.ts',
   'test/delivery/upstream.test.ts',
   'test/delivery/upstream-shared.test.ts',
   'test/delivery/upstream-tenants.test.ts',
