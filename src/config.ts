@@ -222,6 +222,8 @@ export const FILE_SETTINGS = [
   'TEXTRELAY_UPSTREAM_SECRET',
   'TEXTRELAY_INGEST_SECRET',
   'TEXTRELAY_METRICS_TOKEN',
+  'TEXTRELAY_TWILIO_AUTH_TOKEN',
+  'TEXTRELAY_BLUEBUBBLES_PASSWORD',
 ] as const;
 
 /** Each NAME_FILE of `settings` read into NAME, without its trailing newline; what cannot be read is a problem naming it. */

@@ -111,13 +111,13 @@ export const COMMANDS = {
   accounts: {
     summary: 'Create accounts, list them, edit their lines, rotate their API secret, give them a provider account',
     usage: [
-      'textrelay accounts create --email E [--plan blue|sapphire] [--numbers K|+1…,+1…] [--carrier bluebubbles|twilio] [--receive-webhook URL] [--upstream-key-id K --upstream-secret S] [--db FILE|URL] [--json]',
+      'textrelay accounts create --email E [--plan blue|sapphire] [--numbers K|+1…,+1…] [--carrier bluebubbles|twilio] [--receive-webhook URL] [--upstream-key-id K --upstream-secret-file FILE] [--db FILE|URL] [--json]',
       'textrelay accounts list [--db FILE|URL] [--json]',
       'textrelay accounts lines list --email E [--db FILE|URL] [--json]',
       'textrelay accounts lines add --email E NUMBER[,NUMBER…] [--carrier bluebubbles|twilio] [--db FILE|URL] [--json]',
-      'textrelay accounts lines remove --email E NUMBER[,NUMBER…] [--db FILE|URL] [--json]',
+      'textrelay accounts lines remove --email E NUMBER[,NUMBER…] [--force] [--db FILE|URL] [--json]',
       'textrelay accounts rotate-secret --email E [--db FILE|URL] [--json]',
-      'textrelay accounts upstream set --email E --key-id K --secret S [--db FILE|URL] [--json]',
+      'textrelay accounts upstream set --email E --key-id K --secret-file FILE [--db FILE|URL] [--json]',
     ],
     flags: [
       ['--email E', "the account's email, its name in every command"],
@@ -132,12 +132,19 @@ export const COMMANDS = {
       ],
       ['--receive-webhook URL', 'where its inbound messages are posted'],
       [
+        '--force',
+        'lines remove: retire a line that carries conversations (its people are pinned anew, its groups move to a line kept, its history stays)',
+      ],
+      [
         '--upstream-key-id K',
         "relay mode: the key id of the account's own provider account (else the relay's, TEXTRELAY_UPSTREAM_KEY_ID); one account per provider account",
       ],
-      ['--upstream-secret S', "that provider account's API secret (stored retrievable: the relay presents it)"],
+      [
+        '--upstream-secret-file FILE',
+        "a file holding that provider account's API secret (stored retrievable: the relay presents it); never on the command line",
+      ],
       ['--key-id K', 'accounts upstream set: the key id of the provider account the account moves to'],
-      ['--secret S', "accounts upstream set: that provider account's API secret"],
+      ['--secret-file FILE', "accounts upstream set: a file holding that provider account's API secret"],
       DB,
       JSON_FLAG,
     ],

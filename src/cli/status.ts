@@ -1,5 +1,6 @@
 import { toIso } from '../domain/dates.ts';
 import type { ServiceDeps } from '../services/deps.ts';
+import { offlineLines } from '../services/line-carriers.ts';
 import {
   FAILING_WINDOW_MS,
   type FailingDestination,
@@ -36,8 +37,13 @@ function destinationLine(destination: FailingDestination): string {
  * beside a running server or without one. The same figures as /metrics, plus the failing hosts,
  * and each configured carrier (probed now, with what the serve process counted).
  */
-export async function statusCommand(deps: Pick<ServiceDeps, 'store' | 'clock'>, carriers: readonly Carrier[] = []): Promise<CommandOutput> {
+export async function statusCommand(
+  deps: Pick<ServiceDeps, 'store' | 'clock' | 'carriers'>,
+  carriers: readonly Carrier[] = [],
+): Promise<CommandOutput> {
   const carried = await carrierStatuses(deps, carriers);
+  // After the probes: a Twilio probe finds the lines its account no longer holds.
+  const offline = await offlineLines(deps);
   const stats = await getGatewayStats(deps);
   const failing = await listFailingDestinations(deps);
   const unrouted = await latestUnroutedInbound(deps, UNROUTED_SHOWN);
@@ -60,6 +66,9 @@ export async function statusCommand(deps: Pick<ServiceDeps, 'store' | 'clock'>, 
       ? 'No unrouted inbound messages.'
       : `Unrouted inbound messages (no account owns the line; add it with textrelay accounts lines add): ${stats.unroutedInbound}, the latest:\n${unrouted.map(unroutedLine).join('\n')}`,
     ...carrierLines(carried),
+    ...(offline.length === 0
+      ? []
+      : ['', 'Lines not served (OFFLINE):', ...offline.map((line) => `  ${line.number}\t${line.email}\t${line.reason}`)]),
   ].join('\n');
   const value = {
     messages: stats.messages,
@@ -85,6 +94,7 @@ export async function statusCommand(deps: Pick<ServiceDeps, 'store' | 'clock'>, 
       })),
     },
     carriers: carrierValues(carried),
+    offline_lines: offline.map((line) => ({ number: line.number, email: line.email, carrier: line.carrier, reason: line.reason })),
   };
   return { value, human };
 }

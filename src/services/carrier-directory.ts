@@ -49,6 +49,8 @@ export type RegisteredCarrier = {
   lookup?(number: string): Promise<LookupService | undefined>;
   /** Group changes and typing indicators, for a carrier that makes them itself. */
   actions?: CarrierLineActions;
+  /** Why the carrier's account cannot serve these numbers as lines (Twilio: not among its numbers); undefined when it can. */
+  refuseLines?(numbers: readonly string[]): Promise<string | undefined>;
 };
 
 /**
@@ -58,6 +60,8 @@ export type RegisteredCarrier = {
 export function createCarrierDirectory() {
   const carriers = new Map<string, RegisteredCarrier>();
   const lookups = createExpiringMemory<LookupService>(LOOKUPS_KEPT, LOOKUP_KEPT_MS);
+  /** Lines bound to a configured carrier that it cannot serve now, and why (e.g. its account no longer holds the number). */
+  const offline = new Map<string, string>();
   return {
     register(carrier: RegisteredCarrier): void {
       carriers.set(carrier.name, carrier);
@@ -65,9 +69,21 @@ export function createCarrierDirectory() {
     get(name: string): RegisteredCarrier | undefined {
       return carriers.get(name);
     },
-    /** The carrier of a line bound to `name`; a line bound to none goes to the first registered, as its messages do. */
+    /** The carrier of a line bound to `name`; none for a line bound to no carrier, which no real carrier serves. */
     forLine(name: string | undefined): RegisteredCarrier | undefined {
-      return name === undefined ? carriers.values().next().value : carriers.get(name);
+      return name === undefined ? undefined : carriers.get(name);
+    },
+    /** True when textrelay delivers through its own carriers (not the sandbox, not the relay). */
+    active(): boolean {
+      return carriers.size > 0;
+    },
+    /** Records that its carrier cannot serve `line` now (`reason`), or, with undefined, that it can again. */
+    setLineOffline(line: string, reason: string | undefined): void {
+      if (reason === undefined) offline.delete(line);
+      else offline.set(line, reason);
+    },
+    offlineReason(line: string): string | undefined {
+      return offline.get(line);
     },
     health(): CarrierHealth[] {
       return [...carriers.values()].map((carrier) => carrier.health());

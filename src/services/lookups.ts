@@ -4,6 +4,7 @@ import { type LineState, toLineState } from '../domain/line-state.ts';
 import { sandboxBehaviour } from '../domain/sandbox-numbers.ts';
 import type { LookupService } from './carrier-directory.ts';
 import type { ServiceDeps } from './deps.ts';
+import { lineProblem } from './line-carriers.ts';
 import type { ProviderAccounts, ProviderAnswer } from './provider.ts';
 
 /**
@@ -42,19 +43,18 @@ export async function lookupNumber(
   return { number, service: sandboxBehaviour(number) === 'sms' ? 'SMS' : 'iMessage' };
 }
 
-type CarrierLineState = Omit<LineState, 'status'> & {
-  status: 'ONLINE' | 'OFFLINE';
+type CarrierLineState = LineState & {
   carrier?: { name: string; reachable: boolean | null; last_error: string | null; sends: number; events: number };
 };
 
 /**
  * Each line as textrelay knows it; a line bound to a configured carrier also shows that carrier
  * (its reachability, shared by every account, beside the line's own last error and counts), and is
- * OFFLINE while it is unreachable.
+ * OFFLINE while it is unreachable; a line this instance cannot serve is OFFLINE with its reason.
  */
 async function localLineStates(deps: ServiceDeps, account: AccountRow): Promise<CarrierLineState[]> {
   return (await deps.store.lines.ofAccount(account.id)).map((line) => {
-    const state = toLineState(line);
+    const state = toLineState(line, lineProblem(deps, line));
     const health = line.carrier === null ? undefined : deps.carriers?.get(line.carrier)?.health(line.number);
     if (!health) return state;
     return {

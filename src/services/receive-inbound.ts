@@ -13,6 +13,7 @@ import type { ServiceDeps } from './deps.ts';
 import { timeOrderedUuid } from './ids.ts';
 import { lineForEndUser } from './lines.ts';
 import { contactOfInbound } from './opt-out.ts';
+import { contactsRoomLeft } from './quotas.ts';
 import { inTransaction, inWriteTransaction, type WriteOptions } from './transactions.ts';
 import { reportedByItsProvider } from './upstream-credentials.ts';
 import { fanOutToAccountWebhooks } from './webhook-fanout.ts';
@@ -208,7 +209,14 @@ async function adoptTransportGroup(
     updatedAt: now,
   };
   await deps.store.groups.insert(group, people);
-  for (const number of people) await ensureContact(deps, account.id, number, now);
+  // Members past the contacts quota stay members, without a contact: the message is stored all the same.
+  let room = await contactsRoomLeft(deps, account.id);
+  for (const number of people) {
+    const known = await deps.store.contacts.findByPhone(account.id, number);
+    if (known?.deletedAt === null || room <= 0) continue;
+    await ensureContact(deps, account.id, number, now);
+    room -= 1;
+  }
   return group;
 }
 

@@ -38,6 +38,17 @@ export async function startFakeTwilio(numbers: readonly string[]) {
   const prefix = `/2010-04-01/Accounts/${TWILIO_SID}`;
   const expectedAuth = `Basic ${Buffer.from(`${TWILIO_SID}:${TWILIO_TOKEN}`).toString('base64')}`;
 
+  /**
+   * IncomingPhoneNumbers.json?PhoneNumber=…, as Twilio reads the filter: a pattern matched anywhere
+   * in the number, digits only (`+` and spaces dropped), `*` standing for any digit.
+   */
+  function numbersLike(pattern: string) {
+    const digits = pattern.replace(/[^\d*]/g, '');
+    const matcher = new RegExp(digits.replace(/\*/g, '\\d'));
+    const matches = digits === '' ? owned : owned.filter((number) => matcher.test(number.phone_number.replace(/\D/g, '')));
+    return { incoming_phone_numbers: matches, next_page_uri: null, page: 0, page_size: 50 };
+  }
+
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -50,6 +61,8 @@ export async function startFakeTwilio(numbers: readonly string[]) {
       if (url.pathname.startsWith('/media/')) return res.writeHead(200, { 'content-type': 'image/png' }).end(PIXEL_PNG);
       if (req.headers.authorization !== expectedAuth) return error(401, 20003, 'Authenticate');
       const form = new URLSearchParams(Buffer.concat(chunks).toString('utf8'));
+      if (req.method === 'GET' && url.pathname === `${prefix}/IncomingPhoneNumbers.json` && url.searchParams.has('PhoneNumber'))
+        return json(200, numbersLike(url.searchParams.get('PhoneNumber') ?? ''));
       if (req.method === 'GET' && url.pathname === `${prefix}/IncomingPhoneNumbers.json`)
         return json(200, { incoming_phone_numbers: owned, next_page_uri: null });
       const number = owned.find((n) => url.pathname === `${prefix}/IncomingPhoneNumbers/${n.sid}.json`);

@@ -1,6 +1,5 @@
 import { Hono } from 'hono';
 import { outboundPolicyOf } from '../../config.ts';
-import { carriersOf } from '../../domain/carriers.ts';
 import { createMediaFetcher } from '../../outbound/media-fetch.ts';
 import type { HandoverReceipt, OutboundMessage } from '../../services/handover.ts';
 import { recordStatus } from '../../services/record-status.ts';
@@ -19,13 +18,9 @@ import type { BbServerInfo } from './schemas.ts';
 import { createdAtOf, sendThroughBlueBubbles } from './send.ts';
 import { checkServer, INGEST_PATH, registerWebhook, webhookSecret } from './startup.ts';
 
-/** The line bound to BlueBubbles; a line bound to no carrier when BlueBubbles is the default and it is the only such line. */
+/** The line bound to BlueBubbles (a line bound to no carrier is never served through the Mac). */
 async function blueBubblesLine(context: CarrierContext): Promise<string | undefined> {
-  const lines = await context.deps.store.lines.all();
-  const bound = lines.find((line) => line.carrier === SOURCE);
-  if (bound) return bound.number;
-  const unbound = lines.filter((line) => line.carrier === null);
-  return carriersOf(context.config.TEXTRELAY_TRANSPORT)[0] === SOURCE && unbound.length === 1 ? unbound[0]!.number : undefined;
+  return (await context.deps.store.lines.all()).find((line) => line.carrier === SOURCE)?.number;
 }
 
 /**

@@ -1,4 +1,3 @@
-import { carriersOf } from '../../domain/carriers.ts';
 import { ErrorCode } from '../../domain/error-codes.ts';
 import type { OutboundMessage } from '../../services/handover.ts';
 import { StartupError } from '../../startup-error.ts';
@@ -38,13 +37,12 @@ export function createTwilioCarrier(context: CarrierContext): Carrier {
     return error instanceof TwilioError ? error : undefined;
   }
 
-  /** The lines Twilio delivers: bound to it, or bound to none while it is the first configured carrier. */
+  /** The lines Twilio delivers: those bound to it (a line bound to none is never sent through a real carrier). */
   async function twilioLines(): Promise<string[]> {
-    const byDefault = carriersOf(config.TEXTRELAY_TRANSPORT)[0] === 'twilio';
-    return (await deps.store.lines.all())
-      .filter((line) => line.carrier === 'twilio' || (line.carrier === null && byDefault))
-      .map((line) => line.number);
+    return (await deps.store.lines.all()).filter((line) => line.carrier === 'twilio').map((line) => line.number);
   }
+
+  const notHeld = (number: string) => `${number} is not a number of Twilio account ${accountSid}`;
 
   return {
     name: 'twilio',
@@ -82,14 +80,14 @@ export function createTwilioCarrier(context: CarrierContext): Carrier {
         throw new StartupError(`could not list the numbers of Twilio account ${accountSid}: ${describeFailure(error, scrub)}`);
       }
       const owned = new Map(numbers.map((number) => [number.phone_number, number]));
-      const missing = lines.filter((line) => !owned.has(line));
-      if (missing.length > 0)
-        throw new StartupError(
-          `${missing.join(', ')} ${missing.length === 1 ? 'is not a number' : 'are not numbers'} of Twilio account ${accountSid}; ` +
-            'add it in the Twilio console or remove the line (textrelay accounts lines remove)',
-        );
+      // A line the account does not hold goes OFFLINE with its reason; the other lines serve.
       for (const line of lines) {
-        const number = owned.get(line)!;
+        const number = owned.get(line);
+        deps.carriers?.setLineOffline(line, number ? undefined : notHeld(line));
+        if (!number) {
+          log.warn({ line }, `${notHeld(line)}: the line is OFFLINE (add it in the Twilio console, or retire it)`);
+          continue;
+        }
         if (number.sms_url === inboundUrl) continue;
         try {
           await client.setSmsUrl(number.sid, inboundUrl);
@@ -101,10 +99,26 @@ export function createTwilioCarrier(context: CarrierContext): Carrier {
       }
     },
 
+    async refuseLines(candidates) {
+      const missing: string[] = [];
+      try {
+        for (const number of candidates) {
+          const found = await client.numbersLike(number);
+          health.reached();
+          if (!found.some((held) => held.phone_number === number)) missing.push(number);
+        }
+      } catch (error) {
+        noted(error);
+        return `could not list the numbers of Twilio account ${accountSid}: ${describeFailure(error, scrub)}`;
+      }
+      return missing.length === 0 ? undefined : missing.map(notHeld).join('; ');
+    },
+
     async probe() {
       try {
-        await client.incomingNumbers();
+        const held = new Set((await client.incomingNumbers()).map((number) => number.phone_number));
         health.reached();
+        for (const line of await twilioLines()) deps.carriers?.setLineOffline(line, held.has(line) ? undefined : notHeld(line));
       } catch (error) {
         noted(error);
       }

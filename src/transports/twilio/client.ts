@@ -97,6 +97,11 @@ export function createTwilioClient(options: { apiUrl: string; accountSid: string
       }
       return numbers;
     },
+    /** The account's numbers matching `number` (Twilio's PhoneNumber filter: a pattern, so the caller compares exactly). */
+    async numbersLike(number: string): Promise<TwilioNumber[]> {
+      const query = new URLSearchParams({ PhoneNumber: number, PageSize: '1000' });
+      return expect(await request('GET', `/IncomingPhoneNumbers.json?${query}`), NumbersPage).incoming_phone_numbers;
+    },
     /** Points the number's "A message comes in" webhook at `url` (POST). */
     async setSmsUrl(numberSid: string, url: string): Promise<void> {
       const form = new URLSearchParams({ SmsUrl: url, SmsMethod: 'POST' });

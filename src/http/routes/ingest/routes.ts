@@ -1,6 +1,7 @@
 import { createRoute, type z } from '@hono/zod-openapi';
 import type { Metrics } from '../../../metrics/metrics.ts';
 import type { ServiceDeps } from '../../../services/deps.ts';
+import { limitIngestedInbound } from '../../../services/inbound-limits.ts';
 import { receiveFromTransport } from '../../../services/receive-inbound.ts';
 import { recordStatus } from '../../../services/record-status.ts';
 import type { Transport } from '../../../transports/transport.ts';
@@ -88,11 +89,12 @@ export function ingestRouter(deps: IngestDeps) {
             'No account owns to_number: kept as unrouted for the operator (textrelay status, tail, /metrics), given to no account',
           content: { 'application/json': { schema: IngestAnswer } },
         },
-        ...apiErrors('message', { 400: INVALID_PAYLOAD }, { body: true, writes: false }),
+        ...apiErrors('message', { 400: INVALID_PAYLOAD }, { body: true, writes: true }),
       },
     }),
     async (c) => {
       const inbound = { ...c.req.valid('json'), source: deps.transportName, reportedBy: c.get('ingestProviders') };
+      await limitIngestedInbound(deps, inbound);
       const outcome = await receiveFromTransport(deps, inbound, { batched: true });
       if (!outcome.created) deps.metrics.ingestDuplicate('receive');
       return c.json(OK_BODY, outcome.routed ? 200 : 202);
