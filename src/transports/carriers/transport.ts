@@ -29,6 +29,10 @@ export function createCarrierTransport(deps: ServiceDeps, carriers: readonly Car
 
   return {
     name: 'carriers',
+    // A line bound to a carrier not configured has its own route: its sends are refused without waiting for a slot of another.
+    async routeOf(lineNumber) {
+      return (await carrierOfLine(deps, lineNumber)) ?? fallback.name;
+    },
     async send(message: OutboundMessage): Promise<HandoverReceipt> {
       return (await carrierFor(message)).send(message);
     },

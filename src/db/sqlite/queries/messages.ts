@@ -205,7 +205,7 @@ export function messageQueries(db: Db) {
         .all();
     },
     /** One sender's messages awaiting their hand-over in the order they were sent, after `after` (the last of the previous page). */
-    awaitingHandoverFrom(sender: HandoverSender, limit: number, after?: HandoverPosition): HandoverPosition[] {
+    awaitingHandoverFrom(sender: HandoverSender, limit: number, after?: Pick<HandoverPosition, 'dateSent' | 'id'>): HandoverPosition[] {
       return db
         .select({ id: messages.id, handle: messages.handle, dateSent: messages.dateSent })
         .from(messages)
