@@ -6,6 +6,7 @@ import {
   type HandoverReceipt,
   type HandoverSender,
   messageAwaitingHandover,
+  type OutboundMessage,
   recordHandover,
   senderOf,
 } from '../services/handover.ts';
@@ -32,6 +33,9 @@ export const DEFAULT_COURIER_OPTIONS: CourierOptions = {
 /** A message to hand over: `attempt` counts failed posts; once the transport accepted it, `receipt` holds its answer and `recordings` the failed notes of it. */
 type Work = { handle: string; sender: HandoverSender; attempt: number; receipt?: HandoverReceipt; recordings?: number };
 
+/** A hand-over's place among its lane's posts: it posts once `previous` did, then calls `posted`. */
+type PostingTurn = { previous: Promise<void>; posted: () => void };
+
 /** What the courier has of one sender (account and line): messages held in any way, and those among them waiting in its lane. */
 type SenderCount = { held: number; queued: number };
 
@@ -49,6 +53,8 @@ export function createCourier(deps: ServiceDeps, transport: Transport, options: 
   /** Each line's route, as the transport answered (asked once per line). */
   const routeOfLine = new Map<string, Promise<string>>();
   const senders = new Map<string, SenderCount>();
+  /** Per lane, the turn of its latest hand-over to post. */
+  const lastPosting = new Map<string, Promise<void>>();
   const busy = new Set<string>();
   /** Every message this courier has work for (waiting, in flight or waiting to retry): a resume does not queue it twice. */
   const held = new Set<string>();
@@ -192,14 +198,29 @@ export function createCourier(deps: ServiceDeps, transport: Transport, options: 
     }
   }
 
-  async function handOver(work: Work): Promise<void> {
-    if (work.receipt) return record({ ...work, receipt: work.receipt });
+  /** Calls the transport, then lets the next of the lane call it: a lane's posts start in the order its hand-overs did. */
+  function postInTurn(message: OutboundMessage, turn: PostingTurn): Promise<HandoverReceipt> {
+    try {
+      return transport.send(message);
+    } finally {
+      turn.posted();
+    }
+  }
+
+  async function handOver(work: Work, turn: PostingTurn): Promise<void> {
     const { handle, attempt } = work;
-    const message = await messageAwaitingHandover(deps, handle);
+    let message: OutboundMessage | undefined;
+    try {
+      if (work.receipt) return await record({ ...work, receipt: work.receipt });
+      message = await messageAwaitingHandover(deps, handle);
+      await turn.previous;
+    } finally {
+      if (!message) turn.posted();
+    }
     if (!message) return;
     let receipt: HandoverReceipt;
     try {
-      receipt = await transport.send(message);
+      receipt = await postInTurn(message, turn);
     } catch (error) {
       // The sandbox plans in our own database: its full disk is not the network's failure.
       if (storageTrouble(error) !== undefined) throw error;
@@ -231,7 +252,19 @@ export function createCourier(deps: ServiceDeps, transport: Transport, options: 
     await record({ ...work, receipt });
   }
 
-  function start(route: FairLanes<Work>, lane: string, next: Work): void {
+  /** Takes the next posting turn of lane `key` (a route's account). */
+  function postingTurn(key: string): PostingTurn {
+    const previous = lastPosting.get(key) ?? Promise.resolve();
+    let posted: () => void = () => {};
+    const mine = new Promise<void>((resolve) => (posted = resolve));
+    lastPosting.set(key, mine);
+    void mine.then(() => {
+      if (lastPosting.get(key) === mine) lastPosting.delete(key);
+    });
+    return { previous, posted };
+  }
+
+  function start(routeName: string, route: FairLanes<Work>, lane: string, next: Work): void {
     const count = countOf(next.sender);
     count.queued -= 1;
     resumer.drained(next.sender);
@@ -240,7 +273,7 @@ export function createCourier(deps: ServiceDeps, transport: Transport, options: 
       return;
     }
     busy.add(next.handle);
-    const work: Promise<void> = handOver(next)
+    const work: Promise<void> = handOver(next, postingTurn(`${routeName}\n${lane}`))
       .catch((error: unknown) => {
         if (!isOutage(error)) deps.log.error({ err: error, handle: next.handle }, 'hand-over bookkeeping failed');
         // The database could not be read or written (full, read-only, busy): the message waits for
@@ -258,8 +291,8 @@ export function createCourier(deps: ServiceDeps, transport: Transport, options: 
   }
 
   function pump(): void {
-    for (const route of routes.values()) {
-      for (let next = route.take(); next && !stopped; next = route.take()) start(route, next.lane, next.item);
+    for (const [name, route] of routes) {
+      for (let next = route.take(); next && !stopped; next = route.take()) start(name, route, next.lane, next.item);
     }
   }
 
