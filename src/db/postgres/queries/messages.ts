@@ -187,7 +187,11 @@ export function messageQueries(db: PgDb) {
         .from(messages)
         .where(and(isNull(messages.handedOverAt), sql`${messages.isOutbound}`, sql`${messages.status} = 'QUEUED'`));
     },
-    async awaitingHandoverFrom(sender: HandoverSender, limit: number, after?: Pick<HandoverPosition, 'dateSent' | 'id'>): Promise<HandoverPosition[]> {
+    async awaitingHandoverFrom(
+      sender: HandoverSender,
+      limit: number,
+      after?: Pick<HandoverPosition, 'dateSent' | 'id'>,
+    ): Promise<HandoverPosition[]> {
       return db
         .select({ id: messages.id, handle: messages.handle, dateSent: messages.dateSent })
         .from(messages)
