@@ -13,13 +13,11 @@ export function senderKey(sender: HandoverSender): string {
 
 type Reading = { sender: HandoverSender; after?: HandoverPosition };
 
-/** What the courier tells the resume: how to queue a message it read, and what it has of a sender's now. */
+/** What the courier tells the resume: how to queue a message it read, and how many of a sender's wait in its lane. */
 export type ResumeTarget = {
   enqueue(handle: string, sender: HandoverSender): void;
   /** The sender's messages waiting in its lane, not yet started. */
   queued(sender: HandoverSender): number;
-  /** The sender's messages the courier has any work for: queued, in flight, or waiting to retry. */
-  holding(sender: HandoverSender): number;
 };
 
 /**
@@ -72,13 +70,16 @@ export function createResumeReader(deps: ServiceDeps, target: ResumeTarget) {
     });
   }
 
-  /** Starts reading each sender with waiting messages, unless it is read already or the courier holds some of its work (it is read again once that drained). */
+  /**
+   * Starts reading each sender with waiting messages from its first, unless it is being read: the
+   * messages the courier holds already are skipped (enqueue ignores them), the others queued.
+   */
   async function findSenders(): Promise<void> {
     lookingForSenders = true;
     try {
       for (const sender of await handoverSenders(deps)) {
         const key = senderKey(sender);
-        if (readings.has(key) || target.holding(sender) > 0) continue;
+        if (readings.has(key)) continue;
         readings.set(key, { sender });
         offer(key);
       }
@@ -100,7 +101,7 @@ export function createResumeReader(deps: ServiceDeps, target: ResumeTarget) {
         if (!isOutage(error)) deps.log.error({ err: error }, 'looking for messages awaiting hand-over failed');
       });
     },
-    /** The courier started or let go of a message of `sender`: read its next page if its lane runs low. */
+    /** The courier started a message of `sender`: read its next page if its lane runs low. */
     drained(sender: HandoverSender): void {
       offer(senderKey(sender));
     },

@@ -36,9 +36,6 @@ type Work = { handle: string; sender: HandoverSender; attempt: number; receipt?:
 /** A hand-over's place among its lane's posts: it posts once `previous` did, then calls `posted`. */
 type PostingTurn = { previous: Promise<void>; posted: () => void };
 
-/** What the courier has of one sender (account and line): messages held in any way, and those among them waiting in its lane. */
-type SenderCount = { held: number; queued: number };
-
 /**
  * Carries committed QUEUED messages to the transport, outside the request that stored them.
  * Each carrier (route) has its own slots, shared between accounts in turn (domain/fair-lanes.ts):
@@ -52,7 +49,8 @@ export function createCourier(deps: ServiceDeps, transport: Transport, options: 
   const routes = new Map<string, FairLanes<Work>>();
   /** Each line's route, as the transport answered (asked once per line). */
   const routeOfLine = new Map<string, Promise<string>>();
-  const senders = new Map<string, SenderCount>();
+  /** Each sender's (account and line's) messages waiting in its lane, by senderKey: a resume reads on as they run low. */
+  const queuedBySender = new Map<string, number>();
   /** Per lane, the turn of its latest hand-over to post. */
   const lastPosting = new Map<string, Promise<void>>();
   const busy = new Set<string>();
@@ -68,22 +66,14 @@ export function createCourier(deps: ServiceDeps, transport: Transport, options: 
   let stopped = false;
   const resumer = createResumeReader(deps, {
     enqueue,
-    queued: (sender) => senders.get(senderKey(sender))?.queued ?? 0,
-    holding: (sender) => senders.get(senderKey(sender))?.held ?? 0,
+    queued: (sender) => queuedBySender.get(senderKey(sender)) ?? 0,
   });
 
-  function countOf(sender: HandoverSender): SenderCount {
+  function countQueued(sender: HandoverSender, change: 1 | -1): void {
     const key = senderKey(sender);
-    let count = senders.get(key);
-    if (!count) {
-      count = { held: 0, queued: 0 };
-      senders.set(key, count);
-    }
-    return count;
-  }
-
-  function forgetIfEmpty(sender: HandoverSender, count: SenderCount): void {
-    if (count.held === 0 && count.queued === 0) senders.delete(senderKey(sender));
+    const count = (queuedBySender.get(key) ?? 0) + change;
+    if (count > 0) queuedBySender.set(key, count);
+    else queuedBySender.delete(key);
   }
 
   function routeFor(lineNumber: string): Promise<string> {
@@ -112,7 +102,7 @@ export function createCourier(deps: ServiceDeps, transport: Transport, options: 
 
   /** Queues `work` in its lane: at the back, or at the front for a retry (it was sent before what waits behind it). */
   function place(work: Work, options: { retry?: boolean } = {}): void {
-    countOf(work.sender).queued += 1;
+    countQueued(work.sender, 1);
     placing += 1;
     // Awaited even when known, so messages of one line keep their order whatever the lookup took.
     void routeFor(work.sender.lineNumber).then((route) => {
@@ -131,14 +121,6 @@ export function createCourier(deps: ServiceDeps, transport: Transport, options: 
       pumpPending = false;
       pump();
     });
-  }
-
-  /** The courier has no work for the message any more. */
-  function release(work: Work): void {
-    held.delete(work.handle);
-    const count = countOf(work.sender);
-    count.held -= 1;
-    forgetIfEmpty(work.sender, count);
   }
 
   function retryLater(work: Work, delayMs: number): void {
@@ -265,8 +247,7 @@ export function createCourier(deps: ServiceDeps, transport: Transport, options: 
   }
 
   function start(routeName: string, route: FairLanes<Work>, lane: string, next: Work): void {
-    const count = countOf(next.sender);
-    count.queued -= 1;
+    countQueued(next.sender, -1);
     resumer.drained(next.sender);
     if (busy.has(next.handle)) {
       route.done(lane);
@@ -282,7 +263,7 @@ export function createCourier(deps: ServiceDeps, transport: Transport, options: 
       })
       .finally(() => {
         busy.delete(next.handle);
-        if (!retrying.has(next.handle)) release(next);
+        if (!retrying.has(next.handle)) held.delete(next.handle);
         inFlight.delete(work);
         route.done(lane);
         pump();
@@ -292,7 +273,11 @@ export function createCourier(deps: ServiceDeps, transport: Transport, options: 
 
   function pump(): void {
     for (const [name, route] of routes) {
-      for (let next = route.take(); next && !stopped; next = route.take()) start(name, route, next.lane, next.item);
+      while (!stopped) {
+        const next = route.take();
+        if (!next) break;
+        start(name, route, next.lane, next.item);
+      }
     }
   }
 
@@ -304,7 +289,6 @@ export function createCourier(deps: ServiceDeps, transport: Transport, options: 
     if (stopped || held.has(handle)) return;
     held.add(handle);
     if (sender) {
-      countOf(sender).held += 1;
       place({ handle, sender, attempt: 0 });
       return;
     }
@@ -312,7 +296,6 @@ export function createCourier(deps: ServiceDeps, transport: Transport, options: 
     void senderOf(deps, handle)
       .then((found) => {
         if (!found || stopped) return void held.delete(handle);
-        countOf(found).held += 1;
         place({ handle, sender: found, attempt: 0 });
       })
       .catch((error: unknown) => {

@@ -1,6 +1,7 @@
 /**
  * Fair hand-overs, end to end: textrelay with TEXTRELAY_TRANSPORT=bluebubbles,twilio in this
- * process, the fake Twilio answering each send in 0.3-1 s, one account flooding its Twilio line.
+ * process, the fake Twilio answering each send in 0.3-1 s, one account flooding its Twilio line
+ * with 600 sends.
  * Another account's sends, on Twilio and on BlueBubbles, reach the fake carriers within seconds,
  * not behind the flood (which once kept them waiting 22-26 s); the flood keeps moving meanwhile.
  */
@@ -18,7 +19,7 @@ import { seededRandom } from '../helpers/seeded-random.ts';
 const FLOOD_LINE = '+14155550191';
 const VICTIM_TWILIO_LINE = '+14155550192';
 const VICTIM_BB_LINE = '+16175550199';
-const FLOOD_SENDS = 1_000;
+const FLOOD_SENDS = 600;
 /** Far below the 22-26 s measured behind a flood, generous for a loaded 2-core CI machine. */
 const BOUND_MS = 5_000;
 
@@ -100,5 +101,5 @@ describe('hand-overs under another account’s flood', () => {
     const floodAfter = floodAtTwilio();
     expect(floodAfter, 'the flood kept moving meanwhile').toBeGreaterThan(floodBefore);
     expect(FLOOD_SENDS - floodAfter, 'the victim was measured during the flood, not after it').toBeGreaterThan(100);
-  });
+  }, 120_000);
 });
