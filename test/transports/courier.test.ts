@@ -486,4 +486,19 @@ describe('courier: fair shares', () => {
     ).toEqual(floodHandles);
     expect(await t.store.messages.awaitingHandover(10)).toEqual([]);
   });
+  it('resume() finds a backlog also when its account sent again before the resume looked', async () => {
+    const t = makeTestApp();
+    const account = await t.createAccount();
+    const left: string[] = [];
+    for (const content of ['left 1', 'left 2', 'left 3']) left.push((await send(t, account, { content })).message_handle);
+    const transport = fakeTransport();
+    const courier = startCourier(t, transport);
+    // The server answers before its background work has resumed: a new send is queued first.
+    const fresh = (await send(t, account, { content: 'fresh' })).message_handle;
+    await courier.resume();
+    await transport.waitForCalls(4);
+    await courier.idle();
+    expect(new Set(transport.calls.map((call) => call.handle))).toEqual(new Set([...left, fresh]));
+    expect(transport.calls).toHaveLength(4);
+  });
 });
