@@ -41,6 +41,8 @@ export type { AttemptRecord, ClaimedDelivery, DueDelivery, FinishedDelivery, Out
 export type { EventCursor, EventTable, Followed } from './sqlite/queries/events.ts';
 export type { MediaObjectRow } from './sqlite/queries/media.ts';
 export type {
+  HandoverPosition,
+  HandoverSender,
   MessageInsert,
   MessageListFilter,
   ReportTarget,

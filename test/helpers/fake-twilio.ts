@@ -33,6 +33,8 @@ export async function startFakeTwilio(numbers: readonly string[]) {
   const optedOut = new Set<string>();
   /** While set, a create is stored and its answer waits for it: the message went out, the answer is late. */
   let held: Promise<void> | undefined;
+  /** While set, each create is stored at once and answered this many milliseconds later: a slow Twilio. */
+  let answerDelayMs: (() => number) | undefined;
   let throttleNext = 0;
   let failNext = 0;
   const prefix = `/2010-04-01/Accounts/${TWILIO_SID}`;
@@ -88,6 +90,7 @@ export async function startFakeTwilio(numbers: readonly string[]) {
         const message = { sid: twilioId('SM'), form, status: 'queued' };
         messages.push(message);
         const answer = () => json(201, { sid: message.sid, status: 'queued', to, from: form.get('From'), body: form.get('Body') });
+        if (answerDelayMs) return void setTimeout(answer, answerDelayMs());
         if (held === undefined) return answer();
         return void held.then(answer);
       }
@@ -130,6 +133,10 @@ export async function startFakeTwilio(numbers: readonly string[]) {
         held = undefined;
         release();
       };
+    },
+    /** Creates from now on are stored at once and each answered `delayMs()` milliseconds later. */
+    answerAfter(delayMs: () => number) {
+      answerDelayMs = delayMs;
     },
     /** The next `count` creates answer 503. */
     failWith503(count: number) {

@@ -25,6 +25,10 @@ export function createCarrierTransport(deps: ServiceDeps, carriers: readonly Car
 
   return {
     name: 'carriers',
+    // A line bound to no carrier has a route of its own: its sends are refused without waiting for a carrier's slot.
+    async routeOf(lineNumber) {
+      return (await carrierOfLine(deps, lineNumber)) ?? 'unbound';
+    },
     async send(message: OutboundMessage): Promise<HandoverReceipt> {
       return (await carrierFor(message)).send(message);
     },

@@ -3,6 +3,8 @@ import { unionAll } from 'drizzle-orm/pg-core';
 import { type AccountFacts, listRecordJson } from '../../../domain/views.ts';
 import type { MessageRow, StatusEventRow } from '../../rows.ts';
 import type {
+  HandoverPosition,
+  HandoverSender,
   MessageInsert,
   MessageListFilter,
   ReportTarget,
@@ -177,6 +179,33 @@ export function messageQueries(db: PgDb) {
           and(isNull(messages.handedOverAt), sql`${messages.isOutbound}`, sql`${messages.status} = 'QUEUED'`, gt(messages.id, afterId)),
         )
         .orderBy(messages.id)
+        .limit(limit);
+    },
+    async handoverSenders(): Promise<HandoverSender[]> {
+      return db
+        .selectDistinct({ accountId: messages.accountId, lineNumber: messages.lineNumber })
+        .from(messages)
+        .where(and(isNull(messages.handedOverAt), sql`${messages.isOutbound}`, sql`${messages.status} = 'QUEUED'`));
+    },
+    async awaitingHandoverFrom(
+      sender: HandoverSender,
+      limit: number,
+      after?: Pick<HandoverPosition, 'dateSent' | 'id'>,
+    ): Promise<HandoverPosition[]> {
+      return db
+        .select({ id: messages.id, handle: messages.handle, dateSent: messages.dateSent })
+        .from(messages)
+        .where(
+          and(
+            eq(messages.accountId, sender.accountId),
+            sql`${messages.status} = 'QUEUED'`,
+            eq(messages.lineNumber, sender.lineNumber),
+            isNull(messages.handedOverAt),
+            sql`${messages.isOutbound}`,
+            after && sql`(${messages.dateSent}, ${messages.id}) > (${after.dateSent}, ${after.id})`,
+          ),
+        )
+        .orderBy(messages.dateSent, messages.id)
         .limit(limit);
     },
     /** GET /accounts/messages: the page's records (listRecordJson), as the text of a JSON array. */

@@ -18,6 +18,13 @@ const MAX_MERGED_GROUPS = 400;
 /** Prepared listing statements kept (one per combination of filters and group count). */
 const MAX_CACHED_LISTINGS = 500;
 
+/** An account's line, as the sender of messages awaiting their hand-over. */
+export type HandoverSender = { accountId: string; lineNumber: string };
+/** A message awaiting its hand-over, and where a page of them stopped. */
+export type HandoverPosition = { id: number; handle: string; dateSent: number };
+
+const awaitingHandoverWhere = and(isNull(messages.handedOverAt), eq(messages.isOutbound, true), eq(messages.status, 'QUEUED'));
+
 export type MessageListFilter = {
   contactId?: string;
   number?: string;
@@ -186,6 +193,33 @@ export function messageQueries(db: Db) {
         .from(messages)
         .where(and(isNull(messages.handedOverAt), eq(messages.isOutbound, true), eq(messages.status, 'QUEUED'), gt(messages.id, afterId)))
         .orderBy(asc(messages.id))
+        .limit(limit)
+        .all();
+    },
+    /** Each account and line with messages awaiting their hand-over: a resume reads each of them apart, so no backlog goes first. */
+    handoverSenders(): HandoverSender[] {
+      return db
+        .selectDistinct({ accountId: messages.accountId, lineNumber: messages.lineNumber })
+        .from(messages)
+        .where(awaitingHandoverWhere)
+        .all();
+    },
+    /** One sender's messages awaiting their hand-over in the order they were sent, after `after` (the last of the previous page). */
+    awaitingHandoverFrom(sender: HandoverSender, limit: number, after?: Pick<HandoverPosition, 'dateSent' | 'id'>): HandoverPosition[] {
+      return db
+        .select({ id: messages.id, handle: messages.handle, dateSent: messages.dateSent })
+        .from(messages)
+        .where(
+          and(
+            eq(messages.accountId, sender.accountId),
+            eq(messages.status, 'QUEUED'),
+            eq(messages.lineNumber, sender.lineNumber),
+            isNull(messages.handedOverAt),
+            eq(messages.isOutbound, true),
+            after && sql`(${messages.dateSent}, ${messages.id}) > (${after.dateSent}, ${after.id})`,
+          ),
+        )
+        .orderBy(asc(messages.dateSent), asc(messages.id))
         .limit(limit)
         .all();
     },
