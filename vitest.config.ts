@@ -57,6 +57,7 @@ const BACKEND_AGNOSTIC = [
   'test/security/auth-matrix.test.ts',
   'test/sdk/doc-snippets.test.ts',
   'test/transports/bluebubbles/carrier.test.ts',
+  'test/transports/bluebubbles/nul-characters.test.ts',
   'test/transports/bluebubbles/private-api.test.ts',
   'test/transports/bluebubbles/sdk.test.ts',
 ];

@@ -4,6 +4,7 @@ import { ErrorCode } from '../domain/error-codes.ts';
 import { memberKeyOf } from '../domain/groups.ts';
 import type { OptOutIntent } from '../domain/opt-out.ts';
 import { normalisePhoneSpelling, normaliseSenderHandle } from '../domain/phone.ts';
+import { withStorableText } from '../domain/storable-text.ts';
 import { previewOf } from '../domain/views.ts';
 import { type InboundService, toReceivePayload } from '../domain/webhook-payloads.ts';
 import { recordAccountEvent } from './account-events.ts';
@@ -247,12 +248,15 @@ function normalisedNumbers(input: TransportInbound): TransportInbound | undefine
  * line it arrived on (a line has one owner), and a group message to that account's group with the
  * transport's group id; a message to a line nobody owns (among the reporting provider account's
  * tenants, when a provider account reports it), or with a number that cannot be read, is kept as unrouted.
+ * Text neither backend can store (a NUL, half a surrogate pair) is kept with U+FFFD in its place,
+ * in every field: the message has already reached a phone, and refusing it would lose it.
  */
 export async function receiveFromTransport(
   deps: ServiceDeps,
-  reported: TransportInbound,
+  asReported: TransportInbound,
   options: WriteOptions = {},
 ): Promise<TransportReceiveOutcome> {
+  const reported = withStorableText(asReported);
   const input = normalisedNumbers(reported);
   const outcome = await inWriteTransaction(deps, options, async (deps) => {
     if (!input) return keepUnrouted(deps, reported, 'inbound message with a number that cannot be read: kept as unrouted');

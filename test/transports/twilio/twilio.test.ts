@@ -240,3 +240,56 @@ describe('textrelay on Twilio, driven by the official SDK', () => {
     });
   });
 });
+
+describe('Twilio fields holding characters PostgreSQL refuses (NUL, half a surrogate pair)', () => {
+  it('keeps an inbound message whose Body holds a NUL, the NUL shown as U+FFFD', async () => {
+    const world = await started();
+    const { sid, answer } = world.twilio.inbound({ from: BOB, to: LINE, body: 'before\u0000after' });
+    expect((await answer).status).toBe(200);
+    const [received] = (await world.sdk.messages.list({ number: BOB })).data ?? [];
+    expect(received).toMatchObject({ content: 'before\uFFFDafter', from_number: BOB, status: 'RECEIVED' });
+    expect((await world.t.store.messages.findByAnyHandle(sid))?.content).toBe('before\uFFFDafter');
+  });
+
+  it('keeps a message whose MessageSid holds a NUL once, under the sid with U+FFFD, a repeat adding none', async () => {
+    const world = await started();
+    const sid = 'SM0000000000000000000000000000000\u0000';
+    for (let attempt = 0; attempt < 2; attempt++) {
+      const { answer } = world.twilio.inbound({
+        from: BOB,
+        to: LINE,
+        body: 'odd sid',
+        extra: { MessageSid: sid, SmsSid: sid, SmsMessageSid: sid },
+      });
+      expect((await answer).status).toBe(200);
+    }
+    expect((await world.sdk.messages.list({ number: BOB })).data).toHaveLength(1);
+    expect(await world.t.store.messages.findByAnyHandle('SM0000000000000000000000000000000\uFFFD')).toMatchObject({ content: 'odd sid' });
+  });
+
+  it('reads a From holding a NUL as the number around it, and keeps one with no number in it as unrouted', async () => {
+    const world = await started();
+    expect((await world.twilio.inbound({ from: `${BOB}\u0000`, to: LINE, body: 'still me' }).answer).status).toBe(200);
+    expect((await world.sdk.messages.list({ number: BOB })).data?.map((m) => m.content)).toEqual(['still me']);
+    const before = await world.t.store.unrouted.count();
+    expect((await world.twilio.inbound({ from: 'who\u0000', to: LINE, body: 'who sent this' }).answer).status).toBe(200);
+    expect(await world.t.store.unrouted.count()).toBe(before + 1);
+    const [kept] = await world.t.store.unrouted.latest(1);
+    expect(kept).toMatchObject({ fromNumber: 'who\uFFFD', toNumber: LINE, content: 'who sent this' });
+  });
+
+  it('records a status callback whose MessageSid and handle hold a NUL without failing, and applies a good one after it', async () => {
+    const world = await started();
+    const { handle, message } = await sendThroughTwilio(world);
+    const odd = { ...message, sid: `${message.sid}\u0000`, form: new URLSearchParams(message.form) };
+    odd.form.set('StatusCallback', `${message.form.get('StatusCallback')}%00`);
+    expect((await world.twilio.callback(odd, 'delivered', { ErrorCode: '' })).status).toBe(204);
+    expect((await world.twilio.callback(message, 'delivered')).status).toBe(204);
+    expect(
+      await until(
+        () => statusOf(world, handle),
+        (m) => m.status === 'DELIVERED',
+      ),
+    ).toMatchObject({ status: 'DELIVERED' });
+  });
+});
