@@ -180,16 +180,20 @@ export type TransportInbound = InboundMessage & {
   reportedBy?: ReadonlySet<string> | undefined;
 };
 
-/** Our group for a transport's group id seen for the first time: the account's group with the same people on that line, or a new one. */
+/**
+ * Our group for a transport's group id seen for the first time: the account's group with the same
+ * people on that line, or a new one; undefined when the chat holds nobody but the account's own lines.
+ */
 async function adoptTransportGroup(
   deps: ServiceDeps,
   account: AccountRow,
   input: TransportInbound,
   transportGroupId: string,
   lineWrittenTo: string,
-): Promise<GroupRow> {
+): Promise<GroupRow | undefined> {
   const ownLines = new Set([...(await deps.store.accounts.listServiceNumbers(account.id)), input.toNumber]);
   const people = [...new Set([...(input.participants ?? []), input.from])].filter((number) => !ownLines.has(number));
+  if (people.length === 0) return undefined;
   const memberKey = memberKeyOf(people);
   const now = deps.clock.now();
   const existing = await deps.store.groups.findByMemberKey(account.id, memberKey, lineWrittenTo);
@@ -268,6 +272,9 @@ export async function receiveFromTransport(
     const knownGroup = transportGroupId ? await deps.store.groups.findByTransportGroupId(account.id, transportGroupId) : undefined;
     const group =
       knownGroup ?? (transportGroupId ? await adoptTransportGroup(deps, account, input, transportGroupId, input.toNumber) : null);
+    // A group with no members would break every later read of it; the message is kept for the operator instead.
+    if (group === undefined)
+      return keepUnrouted(deps, input, "group message whose chat holds only the account's own lines: kept as unrouted");
     return { routed: true as const, ...(await receiveInConversation(deps, account, input, group, input.toNumber)) };
   });
   if (outcome.routed) committed(deps, outcome);

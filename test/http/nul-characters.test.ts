@@ -31,6 +31,22 @@ describe('text holding a NUL character', () => {
   });
 });
 
+describe('a group id holding a NUL in the path', () => {
+  it('is an unknown group (404, 4040) on both backends, for retrieve, rename and photo', async () => {
+    const t = makeTestApp();
+    const account = await t.createAccount();
+    const before = await rowCounts(t);
+    for (const id of ['ab%00c', '%00']) {
+      const retrieve = await t.call('GET', `/api/v2/groups/${id}`, account);
+      expectMessageError(retrieve, 404, 4040);
+      expect(retrieve.body.error_message).toBe(`Group ${decodeURIComponent(id).replace('\u0000', '\uFFFD')} not found`);
+      expectMessageError(await t.call('POST', `/api/v2/groups/${id}/name`, account, { group_name: 'x' }), 404, 4040);
+      expectMessageError(await t.call('POST', `/api/v2/groups/${id}/photo`, account, { photo_url: null }), 404, 4040);
+    }
+    expect(await rowCounts(t)).toEqual(before);
+  });
+});
+
 // What a transport reports has already reached a phone: kept, a NUL or half a surrogate pair as U+FFFD, rather than lost.
 
 describe('a NUL or half a surrogate pair in what a transport reports at /webhooks/*', () => {
