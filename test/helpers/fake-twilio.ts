@@ -157,12 +157,12 @@ export async function startFakeTwilio(numbers: readonly string[]) {
         ApiVersion: '2010-04-01',
         FromCountry: 'US',
         ToCountry: 'US',
-        ...input.extra,
       };
       for (let index = 0; index < (input.media ?? 0); index++) {
         fields[`MediaUrl${index}`] = `${url}/media/ME${index}.png`;
         fields[`MediaContentType${index}`] = 'image/png';
       }
+      Object.assign(fields, input.extra);
       return { sid, answer: post(number.sms_url, fields, input.signature) };
     },
     close: () =>

@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { StartupError } from '../../../src/startup-error.ts';
 import { PIXEL_PNG } from '../../helpers/fake-twilio.ts';
 import { ALICE, BOB } from '../../helpers/fixtures.ts';
+import { serveOnLoopback } from '../../helpers/listen.ts';
 import { startTwilioWorld, type TwilioWorld } from '../../helpers/twilio-world.ts';
 
 const LINE = '+14155550190';
@@ -291,5 +292,38 @@ describe('Twilio fields holding characters PostgreSQL refuses (NUL, half a surro
         (m) => m.status === 'DELIVERED',
       ),
     ).toMatchObject({ status: 'DELIVERED' });
+  });
+});
+
+describe("an inbound MMS's MediaUrl", () => {
+  it("is fetched only from Twilio's own host or a public address: another loopback server is never asked, the text still arrives", async () => {
+    const world = await started();
+    const asked: string[] = [];
+    const elsewhere = await serveOnLoopback((request) => {
+      asked.push(request.url);
+      return new Response(PIXEL_PNG, { headers: { 'content-type': 'image/png' } });
+    });
+    try {
+      const { answer } = world.twilio.inbound({
+        from: BOB,
+        to: LINE,
+        body: 'see the picture',
+        media: 2,
+        extra: { MediaUrl0: `${elsewhere.url}/internal.png`, MediaUrl1: 'http://169.254.169.254/latest/meta-data/' },
+      });
+      expect((await answer).status).toBe(200);
+      const received = ((await world.sdk.messages.list({ number: BOB })).data ?? []).reverse();
+      expect(received.map((m) => [m.content, m.media_url])).toEqual([
+        ['see the picture', null],
+        ['', null],
+      ]);
+      expect(asked).toEqual([]);
+      // Twilio's own host (TEXTRELAY_TWILIO_API_URL, a loopback fake here) still serves its media.
+      await world.twilio.inbound({ from: BOB, to: LINE, body: 'from twilio', media: 1 }).answer;
+      const [latest] = (await world.sdk.messages.list({ number: BOB })).data ?? [];
+      expect(latest?.media_url).toMatch(new RegExp(`^${world.url}/media/`));
+    } finally {
+      await elsewhere.close();
+    }
   });
 });
