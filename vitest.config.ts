@@ -29,6 +29,7 @@ const BACKEND_AGNOSTIC = [
   'test/transports/carriers/foundation.test.ts',
   'test/transports/carriers/health.test.ts',
   'test/transports/twilio/twilio.test.ts',
+  'test/transports/twilio/readback.test.ts',
   'test/callbacks/api.test.ts',
   'test/callbacks/account-fairness.test.ts',
   'test/callbacks/account-webhooks-v2.test.ts',
