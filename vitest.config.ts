@@ -31,6 +31,7 @@ const BACKEND_AGNOSTIC = [
   'test/transports/carriers/lines.test.ts',
   'test/transports/handover-fairness.test.ts',
   'test/transports/twilio/twilio.test.ts',
+  'test/transports/twilio/readback.test.ts',
   'test/callbacks/api.test.ts',
   'test/callbacks/account-fairness.test.ts',
   'test/callbacks/account-webhooks-v2.test.ts',
@@ -63,6 +64,7 @@ const BACKEND_AGNOSTIC = [
   'test/security/secrets-in-logs.test.ts',
   'test/sdk/doc-snippets.test.ts',
   'test/transports/bluebubbles/carrier.test.ts',
+  'test/transports/bluebubbles/nul-characters.test.ts',
   'test/transports/bluebubbles/private-api.test.ts',
   'test/transports/bluebubbles/sdk.test.ts',
 ];

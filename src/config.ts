@@ -163,6 +163,11 @@ export function carrierPolicyOf(config: Pick<Config, 'TEXTRELAY_ALLOW_LINK_LOCAL
   return { allowPrivate: true, allowLinkLocal: config.TEXTRELAY_ALLOW_LINK_LOCAL_CALLBACKS };
 }
 
+/** The URL of a carrier's server (TEXTRELAY_BLUEBUBBLES_URL, TEXTRELAY_TWILIO_API_URL), when configured. */
+export function carrierUrlOf(config: Config, carrier: CarrierName): string | undefined {
+  return config[CARRIER_URL[carrier]];
+}
+
 /** TEXTRELAY_CARRIER_RETRY_SCHEDULE in milliseconds. */
 export function carrierRetryDelaysMs(config: Pick<Config, 'TEXTRELAY_CARRIER_RETRY_SCHEDULE'>): number[] {
   return config.TEXTRELAY_CARRIER_RETRY_SCHEDULE.split(',').map((seconds) => Math.round(Number(seconds) * 1000));

@@ -50,7 +50,7 @@ const SETTINGS: Record<keyof Config, string> = {
   TEXTRELAY_TWILIO_AUTH_TOKEN: "the Twilio account's Auth Token (required for twilio)",
   TEXTRELAY_TWILIO_API_URL: 'where Twilio REST calls go (default https://api.twilio.com)',
   TEXTRELAY_CARRIER_RETRY_SCHEDULE: "seconds between a carrier's hand-over attempts, comma-separated; then ERROR",
-  TEXTRELAY_CARRIER_READBACK_S: 'seconds between read-backs of what a carrier (BlueBubbles) did not tell',
+  TEXTRELAY_CARRIER_READBACK_S: 'seconds between read-backs of what a carrier (BlueBubbles, Twilio) did not tell',
   TEXTRELAY_DELIVERY_RETENTION_DAYS: 'days finished webhook deliveries stay in the log, 0 for ever',
   TEXTRELAY_UNROUTED_RETENTION_DAYS: 'days an inbound message for a line no account owns is kept, 0 for ever',
   TEXTRELAY_MEDIA_RETENTION_DAYS: "days an uploaded file is kept (a group's current photo stays), 0 for ever",

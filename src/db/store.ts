@@ -49,6 +49,7 @@ export type {
   StatusEventIdentity,
   StatusEventInsert,
   StatusUpdate,
+  UnsettledCursor,
 } from './sqlite/queries/messages.ts';
 export type { MessageV2Filter, MessageV2Order } from './sqlite/queries/messages-v2.ts';
 export type { DeliveryFilter, WebhookAttemptRow, WebhookDeliveryRow } from './sqlite/queries/outbox.ts';

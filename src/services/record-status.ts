@@ -2,6 +2,7 @@ import type { AccountRow, MessageRow } from '../db/rows.ts';
 import type { MessageInsert, OutboxEntry, SendWrite, StatusEventInsert, StatusUpdate } from '../db/store.ts';
 import { DELIVERY_ERROR_MESSAGES, ErrorCode } from '../domain/error-codes.ts';
 import { decideStatus, type MessageStatus, type NotAppliedReason } from '../domain/status.ts';
+import { withStorableText } from '../domain/storable-text.ts';
 import { accountEvent } from './account-events.ts';
 import { reportedByItsCarrier } from './carrier-reports.ts';
 import type { ServiceDeps } from './deps.ts';
@@ -184,8 +185,12 @@ async function carriedByReporter(deps: ServiceDeps, accountId: string, reportedB
   return account !== undefined && reportedByItsProvider(deps, account, reportedBy);
 }
 
-/** Records a status report inside the caller's transaction. */
-export async function recordStatusInTransaction(deps: ServiceDeps, report: StatusReport): Promise<RecordOutcome> {
+/**
+ * Records a status report inside the caller's transaction. Text neither backend can store (a NUL,
+ * half a surrogate pair) in a handle, an event id or an error is kept with U+FFFD in its place.
+ */
+export async function recordStatusInTransaction(deps: ServiceDeps, reported: StatusReport): Promise<RecordOutcome> {
+  const report = withStorableText(reported);
   const now = deps.clock.now();
   // Locked: with several instances, a message's status changes (and their callbacks' order) take turns.
   const target = await deps.store.messages.findReportTarget(report.handle, report.source, report.sourceEventId || null);

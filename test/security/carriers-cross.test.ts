@@ -78,6 +78,9 @@ describe('a carrier event names a message of another carrier', () => {
         sid,
         status: 'sent',
         form: new URLSearchParams({ StatusCallback: `${callback}${query}`, From: TWILIO_LINE, To: CAROL }),
+        errorCode: null,
+        errorMessage: null,
+        dateCreated: new Date(),
       };
       expect((await world.twilio.callback(forged, 'undelivered', { ErrorCode: '30003' })).status).toBe(204);
     }

@@ -6,6 +6,7 @@ import { describeFailure } from '../carriers/scrub.ts';
 import { TransportRefusal, TransportUnavailable } from '../transport.ts';
 import { createTwilioClient, TwilioError } from './client.ts';
 import { sendFailureOf } from './mapping.ts';
+import { createTwilioReadBack } from './readback.ts';
 import { TWILIO_WEBHOOKS, twilioWebhooks } from './webhooks.ts';
 
 /** What Messages.json is given for one message (B.2): our handle rides in the status callback's URL. */
@@ -17,8 +18,8 @@ export function twilioSendForm(message: OutboundMessage, publicUrl: string): URL
   return form;
 }
 
-/** SMS and MMS through a Twilio account (carriers.md part B). */
-export function createTwilioCarrier(context: CarrierContext): Carrier {
+/** SMS and MMS through a Twilio account (carriers.md part B), with the read-back of what callbacks lost. */
+export function createTwilioCarrier(context: CarrierContext): Carrier & { readBack: ReturnType<typeof createTwilioReadBack> } {
   const { config, deps, health, log, publicUrl, scrub } = context;
   const accountSid = config.TEXTRELAY_TWILIO_ACCOUNT_SID ?? '';
   const authToken = config.TEXTRELAY_TWILIO_AUTH_TOKEN ?? '';
@@ -44,8 +45,27 @@ export function createTwilioCarrier(context: CarrierContext): Carrier {
 
   const notHeld = (number: string) => `${number} is not a number of Twilio account ${accountSid}`;
 
+  const readBack = createTwilioReadBack({ deps, client, lines: twilioLines, health, log, scrub });
+  const readbackMs = config.TEXTRELAY_CARRIER_READBACK_S * 1000;
+  let timer: NodeJS.Timeout | undefined;
+  let readingBack: Promise<void> | undefined;
+  let stopped = false;
+
+  /** A pass now, then one every TEXTRELAY_CARRIER_READBACK_S after it ends; a pass that throws is logged, the next one tries again. */
+  function readBackAndSchedule(): void {
+    readingBack = readBack()
+      .then(() => undefined)
+      .catch((error: unknown) => {
+        log.warn({ reason: describeFailure(error, scrub) }, 'Twilio read-back failed; will try again');
+      })
+      .finally(() => {
+        if (!stopped) timer = setTimeout(readBackAndSchedule, readbackMs);
+      });
+  }
+
   return {
     name: 'twilio',
+    readBack,
     health: health.snapshot,
     webhooks: (request) => Promise.resolve(webhooks.fetch(request)),
 
@@ -97,6 +117,8 @@ export function createTwilioCarrier(context: CarrierContext): Carrier {
         }
         log.info({ line, url: inboundUrl }, "pointed the Twilio number's incoming messages at textrelay");
       }
+      // Not awaited: textrelay serves while the statuses lost while it was down are read back.
+      readBackAndSchedule();
     },
 
     async refuseLines(candidates) {
@@ -125,7 +147,12 @@ export function createTwilioCarrier(context: CarrierContext): Carrier {
     },
 
     async stop() {
+      stopped = true;
+      clearTimeout(timer);
+      await readingBack;
       await client.close();
     },
   };
 }
+
+export type TwilioCarrier = ReturnType<typeof createTwilioCarrier>;

@@ -1,5 +1,6 @@
 import { Hono } from 'hono';
 import { validateRequest } from 'twilio/lib/webhooks/webhooks.js';
+import { storableText } from '../../domain/storable-text.ts';
 import type { Account } from '../../services/accounts.ts';
 import { fetchAndStoreMedia, mediaUrlOf } from '../../services/media.ts';
 import { receiveFromTransport } from '../../services/receive-inbound.ts';
@@ -11,14 +12,18 @@ import { inboundOf, statusEventOf, type TwilioForm } from './mapping.ts';
 export const TWILIO_WEBHOOKS = '/webhooks/carriers/twilio';
 const EMPTY_TWIML = '<?xml version="1.0" encoding="UTF-8"?><Response/>';
 
-/** The form as Twilio signed it: every field as received, a repeated one with each of its values. */
+/**
+ * The form as Twilio signed it (every field as received, a repeated one with each of its values),
+ * and as textrelay reads it: the first value of each field, a NUL (which PostgreSQL cannot
+ * store, nor even look up) as U+FFFD, the same on both backends.
+ */
 function fieldsOf(body: string): { signed: Record<string, string | string[]>; form: TwilioForm } {
   const signed: Record<string, string | string[]> = {};
   const form: Record<string, string> = {};
   for (const [name, value] of new URLSearchParams(body)) {
     const earlier = signed[name];
     signed[name] = earlier === undefined ? value : [...(Array.isArray(earlier) ? earlier : [earlier]), value];
-    form[name] ??= value;
+    form[name] ??= storableText(value);
   }
   return { signed, form };
 }
@@ -54,7 +59,7 @@ export function twilioWebhooks(context: CarrierContext, authToken: string) {
     health.event(form.From);
     if (event.errorMessage !== null) health.failed(event.errorMessage, form.From);
     // Our handle rides in the callback URL (signed with it), so a callback that beats the create's answer still finds its message.
-    const handle = c.req.query('m') || event.sid;
+    const handle = storableText(c.req.query('m') ?? '') || event.sid;
     await recordStatus(
       deps,
       {

@@ -1,4 +1,4 @@
-import { and, desc, eq, getTableColumns, gt, gte, inArray, isNull, ne, type SQL, sql } from 'drizzle-orm';
+import { and, desc, eq, getTableColumns, gt, gte, inArray, isNotNull, isNull, ne, or, type SQL, sql } from 'drizzle-orm';
 import { unionAll } from 'drizzle-orm/pg-core';
 import { type AccountFacts, listRecordJson } from '../../../domain/views.ts';
 import type { MessageRow, StatusEventRow } from '../../rows.ts';
@@ -11,6 +11,7 @@ import type {
   StatusEventIdentity,
   StatusEventInsert,
   StatusUpdate,
+  UnsettledCursor,
 } from '../../sqlite/queries/messages.ts';
 import type { PgDb } from '../db.ts';
 import { groupMembers, groups, messages, statusEvents } from '../schema.ts';
@@ -203,6 +204,36 @@ export function messageQueries(db: PgDb) {
             isNull(messages.handedOverAt),
             sql`${messages.isOutbound}`,
             after && sql`(${messages.dateSent}, ${messages.id}) > (${after.dateSent}, ${after.id})`,
+          ),
+        )
+        .orderBy(messages.dateSent, messages.id)
+        .limit(limit);
+    },
+    /**
+     * Outbound messages on `lines` of `accountIds`, handed over and still QUEUED or SENT, sent since
+     * `since`, oldest first from after `after` (messages_account_status_date_idx): a carrier's
+     * read-back pages through them.
+     */
+    async unsettled(
+      accountIds: readonly string[],
+      lines: readonly string[],
+      since: number,
+      after: UnsettledCursor,
+      limit: number,
+    ): Promise<MessageRow[]> {
+      if (accountIds.length === 0 || lines.length === 0) return [];
+      return db
+        .select()
+        .from(messages)
+        .where(
+          and(
+            inArray(messages.accountId, [...accountIds]),
+            inArray(messages.status, ['QUEUED', 'SENT']),
+            gte(messages.dateSent, since),
+            or(gt(messages.dateSent, after.dateSent), and(eq(messages.dateSent, after.dateSent), gt(messages.id, after.id))),
+            sql`${messages.isOutbound}`,
+            isNotNull(messages.handedOverAt),
+            inArray(messages.lineNumber, [...lines]),
           ),
         )
         .orderBy(messages.dateSent, messages.id)
