@@ -34,6 +34,8 @@ export function createDispatcher(deps: ServiceDeps & { metrics: Pick<Metrics, 'd
   let running = false;
   let stopping = false;
   let stepQueued = false;
+  /** While runOnce drives the steps itself: a post that ends queues none, or its answers would be recorded after runOnce returned. */
+  let drivenOnce = false;
   /** The step running now, if any: steps run one after another, never two claims at once. */
   let stepping: Promise<unknown> = Promise.resolve();
   let pollTimer: NodeJS.Timeout | undefined;
@@ -93,7 +95,7 @@ export function createDispatcher(deps: ServiceDeps & { metrics: Pick<Metrics, 'd
   }
 
   function queueStep(): void {
-    if (stepQueued) return;
+    if (stepQueued || drivenOnce) return;
     stepQueued = true;
     const run = () => {
       stepQueued = false;
@@ -136,12 +138,17 @@ export function createDispatcher(deps: ServiceDeps & { metrics: Pick<Metrics, 'd
      */
     async runOnce(): Promise<number> {
       claims.restart();
+      drivenOnce = true;
       let attempts = 0;
-      for (;;) {
-        const started = await step();
-        attempts += started;
-        if (started === 0 && inFlight.size === 0) break;
-        await allPosted();
+      try {
+        for (;;) {
+          const started = await step();
+          attempts += started;
+          if (started === 0 && inFlight.size === 0) break;
+          await allPosted();
+        }
+      } finally {
+        drivenOnce = false;
       }
       return attempts;
     },
