@@ -17,7 +17,7 @@ import { createPrivateApiActions, privateApiReady } from './private-api.ts';
 import { readBack } from './readback.ts';
 import type { BbServerInfo } from './schemas.ts';
 import { createdAtOf, sendThroughBlueBubbles } from './send.ts';
-import { checkServer, INGEST_PATH, registerWebhook, webhookSecret } from './startup.ts';
+import { checkLineAddress, checkServer, INGEST_PATH, registerWebhook, webhookSecret } from './startup.ts';
 
 /** The line bound to BlueBubbles; a line bound to no carrier when BlueBubbles is the default and it is the only such line. */
 async function blueBubblesLine(context: CarrierContext): Promise<string | undefined> {
@@ -100,7 +100,8 @@ export function createBlueBubblesCarrier(context: CarrierContext): Carrier & { r
     info = now;
     health.reached();
     secret ??= await webhookSecret(deps);
-    await registerWebhook(deps, client, publicUrl, secret);
+    if (announce) await checkLineAddress(deps, client, now, await blueBubblesLine(context), privateApiReady(now));
+    await registerWebhook(deps, client, publicUrl, secret, config.TEXTRELAY_BLUEBUBBLES_TAKE_OVER);
     await readBack(ctx);
   }
 
