@@ -59,6 +59,8 @@ const BACKEND_AGNOSTIC = [
   'test/transports/bluebubbles/carrier.test.ts',
   'test/transports/bluebubbles/private-api.test.ts',
   'test/transports/bluebubbles/sdk.test.ts',
+  'test/transports/bluebubbles/no-poison.test.ts',
+  'test/transports/bluebubbles/send-readings.test.ts',
 ];
 
 export default defineConfig({

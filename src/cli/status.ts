@@ -1,4 +1,5 @@
 import { toIso } from '../domain/dates.ts';
+import { type CarrierProblem, carrierProblems } from '../services/carrier-problems.ts';
 import type { ServiceDeps } from '../services/deps.ts';
 import {
   FAILING_WINDOW_MS,
@@ -26,6 +27,13 @@ function unroutedLine(message: UnroutedInbound): string {
   return `  ${toIso(message.receivedAt)}  ${message.fromNumber} -> ${message.toNumber}${message.transportGroupId ? ` in group ${message.transportGroupId}` : ''}  (from ${message.source})`;
 }
 
+/** How many of the latest carrier item problems the status shows. */
+const PROBLEMS_SHOWN = 10;
+
+function problemLine(problem: CarrierProblem & { carrier: string }): string {
+  return `  ${toIso(problem.at)}  ${problem.carrier}  ${problem.what}`;
+}
+
 function destinationLine(destination: FailingDestination): string {
   const last = destination.lastStatusCode !== null ? `HTTP ${destination.lastStatusCode}` : (destination.lastError ?? 'no answer');
   return `  ${destination.host}\t${destination.retrying} retrying, ${destination.givenUp} given up\tlast failure ${toIso(destination.lastFailureAt)}: ${last}`;
@@ -41,6 +49,7 @@ export async function statusCommand(deps: Pick<ServiceDeps, 'store' | 'clock'>, 
   const stats = await getGatewayStats(deps);
   const failing = await listFailingDestinations(deps);
   const unrouted = await latestUnroutedInbound(deps, UNROUTED_SHOWN);
+  const problems = await carrierProblems(deps);
   const { outbox } = stats;
   const waiting = outbox.due + outbox.retry_wait + outbox.held;
   const human = [
@@ -60,6 +69,9 @@ export async function statusCommand(deps: Pick<ServiceDeps, 'store' | 'clock'>, 
       ? 'No unrouted inbound messages.'
       : `Unrouted inbound messages (no account owns the line; add it with textrelay accounts lines add): ${stats.unroutedInbound}, the latest:\n${unrouted.map(unroutedLine).join('\n')}`,
     ...carrierLines(carried),
+    ...(problems.length === 0
+      ? []
+      : ['', `Carrier items not recorded in full (the latest ${PROBLEMS_SHOWN}):`, ...problems.slice(0, PROBLEMS_SHOWN).map(problemLine)]),
   ].join('\n');
   const value = {
     messages: stats.messages,
@@ -85,6 +97,13 @@ export async function statusCommand(deps: Pick<ServiceDeps, 'store' | 'clock'>, 
       })),
     },
     carriers: carrierValues(carried),
+    carrier_problems: problems.map((problem) => ({
+      at: toIso(problem.at),
+      carrier: problem.carrier,
+      item: problem.item,
+      account_id: problem.accountId,
+      what: problem.what,
+    })),
   };
   return { value, human };
 }

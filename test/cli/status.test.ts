@@ -94,6 +94,7 @@ describe('textrelay status', () => {
         ],
       },
       carriers: [],
+      carrier_problems: [],
     });
 
     const human = await status(db, false);
@@ -118,6 +119,7 @@ describe('textrelay status', () => {
       failing_destinations: [],
       unrouted_inbound: { total: 0, latest: [] },
       carriers: [],
+      carrier_problems: [],
     });
     const human = await status(db, false);
     expect(human).toContain('No failing webhook destinations');

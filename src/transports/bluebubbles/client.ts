@@ -16,7 +16,8 @@ export type BlueBubblesClientOptions = {
 export type BlueBubblesTimeouts = { connectMs: number; callMs: number; sendMs: number };
 
 const DEFAULT_TIMEOUTS: BlueBubblesTimeouts = { connectMs: 5_000, callMs: 15_000, sendMs: 150_000 };
-const MAX_ANSWER_BYTES = 25 * 1024 * 1024;
+/** The largest answer taken from the server, an attachment's file included. */
+export const MAX_ANSWER_BYTES = 25 * 1024 * 1024;
 
 /** The server answered with an error envelope: `status` is its HTTP status, `detail` its `error.message` (or `error.error`). */
 export class BlueBubblesError extends Error {

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { ServiceDeps } from '../../services/deps.ts';
 import { StartupError } from '../../startup-error.ts';
 import { type BlueBubblesClient, BlueBubblesError } from './client.ts';
-import { SOURCE } from './events.ts';
+import { SOURCE } from './event-context.ts';
 import { BbAccountInfo, BbServerInfo, BbWebhookList } from './schemas.ts';
 
 /** The events textrelay reads: its own messages' echoes and updates, send errors, and people's messages. */

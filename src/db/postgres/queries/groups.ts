@@ -18,7 +18,12 @@ export function groupQueries(db: PgDb) {
           .from(groups)
           // The set's unique index holds md5(member_key): comparing the hash too lets the lookup use it.
           .where(
-            and(eq(groups.accountId, accountId), sql`md5(${groups.memberKey}) = md5(${memberKey})`, eq(groups.memberKey, memberKey), onLine),
+            and(
+              eq(groups.accountId, accountId),
+              sql`md5(${groups.memberKey}) = md5(${memberKey})`,
+              eq(groups.memberKey, memberKey),
+              onLine,
+            ),
           )
           .orderBy(asc(groups.createdAt), asc(groups.id))
           .limit(1),
