@@ -42,18 +42,43 @@ export async function recordCarrierProblem(
   carrier: CarrierName,
   problem: Omit<CarrierProblem, 'at'>,
 ): Promise<void> {
-  // One writer at a time per carrier: the list is one value, read and written back.
+  const at = deps.clock.now();
+  await change(deps, carrier, (problems) => [
+    { ...problem, at },
+    ...problems.filter((old) => old.item !== problem.item || old.what !== problem.what),
+  ]);
+}
+
+/** One writer at a time per carrier: the list is one value, read and written back. */
+async function change(
+  deps: Pick<ServiceDeps, 'store' | 'clock'>,
+  carrier: CarrierName,
+  edit: (problems: CarrierProblem[]) => CarrierProblem[],
+): Promise<void> {
   const previous = writing.get(carrier) ?? Promise.resolve();
   const next = previous
     .catch(() => undefined)
     .then(async () => {
-      const now = deps.clock.now();
-      const others = (await kept(deps, carrier)).filter((old) => old.item !== problem.item || old.what !== problem.what);
-      const problems = [{ ...problem, at: now }, ...others].slice(0, KEPT);
-      await deps.store.carrierState.set(carrier, PROBLEMS_KEY, JSON.stringify(problems), now);
+      const problems = edit(await kept(deps, carrier)).slice(0, KEPT);
+      await deps.store.carrierState.set(carrier, PROBLEMS_KEY, JSON.stringify(problems), deps.clock.now());
     });
   writing.set(carrier, next);
   await next;
+}
+
+/** The carrier's problems with these items, once they have been recorded after all. */
+export async function resolveCarrierProblems(
+  deps: Pick<ServiceDeps, 'store' | 'clock'>,
+  carrier: CarrierName,
+  items: ReadonlySet<string>,
+): Promise<void> {
+  if (items.size === 0) return;
+  await change(deps, carrier, (problems) => problems.filter((problem) => !items.has(problem.item)));
+}
+
+/** The items the carrier has problems with now. */
+export async function itemsWithProblems(deps: Pick<ServiceDeps, 'store'>, carrier: CarrierName): Promise<Set<string>> {
+  return new Set((await kept(deps, carrier)).map((problem) => problem.item));
 }
 
 /** Every carrier's latest problems, newest first. */

@@ -77,7 +77,8 @@ function megabytes(bytes: number | undefined): string {
 
 async function giveUp(ctx: BbEventContext, entry: Missing, reason: string): Promise<void> {
   await recordCarrierProblem(ctx.deps, SOURCE, {
-    item: entry.messageGuid,
+    // The attachment's guid: the message itself was recorded, and a read-back of it settles nothing here.
+    item: entry.attachmentGuid,
     accountId: entry.accountId,
     what: `An attachment (${entry.mimeType ?? 'file'}) of the iMessage ${entry.messageGuid} from ${entry.inbound.from} could not be fetched from the Mac: ${reason}; its text was kept`,
   });

@@ -1,4 +1,4 @@
-import { recordCarrierProblem } from '../../services/carrier-problems.ts';
+import { itemsWithProblems, recordCarrierProblem, resolveCarrierProblems } from '../../services/carrier-problems.ts';
 import { type BbEventContext, SOURCE } from './event-context.ts';
 import { applyEvent } from './events.ts';
 import { type BbEvent, mapReadBack } from './mapping.ts';
@@ -44,6 +44,8 @@ export async function readBack(ctx: BbEventContext): Promise<{ read: number }> {
   const after = Math.max(since, (Number.isNaN(cursor) ? since : cursor) - STATUS_LOOKBACK_MS);
   let newest = Number.isNaN(cursor) ? since : cursor;
   let read = 0;
+  const open = await itemsWithProblems(deps, SOURCE);
+  const recorded = new Set<string>();
   for (let offset = 0; ; offset += PAGE) {
     const page = await client.call('POST', '/message/query', {
       json: { after, offset, limit: PAGE, sort: 'ASC', with: ['chat', 'attachment'] },
@@ -55,6 +57,7 @@ export async function readBack(ctx: BbEventContext): Promise<{ read: number }> {
       const event = mapReadBack(parsed.data);
       try {
         await applyEvent(ctx, event);
+        if (event.kind !== 'ignored' && open.has(event.guid)) recorded.add(event.guid);
       } catch (error) {
         // One item never holds the others back: it is written down, and the next passes take it again.
         await recordItemProblem(ctx, event, error);
@@ -65,5 +68,6 @@ export async function readBack(ctx: BbEventContext): Promise<{ read: number }> {
     if (items.length < PAGE) break;
   }
   await state.set(SOURCE, CURSOR_KEY, String(newest), deps.clock.now());
+  await resolveCarrierProblems(deps, SOURCE, recorded);
   return { read };
 }

@@ -118,5 +118,6 @@ describe('a read-back item that fails', () => {
     rig.fake.control.chatFault = false;
     await rig.carrier.readBack();
     expect(await t.store.messages.findByAnyHandle(inGroup.guid)).toMatchObject({ content: 'hi group', number: ALICE });
+    expect((await statusCommand(t.deps)).human).not.toContain(inGroup.guid);
   });
 });
