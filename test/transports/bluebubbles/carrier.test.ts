@@ -3,8 +3,15 @@ import { normalisePhoneSpelling } from '../../../src/domain/phone.ts';
 import { createLogger } from '../../../src/logger.ts';
 import { StartupError } from '../../../src/startup-error.ts';
 import { makeTestApp, type TestAccount, type TestApp } from '../../helpers/app.ts';
-import { type BlueBubblesRig, blueBubblesAccount, startBlueBubblesRig } from '../../helpers/bluebubbles.ts';
-import { send, sendGroup } from '../../helpers/delivery.ts';
+import {
+  type BlueBubblesRig,
+  blueBubblesAccount,
+  sendThroughRig,
+  startBlueBubblesCarrier,
+  startBlueBubblesRig,
+  untilStatus,
+} from '../../helpers/bluebubbles.ts';
+import { sendGroup } from '../../helpers/delivery.ts';
 import { startFakeBlueBubbles } from '../../helpers/fake-bluebubbles/server.ts';
 import { ALICE, BOB, CAROL } from '../../helpers/fixtures.ts';
 import { eventually } from '../../helpers/live.ts';
@@ -20,35 +27,17 @@ async function setup(
   options: Parameters<typeof startBlueBubblesRig>[1] = {},
   log?: ReturnType<typeof createLogger>,
 ): Promise<{ t: TestApp; account: TestAccount; rig: BlueBubblesRig }> {
-  const t = makeTestApp({ transportName: 'bluebubbles', log });
-  const account = await blueBubblesAccount(t);
-  const rig = await startBlueBubblesRig(t, options);
-  rigs.push(rig);
-  await rig.carrier.start();
-  return { t, account, rig };
+  const world = await startBlueBubblesCarrier({ ...options, log });
+  rigs.push(world.rig);
+  return world;
 }
 
 async function statusOf(t: TestApp, handle: string) {
   return t.store.messages.findByAnyHandle(handle);
 }
 
-/** Sends through the services and hands the message over, as `serve` does after the commit. */
-async function sendVia(t: TestApp, account: TestAccount, rig: BlueBubblesRig, input: Parameters<typeof send>[2] = {}) {
-  const sent = await send(t, account, input);
-  rig.courier.enqueue(sent.message_handle);
-  return sent.message_handle;
-}
-
-async function until(t: TestApp, handle: string, status: string) {
-  return eventually(
-    `${handle} ${status}`,
-    async () => {
-      const message = await statusOf(t, handle);
-      return message?.status === status ? message : undefined;
-    },
-    10_000,
-  );
-}
+const sendVia = sendThroughRig;
+const until = untilStatus;
 
 describe('BlueBubbles start-up', () => {
   it('registers one webhook at a secret URL, the same one after a restart', async () => {

@@ -97,6 +97,26 @@ describe('an iMessage whose attachment the Mac cannot serve', () => {
   });
 });
 
+describe('a webhook event that cannot be recorded', () => {
+  it('is written down for the status, and the read-back records it once it can', async () => {
+    const { t, rig } = await setup();
+    const world = rig.fake.world;
+    const chatGuid = 'iMessage;+;chat-webhook-group';
+    world.ensureChat(chatGuid, [ALICE, BOB, ...manyNumbers(200)], 'iMessage');
+    rig.fake.control.chatFault = true;
+    const message = world.receive({ from: ALICE, text: 'hello group', chatGuid });
+    await eventually(
+      'the problem written down',
+      async () => ((await statusCommand(t.deps)).human.includes(message.guid) ? true : undefined),
+      5_000,
+    );
+    expect(await t.store.messages.findByAnyHandle(message.guid)).toBeUndefined();
+    rig.fake.control.chatFault = false;
+    await rig.carrier.readBack();
+    expect(await t.store.messages.findByAnyHandle(message.guid)).toMatchObject({ content: 'hello group' });
+  });
+});
+
 describe('a read-back item that fails', () => {
   it('is recorded and never stops the cursor; a later pass takes it again', async () => {
     const { t, rig } = await setup();
