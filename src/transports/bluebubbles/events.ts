@@ -36,16 +36,19 @@ async function applyInbound(ctx: BbEventContext, event: BbInboundEvent): Promise
   }
   const accountId = await ownerOf(ctx, line);
   let participants = event.participants;
-  if (event.isGroup && participants === undefined && event.chatGuid) {
-    // BlueBubbles leaves the participants out of payloads past 4000 bytes.
-    participants = (await ctx.chats.getChat(event.chatGuid))?.participants?.map((member) => member.address);
-  }
-  const inbound = {
-    from: event.from,
-    service: event.service,
-    toNumber: line,
-    transportGroupId: event.isGroup ? event.chatGuid : undefined,
-    participants: event.isGroup ? [...new Set([...(participants ?? []), event.from, line])] : undefined,
+  /** Who and where, read once a part is to be stored: a read-back sees stored messages again and asks the Mac nothing. */
+  const inboundOf = async () => {
+    if (event.isGroup && participants === undefined && event.chatGuid) {
+      // BlueBubbles leaves the participants out of payloads past 4000 bytes.
+      participants = (await ctx.chats.getChat(event.chatGuid))?.participants?.map((member) => member.address) ?? [];
+    }
+    return {
+      from: event.from,
+      service: event.service,
+      toNumber: line,
+      transportGroupId: event.isGroup ? event.chatGuid : undefined,
+      participants: event.isGroup ? [...new Set([...(participants ?? []), event.from, line])] : undefined,
+    };
   };
   // The API's message carries one media_url, so each further attachment arrives as a message of its own, in order.
   const attachments = event.attachments.length > 0 ? event.attachments : [undefined];
@@ -53,6 +56,7 @@ async function applyInbound(ctx: BbEventContext, event: BbInboundEvent): Promise
     const handle = index === 0 ? event.guid : `${event.guid}/${index}`;
     const content = index === 0 ? event.content : '';
     if (await deps.store.messages.findByAnyHandle(handle)) continue;
+    const inbound = await inboundOf();
     let mediaUrl = '';
     let missing = false;
     if (attachment && accountId !== null) {
