@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { CreateAccountFlags, LinesFlags, UpstreamFlags } from './cli/account-flags.ts';
 import { healthcheckCommand } from './cli/healthcheck.ts';
 import { commandHelp, commandUsage, isCommand, overview, unexpectedFlags } from './cli/help.ts';
+import { readSecretFlag, refuseSecretsOnCommandLine } from './cli/secret-flags.ts';
 import { statusCommand } from './cli/status.ts';
 import { tailCommand } from './cli/tail.ts';
 import { UsageError } from './cli/usage-error.ts';
@@ -12,7 +13,16 @@ import { CARRIERS, type CarrierName, carriersOf } from './domain/carriers.ts';
 import { createLogger } from './logger.ts';
 import { bridgeNotifier } from './notifier-bridging.ts';
 import { migrateConfiguredDatabase, openRuntime, type Runtime } from './runtime.ts';
-import { type AccountLines, addLines, createAccount, listAccounts, listLines, removeLines, rotateSecret } from './services/accounts.ts';
+import {
+  type AccountLines,
+  addLines,
+  createAccount,
+  type LineSummary,
+  listAccounts,
+  listLines,
+  removeLines,
+  rotateSecret,
+} from './services/accounts.ts';
 import { AppError } from './services/app-error.ts';
 import { setUpstreamCredentials } from './services/upstream-credentials.ts';
 import { StartupError } from './startup-error.ts';
@@ -28,8 +38,10 @@ const OPTIONS = {
   'receive-webhook': { type: 'string' },
   'upstream-key-id': { type: 'string' },
   'upstream-secret': { type: 'string' },
+  'upstream-secret-file': { type: 'string' },
   'key-id': { type: 'string' },
   secret: { type: 'string' },
+  'secret-file': { type: 'string' },
   carrier: { type: 'string' },
   from: { type: 'string' },
   to: { type: 'string' },
@@ -37,6 +49,7 @@ const OPTIONS = {
   'group-id': { type: 'string' },
   'media-url': { type: 'string' },
   failed: { type: 'boolean', default: false },
+  force: { type: 'boolean', default: false },
   'failed-since': { type: 'string' },
   before: { type: 'string' },
   since: { type: 'string' },
@@ -73,6 +86,11 @@ function parseFlags<T extends z.ZodType>(schema: T, input: unknown): z.output<T>
   return result.data;
 }
 
+/** Each line with the carrier delivering it: `+14155550123 (twilio)`, `+14155550124 (no carrier)`. */
+function describeLines(lines: readonly LineSummary[], separator: string): string {
+  return lines.map((line) => `${line.number} (${line.carrier ?? 'no carrier'})`).join(separator);
+}
+
 function print(value: unknown, asJson: boolean, human: () => string): void {
   process.stdout.write(asJson ? `${JSON.stringify(value)}\n` : `${human()}\n`);
 }
@@ -87,6 +105,8 @@ async function withRuntime<T>(flags: Flags, work: (deps: Runtime['deps'], runtim
     return await work(runtime.deps, runtime);
   } finally {
     await bridge?.close();
+    // A command may have asked a carrier (the numbers `lines add` gives): its connections would hold the process.
+    await Promise.allSettled(runtime.carriers.map((carrier) => carrier.stop()));
     await runtime.close();
   }
 }
@@ -109,19 +129,23 @@ async function linesCommand(action: string | undefined, words: string[], flags: 
       break;
     }
     case 'remove':
-      lines = await edit(removeLines);
+      lines = await edit((deps, email, numbers) => removeLines(deps, email, numbers, { force: flags.force }));
       break;
     default:
       throw new UsageError(`Unknown accounts lines command: ${action ?? '(none)'}`, 'accounts');
   }
-  print(lines, flags.json, () => `Lines of ${lines.email}: ${lines.numbers.join(', ')}`);
+  print(lines, flags.json, () => `Lines of ${lines.email}: ${describeLines(lines.lines, ', ')}`);
 }
 
 /** `accounts upstream set`: moves the account to its own provider account. */
 async function upstreamCommand(action: string | undefined, words: string[], flags: Flags): Promise<void> {
   if (action !== 'set') throw new UsageError(`Unknown accounts upstream command: ${action ?? '(none)'}`, 'accounts');
   if (words.length > 0) throw new UsageError(`Unexpected argument: ${words[0]}`, 'accounts');
-  const input = parseFlags(UpstreamFlags, { email: flags.email, keyId: flags['key-id'], secret: flags.secret });
+  const input = parseFlags(UpstreamFlags, {
+    email: flags.email,
+    keyId: flags['key-id'],
+    secret: readSecretFlag('secret-file', flags['secret-file']),
+  });
   const set = await withRuntime(flags, (deps) => setUpstreamCredentials(deps, input.email, input));
   print(set, flags.json, () => `${set.email} now uses provider account ${set.upstream_key_id}`);
 }
@@ -140,7 +164,7 @@ async function accountsCommand(action: string | undefined, rest: string[], flags
         numbers: flags.numbers,
         receiveWebhook: flags['receive-webhook'],
         upstreamKeyId: flags['upstream-key-id'],
-        upstreamSecret: flags['upstream-secret'],
+        upstreamSecret: readSecretFlag('upstream-secret-file', flags['upstream-secret-file']),
       });
       const upstream =
         input.upstreamKeyId && input.upstreamSecret ? { keyId: input.upstreamKeyId, secret: input.upstreamSecret } : undefined;
@@ -161,7 +185,7 @@ async function accountsCommand(action: string | undefined, rest: string[], flags
       print(accounts, flags.json, () =>
         accounts.length === 0
           ? 'No accounts.'
-          : accounts.map((a) => `${a.email}\t${a.plan}\t${a.api_key_id}\t${a.numbers.join(',')}`).join('\n'),
+          : accounts.map((a) => `${a.email}\t${a.plan}\t${a.api_key_id}\t${describeLines(a.lines, ',')}`).join('\n'),
       );
       return;
     }
@@ -199,10 +223,9 @@ async function main(argv: string[]): Promise<void> {
   const [command, action] = positionals;
   if (printHelpIfAsked(command, action, flags.help)) return;
   if (!isCommand(command)) throw new UsageError(`Unknown command: ${command}`);
-  const unexpected = unexpectedFlags(
-    command,
-    tokens.flatMap((token) => (token.kind === 'option' ? [token.name] : [])),
-  );
+  const given = tokens.flatMap((token) => (token.kind === 'option' ? [token.name] : []));
+  refuseSecretsOnCommandLine(given);
+  const unexpected = unexpectedFlags(command, given);
   if (unexpected.length > 0)
     throw new UsageError(`textrelay ${command} does not take ${unexpected.map((name) => `--${name}`).join(', ')}`, command);
   switch (command) {

@@ -87,6 +87,8 @@ const ConfigFields = z.object({
   TEXTRELAY_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).default(6000),
   /** Rows an account's other API writes (contacts, webhooks, groups, typing, media) may touch per minute; 0 turns the limit off. */
   TEXTRELAY_WRITE_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).default(1200),
+  /** Lookups (evaluate-service) an account may have its line's carrier answer per minute; 0 turns the limit off. */
+  TEXTRELAY_LOOKUP_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).default(60),
   /** URLs an account may list per webhook type; one more is refused with 400. */
   TEXTRELAY_WEBHOOK_URLS_PER_TYPE: z.coerce.number().int().min(1).default(10),
   /** Failed inbox sign-ins a key id, and a client address, may make in a window before the next are refused (429); 0 turns this off. */
@@ -163,6 +165,11 @@ export function carrierPolicyOf(config: Pick<Config, 'TEXTRELAY_ALLOW_LINK_LOCAL
   return { allowPrivate: true, allowLinkLocal: config.TEXTRELAY_ALLOW_LINK_LOCAL_CALLBACKS };
 }
 
+/** The URL of a carrier's server (TEXTRELAY_BLUEBUBBLES_URL, TEXTRELAY_TWILIO_API_URL), when configured. */
+export function carrierUrlOf(config: Config, carrier: CarrierName): string | undefined {
+  return config[CARRIER_URL[carrier]];
+}
+
 /** TEXTRELAY_CARRIER_RETRY_SCHEDULE in milliseconds. */
 export function carrierRetryDelaysMs(config: Pick<Config, 'TEXTRELAY_CARRIER_RETRY_SCHEDULE'>): number[] {
   return config.TEXTRELAY_CARRIER_RETRY_SCHEDULE.split(',').map((seconds) => Math.round(Number(seconds) * 1000));
@@ -222,6 +229,8 @@ export const FILE_SETTINGS = [
   'TEXTRELAY_UPSTREAM_SECRET',
   'TEXTRELAY_INGEST_SECRET',
   'TEXTRELAY_METRICS_TOKEN',
+  'TEXTRELAY_TWILIO_AUTH_TOKEN',
+  'TEXTRELAY_BLUEBUBBLES_PASSWORD',
 ] as const;
 
 /** Each NAME_FILE of `settings` read into NAME, without its trailing newline; what cannot be read is a problem naming it. */

@@ -15,7 +15,7 @@ import { type Clock, systemClock } from './services/clock.ts';
 import { leaveToCourier, type TransportAtSend } from './services/deps.ts';
 import { createNotifierHub } from './services/notifier.ts';
 import type { ProviderAccounts } from './services/provider.ts';
-import { createRateLimiter, createSharedRateLimiter, type SharedTokenBuckets, WRITES } from './services/rate-limiter.ts';
+import { createRateLimiter, createSharedRateLimiter, LOOKUPS, type SharedTokenBuckets, WRITES } from './services/rate-limiter.ts';
 import {
   createSharedSignInThrottle,
   createSignInThrottle,
@@ -82,6 +82,9 @@ export function createDeps(config: Config, parts: DepsParts): AppDeps {
     writeRateLimiter: sharedLimits
       ? createSharedRateLimiter(clock, writesPerMinute, sharedLimits.tokenBuckets, WRITES)
       : createRateLimiter(clock, writesPerMinute, WRITES),
+    lookupRateLimiter: sharedLimits
+      ? createSharedRateLimiter(clock, config.TEXTRELAY_LOOKUP_RATE_LIMIT_PER_MINUTE, sharedLimits.tokenBuckets, LOOKUPS)
+      : createRateLimiter(clock, config.TEXTRELAY_LOOKUP_RATE_LIMIT_PER_MINUTE, LOOKUPS),
     webhookUrlsPerType: config.TEXTRELAY_WEBHOOK_URLS_PER_TYPE,
     notify,
     displayTimeZone: config.TEXTRELAY_DISPLAY_TZ,

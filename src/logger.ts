@@ -41,6 +41,19 @@ const REDACTED = [
 /** Fields of a database error that carry the statement and its values: a kilobyte a line, and other accounts' data. */
 const STATEMENT_FIELDS = ['query', 'parameters', 'params'];
 
+/**
+ * URL paths that are themselves credentials: a media file's id (anyone holding its URL gets the
+ * file) and a carrier's webhook secret (BlueBubbles signs nothing, so its URL is the proof). Long
+ * random segments only, so `/webhooks/carriers/twilio/status` stays readable.
+ */
+const CAPABILITY_PATH = /(\/media\/|\/webhooks\/carriers\/[a-z]+\/)[A-Za-z0-9_-]{16,}/g;
+
+/** A written line with every capability path's secret part replaced, whichever field (a path, a URL, an error's text) holds it. */
+export function scrubCapabilities(line: string): string {
+  if (!line.includes('/media/') && !line.includes('/webhooks/carriers/')) return line;
+  return line.replace(CAPABILITY_PATH, '$1[redacted]');
+}
+
 /** An error as pino writes it, but a failed query's as the database's own error, without its statement. */
 function serializeError(error: unknown): unknown {
   const raised = databaseCause(error);
@@ -59,6 +72,7 @@ export function createLogger(level: string, destination?: DestinationStream): Lo
     level,
     redact: { paths: REDACTED, censor: '[redacted]' },
     serializers: { err: serializeError },
+    hooks: { streamWrite: scrubCapabilities },
   };
   const stream =
     destination ?? (process.stdout.isTTY ? pretty({ colorize: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname' }) : undefined);

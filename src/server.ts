@@ -43,8 +43,8 @@ export async function runServer(config: Config): Promise<void> {
     throw error;
   }
   const { deps } = runtime;
-  // A carrier's lines are its real numbers, given with accounts create: no made-up development lines.
-  const devAccount = runtime.carriers.length === 0 ? await createDevAccountIfEmpty(deps) : undefined;
+  // The sandbox only: a carrier's lines are its real numbers, and a relay's first account would take its provider account.
+  const devAccount = config.TEXTRELAY_TRANSPORT === 'sandbox' ? await createDevAccountIfEmpty(deps) : undefined;
   if (devAccount) printDevAccount(devAccount);
 
   deps.metrics.collectProcessMetrics();

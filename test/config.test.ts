@@ -321,6 +321,14 @@ describe('secrets given as files (NAME_FILE), as container runtimes mount them',
     expect(error.message).toContain(`TEXTRELAY_UPSTREAM_KEY_ID_FILE: ${join(dir, 'empty')} is empty`);
   });
 
+  it("reads the carriers' secrets from files: the Twilio token and the BlueBubbles password", () => {
+    const config = loadConfig({
+      TEXTRELAY_TWILIO_AUTH_TOKEN_FILE: secretFile('twilio', 'twilio-token-0123\n'),
+      TEXTRELAY_BLUEBUBBLES_PASSWORD_FILE: secretFile('bluebubbles', 'mac password\n'),
+    });
+    expect(config).toMatchObject({ TEXTRELAY_TWILIO_AUTH_TOKEN: 'twilio-token-0123', TEXTRELAY_BLUEBUBBLES_PASSWORD: 'mac password' });
+  });
+
   it('reads no file for a setting that is not a secret', () => {
     expect(loadConfig({ PORT_FILE: secretFile('port', '8080\n') }).PORT).toBe(3000);
   });

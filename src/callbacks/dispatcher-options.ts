@@ -11,7 +11,8 @@ export type DispatcherOptions = {
   timeoutMs?: number;
   /**
    * Posts in flight at once, overall, per destination host (so one slow receiver cannot take every
-   * slot) and per account (so one account's backlog cannot either).
+   * slot) and per account (so one account's backlog cannot either). A host's slots are shared
+   * between the accounts posting there, an eighth kept for newcomers (domain/claim-slots.ts).
    */
   concurrency?: number;
   perHostConcurrency?: number;

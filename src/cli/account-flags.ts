@@ -43,16 +43,16 @@ export const CreateAccountFlags = z
     numbers: NumbersFlag.optional(),
     receiveWebhook: z.string().refine(isHttpUrl, { message: '--receive-webhook must be an http(s) URL' }).optional(),
     upstreamKeyId: z.string().min(1, '--upstream-key-id must not be empty').optional(),
-    upstreamSecret: z.string().min(1, '--upstream-secret must not be empty').optional(),
+    upstreamSecret: z.string().min(1, '--upstream-secret-file must not be empty').optional(),
   })
   .refine((flags) => (flags.upstreamKeyId === undefined) === (flags.upstreamSecret === undefined), {
-    message: '--upstream-key-id and --upstream-secret go together: give both or neither',
+    message: '--upstream-key-id and --upstream-secret-file go together: give both or neither',
   });
 
 export const UpstreamFlags = z.object({
   email: z.email({ message: '--email must be an email address' }),
   keyId: z.string({ message: '--key-id is required' }).min(1, '--key-id must not be empty'),
-  secret: z.string({ message: '--secret is required' }).min(1, '--secret must not be empty'),
+  secret: z.string({ message: '--secret-file is required' }).min(1, '--secret-file must not be empty'),
 });
 
 export const LinesFlags = z.object({

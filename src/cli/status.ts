@@ -1,6 +1,7 @@
 import { toIso } from '../domain/dates.ts';
 import { type CarrierProblem, carrierProblems } from '../services/carrier-problems.ts';
 import type { ServiceDeps } from '../services/deps.ts';
+import { offlineLines } from '../services/line-carriers.ts';
 import {
   FAILING_WINDOW_MS,
   type FailingDestination,
@@ -44,8 +45,13 @@ function destinationLine(destination: FailingDestination): string {
  * beside a running server or without one. The same figures as /metrics, plus the failing hosts,
  * and each configured carrier (probed now, with what the serve process counted).
  */
-export async function statusCommand(deps: Pick<ServiceDeps, 'store' | 'clock'>, carriers: readonly Carrier[] = []): Promise<CommandOutput> {
+export async function statusCommand(
+  deps: Pick<ServiceDeps, 'store' | 'clock' | 'carriers'>,
+  carriers: readonly Carrier[] = [],
+): Promise<CommandOutput> {
   const carried = await carrierStatuses(deps, carriers);
+  // After the probes: a Twilio probe finds the lines its account no longer holds.
+  const offline = await offlineLines(deps);
   const stats = await getGatewayStats(deps);
   const failing = await listFailingDestinations(deps);
   const unrouted = await latestUnroutedInbound(deps, UNROUTED_SHOWN);
@@ -72,6 +78,9 @@ export async function statusCommand(deps: Pick<ServiceDeps, 'store' | 'clock'>, 
     ...(problems.length === 0
       ? []
       : ['', `Carrier items not recorded in full (the latest ${PROBLEMS_SHOWN}):`, ...problems.slice(0, PROBLEMS_SHOWN).map(problemLine)]),
+    ...(offline.length === 0
+      ? []
+      : ['', 'Lines not served (OFFLINE):', ...offline.map((line) => `  ${line.number}\t${line.email}\t${line.reason}`)]),
   ].join('\n');
   const value = {
     messages: stats.messages,
@@ -104,6 +113,7 @@ export async function statusCommand(deps: Pick<ServiceDeps, 'store' | 'clock'>, 
       account_id: problem.accountId,
       what: problem.what,
     })),
+    offline_lines: offline.map((line) => ({ number: line.number, email: line.email, carrier: line.carrier, reason: line.reason })),
   };
   return { value, human };
 }

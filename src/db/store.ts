@@ -41,12 +41,15 @@ export type { AttemptRecord, ClaimedDelivery, DueDelivery, FinishedDelivery, Out
 export type { EventCursor, EventTable, Followed } from './sqlite/queries/events.ts';
 export type { MediaObjectRow } from './sqlite/queries/media.ts';
 export type {
+  HandoverPosition,
+  HandoverSender,
   MessageInsert,
   MessageListFilter,
   ReportTarget,
   StatusEventIdentity,
   StatusEventInsert,
   StatusUpdate,
+  UnsettledCursor,
 } from './sqlite/queries/messages.ts';
 export type { MessageV2Filter, MessageV2Order } from './sqlite/queries/messages-v2.ts';
 export type { DeliveryFilter, WebhookAttemptRow, WebhookDeliveryRow } from './sqlite/queries/outbox.ts';

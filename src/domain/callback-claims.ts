@@ -5,12 +5,29 @@
  * A message's callbacks to one URL go out in order: the database keeps the next one waiting
  * (not due) until the one before it is delivered or given up, and then hands it in here first, so
  * it can take the slot the finished one left. Then come due callbacks, oldest due first, each
- * taken while there is a free slot overall, on its destination host and on its account
- * (claim-slots.ts). The database leaves out the due callbacks of accounts already full, so another
+ * taken while there is a free slot overall, on its destination host, on its account and in its
+ * account's share of that host (claim-slots.ts). The database leaves out the due callbacks of
+ * accounts already full, and an account's callbacks to a host whose share it holds, so another
  * account's callback is found at once behind any backlog of theirs.
  */
 import { anyHasRoom, createReadPasses, type QueuePlace, type ReadEnd, type ReadStart } from './claim-reads.ts';
-import { accountOfKey, type ClaimLimits, createSlots, type SlotHolder, type SlotKey, slotKeysOf } from './claim-slots.ts';
+import {
+  accountOfKey,
+  type ClaimLimits,
+  createSlots,
+  hostKeyOfShare,
+  isShareKey,
+  type SlotHolder,
+  type SlotKey,
+  slotKeysOf,
+  urlBeforePath,
+} from './claim-slots.ts';
+
+/** What a read of due callbacks leaves out: whole accounts, and an account's callbacks to the URLs (up to the path) of a host whose share it holds. */
+export type LeftOut = {
+  accounts: string[];
+  shares: { accountId: string; urlBeforePath: string }[];
+};
 
 /** Due callbacks a claim may read, per free slot. */
 const ROWS_READ_PER_FREE_SLOT = 4;
@@ -27,10 +44,10 @@ export function createCallbackClaims(limits: ClaimLimits) {
    * the callbacks read to take.
    */
   function claim() {
-    const free = slots.free();
-    const planned = new Map<SlotKey, number>();
-    const loadOf = (key: SlotKey) => slots.loadOf(key) + (planned.get(key) ?? 0);
-    const keyHasRoom = (key: SlotKey) => loadOf(key) < slots.limitOf(key);
+    // What this claim takes counts at once: the posts in flight and those it plans.
+    const draft = slots.draft();
+    const free = draft.free();
+    const keyHasRoom = draft.hasRoom;
     const fullKeysOf = (row: SlotHolder) => slotKeysOf(row).filter((key) => !keyHasRoom(key));
     const readLimit = Math.max(free, 1) * ROWS_READ_PER_FREE_SLOT;
     let taken = 0;
@@ -38,13 +55,15 @@ export function createCallbackClaims(limits: ClaimLimits) {
     let readEnd: [ReadEnd, boolean, ReadonlySet<SlotKey>, QueuePlace | undefined] | undefined;
     // What chooseDue has read so far: it may be offered the due callbacks a page at a time.
     const fullKeys = new Set<SlotKey>();
+    /** Per full share, the URLs (up to the path) of its callbacks read: the next page leaves them out too. */
+    const sharesRead = new Map<SlotKey, Set<string>>();
     let seen = 0;
     let passedOver = 0;
     let lastSeen: QueuePlace | undefined;
     let wantsMore = true;
 
     function take(row: SlotHolder): void {
-      for (const key of slotKeysOf(row)) planned.set(key, (planned.get(key) ?? 0) + 1);
+      draft.started(row);
       taken += 1;
     }
 
@@ -80,19 +99,23 @@ export function createCallbackClaims(limits: ClaimLimits) {
       },
 
       /**
-       * The accounts a read should leave out, full now: their callbacks would only be passed over.
-       * They count as passed over, so a paused read starts again when one of them frees a slot.
+       * What a read should leave out, full now: its callbacks would only be passed over. The keys
+       * count as passed over, so a paused read starts again when one of them frees a slot.
        */
-      fullAccounts(): string[] {
-        const full: string[] = [];
-        for (const key of new Set([...slots.keys(), ...planned.keys()])) {
+      leftOut(): LeftOut {
+        const left: LeftOut = { accounts: [], shares: [] };
+        for (const key of draft.keys()) {
           const account = accountOfKey(key);
-          if (account !== undefined && !keyHasRoom(key)) {
-            full.push(account);
-            fullKeys.add(key);
+          if (account === undefined || keyHasRoom(key)) continue;
+          fullKeys.add(key);
+          if (!isShareKey(key)) {
+            left.accounts.push(account);
+            continue;
           }
+          for (const url of new Set([...draft.urlsOf(key), ...(sharesRead.get(key) ?? [])]))
+            left.shares.push({ accountId: account, urlBeforePath: url });
         }
-        return full;
+        return left;
       },
 
       /**
@@ -121,17 +144,18 @@ export function createCallbackClaims(limits: ClaimLimits) {
             continue;
           }
           for (const key of full) fullKeys.add(key);
-          if (full.every((key) => accountOfKey(key) !== undefined)) {
-            // Its account filled up in this claim: the next page is read without its rows, from here.
-            end = 'an account filled up';
-            break;
-          }
-          passedOver += 1;
           const known = passes.keysWithDueRows();
           if (known && !anyHasRoom(known, keyHasRoom)) {
             end = 'only full keys left';
             break;
           }
+          if (full.every((key) => accountOfKey(key) !== undefined)) {
+            // Its account, or its share of the host, filled up: the next page is read without them, from here.
+            for (const key of full.filter(isShareKey)) sharesRead.set(key, (sharesRead.get(key) ?? new Set()).add(urlBeforePath(row.url)));
+            end = 'an account filled up';
+            break;
+          }
+          passedOver += 1;
         }
         const cutShort = end === 'pass-over budget spent' || seen >= readLimit;
         const place = lastSeen && { dueAt: lastSeen.dueAt, seq: lastSeen.seq };
@@ -160,7 +184,8 @@ export function createCallbackClaims(limits: ClaimLimits) {
         const known = passes.keysWithDueRows();
         if (known === undefined) return unread;
         let room = 0;
-        for (const key of known) room += Math.max(slots.limitOf(key) - loadOf(key), 0);
+        // A share has no more room than its host: counted once.
+        for (const key of known) if (!isShareKey(key) || !known.has(hostKeyOfShare(key))) room += draft.roomOf(key);
         return Math.min(unread, Math.min(free - taken, room) + 1);
       },
 

@@ -21,16 +21,20 @@ export function workerIdOf(lineNumber: string): string {
 
 export type LineFacts = { number: string; createdAt: number };
 
-/** Every textrelay line is its account's own and online from the moment it was added. */
-export function toLineState(line: LineFacts) {
+/**
+ * Every textrelay line is its account's own and online from the moment it was added, unless this
+ * instance cannot serve it (`offlineReason`: e.g. bound to no carrier): then OFFLINE, saying why.
+ */
+export function toLineState(line: LineFacts, offlineReason?: string) {
   return {
     sendblue_number: line.number,
     worker_id: workerIdOf(line.number),
     assignment: 'assigned' as const,
-    status: 'ONLINE' as const,
+    status: offlineReason === undefined ? ('ONLINE' as const) : ('OFFLINE' as const),
     status_changed_at: toIso(line.createdAt),
     degraded_since: null,
     effective_until: null,
+    ...(offlineReason === undefined ? {} : { offline_reason: offlineReason }),
   };
 }
 

@@ -65,24 +65,34 @@ function reasonOf(error: unknown): string {
   return cause.message;
 }
 
-/**
- * The media fetcher of uploads and group photos: through the guarded client, so a URL naming a
- * private address is refused exactly as a callback URL would be; redirects are followed (each
- * connection checked again) up to MAX_REDIRECTS.
- */
-export function createMediaFetcher(policy: OutboundPolicy): MediaFetcher {
-  const agent = createGuardedAgent(policy, {
+/** Origins (scheme, host, port) the operator configured, reached under a policy of their own (a carrier's server on the LAN). */
+export type TrustedOrigins = { origins: readonly string[]; policy: OutboundPolicy };
+
+function guardedAgent(policy: OutboundPolicy): Agent {
+  return createGuardedAgent(policy, {
     connect: { timeout: TIMEOUTS.connectMs },
     headersTimeout: TIMEOUTS.headersMs,
     bodyTimeout: TIMEOUTS.bodyMs,
     connections: 4,
   });
+}
+
+/**
+ * The media fetcher of uploads, group photos and carriers' attachments: through the guarded
+ * client, so a URL naming a private address is refused exactly as a callback URL would be, except
+ * on a `trusted` origin; redirects are followed (each hop's origin and connection checked again)
+ * up to MAX_REDIRECTS.
+ */
+export function createMediaFetcher(policy: OutboundPolicy, trusted?: TrustedOrigins): MediaFetcher {
+  const agent = guardedAgent(policy);
+  const trustedAgent = trusted && guardedAgent(trusted.policy);
+  const agentFor = (url: URL) => (trustedAgent && trusted.origins.includes(url.origin) ? trustedAgent : agent);
   return async (raw, kind) => {
     let url = new URL(raw);
     for (let hop = 0; hop <= MAX_REDIRECTS; hop += 1) {
       if (url.protocol !== 'http:' && url.protocol !== 'https:') return refused('redirects to a URL that is not http or https');
       try {
-        const result = await fetchOnce(agent, url, kind);
+        const result = await fetchOnce(agentFor(url), url, kind);
         if (!('redirect' in result)) return result;
         url = new URL(result.redirect);
       } catch (error) {

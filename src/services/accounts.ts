@@ -9,6 +9,7 @@ import { recordAccountEvent } from './account-events.ts';
 import { addReceiveUrl, receiveUrls } from './account-webhooks.ts';
 import { AppError } from './app-error.ts';
 import type { ServiceDeps } from './deps.ts';
+import { refuseLinesTheCarrierLacks } from './line-carriers.ts';
 import type { ProviderCredentials } from './provider.ts';
 import { inTransaction } from './transactions.ts';
 import { providerKeyOf, refuseSharedProviderAccount } from './upstream-credentials.ts';
@@ -25,8 +26,15 @@ export type CreatedAccount = {
   receive_webhook: string | null;
 };
 
+/** A line and the carrier delivering it (null: none, as with the sandbox and the relay). */
+export type LineSummary = { number: string; carrier: string | null };
+
 /** `upstream_key_id`: the account's own provider account in relay mode, null when it uses the relay's. */
-export type AccountSummary = Omit<CreatedAccount, 'api_secret_key'> & { upstream_key_id: string | null; created_at: string };
+export type AccountSummary = Omit<CreatedAccount, 'api_secret_key'> & {
+  lines: LineSummary[];
+  upstream_key_id: string | null;
+  created_at: string;
+};
 
 function hashSecret(secret: string): Buffer {
   return createHash('sha256').update(secret).digest();
@@ -151,6 +159,9 @@ export async function createAccount(deps: ServiceDeps, input: CreateAccountInput
       `${CARRIER_PROFILES[input.carrier].label} lines are its real numbers: give them as E.164 numbers`,
     );
   }
+  // Asked before the transaction: the carrier's answer may take seconds.
+  if (input.carrier !== undefined && typeof input.numbers === 'object')
+    await refuseLinesTheCarrierLacks(deps, input.carrier, input.numbers);
   return inTransaction(deps, async (deps) => {
     if (await deps.store.accounts.findByEmail(input.email)) {
       throw new AppError(ErrorCode.conflict, `An account with email ${input.email} already exists`);
@@ -183,6 +194,7 @@ export async function listAccounts(deps: ServiceDeps): Promise<AccountSummary[]>
       plan: account.plan,
       api_key_id: account.apiKeyId,
       numbers: await deps.store.accounts.listServiceNumbers(account.id),
+      lines: await linesOf(deps, account.id),
       receive_webhook: webhooks[0] ?? null,
       upstream_key_id: account.upstreamKeyId,
       created_at: new Date(account.createdAt).toISOString(),
@@ -208,10 +220,15 @@ async function accountByEmail(deps: ServiceDeps, email: string): Promise<Account
   return account;
 }
 
-export type AccountLines = { email: string; numbers: string[] };
+export type AccountLines = { email: string; numbers: string[]; lines: LineSummary[] };
+
+async function linesOf(deps: ServiceDeps, accountId: string): Promise<LineSummary[]> {
+  return (await deps.store.lines.ofAccount(accountId)).map((line) => ({ number: line.number, carrier: line.carrier }));
+}
 
 export async function listLines(deps: ServiceDeps, email: string): Promise<AccountLines> {
-  return { email, numbers: await deps.store.accounts.listServiceNumbers((await accountByEmail(deps, email)).id) };
+  const lines = await linesOf(deps, (await accountByEmail(deps, email)).id);
+  return { email, numbers: lines.map((line) => line.number), lines };
 }
 
 /** Gives the account more lines, delivered by `carrier` when given; all or none, and none another account owns. */
@@ -221,6 +238,7 @@ export async function addLines(
   numbers: readonly string[],
   carrier?: CarrierName | undefined,
 ): Promise<AccountLines> {
+  if (carrier !== undefined) await refuseLinesTheCarrierLacks(deps, carrier, numbers);
   const { accountId, lines } = await inTransaction(deps, async (deps) => {
     const account = await accountByEmail(deps, email);
     const now = deps.clock.now();
@@ -233,29 +251,45 @@ export async function addLines(
 
 /**
  * Takes lines from the account; all or none. A line that end users are pinned to or groups live on
- * is refused: their conversations would point at a line the account no longer answers on.
+ * is refused unless `force` retires it: its end users are pinned anew at their next message, its
+ * groups move to a line the account keeps, and its messages stay in the history.
  */
-export async function removeLines(deps: ServiceDeps, email: string, numbers: readonly string[]): Promise<AccountLines> {
+export async function removeLines(
+  deps: ServiceDeps,
+  email: string,
+  numbers: readonly string[],
+  { force = false }: { force?: boolean } = {},
+): Promise<AccountLines> {
   const { accountId, lines } = await inTransaction(deps, async (deps) => {
     const account = await accountByEmail(deps, email);
     const owned = await deps.store.accounts.listServiceNumbers(account.id);
     for (const number of numbers) {
       if (!owned.includes(number)) throw new AppError(ErrorCode.notFound, `${number} is not a line of ${email}`);
-      const users = await deps.store.accounts.lineUsers(number);
-      if (users.pinnedEndUsers > 0 || users.groups > 0) {
-        throw new AppError(
-          ErrorCode.conflict,
-          `${number} still carries conversations (pinned end users: ${users.pinnedEndUsers}, groups: ${users.groups}); it cannot be removed`,
-        );
-      }
     }
-    if (numbers.length >= owned.length) throw new AppError(ErrorCode.conflict, `${email} would have no line left; add another first`);
+    const kept = owned.filter((number) => !numbers.includes(number));
+    if (kept.length === 0) throw new AppError(ErrorCode.conflict, `${email} would have no line left; add another first`);
+    for (const number of numbers) await releaseLine(deps, number, kept[0]!, force);
     for (const number of numbers) await deps.store.accounts.deleteServiceNumber(account.id, number);
     await recordLineEvents(deps, account.id, 'line.unassigned', numbers, deps.clock.now());
     return { accountId: account.id, lines: await listLines(deps, email) };
   });
   deps.notify.accountActivity?.(accountId);
   return lines;
+}
+
+/** Frees a line of what depends on it (with `force`), moving its groups to `heir`; else refuses while anything does. */
+async function releaseLine(deps: ServiceDeps, number: string, heir: string, force: boolean): Promise<void> {
+  const users = await deps.store.accounts.lineUsers(number);
+  if (users.pinnedEndUsers === 0 && users.groups === 0) return;
+  const carried = `pinned end users: ${users.pinnedEndUsers}, groups: ${users.groups}`;
+  if (!force) throw new AppError(ErrorCode.conflict, `${number} still carries conversations (${carried}); retire it with --force`);
+  const left = await deps.store.accounts.releaseLine(number, heir);
+  if (left > 0) {
+    throw new AppError(
+      ErrorCode.conflict,
+      `${number} carries ${left} group(s) whose members already have a group on ${heir}; delete one of each pair first`,
+    );
+  }
 }
 
 export const DEV_ACCOUNT_EMAIL = 'dev@textrelay.local';

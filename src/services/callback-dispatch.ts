@@ -60,7 +60,7 @@ export async function recordAndClaim(
  * Due callbacks a page at a time, each page read only if the claim wants more: a claim mostly stops
  * after a few dozen rows (its slots taken, or a full host's rows passed over), and reading its whole
  * read limit at once would load hundreds of payloads it never looks at. A page stops early where an
- * account fills up: the next one is read from there without that account's rows.
+ * account, or its share of a host, fills up: the next one is read from there without those rows.
  */
 async function chooseDuePages(outbox: Store['outbox'], claim: Claim, now: number, start: 'first' | QueuePlace) {
   const chosen: DueDelivery[] = [];
@@ -68,7 +68,7 @@ async function chooseDuePages(outbox: Store['outbox'], claim: Claim, now: number
   for (;;) {
     const size = claim.nextReadSize(DUE_PAGE_ROWS);
     if (size <= 0) break;
-    const page = await outbox.dueCallbacks(now, place, size, claim.fullAccounts());
+    const page = await outbox.dueCallbacks(now, place, size, claim.leftOut());
     chosen.push(...claim.chooseDue(page));
     const stop = claim.lastSeen();
     if (page.length === 0 || stop === undefined || !claim.wantsMore()) break;

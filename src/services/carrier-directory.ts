@@ -1,4 +1,11 @@
 import type { CarrierName } from '../domain/carriers.ts';
+import { createExpiringMemory } from '../domain/expiring-memory.ts';
+
+/** How long a carrier's answer on which service reaches a number is kept, and for how many numbers at most. */
+const LOOKUP_KEPT_MS = 10 * 60 * 1000;
+const LOOKUPS_KEPT = 10_000;
+
+export type LookupService = 'iMessage' | 'SMS';
 
 /** How a carrier is doing, from this process's own dealings with it. */
 export type CarrierHealth = {
@@ -34,13 +41,16 @@ export type CarrierLineActions = {
 /** A carrier as the app and the services see it: its health, and the endpoint its webhooks post to. */
 export type RegisteredCarrier = {
   readonly name: CarrierName;
-  health(): CarrierHealth;
+  /** The carrier in all; with `line`, its reachability beside that line's own last error and counts (lines.getState). */
+  health(line?: string): CarrierHealth;
   /** Answers the carrier's requests under /webhooks/carriers/<name>/ (the full request, path included). */
   webhooks(request: Request): Promise<Response>;
-  /** Which service reaches a number, when the carrier can tell (BlueBubbles: Apple's availability or the chat's history). */
-  lookup?(number: string): Promise<'iMessage' | 'SMS' | undefined>;
+  /** Which service reaches a number, when the carrier can tell without saying whom its line talks with (BlueBubbles: Apple's availability). */
+  lookup?(number: string): Promise<LookupService | undefined>;
   /** Group changes and typing indicators, for a carrier that makes them itself. */
   actions?: CarrierLineActions;
+  /** Why the carrier's account cannot serve these numbers as lines (Twilio: not among its numbers); undefined when it can. */
+  refuseLines?(numbers: readonly string[]): Promise<string | undefined>;
 };
 
 /**
@@ -49,6 +59,9 @@ export type RegisteredCarrier = {
  */
 export function createCarrierDirectory() {
   const carriers = new Map<string, RegisteredCarrier>();
+  const lookups = createExpiringMemory<LookupService>(LOOKUPS_KEPT, LOOKUP_KEPT_MS);
+  /** Lines bound to a configured carrier that it cannot serve now, and why (e.g. its account no longer holds the number). */
+  const offline = new Map<string, string>();
   return {
     register(carrier: RegisteredCarrier): void {
       carriers.set(carrier.name, carrier);
@@ -56,20 +69,38 @@ export function createCarrierDirectory() {
     get(name: string): RegisteredCarrier | undefined {
       return carriers.get(name);
     },
-    /** The carrier of a line bound to `name`; a line bound to none goes to the first registered, as its messages do. */
+    /** The carrier of a line bound to `name`; none for a line bound to no carrier, which no real carrier serves. */
     forLine(name: string | undefined): RegisteredCarrier | undefined {
-      return name === undefined ? carriers.values().next().value : carriers.get(name);
+      return name === undefined ? undefined : carriers.get(name);
+    },
+    /** True when textrelay delivers through its own carriers (not the sandbox, not the relay). */
+    active(): boolean {
+      return carriers.size > 0;
+    },
+    /** Records that its carrier cannot serve `line` now (`reason`), or, with undefined, that it can again. */
+    setLineOffline(line: string, reason: string | undefined): void {
+      if (reason === undefined) offline.delete(line);
+      else offline.set(line, reason);
+    },
+    offlineReason(line: string): string | undefined {
+      return offline.get(line);
     },
     health(): CarrierHealth[] {
       return [...carriers.values()].map((carrier) => carrier.health());
     },
-    /** The first answer of a carrier that can tell which service reaches `number`. */
-    async lookup(number: string): Promise<'iMessage' | 'SMS' | undefined> {
-      for (const carrier of carriers.values()) {
-        const service = await carrier.lookup?.(number);
-        if (service) return service;
-      }
-      return undefined;
+    /** Whether carrier `name` is configured and can tell which service reaches a number. */
+    canLookUp(name: string): boolean {
+      return carriers.get(name)?.lookup !== undefined;
+    },
+    /** Carrier `name`'s answer on `number` while it is kept: asking again would cost the carrier a request. */
+    keptLookup(name: string, number: string, now: number): LookupService | undefined {
+      return lookups.get(`${name}\n${number}`, now);
+    },
+    /** Asks carrier `name` which service reaches `number`, and keeps a definite answer. */
+    async lookup(name: string, number: string, now: number): Promise<LookupService | undefined> {
+      const service = await carriers.get(name)?.lookup?.(number);
+      if (service) lookups.set(`${name}\n${number}`, service, now);
+      return service;
     },
   };
 }

@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { MessageRow } from '../db/rows.ts';
-import type { Store } from '../db/store.ts';
+import type { HandoverSender, Store } from '../db/store.ts';
 import type { AccountCache } from './account-cache.ts';
 import type { CarrierDirectory } from './carrier-directory.ts';
 import type { Clock } from './clock.ts';
@@ -12,8 +12,8 @@ import type { RateLimiter } from './rate-limiter.ts';
  * must not do that work synchronously: the caller may still be inside an outer transaction.
  */
 export interface Notifier {
-  /** An outbound message was stored QUEUED and awaits its hand-over to the transport. */
-  messageQueued(handle: string): void;
+  /** An outbound message was stored QUEUED and awaits its hand-over to the transport; `sender` is its account and line. */
+  messageQueued(handle: string, sender: HandoverSender): void;
   /** New rows are due in the webhook outbox. */
   outboxWritten(): void;
   /** Sandbox steps were planned, the earliest of them due at `dueAt` (epoch ms). */
@@ -39,14 +39,14 @@ export interface TransportAtSend {
   /** Once the message is written, in the same transaction. */
   stored(deps: ServiceDeps, message: MessageRow): Promise<void>;
   /** After the commit; also after an idempotent replay of the answer, where it must change nothing. */
-  committed(deps: ServiceDeps, handle: string): void;
+  committed(deps: ServiceDeps, handle: string, sender: HandoverSender): void;
 }
 
 /** The null implementation: nothing happens in the transaction, and the courier hands the message over after the commit. */
 export const leaveToCourier: TransportAtSend = {
   handleAtSend: () => undefined,
   stored: async () => {},
-  committed: (deps, handle) => deps.notify.messageQueued(handle),
+  committed: (deps, handle, sender) => deps.notify.messageQueued(handle, sender),
 };
 
 /** What one account may keep (services/quotas.ts refuses more); 0 sets no limit. */
@@ -68,6 +68,8 @@ export type ServiceDeps = {
   sendRateLimiter: RateLimiter;
   /** Every other API write, counted per row it touches (`writesKey`): contacts, webhook lists, groups, typing, media. */
   writeRateLimiter: RateLimiter;
+  /** Lookups an account's line's carrier is asked per minute (TEXTRELAY_LOOKUP_RATE_LIMIT_PER_MINUTE). */
+  lookupRateLimiter: RateLimiter;
   /** URLs an account may list per webhook type. */
   webhookUrlsPerType: number;
   notify: Notifier;

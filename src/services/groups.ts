@@ -4,6 +4,7 @@ import type { AccountRow, GroupRow } from '../db/rows.ts';
 import { ErrorCode } from '../domain/error-codes.ts';
 import { checkGroupSize, memberKeyOf } from '../domain/groups.ts';
 import { GROUP_PLAN, MAX_GROUP_MEMBERS, planAllows } from '../domain/limits.ts';
+import { storableText } from '../domain/storable-text.ts';
 import { AppError } from './app-error.ts';
 import type { CarrierGroupEdit } from './carrier-directory.ts';
 import { ensureContact } from './contacts.ts';
@@ -28,6 +29,8 @@ function checkMemberCount(count: number): void {
 }
 
 export async function findGroup(deps: ServiceDeps, account: AccountRow, groupId: string): Promise<ResolvedGroup> {
+  // No group id holds a NUL, and PostgreSQL cannot even look one up: unknown, as on SQLite.
+  if (storableText(groupId) !== groupId) throw new AppError(ErrorCode.notFound, `Group ${storableText(groupId)} not found`);
   const group = await deps.store.groups.findById(account.id, groupId);
   if (!group) throw new AppError(ErrorCode.notFound, `Group ${groupId} not found`);
   return { group, members: await deps.store.groups.members(group.id) };

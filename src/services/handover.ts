@@ -1,9 +1,12 @@
 import type { MessageRow } from '../db/rows.ts';
+import type { HandoverPosition, HandoverSender } from '../db/store.ts';
 import { upsertContact } from './contacts.ts';
 import type { ServiceDeps } from './deps.ts';
 import type { ProviderCredentials } from './provider.ts';
 import { applyOrphanEvents, recordStatusInTransaction } from './record-status.ts';
 import { inTransaction, inWriteTransaction, type WriteOptions } from './transactions.ts';
+
+export type { HandoverPosition, HandoverSender };
 
 /** What a transport needs to carry a message: addressing and content, nothing of the API's bookkeeping. */
 export type OutboundMessage = {
@@ -70,6 +73,30 @@ export async function messageAwaitingHandover(deps: ServiceDeps, handle: string)
   const message = await deps.store.messages.findByAnyHandle(handle);
   if (!message?.isOutbound || message.handedOverAt !== null || message.status !== 'QUEUED') return undefined;
   return toOutbound(deps, message);
+}
+
+/** The account and line of a message, to queue it in its lane when whoever queued it did not say; undefined for no such message. */
+export async function senderOf(deps: ServiceDeps, handle: string): Promise<HandoverSender | undefined> {
+  const message = await deps.store.messages.findByAnyHandle(handle);
+  return message && { accountId: message.accountId, lineNumber: message.lineNumber };
+}
+
+/** Each account and line with messages awaiting their hand-over. */
+export function handoverSenders(deps: ServiceDeps): Promise<HandoverSender[]> {
+  return deps.store.messages.handoverSenders();
+}
+
+/**
+ * One account's line's messages awaiting their hand-over, in the order sent: a page of `limit`
+ * after `after`, the last message of the previous page.
+ */
+export function awaitingHandoverFrom(
+  deps: ServiceDeps,
+  sender: HandoverSender,
+  limit: number,
+  after?: HandoverPosition,
+): Promise<HandoverPosition[]> {
+  return deps.store.messages.awaitingHandoverFrom(sender, limit, after);
 }
 
 /**

@@ -11,6 +11,50 @@ export async function carrierOfLine(deps: ServiceDeps, lineNumber: string): Prom
   return carrier !== null && carrier !== undefined && isCarrierName(carrier) ? carrier : undefined;
 }
 
+/** A line as the carriers' checks read it. */
+type BoundLine = { number: string; carrier: string | null };
+
+/**
+ * Why this process cannot serve the line through a carrier, or undefined when it can (and always
+ * with the sandbox and the relay, which serve every line): a line bound to no carrier is never
+ * sent through a real one, whichever carriers TEXTRELAY_TRANSPORT names.
+ */
+export function lineProblem(deps: Pick<ServiceDeps, 'carriers'>, line: BoundLine): string | undefined {
+  if (!deps.carriers?.active()) return undefined;
+  if (line.carrier === null || !deps.carriers.get(line.carrier)) return unconfiguredCarrierProblem(line.carrier);
+  return deps.carriers.offlineReason(line.number);
+}
+
+/** Why a line bound to `carrier` (null: none) is not served when that carrier is not configured. */
+export function unconfiguredCarrierProblem(carrier: string | null): string {
+  if (carrier === null) return 'bound to no carrier: with carriers configured only lines bound to one are served';
+  const label = isCarrierName(carrier) ? CARRIER_PROFILES[carrier].label : carrier;
+  return `bound to ${label}, which TEXTRELAY_TRANSPORT does not configure`;
+}
+
+/** Every line this process cannot serve, with its account's email and why: `textrelay status` lists them. */
+export async function offlineLines(
+  deps: Pick<ServiceDeps, 'store' | 'carriers'>,
+): Promise<{ number: string; email: string; carrier: string | null; reason: string }[]> {
+  const offline = [];
+  for (const line of await deps.store.lines.all()) {
+    const reason = lineProblem(deps, line);
+    if (reason === undefined) continue;
+    const email = (await deps.store.accounts.findById(line.accountId))?.email ?? line.accountId;
+    offline.push({ number: line.number, email, carrier: line.carrier, reason });
+  }
+  return offline;
+}
+
+/**
+ * Refuses (409) numbers the carrier's account says it cannot serve, before they become lines;
+ * a carrier that cannot tell (or one not configured here) lets them through.
+ */
+export async function refuseLinesTheCarrierLacks(deps: ServiceDeps, carrier: CarrierName, numbers: readonly string[]): Promise<void> {
+  const refusal = await deps.carriers?.get(carrier)?.refuseLines?.(numbers);
+  if (refusal !== undefined) throw new AppError(ErrorCode.conflict, refusal);
+}
+
 /** What the carrier delivering a line makes itself (group changes, typing); undefined with the sandbox, the relay, or a carrier that cannot. */
 export async function lineActionsOf(deps: ServiceDeps, lineNumber: string): Promise<CarrierLineActions | undefined> {
   if (!deps.carriers) return undefined;

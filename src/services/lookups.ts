@@ -2,37 +2,60 @@ import type { AccountRow } from '../db/rows.ts';
 import { toIso } from '../domain/dates.ts';
 import { type LineState, toLineState } from '../domain/line-state.ts';
 import { sandboxBehaviour } from '../domain/sandbox-numbers.ts';
-import type { CarrierHealth } from './carrier-directory.ts';
+import type { LookupService } from './carrier-directory.ts';
 import type { ServiceDeps } from './deps.ts';
+import { lineProblem } from './line-carriers.ts';
 import type { ProviderAccounts, ProviderAnswer } from './provider.ts';
 
 /**
+ * A carrier's answer, only through a carrier that carries one of the account's lines: the carrier
+ * acts for its line's owner (the Mac asks Apple on the owner's Apple ID). A kept answer costs
+ * nothing; asking the carrier counts against the account's lookup limit (429 past it).
+ */
+async function carrierLookup(deps: ServiceDeps, account: AccountRow, number: string): Promise<LookupService | undefined> {
+  const { carriers } = deps;
+  if (!carriers) return undefined;
+  const own = new Set((await deps.store.lines.ofAccount(account.id)).map((line) => line.carrier));
+  for (const name of own) {
+    if (name === null || !carriers.canLookUp(name)) continue;
+    const kept = carriers.keptLookup(name, number, deps.clock.now());
+    if (kept) return kept;
+    await deps.lookupRateLimiter.consume(`lookups:${account.id}`);
+    const service = await carriers.lookup(name, number, deps.clock.now());
+    if (service) return service;
+  }
+  return undefined;
+}
+
+/**
  * lookups.lookupNumber: which service a number is reached by. The sandbox's SMS-only test number
- * (555-0102) answers SMS, any other number iMessage; in relay mode the provider knows, with a
- * carrier that can tell (BlueBubbles) the carrier.
+ * (555-0102) answers SMS, any other number iMessage; in relay mode the provider knows; the carrier
+ * of one of the account's lines, when it can tell (BlueBubbles with its Private API).
  */
 export async function lookupNumber(
   deps: ServiceDeps,
   account: AccountRow,
   number: string,
-): Promise<{ number: string; service: 'iMessage' | 'SMS' } | ProviderAnswer> {
+): Promise<{ number: string; service: LookupService } | ProviderAnswer> {
   if (deps.providers) return deps.providers.of(account).call({ method: 'GET', path: '/api/evaluate-service', query: { number } });
-  const service = await deps.carriers?.lookup(number);
+  const service = await carrierLookup(deps, account, number);
   if (service) return { number, service };
   return { number, service: sandboxBehaviour(number) === 'sms' ? 'SMS' : 'iMessage' };
 }
 
-type CarrierLineState = Omit<LineState, 'status'> & {
-  status: 'ONLINE' | 'OFFLINE';
+type CarrierLineState = LineState & {
   carrier?: { name: string; reachable: boolean | null; last_error: string | null; sends: number; events: number };
 };
 
-/** Each line as textrelay knows it; a line bound to a configured carrier also shows that carrier, and is OFFLINE while it is unreachable. */
+/**
+ * Each line as textrelay knows it; a line bound to a configured carrier also shows that carrier
+ * (its reachability, shared by every account, beside the line's own last error and counts), and is
+ * OFFLINE while it is unreachable; a line this instance cannot serve is OFFLINE with its reason.
+ */
 async function localLineStates(deps: ServiceDeps, account: AccountRow): Promise<CarrierLineState[]> {
-  const carriers = new Map((deps.carriers?.health() ?? []).map((health) => [health.carrier, health]));
   return (await deps.store.lines.ofAccount(account.id)).map((line) => {
-    const state = toLineState(line);
-    const health = line.carrier === null ? undefined : carriers.get(line.carrier as CarrierHealth['carrier']);
+    const state = toLineState(line, lineProblem(deps, line));
+    const health = line.carrier === null ? undefined : deps.carriers?.get(line.carrier)?.health(line.number);
     if (!health) return state;
     return {
       ...state,

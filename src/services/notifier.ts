@@ -45,8 +45,8 @@ export function createNotifierHub() {
     /** Shutdown: ends every watcher (and refuses new ones), so open event streams let the server close. */
     endWatchers(): void;
   } = {
-    messageQueued(handle) {
-      for (const listener of listeners) listener.messageQueued?.(handle);
+    messageQueued(handle, sender) {
+      for (const listener of listeners) listener.messageQueued?.(handle, sender);
     },
     outboxWritten() {
       for (const listener of listeners) listener.outboxWritten?.();

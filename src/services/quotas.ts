@@ -17,6 +17,13 @@ export async function refuseOverContactsQuota(deps: ServiceDeps, accountId: stri
   }
 }
 
+/** How many more contacts the account may have under its quota; Infinity without one. Call inside the creating transaction. */
+export async function contactsRoomLeft(deps: ServiceDeps, accountId: string): Promise<number> {
+  const limit = deps.quotas.contacts;
+  if (limit === 0) return Number.POSITIVE_INFINITY;
+  return Math.max(0, limit - (await deps.store.contacts.countLiveForUpdate(accountId)));
+}
+
 /** Refuses (403/4031) a file of `adding` bytes that would take the account past its quota. Call inside the storing transaction. */
 export async function refuseOverMediaQuota(deps: ServiceDeps, accountId: string, adding: number): Promise<void> {
   const limit = deps.quotas.mediaBytes;

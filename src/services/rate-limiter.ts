@@ -67,6 +67,8 @@ export function createSharedRateLimiter(
 
 export const WRITES: LimitedUnit = { unit: 'writes', setting: 'TEXTRELAY_WRITE_RATE_LIMIT_PER_MINUTE' };
 
+export const LOOKUPS: LimitedUnit = { unit: 'carrier lookups', setting: 'TEXTRELAY_LOOKUP_RATE_LIMIT_PER_MINUTE' };
+
 /** Counts `rows` writes of an account against its write limit (its own bucket, apart from its sends'). */
 export function limitWrites(deps: { writeRateLimiter: RateLimiter }, accountId: string, rows = 1): Promise<void> {
   return deps.writeRateLimiter.consume(`writes:${accountId}`, rows);

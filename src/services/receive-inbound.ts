@@ -4,6 +4,7 @@ import { ErrorCode } from '../domain/error-codes.ts';
 import { memberKeyOf } from '../domain/groups.ts';
 import type { OptOutIntent } from '../domain/opt-out.ts';
 import { normalisePhoneSpelling, normaliseSenderHandle } from '../domain/phone.ts';
+import { withStorableText } from '../domain/storable-text.ts';
 import { previewOf } from '../domain/views.ts';
 import { type InboundService, toReceivePayload } from '../domain/webhook-payloads.ts';
 import { recordAccountEvent } from './account-events.ts';
@@ -13,6 +14,7 @@ import type { ServiceDeps } from './deps.ts';
 import { timeOrderedUuid } from './ids.ts';
 import { lineForEndUser } from './lines.ts';
 import { contactOfInbound } from './opt-out.ts';
+import { contactsRoomLeft } from './quotas.ts';
 import { inTransaction, inWriteTransaction, type WriteOptions } from './transactions.ts';
 import { reportedByItsProvider } from './upstream-credentials.ts';
 import { fanOutToAccountWebhooks } from './webhook-fanout.ts';
@@ -179,16 +181,20 @@ export type TransportInbound = InboundMessage & {
   reportedBy?: ReadonlySet<string> | undefined;
 };
 
-/** Our group for a transport's group id seen for the first time: the account's group with the same people on that line, or a new one. */
+/**
+ * Our group for a transport's group id seen for the first time: the account's group with the same
+ * people on that line, or a new one; undefined when the chat holds nobody but the account's own lines.
+ */
 async function adoptTransportGroup(
   deps: ServiceDeps,
   account: AccountRow,
   input: TransportInbound,
   transportGroupId: string,
   lineWrittenTo: string,
-): Promise<GroupRow> {
+): Promise<GroupRow | undefined> {
   const ownLines = new Set([...(await deps.store.accounts.listServiceNumbers(account.id)), input.toNumber]);
   const people = [...new Set([...(input.participants ?? []), input.from])].filter((number) => !ownLines.has(number));
+  if (people.length === 0) return undefined;
   const memberKey = memberKeyOf(people);
   const now = deps.clock.now();
   const existing = await deps.store.groups.findByMemberKey(account.id, memberKey, lineWrittenTo);
@@ -208,7 +214,14 @@ async function adoptTransportGroup(
     updatedAt: now,
   };
   await deps.store.groups.insert(group, people);
-  for (const number of people) await ensureContact(deps, account.id, number, now);
+  // Members past the contacts quota stay members, without a contact: the message is stored all the same.
+  let room = await contactsRoomLeft(deps, account.id);
+  for (const number of people) {
+    const known = await deps.store.contacts.findByPhone(account.id, number);
+    if (known?.deletedAt === null || room <= 0) continue;
+    await ensureContact(deps, account.id, number, now);
+    room -= 1;
+  }
   return group;
 }
 
@@ -247,12 +260,15 @@ function normalisedNumbers(input: TransportInbound): TransportInbound | undefine
  * line it arrived on (a line has one owner), and a group message to that account's group with the
  * transport's group id; a message to a line nobody owns (among the reporting provider account's
  * tenants, when a provider account reports it), or with a number that cannot be read, is kept as unrouted.
+ * Text neither backend can store (a NUL, half a surrogate pair) is kept with U+FFFD in its place,
+ * in every field: the message has already reached a phone, and refusing it would lose it.
  */
 export async function receiveFromTransport(
   deps: ServiceDeps,
-  reported: TransportInbound,
+  asReported: TransportInbound,
   options: WriteOptions = {},
 ): Promise<TransportReceiveOutcome> {
+  const reported = withStorableText(asReported);
   const input = normalisedNumbers(reported);
   const outcome = await inWriteTransaction(deps, options, async (deps) => {
     if (!input) return keepUnrouted(deps, reported, 'inbound message with a number that cannot be read: kept as unrouted');
@@ -264,6 +280,9 @@ export async function receiveFromTransport(
     const knownGroup = transportGroupId ? await deps.store.groups.findByTransportGroupId(account.id, transportGroupId) : undefined;
     const group =
       knownGroup ?? (transportGroupId ? await adoptTransportGroup(deps, account, input, transportGroupId, input.toNumber) : null);
+    // A group with no members would break every later read of it; the message is kept for the operator instead.
+    if (group === undefined)
+      return keepUnrouted(deps, input, "group message whose chat holds only the account's own lines: kept as unrouted");
     return { routed: true as const, ...(await receiveInConversation(deps, account, input, group, input.toNumber)) };
   });
   if (outcome.routed) committed(deps, outcome);

@@ -2,7 +2,9 @@ import type { AccountRow, MessageRow } from '../db/rows.ts';
 import type { MessageInsert, OutboxEntry, SendWrite, StatusEventInsert, StatusUpdate } from '../db/store.ts';
 import { DELIVERY_ERROR_MESSAGES, ErrorCode } from '../domain/error-codes.ts';
 import { decideStatus, type MessageStatus, type NotAppliedReason } from '../domain/status.ts';
+import { withStorableText } from '../domain/storable-text.ts';
 import { accountEvent } from './account-events.ts';
+import { reportedByItsCarrier } from './carrier-reports.ts';
 import type { ServiceDeps } from './deps.ts';
 import { timeOrderedUuid } from './ids.ts';
 import { asInserted, statusAudience, statusCallbacks } from './status-callbacks.ts';
@@ -24,13 +26,16 @@ export type StatusReport = {
   sourceEventId?: string | null | undefined;
   /** The provider accounts that signed it (an ingested callback); they report only on their own tenants' messages. Unset: any. */
   reportedBy?: ReadonlySet<string> | undefined;
+  /** The line the carrier says the message went out on (Twilio's `From`); a message of another line ignores the report. */
+  line?: string | undefined;
 };
 
 export type RecordOutcome =
   | 'applied' // the message moved (one or more steps, each with its callback queued)
   | 'not_applied' // kept in the history, but stale, duplicate or after a final status
   | 'duplicate_event' // the very same event (same source event id) was recorded before
-  | 'unknown_handle'; // kept until a message with that handle appears
+  | 'unknown_handle' // kept until a message with that handle appears
+  | 'other_carrier'; // a carrier's report on a message of another carrier or line: ignored, nothing kept
 
 function newEventId(): string {
   return `evt_${timeOrderedUuid()}`;
@@ -180,13 +185,21 @@ async function carriedByReporter(deps: ServiceDeps, accountId: string, reportedB
   return account !== undefined && reportedByItsProvider(deps, account, reportedBy);
 }
 
-/** Records a status report inside the caller's transaction. */
-export async function recordStatusInTransaction(deps: ServiceDeps, report: StatusReport): Promise<RecordOutcome> {
+/**
+ * Records a status report inside the caller's transaction. Text neither backend can store (a NUL,
+ * half a surrogate pair) in a handle, an event id or an error is kept with U+FFFD in its place.
+ */
+export async function recordStatusInTransaction(deps: ServiceDeps, reported: StatusReport): Promise<RecordOutcome> {
+  const report = withStorableText(reported);
   const now = deps.clock.now();
   // Locked: with several instances, a message's status changes (and their callbacks' order) take turns.
   const target = await deps.store.messages.findReportTarget(report.handle, report.source, report.sourceEventId || null);
   if (target.seen) return 'duplicate_event';
   const { message } = target;
+  if (message && !(await reportedByItsCarrier(deps, message, report))) {
+    deps.log.info({ source: report.source, handle: message.handle }, 'a carrier reported on a message it does not carry: ignored');
+    return 'other_carrier';
+  }
   // Another provider account's message is unknown to this one, as a handle it never gave out.
   if (message && (await carriedByReporter(deps, message.accountId, report.reportedBy))) {
     const outcome = await applyReport(deps, message, report, now);

@@ -76,7 +76,7 @@ async function requireOwnReplyTarget(deps: ServiceDeps, account: AccountRow, bod
 
 /** After the send committed: the transport hears of it (a replayed idempotent answer changes nothing for it). */
 function handOver(deps: ServiceDeps, account: AccountRow, response: StoredResponse<MessageView>): StoredResponse<MessageView> {
-  deps.transportAtSend.committed(deps, response.body.message_handle);
+  deps.transportAtSend.committed(deps, response.body.message_handle, { accountId: account.id, lineNumber: response.body.from_number });
   deps.notify.accountActivity?.(account.id);
   return response;
 }

@@ -14,7 +14,7 @@ function notifyAfterCommit(target: Notifier): { notifier: AfterCommitNotifier; c
   let sandboxDueAt: number | undefined;
   const notifier: AfterCommitNotifier = {
     afterCommit: true,
-    messageQueued: (handle) => waiting.push(() => target.messageQueued(handle)),
+    messageQueued: (handle, sender) => waiting.push(() => target.messageQueued(handle, sender)),
     // The dispatcher reads every new row at once: one wake per commit, however many rows it wrote.
     outboxWritten: () => {
       if (outboxWritten) return;

@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import { ErrorCode } from '../domain/error-codes.ts';
+import { LONE_SURROGATE } from '../domain/storable-text.ts';
 import { AppError } from './app-error.ts';
 
 type Issue = z.core.$ZodIssue;
@@ -71,9 +72,7 @@ export function validationError(error: z.ZodError): AppError {
 /** Text neither backend stores alike: a NUL (PostgreSQL refuses it) or half a surrogate pair (not UTF-8). */
 function unstorableIn(text: string): string | undefined {
   if (text.includes('\u0000')) return 'the NUL character (\\u0000)';
-  if (/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/.test(text)) {
-    return 'an unpaired surrogate (half of a UTF-16 pair, not valid Unicode)';
-  }
+  if (LONE_SURROGATE.test(text)) return 'an unpaired surrogate (half of a UTF-16 pair, not valid Unicode)';
   return undefined;
 }
 

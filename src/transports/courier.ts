@@ -1,38 +1,58 @@
 import { ErrorCode } from '../domain/error-codes.ts';
+import { createFairLanes, type FairLanes } from '../domain/fair-lanes.ts';
 import type { ServiceDeps } from '../services/deps.ts';
 import {
   failHandover,
   type HandoverReceipt,
+  type HandoverSender,
   messageAwaitingHandover,
-  messagesAwaitingHandover,
+  type OutboundMessage,
   recordHandover,
+  senderOf,
 } from '../services/handover.ts';
 import { isOutage, storageTrouble } from '../services/storage-errors.ts';
+import { createResumeReader, senderKey } from './courier-resume.ts';
 import { type Transport, TransportRefusal, TransportUnavailable } from './transport.ts';
 
 export type CourierOptions = {
   /** Pauses between hand-over attempts after a retryable failure; once spent, the message fails with 10001. */
   retryDelaysMs: readonly number[];
-  /** Hand-overs in flight at once. */
+  /** Hand-overs in flight at once per carrier (per route of the transport). */
   concurrency: number;
+  /** Hand-overs of one account in flight at once per carrier; by default a quarter of `concurrency`. */
+  perAccount?: number;
 };
 
 /** Upstream outages of a few minutes are ridden out; longer ones fail the message so the client hears about it. */
-export const DEFAULT_COURIER_OPTIONS: CourierOptions = { retryDelaysMs: [1_000, 5_000, 15_000, 60_000, 120_000], concurrency: 32 };
+export const DEFAULT_COURIER_OPTIONS: CourierOptions = {
+  retryDelaysMs: [1_000, 5_000, 15_000, 60_000, 120_000],
+  concurrency: 32,
+  perAccount: 8,
+};
 
 /** A message to hand over: `attempt` counts failed posts; once the transport accepted it, `receipt` holds its answer and `recordings` the failed notes of it. */
-type Work = { handle: string; attempt: number; receipt?: HandoverReceipt; recordings?: number };
+type Work = { handle: string; sender: HandoverSender; attempt: number; receipt?: HandoverReceipt; recordings?: number };
 
-/** How many waiting messages a resume loads at a time. */
-const RESUME_BATCH = 500;
+/** A hand-over's place among its lane's posts: it posts once `previous` did, then calls `posted`. */
+type PostingTurn = { previous: Promise<void>; posted: () => void };
 
 /**
  * Carries committed QUEUED messages to the transport, outside the request that stored them.
+ * Each carrier (route) has its own slots, shared between accounts in turn (domain/fair-lanes.ts):
+ * a lane per account and carrier, first in first out, capped at `perAccount` in flight.
  * A failed hand-over is retried with backoff; after a crash `resume` finds every message still
  * waiting (the database is the queue, this object only paces it).
  */
 export function createCourier(deps: ServiceDeps, transport: Transport, options: CourierOptions = DEFAULT_COURIER_OPTIONS) {
-  const waiting: Work[] = [];
+  const limits = { slots: options.concurrency, perLane: options.perAccount ?? Math.max(1, Math.floor(options.concurrency / 4)) };
+  /** Each route's lanes, by the route's name. */
+  const routes = new Map<string, FairLanes<Work>>();
+  /** Each line's route, as the transport answered (asked once per line). */
+  const routeOfLine = new Map<string, Promise<string>>();
+  /** Each sender's (account and line's) messages waiting in its lane, by senderKey: a resume reads on as they run low. */
+  const queuedBySender = new Map<string, number>();
+  /** Per lane, the turn of its latest hand-over to post. */
+  const lastPosting = new Map<string, Promise<void>>();
   const busy = new Set<string>();
   /** Every message this courier has work for (waiting, in flight or waiting to retry): a resume does not queue it twice. */
   const held = new Set<string>();
@@ -40,17 +60,75 @@ export function createCourier(deps: ServiceDeps, transport: Transport, options: 
   const retrying = new Set<string>();
   const retryTimers = new Set<NodeJS.Timeout>();
   const inFlight = new Set<Promise<void>>();
+  /** Messages on their way into a lane (their route or sender being looked up). */
+  let placing = 0;
+  let pumpPending = false;
   let stopped = false;
-  /** Where the next page of a resume starts; null when no resume has pages left. */
-  let resumeCursor: number | null = null;
-  let readingPage = false;
+  const resumer = createResumeReader(deps, {
+    enqueue,
+    queued: (sender) => queuedBySender.get(senderKey(sender)) ?? 0,
+  });
+
+  function countQueued(sender: HandoverSender, change: 1 | -1): void {
+    const key = senderKey(sender);
+    const count = (queuedBySender.get(key) ?? 0) + change;
+    if (count > 0) queuedBySender.set(key, count);
+    else queuedBySender.delete(key);
+  }
+
+  function routeFor(lineNumber: string): Promise<string> {
+    if (!transport.routeOf) return Promise.resolve(transport.name);
+    let route = routeOfLine.get(lineNumber);
+    if (!route) {
+      route = transport.routeOf(lineNumber).catch((error: unknown) => {
+        // Asked again for the next message; this one waits in the transport's common lane rather than not at all.
+        routeOfLine.delete(lineNumber);
+        if (!isOutage(error)) deps.log.warn({ err: error, lineNumber }, 'could not tell the carrier of a line');
+        return transport.name;
+      });
+      routeOfLine.set(lineNumber, route);
+    }
+    return route;
+  }
+
+  function lanesOf(route: string): FairLanes<Work> {
+    let lanes = routes.get(route);
+    if (!lanes) {
+      lanes = createFairLanes<Work>(limits);
+      routes.set(route, lanes);
+    }
+    return lanes;
+  }
+
+  /** Queues `work` in its lane: at the back, or at the front for a retry (it was sent before what waits behind it). */
+  function place(work: Work, options: { retry?: boolean } = {}): void {
+    countQueued(work.sender, 1);
+    placing += 1;
+    // Awaited even when known, so messages of one line keep their order whatever the lookup took.
+    void routeFor(work.sender.lineNumber).then((route) => {
+      placing -= 1;
+      if (stopped) return;
+      lanesOf(route).push(work.sender.accountId, work, { first: options.retry ?? false });
+      pumpSoon();
+    });
+  }
+
+  /** Deferred: the caller may still be inside the transaction that stored the message. */
+  function pumpSoon(): void {
+    if (pumpPending) return;
+    pumpPending = true;
+    setImmediate(() => {
+      pumpPending = false;
+      pump();
+    });
+  }
 
   function retryLater(work: Work, delayMs: number): void {
     retrying.add(work.handle);
     const timer = setTimeout(() => {
       retryTimers.delete(timer);
       retrying.delete(work.handle);
-      enqueueWork(work);
+      place(work, { retry: true });
     }, delayMs);
     retryTimers.add(timer);
   }
@@ -102,14 +180,29 @@ export function createCourier(deps: ServiceDeps, transport: Transport, options: 
     }
   }
 
-  async function handOver(work: Work): Promise<void> {
-    if (work.receipt) return record({ ...work, receipt: work.receipt });
+  /** Calls the transport, then lets the next of the lane call it: a lane's posts start in the order its hand-overs did. */
+  function postInTurn(message: OutboundMessage, turn: PostingTurn): Promise<HandoverReceipt> {
+    try {
+      return transport.send(message);
+    } finally {
+      turn.posted();
+    }
+  }
+
+  async function handOver(work: Work, turn: PostingTurn): Promise<void> {
     const { handle, attempt } = work;
-    const message = await messageAwaitingHandover(deps, handle);
+    let message: OutboundMessage | undefined;
+    try {
+      if (work.receipt) return await record({ ...work, receipt: work.receipt });
+      message = await messageAwaitingHandover(deps, handle);
+      await turn.previous;
+    } finally {
+      if (!message) turn.posted();
+    }
     if (!message) return;
     let receipt: HandoverReceipt;
     try {
-      receipt = await transport.send(message);
+      receipt = await postInTurn(message, turn);
     } catch (error) {
       // The sandbox plans in our own database: its full disk is not the network's failure.
       if (storageTrouble(error) !== undefined) throw error;
@@ -134,92 +227,103 @@ export function createCourier(deps: ServiceDeps, transport: Transport, options: 
         });
       } else {
         deps.log.info({ handle, attempt, err: error }, 'hand-over failed, will retry');
-        retryLater({ handle, attempt: attempt + 1 }, options.retryDelaysMs[attempt] ?? 0);
+        retryLater({ ...work, attempt: attempt + 1 }, options.retryDelaysMs[attempt] ?? 0);
       }
       return;
     }
-    await record({ handle, attempt, receipt });
+    await record({ ...work, receipt });
+  }
+
+  /** Takes the next posting turn of lane `key` (a route's account). */
+  function postingTurn(key: string): PostingTurn {
+    const previous = lastPosting.get(key) ?? Promise.resolve();
+    let posted: () => void = () => {};
+    const mine = new Promise<void>((resolve) => (posted = resolve));
+    lastPosting.set(key, mine);
+    void mine.then(() => {
+      if (lastPosting.get(key) === mine) lastPosting.delete(key);
+    });
+    return { previous, posted };
+  }
+
+  function start(routeName: string, route: FairLanes<Work>, lane: string, next: Work): void {
+    countQueued(next.sender, -1);
+    resumer.drained(next.sender);
+    if (busy.has(next.handle)) {
+      route.done(lane);
+      return;
+    }
+    busy.add(next.handle);
+    const work: Promise<void> = handOver(next, postingTurn(`${routeName}\n${lane}`))
+      .catch((error: unknown) => {
+        if (!isOutage(error)) deps.log.error({ err: error, handle: next.handle }, 'hand-over bookkeeping failed');
+        // The database could not be read or written (full, read-only, busy): the message waits for
+        // it, without spending an attempt, rather than for the next start.
+        if (storageTrouble(error) !== undefined && !stopped) retryLater(next, options.retryDelaysMs[0] ?? 1_000);
+      })
+      .finally(() => {
+        busy.delete(next.handle);
+        if (!retrying.has(next.handle)) held.delete(next.handle);
+        inFlight.delete(work);
+        route.done(lane);
+        pump();
+      });
+    inFlight.add(work);
   }
 
   function pump(): void {
-    while (!stopped && inFlight.size < options.concurrency) {
-      const next = waiting.shift();
-      if (!next) break;
-      if (busy.has(next.handle)) continue;
-      busy.add(next.handle);
-      const work: Promise<void> = handOver(next)
-        .catch((error: unknown) => {
-          if (!isOutage(error)) deps.log.error({ err: error, handle: next.handle }, 'hand-over bookkeeping failed');
-          // The database could not be read or written (full, read-only, busy): the message waits for
-          // it, without spending an attempt, rather than for the next start.
-          if (storageTrouble(error) !== undefined && !stopped) retryLater(next, options.retryDelaysMs[0] ?? 1_000);
-        })
-        .finally(() => {
-          busy.delete(next.handle);
-          if (!retrying.has(next.handle)) held.delete(next.handle);
-          inFlight.delete(work);
-          if (waiting.length === 0 && resumeCursor !== null) void resumePage(resumeCursor);
-          else pump();
-        });
-      inFlight.add(work);
+    for (const [name, route] of routes) {
+      while (!stopped) {
+        const next = route.take();
+        if (!next) break;
+        start(name, route, next.lane, next.item);
+      }
     }
   }
 
-  function enqueueWork(work: Work): void {
-    if (stopped) return;
-    waiting.push(work);
-    // Deferred: the caller may still be inside the transaction that stored the message.
-    setImmediate(pump);
-  }
-
-  /** A message to hand over from its first attempt, unless this courier already has work for it. */
-  function enqueue(handle: string): void {
+  /**
+   * A message to hand over from its first attempt, unless this courier already has work for it.
+   * `sender` (its account and line) places it in its lane; without it, the message is read first.
+   */
+  function enqueue(handle: string, sender?: HandoverSender): void {
     if (stopped || held.has(handle)) return;
     held.add(handle);
-    enqueueWork({ handle, attempt: 0 });
-  }
-
-  async function resumeNextPage(cursor: number): Promise<void> {
-    // Taken while the page is read, so that hand-overs finishing meanwhile do not read it again.
-    resumeCursor = null;
-    readingPage = true;
-    try {
-      const page = await messagesAwaitingHandover(deps, RESUME_BATCH, cursor);
-      resumeCursor = page.messages.length === RESUME_BATCH ? page.cursor : null;
-      for (const message of page.messages) enqueue(message.handle);
-    } finally {
-      readingPage = false;
+    if (sender) {
+      place({ handle, sender, attempt: 0 });
+      return;
     }
+    placing += 1;
+    void senderOf(deps, handle)
+      .then((found) => {
+        if (!found || stopped) return void held.delete(handle);
+        place({ handle, sender: found, attempt: 0 });
+      })
+      .catch((error: unknown) => {
+        // Left QUEUED: the next start (or rescan) finds it.
+        held.delete(handle);
+        if (!isOutage(error)) deps.log.error({ err: error, handle }, 'could not read a message to hand over');
+      })
+      .finally(() => {
+        placing -= 1;
+      });
   }
 
-  /** Queues every message that was accepted but never handed over, a batch at a time. */
-  function resume(): Promise<void> {
-    return resumeNextPage(0);
-  }
-
-  /** A page read from the pump: a failure is logged, and the next start resumes what it missed. */
-  function resumePage(cursor: number): Promise<void> {
-    return resumeNextPage(cursor).catch((error: unknown) => {
-      if (!isOutage(error)) deps.log.error({ err: error }, 'reading messages awaiting hand-over failed');
-    });
-  }
+  const waiting = () => [...routes.values()].reduce((sum, route) => sum + route.waiting, 0);
 
   return {
     enqueue,
-    resume,
+    /** Queues every message that was accepted but never handed over: each sender's first page now, the rest as its lane drains. */
+    resume: resumer.resume,
     /**
-     * Resumes again unless a resume is still reading: on a database several instances share, what
+     * Looks again for senders with waiting messages: on a database several instances share, what
      * one left QUEUED when it died. A message another live instance is handing over right now may be
      * handed over twice; the transport dedupes by our handle, so it is sent once.
      */
-    rescan(): void {
-      if (stopped || readingPage || resumeCursor !== null) return;
-      void resumePage(0);
-    },
+    rescan: resumer.rescan,
     /** Resolves once nothing is queued or in flight (retry timers aside). */
     async idle(): Promise<void> {
-      while (inFlight.size > 0 || waiting.length > 0) {
-        await Promise.all([...inFlight]);
+      while (inFlight.size > 0 || waiting() > 0 || placing > 0 || resumer.busy) {
+        await Promise.all([...inFlight, resumer.settled()]);
         await new Promise((resolve) => setImmediate(resolve));
       }
     },
@@ -228,8 +332,9 @@ export function createCourier(deps: ServiceDeps, transport: Transport, options: 
       stopped = true;
       for (const timer of retryTimers) clearTimeout(timer);
       retryTimers.clear();
-      waiting.length = 0;
-      await Promise.all([...inFlight]);
+      resumer.stop();
+      for (const route of routes.values()) route.clear();
+      await Promise.all([...inFlight, resumer.settled()]);
     },
   };
 }

@@ -13,6 +13,11 @@ export interface Transport {
    * again. Throws `TransportRefusal` for a final no; any other error is retried.
    */
   send(message: OutboundMessage): Promise<HandoverReceipt>;
+  /**
+   * Which of the transport's ways out a line's messages take (the carrier's name): the courier gives
+   * each its own slots, so a slow one never holds back another. Absent: the transport is one way out.
+   */
+  routeOf?(lineNumber: string): Promise<string>;
   /** Resumes the transport's own pending work (for the sandbox: the planned steps in the database). */
   start(): void;
   /** Stops timers and waits for work in flight. */

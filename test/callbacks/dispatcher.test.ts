@@ -286,7 +286,8 @@ describe('webhook dispatcher: ordering, leases, shutdown', () => {
     for (let i = 0; i < 6; i++) await sendWithCallback(t, account, slow.url(), `+1212456${String(7100 + i)}`);
     await sendWithCallback(t, account, fast.url(), BOB);
     // Its held posts are not waited for at cleanup: the slow host never answers them.
-    const dispatcher = dispatcherFor(t, { concurrency: 4, perHostConcurrency: 2, shutdownGraceMs: 50 });
+    // 3 to a host, one kept for newcomers: 2 for this account alone.
+    const dispatcher = dispatcherFor(t, { concurrency: 4, perHostConcurrency: 3, shutdownGraceMs: 50 });
     dispatcher.start();
     // One claim starts all three posts; which request reaches its receiver first is up to the sockets and the load.
     await expect
@@ -305,7 +306,8 @@ describe('webhook dispatcher: ordering, leases, shutdown', () => {
     const backlog = 70; // more rows than one claim passes over before it gives up on finding other hosts
     for (let i = 0; i < backlog; i++) await sendWithCallback(t, account, slow.url(), `+1212457${String(1000 + i)}`);
     // Polling once a minute: only a wake-up or a freed slot can make it look again within the test.
-    const dispatcher = dispatcherFor(t, { concurrency: 32, perHostConcurrency: 2, pollIntervalMs: 60_000 });
+    // 3 to a host, one kept for newcomers: 2 for this account alone.
+    const dispatcher = dispatcherFor(t, { concurrency: 32, perHostConcurrency: 3, pollIntervalMs: 60_000 });
     dispatcher.start();
     await expect.poll(() => slow.received.length).toBe(2);
 

@@ -95,6 +95,7 @@ describe('textrelay status', () => {
       },
       carriers: [],
       carrier_problems: [],
+      offline_lines: [],
     });
 
     const human = await status(db, false);
@@ -120,6 +121,7 @@ describe('textrelay status', () => {
       unrouted_inbound: { total: 0, latest: [] },
       carriers: [],
       carrier_problems: [],
+      offline_lines: [],
     });
     const human = await status(db, false);
     expect(human).toContain('No failing webhook destinations');

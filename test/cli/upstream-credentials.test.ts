@@ -1,11 +1,12 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import { freshPostgresDatabase, type TestPostgresDatabase } from '../helpers/postgres-database.ts';
 import { type CliResult, runCli } from '../helpers/process.ts';
 
-// `accounts create --upstream-key-id/--upstream-secret` and `accounts upstream set`, as real processes on both backends.
+// `accounts create --upstream-key-id/--upstream-secret-file` and `accounts upstream set`, as real processes on both backends.
 
 const dir = mkdtempSync(join(tmpdir(), 'textrelay-upstream-cli-'));
 const opened: TestPostgresDatabase[] = [];
@@ -22,6 +23,13 @@ const RELAY_ENV = {
   TEXTRELAY_UPSTREAM_SECRET: 'relay-secret',
   TEXTRELAY_PUBLIC_URL: 'https://relay.example.com',
 };
+
+/** A provider account's secret in a file of its own, as the commands take it (never on the command line, which `ps` shows). */
+function secretFile(secret: string): string {
+  const file = join(dir, `${secret}.secret`);
+  writeFileSync(file, `${secret}\n`, { mode: 0o600 });
+  return file;
+}
 
 function describeRun(result: CliResult): string {
   return `exit ${result.code}\nstdout:\n${result.stdout}\nstderr:\n${result.stderr}`;
@@ -51,9 +59,27 @@ describe.each(['sqlite', 'postgres'] as const)('accounts and provider accounts o
       return result;
     };
 
-    await ok(['accounts', 'create', '--email', 'a@example.com', '--upstream-key-id', 'key-a', '--upstream-secret', 'secret-a']);
+    await ok([
+      'accounts',
+      'create',
+      '--email',
+      'a@example.com',
+      '--upstream-key-id',
+      'key-a',
+      '--upstream-secret-file',
+      secretFile('secret-a'),
+    ]);
     expectRefused(
-      await cli(['accounts', 'create', '--email', 'b@example.com', '--upstream-key-id', 'key-a', '--upstream-secret', 'other']),
+      await cli([
+        'accounts',
+        'create',
+        '--email',
+        'b@example.com',
+        '--upstream-key-id',
+        'key-a',
+        '--upstream-secret-file',
+        secretFile('other'),
+      ]),
       /b@example\.com cannot use provider account key-a: a@example\.com is on it/,
     );
 
@@ -64,7 +90,7 @@ describe.each(['sqlite', 'postgres'] as const)('accounts and provider accounts o
       /c@example\.com cannot use the relay's provider account \(TEXTRELAY_UPSTREAM_KEY_ID relay-key\): b@example\.com is on it/,
     );
     expectRefused(
-      await cli(['accounts', 'upstream', 'set', '--email', 'b@example.com', '--key-id', 'key-a', '--secret', 'secret-a']),
+      await cli(['accounts', 'upstream', 'set', '--email', 'b@example.com', '--key-id', 'key-a', '--secret-file', secretFile('secret-a')]),
       /b@example\.com cannot use provider account key-a: a@example\.com is on it/,
     );
 
@@ -76,10 +102,73 @@ describe.each(['sqlite', 'postgres'] as const)('accounts and provider accounts o
       'b@example.com',
       '--key-id',
       'key-b',
-      '--secret',
-      'secret-b',
+      '--secret-file',
+      secretFile('secret-b'),
       '--json',
     ]);
     expect(JSON.parse(moved.stdout)).toEqual({ email: 'b@example.com', upstream_key_id: 'key-b' });
   }, 240_000);
+});
+
+describe('a provider account secret is never on the command line', () => {
+  const db = join(dir, 'flags.db');
+  const cli = (args: string[]) => runCli([...args, '--db', db], { LOG_LEVEL: 'warn' });
+
+  it('refuses --upstream-secret and --secret with a value, naming the flag to use instead', async () => {
+    const created = await cli([
+      'accounts',
+      'create',
+      '--email',
+      'a@example.com',
+      '--upstream-key-id',
+      'key-a',
+      '--upstream-secret',
+      'sk_a',
+    ]);
+    expect(created.code, describeRun(created)).toBe(2);
+    expect(created.stderr.split('\n')[0]).toBe(
+      '--upstream-secret would show the secret to every user of this machine (ps): give it in a file with --upstream-secret-file FILE',
+    );
+    const moved = await cli(['accounts', 'upstream', 'set', '--email', 'a@example.com', '--key-id', 'key-a', '--secret', 'sk_a']);
+    expect(moved.code, describeRun(moved)).toBe(2);
+    expect(moved.stderr.split('\n')[0]).toBe(
+      '--secret would show the secret to every user of this machine (ps): give it in a file with --secret-file FILE',
+    );
+  }, 120_000);
+
+  it('stores the secret read from the file, and refuses a file it cannot read or an empty one', async () => {
+    const missing = join(dir, 'missing.secret');
+    const unread = await cli([
+      'accounts',
+      'create',
+      '--email',
+      'b@example.com',
+      '--upstream-key-id',
+      'key-b',
+      '--upstream-secret-file',
+      missing,
+    ]);
+    expect(unread.code, describeRun(unread)).toBe(2);
+    expect(unread.stderr).toContain(`--upstream-secret-file: cannot read ${missing} (ENOENT)`);
+    const empty = join(dir, 'empty.secret');
+    writeFileSync(empty, '\n');
+    const blank = await cli(['accounts', 'upstream', 'set', '--email', 'b@example.com', '--key-id', 'key-b', '--secret-file', empty]);
+    expect(blank.code, describeRun(blank)).toBe(2);
+    expect(blank.stderr).toContain(`--secret-file: ${empty} is empty`);
+    const ok = await cli([
+      'accounts',
+      'create',
+      '--email',
+      'b@example.com',
+      '--upstream-key-id',
+      'key-b',
+      '--upstream-secret-file',
+      secretFile('sk_b'),
+      '--json',
+    ]);
+    expect(ok.code, describeRun(ok)).toBe(0);
+    const stored = new Database(db, { readonly: true });
+    expect(stored.prepare('select upstream_secret from accounts where email = ?').pluck().get('b@example.com')).toBe('sk_b');
+    stored.close();
+  }, 120_000);
 });

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { createSqliteStore } from '../../src/db/sqlite/store.ts';
 import { addReceiveUrl, receiveUrls } from '../../src/services/account-webhooks.ts';
 import { recordHandover } from '../../src/services/handover.ts';
-import { createCourier } from '../../src/transports/courier.ts';
+import { createCourier, DEFAULT_COURIER_OPTIONS } from '../../src/transports/courier.ts';
 import { createSandboxTransport } from '../../src/transports/sandbox.ts';
 import { makeTestApp } from '../helpers/app.ts';
 import { accountRow, send, sendGroup } from '../helpers/delivery.ts';
@@ -115,7 +115,8 @@ describe('group commit', () => {
   it('shares commits between a burst of sends and their hand-overs to the sandbox, instead of one commit per message', async () => {
     const t = makeTestApp();
     const transport = createSandboxTransport(t.deps, { stepMs: 1_000 });
-    const courier = createCourier(t.deps, transport);
+    // One account alone: its hand-overs may take every slot, as they go in one batch.
+    const courier = createCourier(t.deps, transport, { ...DEFAULT_COURIER_OPTIONS, perAccount: DEFAULT_COURIER_OPTIONS.concurrency });
     t.notifier.subscribe({ messageQueued: courier.enqueue });
     const account = await t.createAccount();
     const commitsBefore = t.commits();

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { outcomeOf } from '../../src/domain/attempt-outcome.ts';
 import { type CallbackClaims, createCallbackClaims } from '../../src/domain/callback-claims.ts';
+import { newcomerSlotsOf, urlBeforePath } from '../../src/domain/claim-slots.ts';
 
 const NOW = 1_000_000;
 const schedule = [5_000, 30_000, 120_000];
@@ -62,9 +63,10 @@ function offer<T extends { seq: number }>(rows: readonly T[], start: 'first' | {
   return { rows: reading(), read: () => read };
 }
 
+// One account alone: with no newcomer slots it may fill a host, so these look at the host limit alone.
 describe('which callbacks a claim takes', () => {
   it('due callbacks, oldest first, while there are free slots overall and on their host', () => {
-    const claims = createCallbackClaims({ concurrency: 4, perHostLimit: 2, perAccountLimit: 1_000 });
+    const claims = createCallbackClaims({ concurrency: 4, perHostLimit: 2, perAccountLimit: 1_000, newcomerSlots: 0 });
     const claim = claims.claim();
     expect(claim.readStart()).toBe('first');
     const chosen = claim.chooseDue([due('a', 1), due('a', 2), due('a', 3), due('b', 4), due('c', 5), due('c', 6)]);
@@ -74,9 +76,9 @@ describe('which callbacks a claim takes', () => {
 
   it('offered the due callbacks a page at a time, goes on where it stopped and takes the same', () => {
     const rows = [due('a', 1), due('a', 2), due('a', 3), due('b', 4), due('c', 5), due('c', 6)];
-    const whole = createCallbackClaims({ concurrency: 4, perHostLimit: 2, perAccountLimit: 1_000 }).claim();
+    const whole = createCallbackClaims({ concurrency: 4, perHostLimit: 2, perAccountLimit: 1_000, newcomerSlots: 0 }).claim();
     whole.readStart();
-    const paged = createCallbackClaims({ concurrency: 4, perHostLimit: 2, perAccountLimit: 1_000 }).claim();
+    const paged = createCallbackClaims({ concurrency: 4, perHostLimit: 2, perAccountLimit: 1_000, newcomerSlots: 0 }).claim();
     paged.readStart();
     const firstPage = paged.chooseDue(rows.slice(0, 3));
     expect(paged.wantsMore(), 'two of four slots taken, the page ran out').toBe(true);
@@ -86,7 +88,7 @@ describe('which callbacks a claim takes', () => {
   });
 
   it('counts posts in flight against the limits until they end', () => {
-    const claims = createCallbackClaims({ concurrency: 3, perHostLimit: 2, perAccountLimit: 1_000 });
+    const claims = createCallbackClaims({ concurrency: 3, perHostLimit: 2, perAccountLimit: 1_000, newcomerSlots: 0 });
     posting(claims, 'a', 2);
     expect(claims.freeSlots()).toBe(1);
     let claim = claims.claim();
@@ -100,7 +102,7 @@ describe('which callbacks a claim takes', () => {
   });
 
   it('starts the next callback of a finished one first, in the slot it left; one without room becomes due', () => {
-    const claims = createCallbackClaims({ concurrency: 2, perHostLimit: 1, perAccountLimit: 1_000 });
+    const claims = createCallbackClaims({ concurrency: 2, perHostLimit: 1, perAccountLimit: 1_000, newcomerSlots: 0 });
     const claim = claims.claim();
     const { startNow, makeDue } = claim.splitNext([due('a', 7), due('a', 9), due('b', 8)]);
     expect(seqs(startNow)).toEqual([7, 8]);
@@ -110,7 +112,7 @@ describe('which callbacks a claim takes', () => {
   });
 
   it('a next callback made due restarts a read that paused on full hosts', () => {
-    const claims = createCallbackClaims({ concurrency: 10, perHostLimit: 1, perAccountLimit: 1_000 });
+    const claims = createCallbackClaims({ concurrency: 10, perHostLimit: 1, perAccountLimit: 1_000, newcomerSlots: 0 });
     posting(claims, 'a', 1);
     const first = claims.claim();
     first.readStart();
@@ -125,7 +127,7 @@ describe('which callbacks a claim takes', () => {
 });
 
 describe('reading a full host’s backlog in turns', () => {
-  const LIMITS = { concurrency: 256, perHostLimit: 2, perAccountLimit: 1_000 };
+  const LIMITS = { concurrency: 256, perHostLimit: 2, perAccountLimit: 1_000, newcomerSlots: 0 };
   const backlog = [...many('slow', 1, 200), due('fast', 201)];
 
   it('passes over at most 64 of a full host’s callbacks per claim, and the next claim resumes after them', () => {
@@ -158,7 +160,7 @@ describe('reading a full host’s backlog in turns', () => {
   });
 
   it('keeps its place when the slots ran out, and starts over when restarted', () => {
-    const claims = createCallbackClaims({ concurrency: 2, perHostLimit: 2, perAccountLimit: 1_000 });
+    const claims = createCallbackClaims({ concurrency: 2, perHostLimit: 2, perAccountLimit: 1_000, newcomerSlots: 0 });
     const claim = claims.claim();
     claim.readStart();
     expect(seqs(claim.chooseDue([due('a', 1), due('b', 2), due('c', 3)]))).toEqual([1, 2]);
@@ -218,10 +220,10 @@ describe('fairness between accounts', () => {
     const claims = createCallbackClaims(LIMITS);
     const claim = claims.claim();
     claim.readStart();
-    expect(claim.fullAccounts(), 'nobody is full yet').toEqual([]);
+    expect(claim.leftOut().accounts, 'nobody is full yet').toEqual([]);
     const flood = Array.from({ length: 10 }, (_, i) => due(`h${i}.flood`, i + 1, 'flooder'));
     expect(seqs(claim.chooseDue(flood)), 'three slots for the flooder, each on a host with room').toEqual([1, 2, 3]);
-    expect(claim.fullAccounts(), 'the next page is read without its rows').toEqual(['flooder']);
+    expect(claim.leftOut().accounts, 'the next page is read without its rows').toEqual(['flooder']);
     expect(seqs(claim.chooseDue([due('victim.example', 11, 'victim')]))).toEqual([11]);
   });
 
@@ -230,11 +232,11 @@ describe('fairness between accounts', () => {
     postingFor(claims, 'flooder', 3);
     const claim = claims.claim();
     expect(claim.readStart()).toBe('first');
-    expect(claim.fullAccounts()).toEqual(['flooder']);
+    expect(claim.leftOut().accounts).toEqual(['flooder']);
     claims.postEnded({ url: 'https://h0.flooder/hook', accountId: 'flooder' });
     const next = claims.claim();
     next.readStart();
-    expect(next.fullAccounts(), 'a slot freed: its callbacks are read again').toEqual([]);
+    expect(next.leftOut().accounts, 'a slot freed: its callbacks are read again').toEqual([]);
   });
 
   it('a read that found nothing but left-out accounts pauses, and starts again when one of them frees a slot', () => {
@@ -242,11 +244,103 @@ describe('fairness between accounts', () => {
     postingFor(claims, 'flooder', 3);
     const first = claims.claim();
     first.readStart();
-    first.fullAccounts();
+    first.leftOut();
     first.chooseDue([]);
     first.committed();
     expect(claims.claim().readStart(), 'only the full account may have due callbacks').toBe('none');
     claims.postEnded({ url: 'https://h0.flooder/hook', accountId: 'flooder' });
     expect(claims.claim().readStart()).toBe('first');
+  });
+});
+
+describe('sharing a host between accounts', () => {
+  /** 8 slots to a host, one of them kept for newcomers: 7 to share. */
+  const LIMITS = { concurrency: 256, perHostLimit: 8, perAccountLimit: 1_000 };
+  const to = (host: string, seq: number, accountId: string, path = '/hook') => ({
+    url: `https://${host}${path}`,
+    accountId,
+    dueAt: 1_000,
+    seq,
+  });
+  function postingTo(claims: CallbackClaims, host: string, accountId: string, count: number): void {
+    for (let i = 0; i < count; i++) claims.postStarted({ url: `https://${host}/hook`, accountId });
+  }
+  /** Every row `rows` offers that a claim takes, read a page at a time as the database would: without what it leaves out. */
+  function claimAll(claims: CallbackClaims, rows: ReturnType<typeof to>[]) {
+    const claim = claims.claim();
+    claim.readStart();
+    const chosen: ReturnType<typeof to>[] = [];
+    let after = 0;
+    for (;;) {
+      const { accounts, shares } = claim.leftOut();
+      const skipped = new Set(shares.map((share) => `${share.accountId} ${share.urlBeforePath}`));
+      const page = rows.filter(
+        (row) => row.seq > after && !accounts.includes(row.accountId) && !skipped.has(`${row.accountId} ${urlBeforePath(row.url)}`),
+      );
+      chosen.push(...claim.chooseDue(page));
+      if (page.length === 0 || !claim.wantsMore()) return seqs(chosen);
+      after = claim.lastSeen()?.seq ?? after;
+    }
+  }
+
+  it('keeps an eighth of a host’s slots, rounded up, for accounts with none in flight there, and never all of them', () => {
+    expect([64, 32, 8, 2, 1].map(newcomerSlotsOf)).toEqual([8, 4, 1, 1, 0]);
+  });
+
+  it('a lone account gets all but the newcomer slots; another account’s callback behind its backlog takes one at once', () => {
+    const claims = createCallbackClaims(LIMITS);
+    const backlog = Array.from({ length: 100 }, (_, i) => to('shared.example', i + 1, 'flooder', `/flood/${i}`));
+    const chosen = claimAll(claims, [...backlog, to('shared.example', 101, 'victim')]);
+    expect(chosen).toEqual([1, 2, 3, 4, 5, 6, 7, 101]);
+  });
+
+  it('leaves out an account’s callbacks to a host whose share it holds, and only those', () => {
+    const claims = createCallbackClaims(LIMITS);
+    postingTo(claims, 'slow.example', 'flooder', 7);
+    const claim = claims.claim();
+    claim.readStart();
+    expect(claim.leftOut(), 'its other hosts are read').toEqual({
+      accounts: [],
+      shares: [{ accountId: 'flooder', urlBeforePath: 'https://slow.example' }],
+    });
+    expect(seqs(claim.chooseDue([to('fast.example', 1, 'flooder'), to('slow.example', 2, 'victim')]))).toEqual([1, 2]);
+  });
+
+  it('a share that fills up ends the page where it did, and the next leaves out the URLs it read there', () => {
+    const claims = createCallbackClaims(LIMITS);
+    postingTo(claims, 'shared.example', 'flooder', 6);
+    const claim = claims.claim();
+    claim.readStart();
+    expect(seqs(claim.chooseDue([to('shared.example', 1, 'flooder'), to('shared.example', 2, 'flooder', '/a')]))).toEqual([1]);
+    expect(claim.wantsMore()).toBe(true);
+    expect(claim.lastSeen()?.seq).toBe(2);
+    expect(claim.leftOut().shares).toEqual([{ accountId: 'flooder', urlBeforePath: 'https://shared.example' }]);
+  });
+
+  it('the accounts with posts on a host share it equally: one above its part waits while the others take the slots that free up', () => {
+    const claims = createCallbackClaims(LIMITS);
+    postingTo(claims, 'shared.example', 'first', 7);
+    let rows = [
+      ...Array.from({ length: 10 }, (_, i) => to('shared.example', i + 1, 'first', `/first/${i}`)),
+      ...Array.from({ length: 10 }, (_, i) => to('shared.example', i + 11, 'second', `/second/${i}`)),
+    ];
+    expect(claimAll(claims, rows), 'the newcomer slot').toEqual([11]);
+    claims.postStarted({ url: 'https://shared.example/hook', accountId: 'second' });
+    // Two share the host's 7 slots: 3 each. The first's posts end; the second takes what frees up, to its part.
+    for (let i = 0; i < 4; i++) claims.postEnded({ url: 'https://shared.example/hook', accountId: 'first' });
+    rows = rows.filter((row) => row.seq !== 11);
+    expect(claimAll(claims, rows), 'the first holds 3, its part; the second grows to its 3').toEqual([12, 13]);
+  });
+
+  it('an account’s first callback to a host may take any free slot, even one the sharing accounts cannot', () => {
+    const claims = createCallbackClaims(LIMITS);
+    postingTo(claims, 'shared.example', 'first', 4);
+    postingTo(claims, 'shared.example', 'second', 3);
+    const chosen = claimAll(claims, [
+      to('shared.example', 1, 'first'),
+      to('shared.example', 2, 'second'),
+      to('shared.example', 3, 'third'),
+    ]);
+    expect(chosen, '7 of 8 slots taken: only the newcomer may have the last').toEqual([3]);
   });
 });

@@ -58,7 +58,8 @@ export async function claimDue(
   return await recordAndClaim(
     deps,
     finished,
-    createCallbackClaims({ concurrency: slots, perHostLimit: slots, perAccountLimit: slots }).claim(),
+    // No newcomer slots: one account may take all `slots` on one host.
+    createCallbackClaims({ concurrency: slots, perHostLimit: slots, perAccountLimit: slots, newcomerSlots: 0 }).claim(),
     leaseMs,
   );
 }

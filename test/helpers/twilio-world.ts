@@ -9,7 +9,12 @@ import { serveOnLoopback } from './listen.ts';
  * textrelay with TEXTRELAY_TRANSPORT=twilio in this process, on the test backend, served on
  * loopback (the fake Twilio posts to its public URL), with the official SDK as its client.
  */
-export async function startTwilioWorld(options: { lines: string[]; otherNumbers?: string[]; retrySchedule?: string }) {
+export async function startTwilioWorld(options: {
+  lines: string[];
+  otherNumbers?: string[];
+  retrySchedule?: string;
+  readbackSeconds?: number;
+}) {
   const twilio = await startFakeTwilio([...options.lines, ...(options.otherNumbers ?? [])]);
   let serve: (request: Request) => Response | Promise<Response> = () => new Response('starting', { status: 503 });
   const listening = await serveOnLoopback((request) => serve(request));
@@ -21,6 +26,7 @@ export async function startTwilioWorld(options: { lines: string[]; otherNumbers?
       TEXTRELAY_TWILIO_API_URL: twilio.url,
       TEXTRELAY_PUBLIC_URL: listening.url,
       TEXTRELAY_CARRIER_RETRY_SCHEDULE: options.retrySchedule ?? '0.05,0.05',
+      ...(options.readbackSeconds === undefined ? {} : { TEXTRELAY_CARRIER_READBACK_S: options.readbackSeconds }),
     },
   });
   serve = (request) => t.app.fetch(request);

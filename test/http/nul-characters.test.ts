@@ -29,17 +29,63 @@ describe('text holding a NUL character', () => {
     expect(status.status).toBe(400);
     expect(status.body.error_message).toBe('handle must not contain the NUL character (\\u0000)');
   });
+});
 
-  it('is refused at ingest, so that a provider sees a 400 rather than a failure to retry', async () => {
+describe('a group id holding a NUL in the path', () => {
+  it('is an unknown group (404, 4040) on both backends, for retrieve, rename and photo', async () => {
+    const t = makeTestApp();
+    const account = await t.createAccount();
+    const before = await rowCounts(t);
+    for (const id of ['ab%00c', '%00']) {
+      const retrieve = await t.call('GET', `/api/v2/groups/${id}`, account);
+      expectMessageError(retrieve, 404, 4040);
+      expect(retrieve.body.error_message).toBe(`Group ${decodeURIComponent(id).replace('\u0000', '\uFFFD')} not found`);
+      expectMessageError(await t.call('POST', `/api/v2/groups/${id}/name`, account, { group_name: 'x' }), 404, 4040);
+      expectMessageError(await t.call('POST', `/api/v2/groups/${id}/photo`, account, { photo_url: null }), 404, 4040);
+    }
+    expect(await rowCounts(t)).toEqual(before);
+  });
+});
+
+// What a transport reports has already reached a phone: kept, a NUL or half a surrogate pair as U+FFFD, rather than lost.
+
+describe('a NUL or half a surrogate pair in what a transport reports at /webhooks/*', () => {
+  it('is kept in a received message, in every field, the same on both backends', async () => {
     const t = makeTestApp({ ingestSecrets: [INGEST_SECRET] });
-    const reply = await postIngest(
+    const account = await t.createAccount();
+    const line = account.numbers[0]!;
+    const body = { content: 'from a phone\u0000 \ud83d', from_number: '+14155550100', to_number: line, message_handle: 'up-nul\u0000' };
+    for (const attempt of [1, 2]) {
+      const reply = await postIngest(t, '/webhooks/receive', body, {
+        'svc-signing-secret': INGEST_SECRET,
+        'webhook-id': `msg_nul${attempt}`,
+      });
+      expect(reply.status, JSON.stringify(reply.body)).toBe(200);
+    }
+    const listed = await t.call('GET', '/accounts/messages', account);
+    expect(listed.body.messages.map((m: { content: string }) => m.content)).toEqual(['from a phone\uFFFD \uFFFD']);
+    expect(await t.store.messages.findByAnyHandle('up-nul\uFFFD')).toMatchObject({ content: 'from a phone\uFFFD \uFFFD' });
+  });
+
+  it('is kept in a status callback: its handle and its error', async () => {
+    const t = makeTestApp({ ingestSecrets: [INGEST_SECRET] });
+    const account = await t.createAccount();
+    const sent = await t.call('POST', '/api/send-message', account, { number: '+14155550100', content: 'hi' });
+    const handle = sent.body.message_handle as string;
+    const report = { message_handle: handle, status: 'ERROR', error_code: 10001, error_message: 'carrier said \u0000 no' };
+    for (const _ of [1, 2]) {
+      const reply = await postIngest(t, '/webhooks/status', report, { 'svc-signing-secret': INGEST_SECRET, 'webhook-id': 'evt_nul' });
+      expect(reply.status, JSON.stringify(reply.body)).toBe(200);
+    }
+    const status = await t.call('GET', `/api/status?handle=${handle}&history=1`, account);
+    expect(status.body).toMatchObject({ status: 'ERROR', error_message: 'carrier said \uFFFD no' });
+    const orphan = await postIngest(
       t,
-      '/webhooks/receive',
-      { content: 'from a phone\u0000', from_number: '+14155550100', to_number: '+14155550111', message_handle: 'up-nul' },
-      { 'svc-signing-secret': INGEST_SECRET, 'webhook-id': 'msg_nul' },
+      '/webhooks/status',
+      { message_handle: 'nobody\u0000', status: 'SENT' },
+      { 'svc-signing-secret': INGEST_SECRET },
     );
-    expect(reply.status).toBe(400);
-    expect(JSON.stringify(reply.body)).toContain('content must not contain the NUL character');
+    expect(orphan.status, JSON.stringify(orphan.body)).toBe(202);
   });
 });
 

@@ -285,3 +285,30 @@ describe('receiveFromTransport: groups', () => {
     expect([...payload.participants].sort()).toEqual([CAROL, DAVE, line].sort());
   });
 });
+
+describe('receiveFromTransport: a group of nobody but the account', () => {
+  it('keeps a group message whose only members are the account’s own lines as unrouted, making no group', async () => {
+    const { t, account, row } = await setUp();
+    const [line, other] = account.numbers as [string, string];
+    const unrouted = await t.store.unrouted.count();
+    const own = await receiveFromTransport(t.deps, fromTransport(line, { from: line, transportGroupId: 'up-self', participants: [line] }));
+    expect(own).toEqual({ routed: false, created: true });
+    const lines = await receiveFromTransport(
+      t.deps,
+      fromTransport(line, { from: other, transportGroupId: 'up-lines', participants: [line, other], transportHandle: 'up-lines-1' }),
+    );
+    expect(lines).toEqual({ routed: false, created: true });
+    expect(await t.store.unrouted.count()).toBe(unrouted + 2);
+    expect(await t.store.groups.findByTransportGroupId(row.id, 'up-self')).toBeUndefined();
+    expect(await t.store.groups.findByTransportGroupId(row.id, 'up-lines')).toBeUndefined();
+    expect(await messagesOf(t, row)).toEqual([]);
+    // A person's message in the same chat still makes the group.
+    const person = routed(
+      await receiveFromTransport(
+        t.deps,
+        fromTransport(line, { from: ALICE, transportGroupId: 'up-self', participants: [line, ALICE, BOB] }),
+      ),
+    );
+    expect([...(await t.store.groups.members(person.message.groupId!))].sort()).toEqual([ALICE, BOB]);
+  });
+});

@@ -17,11 +17,12 @@ type Answer = (message: OutboundMessage, call: number) => Promise<HandoverReceip
 
 const accept: Answer = async (message) => ({ transportHandle: `t-${message.handle}` });
 
-function fakeTransport(answer: Answer = accept) {
+function fakeTransport(answer: Answer = accept, routeOf?: Transport['routeOf']) {
   const calls: OutboundMessage[] = [];
   const waiters: { count: number; resolve: () => void }[] = [];
   const transport: Transport & { calls: OutboundMessage[]; waitForCalls(count: number): Promise<void> } = {
     name: 'upstream',
+    ...(routeOf ? { routeOf } : {}),
     calls,
     send(message) {
       calls.push(message);
@@ -354,5 +355,150 @@ describe('courier: resume and stop', () => {
     const message = await messageOf(t, handle);
     expect([message.status, message.handedOverAt]).toEqual(['QUEUED', null]);
     expect((await t.store.messages.awaitingHandover(10)).map((row) => row.handle)).toEqual([handle]);
+  });
+});
+
+/** Sends that hang until `release()`, and the most hand-overs each account had in flight at once. */
+function gate() {
+  let open: () => void = () => {};
+  const opened = new Promise<void>((resolve) => (open = resolve));
+  const inFlight = new Map<string, number>();
+  const most = new Map<string, number>();
+  return {
+    most,
+    release: () => open(),
+    async hold(message: OutboundMessage): Promise<HandoverReceipt> {
+      const now = (inFlight.get(message.accountId) ?? 0) + 1;
+      inFlight.set(message.accountId, now);
+      most.set(message.accountId, Math.max(now, most.get(message.accountId) ?? 0));
+      await opened;
+      inFlight.set(message.accountId, inFlight.get(message.accountId)! - 1);
+      return { transportHandle: `t-${message.handle}` };
+    },
+  };
+}
+
+describe('courier: fair shares', () => {
+  it('another account’s hand-over starts while one account’s backlog waits, and no account holds more than its share', async () => {
+    const t = makeTestApp();
+    const flood = await t.createAccount();
+    const victim = await t.createAccount();
+    const floodId = (await t.store.accounts.findByServiceNumber(flood.numbers[0]!))!.id;
+    const held = gate();
+    const transport = fakeTransport((message) => (message.accountId === floodId ? held.hold(message) : accept(message, 0)));
+    const courier = startCourier(t, transport, { concurrency: 8, perAccount: 2 });
+    for (let i = 0; i < 200; i += 1) await send(t, flood, { content: `flood ${i}` });
+    await transport.waitForCalls(2);
+
+    const victimHandle = (await send(t, victim, { content: 'me too' })).message_handle;
+    await until(() => transport.calls.some((call) => call.handle === victimHandle));
+    expect(transport.calls.length, 'the flood’s two in flight, then the victim').toBe(3);
+    expect((await messageOf(t, victimHandle)).transportHandle).toBe(`t-${victimHandle}`);
+
+    held.release();
+    await transport.waitForCalls(201);
+    await courier.idle();
+    expect(held.most.get(floodId), 'the flood never held more than its share').toBe(2);
+    expect(await t.store.messages.awaitingHandover(10)).toEqual([]);
+  });
+
+  it('a stuck carrier holds back no hand-over on another carrier, not even of the same account', async () => {
+    const t = makeTestApp();
+    const account = await t.createAccount({ numbers: 2 });
+    const [slowLine, fastLine] = account.numbers as [string, string];
+    const held = gate();
+    const transport = fakeTransport(
+      (message) => (message.lineNumber === slowLine ? held.hold(message) : accept(message, 0)),
+      async (lineNumber) => (lineNumber === slowLine ? 'slow' : 'fast'),
+    );
+    const courier = startCourier(t, transport, { concurrency: 4, perAccount: 4 });
+    for (let i = 0; i < 50; i += 1) await send(t, account, { content: `slow ${i}`, fromNumber: slowLine });
+    await transport.waitForCalls(4);
+
+    const fast = (await send(t, account, { content: 'fast', fromNumber: fastLine })).message_handle;
+    await until(() => transport.calls.some((call) => call.handle === fast));
+    expect(transport.calls.filter((call) => call.lineNumber === slowLine).length, 'every slow slot still held').toBe(4);
+
+    held.release();
+    await transport.waitForCalls(51);
+    await courier.idle();
+  });
+
+  it('takes accounts in turn, each account’s messages in the order sent', async () => {
+    const t = makeTestApp();
+    const a = await t.createAccount();
+    const b = await t.createAccount();
+    const held = gate();
+    const transport = fakeTransport((message, call) => (call === 1 ? held.hold(message) : accept(message, call)));
+    const courier = startCourier(t, transport, { concurrency: 1, perAccount: 1 });
+    await send(t, a, { content: 'a0' });
+    await transport.waitForCalls(1);
+    for (const content of ['a1', 'a2', 'a3', 'a4']) await send(t, a, { content });
+    for (const content of ['b1', 'b2', 'b3']) await send(t, b, { content });
+    held.release();
+    await transport.waitForCalls(8);
+    await courier.idle();
+    expect(transport.calls.map((call) => call.content)).toEqual(['a0', 'b1', 'a1', 'b2', 'a2', 'b3', 'a3', 'a4']);
+  });
+
+  it('a retry keeps working per message and goes before its account’s later messages', async () => {
+    const t = makeTestApp();
+    const account = await t.createAccount();
+    const transport = fakeTransport(async (message, call) => {
+      if (call === 1) throw new Error('503 from upstream');
+      return accept(message, call);
+    });
+    const courier = startCourier(t, transport, { concurrency: 1, perAccount: 1, retryDelaysMs: [30] });
+    const first = (await send(t, account, { content: 'first' })).message_handle;
+    await transport.waitForCalls(1);
+    await send(t, account, { content: 'second' });
+    await transport.waitForCalls(3);
+    await courier.idle();
+    expect(transport.calls.map((call) => call.content)).toEqual(['first', 'second', 'first']);
+    expect((await messageOf(t, first)).transportHandle).toBe(`t-${first}`);
+  });
+
+  it('resume() reads each account apart: another account’s waiting messages go behind no backlog', async () => {
+    const t = makeTestApp();
+    const flood = await t.createAccount();
+    const victim = await t.createAccount();
+    const floodHandles: string[] = [];
+    for (let i = 0; i < 620; i += 1) floodHandles.push((await send(t, flood, { content: `flood ${i}` })).message_handle);
+    const victimHandles: string[] = [];
+    // To one person, so on one line: a resume keeps each line's order.
+    for (const content of ['one', 'two', 'three']) victimHandles.push((await send(t, victim, { content })).message_handle);
+    const transport = fakeTransport(async (message) => {
+      await new Promise((resolve) => setTimeout(resolve, 1));
+      return accept(message, 0);
+    });
+    const courier = startCourier(t, transport, { subscribe: false, concurrency: 4, perAccount: 2 });
+    await courier.resume();
+    await transport.waitForCalls(623);
+    await courier.idle();
+
+    const order = transport.calls.map((call) => call.handle);
+    const victimTurns = victimHandles.map((handle) => order.indexOf(handle));
+    expect(Math.max(...victimTurns), `the victim’s hand-overs came at ${victimTurns}`).toBeLessThan(10);
+    expect(victimTurns, 'in the order sent').toEqual([...victimTurns].sort((x, y) => x - y));
+    expect(
+      order.filter((handle) => floodHandles.includes(handle)),
+      'the flood in the order sent, each once',
+    ).toEqual(floodHandles);
+    expect(await t.store.messages.awaitingHandover(10)).toEqual([]);
+  });
+  it('resume() finds a backlog also when its account sent again before the resume looked', async () => {
+    const t = makeTestApp();
+    const account = await t.createAccount();
+    const left: string[] = [];
+    for (const content of ['left 1', 'left 2', 'left 3']) left.push((await send(t, account, { content })).message_handle);
+    const transport = fakeTransport();
+    const courier = startCourier(t, transport);
+    // The server answers before its background work has resumed: a new send is queued first.
+    const fresh = (await send(t, account, { content: 'fresh' })).message_handle;
+    await courier.resume();
+    await transport.waitForCalls(4);
+    await courier.idle();
+    expect(new Set(transport.calls.map((call) => call.handle))).toEqual(new Set([...left, fresh]));
+    expect(transport.calls).toHaveLength(4);
   });
 });

@@ -1,6 +1,5 @@
 import { Hono } from 'hono';
 import { outboundPolicyOf } from '../../config.ts';
-import { carriersOf } from '../../domain/carriers.ts';
 import { createMediaFetcher } from '../../outbound/media-fetch.ts';
 import type { HandoverReceipt, OutboundMessage } from '../../services/handover.ts';
 import { recordStatus } from '../../services/record-status.ts';
@@ -21,13 +20,9 @@ import type { BbServerInfo } from './schemas.ts';
 import { createdAtOf, sendThroughBlueBubbles } from './send.ts';
 import { checkLineAddress, checkServer, INGEST_PATH, registerWebhook, webhookSecret } from './startup.ts';
 
-/** The line bound to BlueBubbles; a line bound to no carrier when BlueBubbles is the default and it is the only such line. */
+/** The line bound to BlueBubbles (a line bound to no carrier is never served through the Mac). */
 async function blueBubblesLine(context: CarrierContext): Promise<string | undefined> {
-  const lines = await context.deps.store.lines.all();
-  const bound = lines.find((line) => line.carrier === SOURCE);
-  if (bound) return bound.number;
-  const unbound = lines.filter((line) => line.carrier === null);
-  return carriersOf(context.config.TEXTRELAY_TRANSPORT)[0] === SOURCE && unbound.length === 1 ? unbound[0]!.number : undefined;
+  return (await context.deps.store.lines.all()).find((line) => line.carrier === SOURCE)?.number;
 }
 
 /**
@@ -59,7 +54,7 @@ export function createBlueBubblesCarrier(context: CarrierContext): Carrier & { r
 
   /** A webhook's event: one that cannot be recorded is written down (the read-back takes it again) and answered 500. */
   async function apply(event: BbEvent): Promise<void> {
-    if (event.kind !== 'ignored') health.event();
+    if (event.kind !== 'ignored') health.event(await ctx.line());
     try {
       await applyEvent(ctx, event);
     } catch (error) {
@@ -82,16 +77,16 @@ export function createBlueBubblesCarrier(context: CarrierContext): Carrier & { r
     } catch (error) {
       if (error instanceof TransportRefusal) {
         health.reached();
-        health.failed(error.message);
+        health.failed(error.message, message.lineNumber);
         throw error;
       }
       uncertain.add(message.handle);
-      health.unreachable(describe(error));
+      health.unreachable(describe(error), message.lineNumber);
       throw new TransportUnavailable(`BlueBubbles did not take the message: ${describe(error)}`);
     }
     uncertain.delete(message.handle);
     health.reached();
-    health.sent();
+    health.sent(message.lineNumber);
     // Kept under the guid until the hand-over stores it (an orphan event): the answer means SENT.
     await recordStatus(deps, {
       handle: sent.guid,
@@ -136,7 +131,7 @@ export function createBlueBubblesCarrier(context: CarrierContext): Carrier & { r
   return {
     name: SOURCE,
     send,
-    health: () => health.snapshot(),
+    health: health.snapshot,
     webhooks: async (request) => webhooks.fetch(request),
     actions: createPrivateApiActions({
       client,
@@ -148,8 +143,11 @@ export function createBlueBubblesCarrier(context: CarrierContext): Carrier & { r
       describe,
     }),
     async lookup(number) {
+      // Without the Private API only the Mac's chat history could tell, which would say whom the Mac talks with.
+      if (!privateApi()) return undefined;
       try {
-        return (await chats.route(number)).service;
+        const available = await chats.availability(number);
+        return available === undefined ? undefined : available ? 'iMessage' : 'SMS';
       } catch (error) {
         context.log.warn({ reason: describe(error) }, 'BlueBubbles could not tell which service reaches a number');
         return undefined;

@@ -80,7 +80,7 @@ export function createChatDirectory(client: BlueBubblesClient, options: { privat
     return { service, chatGuid: chat?.guid };
   }
 
-  return { route, getChat };
+  return { route, getChat, availability: askApple };
 }
 
 export type ChatDirectory = ReturnType<typeof createChatDirectory>;

@@ -1,4 +1,5 @@
 import { ErrorCode } from '../../domain/error-codes.ts';
+import { withStorableText } from '../../domain/storable-text.ts';
 import { messageAwaitingHandover, recordHandover } from '../../services/handover.ts';
 import { receiveFromTransport } from '../../services/receive-inbound.ts';
 import { recordStatus } from '../../services/record-status.ts';
@@ -78,7 +79,9 @@ async function applyInbound(ctx: BbEventContext, event: BbInboundEvent): Promise
 }
 
 /** Records one mapped event through the services every transport uses; repeats change nothing. */
-export async function applyEvent(ctx: BbEventContext, event: BbEvent): Promise<void> {
+export async function applyEvent(ctx: BbEventContext, reported: BbEvent): Promise<void> {
+  // Its guids are looked up before the services see them: a NUL there is U+FFFD already, as the services would make it.
+  const event = withStorableText(reported);
   if (event.kind === 'status') await applyStatus(ctx, event);
   else if (event.kind === 'inbound') await applyInbound(ctx, event);
 }

@@ -39,7 +39,7 @@ export type CarrierContext = {
   publicUrl: string;
   /** The carrier's server may be on loopback or the LAN (the operator set it), never on link-local or metadata addresses. */
   policy: OutboundPolicy;
-  /** Fetches a carrier's media URL (inbound attachments) under the carrier's policy. */
+  /** Fetches a carrier's media URL (inbound attachments): from public addresses, or from the carrier's own server under `policy`. */
   fetchMedia: MediaFetcher;
   health: HealthTracker;
   /** Removes the carrier's secrets (password, token) from a text before it is logged, stored or shown. */

@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import { type Config, carrierPolicyOf } from '../../config.ts';
+import { type Config, carrierPolicyOf, carrierUrlOf } from '../../config.ts';
 import { type CarrierName, carriersOf } from '../../domain/carriers.ts';
 import { createMediaFetcher } from '../../outbound/media-fetch.ts';
 import type { CarrierDirectory } from '../../services/carrier-directory.ts';
@@ -10,6 +10,8 @@ import { createTwilioCarrier } from '../twilio/carrier.ts';
 import type { Carrier, CarrierFactory } from './carrier.ts';
 import { createHealthTracker } from './health.ts';
 import { createScrubber } from './scrub.ts';
+
+const PUBLIC_ONLY = { allowPrivate: false, allowLinkLocal: false };
 
 /** How a carrier registers: its factory here, under the name TEXTRELAY_TRANSPORT uses for it. */
 const FACTORIES: Partial<Record<CarrierName, CarrierFactory>> = {
@@ -23,7 +25,6 @@ const FACTORIES: Partial<Record<CarrierName, CarrierFactory>> = {
  */
 export function createConfiguredCarriers(config: Config, deps: ServiceDeps & { carriers: CarrierDirectory; log: Logger }): Carrier[] {
   const policy = carrierPolicyOf(config);
-  const fetchMedia = createMediaFetcher(policy);
   const scrub = createScrubber([
     config.TEXTRELAY_BLUEBUBBLES_PASSWORD,
     config.TEXTRELAY_TWILIO_AUTH_TOKEN,
@@ -33,6 +34,9 @@ export function createConfiguredCarriers(config: Config, deps: ServiceDeps & { c
   return carriersOf(config.TEXTRELAY_TRANSPORT).map((name) => {
     const factory = FACTORIES[name];
     if (!factory) throw new StartupError(`TEXTRELAY_TRANSPORT names ${name}, which this build cannot deliver through`);
+    const server = carrierUrlOf(config, name);
+    // An attachment's URL comes in a message anyone can send: only the carrier's own server may be on the LAN.
+    const fetchMedia = createMediaFetcher(PUBLIC_ONLY, { origins: server === undefined ? [] : [new URL(server).origin], policy });
     const carrier = factory({
       deps,
       config,

@@ -1,34 +1,34 @@
-import { CARRIER_PROFILES, type CarrierName } from '../../domain/carriers.ts';
+import type { CarrierName } from '../../domain/carriers.ts';
 import { ErrorCode } from '../../domain/error-codes.ts';
 import type { ServiceDeps } from '../../services/deps.ts';
 import type { HandoverReceipt, OutboundMessage } from '../../services/handover.ts';
-import { carrierOfLine } from '../../services/line-carriers.ts';
+import { carrierOfLine, unconfiguredCarrierProblem } from '../../services/line-carriers.ts';
 import { type Transport, TransportRefusal } from '../transport.ts';
 import type { Carrier } from './carrier.ts';
 
 /**
  * The transport of TEXTRELAY_TRANSPORT=bluebubbles|twilio|both: each message goes to the carrier
- * its line is bound to; a line bound to none (added before carriers were configured) goes to the
- * first configured carrier.
+ * its line is bound to. A line bound to none (added for the sandbox), bound to a carrier not
+ * configured, or one its carrier cannot serve now is refused: never sent out another way.
  */
 export function createCarrierTransport(deps: ServiceDeps, carriers: readonly Carrier[]): Transport {
   const byName = new Map<CarrierName, Carrier>(carriers.map((carrier) => [carrier.name, carrier]));
-  const fallback = carriers[0];
-  if (!fallback) throw new Error('the carriers transport needs at least one carrier');
+  if (carriers.length === 0) throw new Error('the carriers transport needs at least one carrier');
 
   async function carrierFor(message: OutboundMessage): Promise<Carrier> {
     const bound = await carrierOfLine(deps, message.lineNumber);
-    if (bound === undefined) return fallback!;
-    const carrier = byName.get(bound);
-    if (carrier) return carrier;
-    throw new TransportRefusal(
-      ErrorCode.sendFailed,
-      `Line ${message.lineNumber} is bound to ${CARRIER_PROFILES[bound].label}, which TEXTRELAY_TRANSPORT does not configure`,
-    );
+    const carrier = bound && byName.get(bound);
+    const reason = carrier ? deps.carriers?.offlineReason(message.lineNumber) : unconfiguredCarrierProblem(bound ?? null);
+    if (carrier && reason === undefined) return carrier;
+    throw new TransportRefusal(ErrorCode.sendFailed, `Line ${message.lineNumber} is ${reason}`);
   }
 
   return {
     name: 'carriers',
+    // A line bound to no carrier has a route of its own: its sends are refused without waiting for a carrier's slot.
+    async routeOf(lineNumber) {
+      return (await carrierOfLine(deps, lineNumber)) ?? 'unbound';
+    },
     async send(message: OutboundMessage): Promise<HandoverReceipt> {
       return (await carrierFor(message)).send(message);
     },
@@ -40,7 +40,7 @@ export function createCarrierTransport(deps: ServiceDeps, carriers: readonly Car
   };
 }
 
-/** Starts every carrier before textrelay serves; the first that cannot serve stops the start (StartupError). */
+/** Starts every carrier before textrelay serves; one that cannot serve at all stops the start (StartupError), a line it cannot serve goes OFFLINE. */
 export async function startCarriers(carriers: readonly Carrier[]): Promise<void> {
   for (const carrier of carriers) await carrier.start();
 }

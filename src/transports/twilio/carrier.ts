@@ -1,4 +1,3 @@
-import { carriersOf } from '../../domain/carriers.ts';
 import { ErrorCode } from '../../domain/error-codes.ts';
 import type { OutboundMessage } from '../../services/handover.ts';
 import { StartupError } from '../../startup-error.ts';
@@ -7,6 +6,7 @@ import { describeFailure } from '../carriers/scrub.ts';
 import { TransportRefusal, TransportUnavailable } from '../transport.ts';
 import { createTwilioClient, TwilioError } from './client.ts';
 import { sendFailureOf } from './mapping.ts';
+import { createTwilioReadBack } from './readback.ts';
 import { TWILIO_WEBHOOKS, twilioWebhooks } from './webhooks.ts';
 
 /** What Messages.json is given for one message (B.2): our handle rides in the status callback's URL. */
@@ -18,8 +18,8 @@ export function twilioSendForm(message: OutboundMessage, publicUrl: string): URL
   return form;
 }
 
-/** SMS and MMS through a Twilio account (carriers.md part B). */
-export function createTwilioCarrier(context: CarrierContext): Carrier {
+/** SMS and MMS through a Twilio account (carriers.md part B), with the read-back of what callbacks lost. */
+export function createTwilioCarrier(context: CarrierContext): Carrier & { readBack: ReturnType<typeof createTwilioReadBack> } {
   const { config, deps, health, log, publicUrl, scrub } = context;
   const accountSid = config.TEXTRELAY_TWILIO_ACCOUNT_SID ?? '';
   const authToken = config.TEXTRELAY_TWILIO_AUTH_TOKEN ?? '';
@@ -27,27 +27,45 @@ export function createTwilioCarrier(context: CarrierContext): Carrier {
   const webhooks = twilioWebhooks(context, authToken);
   const inboundUrl = `${publicUrl}${TWILIO_WEBHOOKS}/inbound`;
 
-  /** A request's failure in the carrier's health, and whether it says Twilio is down rather than "no". */
-  function noted(error: unknown): TwilioError | undefined {
+  /** A request's failure in the carrier's health (and its line's, for a send), and whether it says Twilio is down rather than "no". */
+  function noted(error: unknown, line?: string): TwilioError | undefined {
     if (error instanceof TwilioError && error.status < 500 && error.status !== 401) {
       health.reached();
-      health.failed(error.message);
+      health.failed(error.message, line);
       return error;
     }
-    health.unreachable(describeFailure(error, scrub));
+    health.unreachable(describeFailure(error, scrub), line);
     return error instanceof TwilioError ? error : undefined;
   }
 
-  /** The lines Twilio delivers: bound to it, or bound to none while it is the first configured carrier. */
+  /** The lines Twilio delivers: those bound to it (a line bound to none is never sent through a real carrier). */
   async function twilioLines(): Promise<string[]> {
-    const byDefault = carriersOf(config.TEXTRELAY_TRANSPORT)[0] === 'twilio';
-    return (await deps.store.lines.all())
-      .filter((line) => line.carrier === 'twilio' || (line.carrier === null && byDefault))
-      .map((line) => line.number);
+    return (await deps.store.lines.all()).filter((line) => line.carrier === 'twilio').map((line) => line.number);
+  }
+
+  const notHeld = (number: string) => `${number} is not a number of Twilio account ${accountSid}`;
+
+  const readBack = createTwilioReadBack({ deps, client, lines: twilioLines, health, log, scrub });
+  const readbackMs = config.TEXTRELAY_CARRIER_READBACK_S * 1000;
+  let timer: NodeJS.Timeout | undefined;
+  let readingBack: Promise<void> | undefined;
+  let stopped = false;
+
+  /** A pass now, then one every TEXTRELAY_CARRIER_READBACK_S after it ends; a pass that throws is logged, the next one tries again. */
+  function readBackAndSchedule(): void {
+    readingBack = readBack()
+      .then(() => undefined)
+      .catch((error: unknown) => {
+        log.warn({ reason: describeFailure(error, scrub) }, 'Twilio read-back failed; will try again');
+      })
+      .finally(() => {
+        if (!stopped) timer = setTimeout(readBackAndSchedule, readbackMs);
+      });
   }
 
   return {
     name: 'twilio',
+    readBack,
     health: health.snapshot,
     webhooks: (request) => Promise.resolve(webhooks.fetch(request)),
 
@@ -60,10 +78,10 @@ export function createTwilioCarrier(context: CarrierContext): Carrier {
       try {
         const created = await client.createMessage(twilioSendForm(message, publicUrl));
         health.reached();
-        health.sent();
+        health.sent(message.lineNumber);
         return { transportHandle: created.sid };
       } catch (error) {
-        const refused = noted(error);
+        const refused = noted(error, message.lineNumber);
         if (!refused) throw new TransportUnavailable(`Twilio could not be reached: ${describeFailure(error, scrub)}`);
         const failure = sendFailureOf(refused.status, refused.code, refused.said);
         if (failure.retry) throw new TransportUnavailable(scrub(refused.message));
@@ -82,14 +100,14 @@ export function createTwilioCarrier(context: CarrierContext): Carrier {
         throw new StartupError(`could not list the numbers of Twilio account ${accountSid}: ${describeFailure(error, scrub)}`);
       }
       const owned = new Map(numbers.map((number) => [number.phone_number, number]));
-      const missing = lines.filter((line) => !owned.has(line));
-      if (missing.length > 0)
-        throw new StartupError(
-          `${missing.join(', ')} ${missing.length === 1 ? 'is not a number' : 'are not numbers'} of Twilio account ${accountSid}; ` +
-            'add it in the Twilio console or remove the line (textrelay accounts lines remove)',
-        );
+      // A line the account does not hold goes OFFLINE with its reason; the other lines serve.
       for (const line of lines) {
-        const number = owned.get(line)!;
+        const number = owned.get(line);
+        deps.carriers?.setLineOffline(line, number ? undefined : notHeld(line));
+        if (!number) {
+          log.warn({ line }, `${notHeld(line)}: the line is OFFLINE (add it in the Twilio console, or retire it)`);
+          continue;
+        }
         if (number.sms_url === inboundUrl) continue;
         try {
           await client.setSmsUrl(number.sid, inboundUrl);
@@ -99,19 +117,42 @@ export function createTwilioCarrier(context: CarrierContext): Carrier {
         }
         log.info({ line, url: inboundUrl }, "pointed the Twilio number's incoming messages at textrelay");
       }
+      // Not awaited: textrelay serves while the statuses lost while it was down are read back.
+      readBackAndSchedule();
+    },
+
+    async refuseLines(candidates) {
+      const missing: string[] = [];
+      try {
+        for (const number of candidates) {
+          const found = await client.numbersLike(number);
+          health.reached();
+          if (!found.some((held) => held.phone_number === number)) missing.push(number);
+        }
+      } catch (error) {
+        noted(error);
+        return `could not list the numbers of Twilio account ${accountSid}: ${describeFailure(error, scrub)}`;
+      }
+      return missing.length === 0 ? undefined : missing.map(notHeld).join('; ');
     },
 
     async probe() {
       try {
-        await client.incomingNumbers();
+        const held = new Set((await client.incomingNumbers()).map((number) => number.phone_number));
         health.reached();
+        for (const line of await twilioLines()) deps.carriers?.setLineOffline(line, held.has(line) ? undefined : notHeld(line));
       } catch (error) {
         noted(error);
       }
     },
 
     async stop() {
+      stopped = true;
+      clearTimeout(timer);
+      await readingBack;
       await client.close();
     },
   };
 }
+
+export type TwilioCarrier = ReturnType<typeof createTwilioCarrier>;

@@ -6,6 +6,7 @@ import { VERSION } from '../../version.ts';
 /** Twilio's error body (B.2): its own code and words, beside the HTTP status. */
 const ErrorBody = z.object({ code: z.number().int().optional(), message: z.string().optional() });
 const MessageBody = z.object({ sid: z.string().min(1), status: z.string() });
+const MessageResource = MessageBody.extend({ error_code: z.number().int().nullish(), error_message: z.string().nullish() });
 const NumbersPage = z.object({
   incoming_phone_numbers: z.array(z.object({ sid: z.string(), phone_number: z.string(), sms_url: z.string().nullish() })),
   next_page_uri: z.string().nullish(),
@@ -83,8 +84,9 @@ export function createTwilioClient(options: { apiUrl: string; accountSid: string
     async createMessage(form: URLSearchParams): Promise<{ sid: string; status: string }> {
       return expect(await request('POST', '/Messages.json', form), MessageBody);
     },
-    async fetchMessage(sid: string): Promise<{ sid: string; status: string }> {
-      return expect(await request('GET', `/Messages/${encodeURIComponent(sid)}.json`), MessageBody);
+    /** GET Messages/{sid}.json: where the message is now, with Twilio's error code and words when it failed. */
+    async fetchMessage(sid: string): Promise<z.output<typeof MessageResource>> {
+      return expect(await request('GET', `/Messages/${encodeURIComponent(sid)}.json`), MessageResource);
     },
     /** Every number of the account, page by page. */
     async incomingNumbers(): Promise<TwilioNumber[]> {
@@ -96,6 +98,11 @@ export function createTwilioClient(options: { apiUrl: string; accountSid: string
         path = page.next_page_uri;
       }
       return numbers;
+    },
+    /** The account's numbers matching `number` (Twilio's PhoneNumber filter: a pattern, so the caller compares exactly). */
+    async numbersLike(number: string): Promise<TwilioNumber[]> {
+      const query = new URLSearchParams({ PhoneNumber: number, PageSize: '1000' });
+      return expect(await request('GET', `/IncomingPhoneNumbers.json?${query}`), NumbersPage).incoming_phone_numbers;
     },
     /** Points the number's "A message comes in" webhook at `url` (POST). */
     async setSmsUrl(numberSid: string, url: string): Promise<void> {

@@ -49,22 +49,42 @@ export type TwilioStatusEvent =
     }
   | { kind: 'ignored'; reason: string };
 
-/** A status callback (B.4) as a status event of the message it names. */
-export function statusEventOf(form: TwilioForm): TwilioStatusEvent {
-  const sid = form.MessageSid ?? form.SmsSid ?? '';
-  const twilioStatus = (form.MessageStatus ?? form.SmsStatus ?? '').toLowerCase();
+/** Twilio's status of message `sid` as our event; `code` and `said` are its error code and words, when it gives them. */
+function statusEvent(sid: string, givenStatus: string, code: string, said: string | null): TwilioStatusEvent {
+  const twilioStatus = givenStatus.toLowerCase();
   const status = STATUSES[twilioStatus];
   if (sid === '') return { kind: 'ignored', reason: 'no MessageSid' };
   if (status === undefined)
     return { kind: 'ignored', reason: `MessageStatus ${twilioStatus || '(none)'} means nothing for a sent message` };
   const eventId = `${sid}:${twilioStatus}`;
   if (status !== 'ERROR') return { kind: 'status', status, eventId, sid, errorCode: null, errorMessage: null };
-  const code = form.ErrorCode ?? '';
   const errorMessage =
     code === ''
       ? carrierFailureText('twilio', twilioStatus, twilioStatus === 'canceled' ? 'The message was canceled' : 'No error code given')
-      : carrierFailureText('twilio', code, CALLBACK_ERRORS[code] ?? twilioStatus);
+      : carrierFailureText('twilio', code, CALLBACK_ERRORS[code] ?? (said || twilioStatus));
   return { kind: 'status', status, eventId, sid, errorCode: ErrorCode.sendFailed, errorMessage };
+}
+
+/** A status callback (B.4) as a status event of the message it names. */
+export function statusEventOf(form: TwilioForm): TwilioStatusEvent {
+  return statusEvent(form.MessageSid ?? form.SmsSid ?? '', form.MessageStatus ?? form.SmsStatus ?? '', form.ErrorCode ?? '', null);
+}
+
+/** The fields of a fetched Message resource (B.2) that say where it is. */
+export type TwilioMessageResource = {
+  sid: string;
+  status: string;
+  error_code?: number | null | undefined;
+  error_message?: string | null | undefined;
+};
+
+/**
+ * A message read back with GET Messages/{sid}.json, as the event its status callback would have
+ * been: the same event id, so a read-back and a callback of one status are one event.
+ */
+export function readBackEventOf(resource: TwilioMessageResource): TwilioStatusEvent {
+  const code = resource.error_code === null || resource.error_code === undefined ? '' : String(resource.error_code);
+  return statusEvent(resource.sid, resource.status, code, resource.error_message ?? null);
 }
 
 export type TwilioInbound = {

@@ -1,5 +1,6 @@
 import { Hono } from 'hono';
 import { validateRequest } from 'twilio/lib/webhooks/webhooks.js';
+import { storableText } from '../../domain/storable-text.ts';
 import type { Account } from '../../services/accounts.ts';
 import { fetchAndStoreMedia, mediaUrlOf } from '../../services/media.ts';
 import { receiveFromTransport } from '../../services/receive-inbound.ts';
@@ -11,14 +12,18 @@ import { inboundOf, statusEventOf, type TwilioForm } from './mapping.ts';
 export const TWILIO_WEBHOOKS = '/webhooks/carriers/twilio';
 const EMPTY_TWIML = '<?xml version="1.0" encoding="UTF-8"?><Response/>';
 
-/** The form as Twilio signed it: every field as received, a repeated one with each of its values. */
+/**
+ * The form as Twilio signed it (every field as received, a repeated one with each of its values),
+ * and as textrelay reads it: the first value of each field, a NUL (which PostgreSQL cannot
+ * store, nor even look up) as U+FFFD, the same on both backends.
+ */
 function fieldsOf(body: string): { signed: Record<string, string | string[]>; form: TwilioForm } {
   const signed: Record<string, string | string[]> = {};
   const form: Record<string, string> = {};
   for (const [name, value] of new URLSearchParams(body)) {
     const earlier = signed[name];
     signed[name] = earlier === undefined ? value : [...(Array.isArray(earlier) ? earlier : [earlier]), value];
-    form[name] ??= value;
+    form[name] ??= storableText(value);
   }
   return { signed, form };
 }
@@ -51,10 +56,10 @@ export function twilioWebhooks(context: CarrierContext, authToken: string) {
       log.info({ reason: event.reason }, 'Twilio status callback ignored');
       return c.body(null, 204);
     }
-    health.event();
-    if (event.errorMessage !== null) health.failed(event.errorMessage);
+    health.event(form.From);
+    if (event.errorMessage !== null) health.failed(event.errorMessage, form.From);
     // Our handle rides in the callback URL (signed with it), so a callback that beats the create's answer still finds its message.
-    const handle = c.req.query('m') || event.sid;
+    const handle = storableText(c.req.query('m') ?? '') || event.sid;
     await recordStatus(
       deps,
       {
@@ -65,6 +70,7 @@ export function twilioWebhooks(context: CarrierContext, authToken: string) {
         wasDowngraded: true,
         source: 'twilio',
         sourceEventId: event.eventId,
+        line: form.From || undefined,
       },
       { batched: true },
     );
@@ -88,7 +94,7 @@ export function twilioWebhooks(context: CarrierContext, authToken: string) {
   app.post('/inbound', async (c) => {
     const inbound = inboundOf(c.get('form'));
     if (!inbound) return c.text('Bad Request: MessageSid, From and To are required', 400);
-    health.event();
+    health.event(inbound.to);
     const answer = () => c.body(EMPTY_TWIML, 200, { 'content-type': 'text/xml' });
     const account = await deps.store.accounts.findByServiceNumber(inbound.to);
     // The API's message carries one media_url, so each further picture of an MMS arrives as a message of its own, in order.

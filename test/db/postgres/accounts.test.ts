@@ -63,6 +63,19 @@ describe('the PostgreSQL account queries answer as SQLite’s', () => {
     expect(await accounts.same((q) => q.lineUsers(LINE_2))).toEqual({ pinnedEndUsers: 0, groups: 0 });
   });
 
+  it('releases a line: its end users unpinned, as SQLite does', async () => {
+    await accounts.same(async (q) => {
+      await q.insertServiceNumber('a', LINE_1, 10);
+      await q.insertServiceNumber('a', LINE_2, 11);
+      await q.pinEndUser('a', ALICE, LINE_1, 30);
+      await q.pinEndUser('a', BOB, LINE_2, 31);
+    });
+    expect(await accounts.same((q) => q.releaseLine(LINE_1, LINE_2))).toBe(0);
+    expect(await accounts.same((q) => q.lineUsers(LINE_1))).toEqual({ pinnedEndUsers: 0, groups: 0 });
+    expect(await accounts.same((q) => q.findPinnedLine('a', ALICE))).toBeUndefined();
+    expect(await accounts.same((q) => q.findPinnedLine('a', BOB))).toBe(LINE_2);
+  });
+
   it('refuses a second pin of the same end user, as SQLite does', async () => {
     await accounts.same((q) => q.insertServiceNumber('a', LINE_1, 10));
     await accounts.same((q) => q.pinEndUser('a', ALICE, LINE_1, 30));

@@ -69,6 +69,33 @@ describe('the PostgreSQL message queries', () => {
     expect((await expectSame((m) => m.awaitingHandover(2, 4))).map((row) => row.id)).toEqual([5]);
   });
 
+  it('find the senders awaiting hand-over, and page through one sender’s in the order sent', async () => {
+    const other = { accountId: OTHER_ACCOUNT, lineNumber: '+15550000002', contactId: null };
+    const rows = [
+      message({ dateSent: T0 + 50 }),
+      message(other),
+      message({ dateSent: T0 + 10 }),
+      message({ dateSent: T0 + 10 }),
+      message({ dateSent: T0 + 60 }),
+      message({ isOutbound: false, status: 'RECEIVED' }),
+      message({ dateSent: T0 + 5 }),
+    ];
+    for (const row of rows) await both((m) => m.insert(row));
+    await both((m) => m.markHandedOver(7, 'up-7', T0));
+    await both((m) => m.updateStatus(5, { status: 'ERROR', errorCode: 1, errorMessage: 'x', wasDowngraded: null, dateUpdated: T0 }));
+    const senders = await both((m) => m.handoverSenders());
+    for (const found of senders)
+      expect(new Set(found.map((sender) => `${sender.accountId} ${sender.lineNumber}`))).toEqual(
+        new Set([`${ACCOUNT} +15550000001`, `${OTHER_ACCOUNT} +15550000002`]),
+      );
+    const mine = { accountId: ACCOUNT, lineNumber: '+15550000001' };
+    const first = await expectSame((m) => m.awaitingHandoverFrom(mine, 2));
+    expect(first.map((row) => row.id)).toEqual([3, 4]);
+    const next = await expectSame((m) => m.awaitingHandoverFrom(mine, 2, first.at(-1)));
+    expect(next.map((row) => row.id)).toEqual([1]);
+    expect(await expectSame((m) => m.awaitingHandoverFrom(mine, 2, next.at(-1)))).toEqual([]);
+  });
+
   describe('list', () => {
     beforeEach(async () => {
       const rows = [

@@ -112,7 +112,7 @@ describe('lines bound to carriers', () => {
 });
 
 describe('the carriers transport', () => {
-  it("hands each message to its line's carrier, and an unbound line to the first configured", async () => {
+  it("hands each message to its line's carrier, and refuses a line bound to none or to a carrier not configured", async () => {
     const t = makeTestApp();
     const account = await t.createAccount({ numbers: ['+14155550186', '+14155550187'], carrier: 'twilio' });
     await addLines(t.deps, account.email, ['+14155550188'], 'bluebubbles');
@@ -123,7 +123,13 @@ describe('the carriers transport', () => {
     const message = (lineNumber: string) => ({ handle: `h${lineNumber}`, lineNumber }) as OutboundMessage;
     expect(await transport.send(message('+14155550188'))).toEqual({ transportHandle: 'bluebubbles-h+14155550188' });
     expect(await transport.send(message('+14155550186'))).toEqual({ transportHandle: 'twilio-h+14155550186' });
-    expect(await transport.send(message('+14155550189'))).toEqual({ transportHandle: 'twilio-h+14155550189' });
+    await expect(transport.send(message('+14155550189'))).rejects.toThrow(
+      new TransportRefusal(
+        ErrorCode.sendFailed,
+        'Line +14155550189 is bound to no carrier: with carriers configured only lines bound to one are served',
+      ),
+    );
+    expect([...twilio.sent, ...bluebubbles.sent].map((sent) => sent.lineNumber)).toEqual(['+14155550186', '+14155550188']);
     const onlyTwilio = createCarrierTransport(t.deps, [twilio]);
     await expect(onlyTwilio.send(message('+14155550188'))).rejects.toThrow(
       new TransportRefusal(ErrorCode.sendFailed, 'Line +14155550188 is bound to BlueBubbles, which TEXTRELAY_TRANSPORT does not configure'),

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { inboundOf, sendFailureOf, statusEventOf } from '../../../src/transports/twilio/mapping.ts';
+import { inboundOf, readBackEventOf, sendFailureOf, statusEventOf } from '../../../src/transports/twilio/mapping.ts';
 
 const SID = 'SM0123456789abcdef0123456789abcdef';
 
@@ -49,6 +49,55 @@ describe("Twilio's status callbacks in textrelay's statuses (carriers.md B.9)", 
 
   it('reads the legacy SmsSid and SmsStatus when the new names are missing', () => {
     expect(statusEventOf({ SmsSid: SID, SmsStatus: 'sent' })).toMatchObject({ status: 'SENT', eventId: `${SID}:sent` });
+  });
+});
+
+describe('a Message resource read back (GET Messages/{sid}.json) as the event its callback would be', () => {
+  it.each([
+    [{ status: 'queued' }, { status: 'QUEUED', errorCode: null, errorMessage: null }],
+    [{ status: 'sending' }, { status: 'QUEUED', errorCode: null, errorMessage: null }],
+    [
+      { status: 'sent', error_code: null, error_message: null },
+      { status: 'SENT', errorCode: null, errorMessage: null },
+    ],
+    [{ status: 'delivered' }, { status: 'DELIVERED', errorCode: null, errorMessage: null }],
+    [{ status: 'read' }, { status: 'READ', errorCode: null, errorMessage: null }],
+    [
+      { status: 'undelivered', error_code: 30003, error_message: 'Unreachable' },
+      { status: 'ERROR', errorCode: 10001, errorMessage: 'Twilio 30003: Unreachable destination handset' },
+    ],
+    [
+      { status: 'failed', error_code: 30999, error_message: 'Something new' },
+      { status: 'ERROR', errorCode: 10001, errorMessage: 'Twilio 30999: Something new' },
+    ],
+    [
+      { status: 'failed', error_code: 30999, error_message: null },
+      { status: 'ERROR', errorCode: 10001, errorMessage: 'Twilio 30999: failed' },
+    ],
+    [
+      { status: 'canceled', error_code: null },
+      { status: 'ERROR', errorCode: 10001, errorMessage: 'Twilio canceled: The message was canceled' },
+    ],
+  ] as const)('%o -> %o', (fields, expected) => {
+    const twilioStatus = fields.status;
+    expect(readBackEventOf({ sid: SID, ...fields })).toEqual({ kind: 'status', sid: SID, eventId: `${SID}:${twilioStatus}`, ...expected });
+  });
+
+  it('is the same event as the callback of the same status', () => {
+    const readBack = readBackEventOf({
+      sid: SID,
+      status: 'undelivered',
+      error_code: 30003,
+      error_message: 'Unreachable destination handset',
+    });
+    expect(readBack).toEqual(statusEventOf({ MessageSid: SID, MessageStatus: 'undelivered', ErrorCode: '30003' }));
+  });
+
+  it.each([
+    [{ sid: SID, status: 'received' }, 'MessageStatus received means nothing for a sent message'],
+    [{ sid: '', status: 'sent' }, 'no MessageSid'],
+  ])('%o is ignored: %s', (resource, reason) => {
+    expect(readBackEventOf(resource)).toEqual({ kind: 'ignored', reason });
   });
 });
 

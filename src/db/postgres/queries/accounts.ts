@@ -77,6 +77,18 @@ export function accountQueries(db: PgDb) {
       ]);
       return { pinnedEndUsers, groups: onLine };
     },
+    /**
+     * Unpins the line's end users (they are pinned anew at their next message) and moves its groups
+     * to `heir`, except a group whose members already have one there; answers how many groups stay.
+     */
+    async releaseLine(number: string, heir: string): Promise<number> {
+      await db.delete(numberPins).where(eq(numberPins.lineNumber, number));
+      await db.execute(
+        sql`update groups set line_number = ${heir} where line_number = ${number} and not exists
+              (select 1 from groups g where g.account_id = groups.account_id and g.member_key = groups.member_key and g.line_number = ${heir})`,
+      );
+      return countOf(db.select({ total: count() }).from(groups).where(eq(groups.lineNumber, number)));
+    },
     /** Sends with an explicit from_number check it against these. */
     async listServiceNumbers(accountId: string): Promise<string[]> {
       const rows = await db

@@ -6,8 +6,15 @@
  */
 
 import { and, asc, eq, inArray, lte, notExists, notInArray, sql } from 'drizzle-orm';
+import type { LeftOut } from '../../../domain/callback-claims.ts';
 import type { QueuePlace } from '../../../domain/claim-reads.ts';
-import type { CandidateDelivery, ClaimedDelivery, DueDelivery } from '../../sqlite/queries/delivery-rows.ts';
+import {
+  type CandidateDelivery,
+  type ClaimedDelivery,
+  type DueDelivery,
+  leftOutKeys,
+  NOTHING_LEFT_OUT,
+} from '../../sqlite/queries/delivery-rows.ts';
 import type { PgDb } from '../db.ts';
 import { accounts, webhookDeliveries } from '../schema.ts';
 import { bySeq, candidateColumns, earlier, unfinished } from './delivery-rows.ts';
@@ -72,7 +79,7 @@ export function deliveryClaimQueries(db: PgDb) {
 
     /**
      * Due callbacks that may go now (none with an unfinished one ahead of it for the same message
-     * and URL), of accounts other than `skipAccounts`, in due order, after `start`, at most `limit`;
+     * and URL), without those `leftOut` names, in due order, after `start`, at most `limit`;
      * locked until the transaction ends, and without the rows another transaction holds (another
      * dispatcher is claiming them).
      */
@@ -80,10 +87,11 @@ export function deliveryClaimQueries(db: PgDb) {
       now: number,
       start: 'first' | QueuePlace,
       limit: number,
-      skipAccounts: readonly string[] = [],
+      leftOut: LeftOut = NOTHING_LEFT_OUT,
     ): Promise<DueDelivery[]> {
       const d = webhookDeliveries;
       const after = start === 'first' ? { dueAt: Number.MIN_SAFE_INTEGER, seq: 0 } : start;
+      const shares = leftOutKeys(leftOut);
       return db
         .select({ ...candidateColumns(d), dueAt: d.nextAttemptAt })
         .from(d)
@@ -92,7 +100,14 @@ export function deliveryClaimQueries(db: PgDb) {
             PENDING,
             lte(d.nextAttemptAt, now),
             sql`(${d.nextAttemptAt}, ${d.seq}) > (${after.dueAt}::bigint, ${after.seq}::bigint)`,
-            skipAccounts.length === 0 ? undefined : notInArray(d.accountId, [...skipAccounts]),
+            leftOut.accounts.length === 0 ? undefined : notInArray(d.accountId, leftOut.accounts),
+            // '<account id> <URL up to its path>', as leftOutKeys builds them: urlBeforePath in SQL.
+            shares.length === 0
+              ? undefined
+              : notInArray(
+                  sql`${d.accountId} || ' ' || substr(${d.url}, 1, strpos(${d.url}, '//') + strpos(substr(${d.url}, strpos(${d.url}, '//') + 2) || '/', '/'))`,
+                  shares,
+                ),
             notExists(
               db
                 .select({ one: sql`1` })

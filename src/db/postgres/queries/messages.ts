@@ -1,14 +1,17 @@
-import { and, desc, eq, getTableColumns, gt, gte, inArray, isNull, ne, type SQL, sql } from 'drizzle-orm';
+import { and, desc, eq, getTableColumns, gt, gte, inArray, isNotNull, isNull, ne, or, type SQL, sql } from 'drizzle-orm';
 import { unionAll } from 'drizzle-orm/pg-core';
 import { type AccountFacts, listRecordJson } from '../../../domain/views.ts';
 import type { MessageRow, StatusEventRow } from '../../rows.ts';
 import type {
+  HandoverPosition,
+  HandoverSender,
   MessageInsert,
   MessageListFilter,
   ReportTarget,
   StatusEventIdentity,
   StatusEventInsert,
   StatusUpdate,
+  UnsettledCursor,
 } from '../../sqlite/queries/messages.ts';
 import type { PgDb } from '../db.ts';
 import { groupMembers, groups, messages, statusEvents } from '../schema.ts';
@@ -177,6 +180,63 @@ export function messageQueries(db: PgDb) {
           and(isNull(messages.handedOverAt), sql`${messages.isOutbound}`, sql`${messages.status} = 'QUEUED'`, gt(messages.id, afterId)),
         )
         .orderBy(messages.id)
+        .limit(limit);
+    },
+    async handoverSenders(): Promise<HandoverSender[]> {
+      return db
+        .selectDistinct({ accountId: messages.accountId, lineNumber: messages.lineNumber })
+        .from(messages)
+        .where(and(isNull(messages.handedOverAt), sql`${messages.isOutbound}`, sql`${messages.status} = 'QUEUED'`));
+    },
+    async awaitingHandoverFrom(
+      sender: HandoverSender,
+      limit: number,
+      after?: Pick<HandoverPosition, 'dateSent' | 'id'>,
+    ): Promise<HandoverPosition[]> {
+      return db
+        .select({ id: messages.id, handle: messages.handle, dateSent: messages.dateSent })
+        .from(messages)
+        .where(
+          and(
+            eq(messages.accountId, sender.accountId),
+            sql`${messages.status} = 'QUEUED'`,
+            eq(messages.lineNumber, sender.lineNumber),
+            isNull(messages.handedOverAt),
+            sql`${messages.isOutbound}`,
+            after && sql`(${messages.dateSent}, ${messages.id}) > (${after.dateSent}, ${after.id})`,
+          ),
+        )
+        .orderBy(messages.dateSent, messages.id)
+        .limit(limit);
+    },
+    /**
+     * Outbound messages on `lines` of `accountIds`, handed over and still QUEUED or SENT, sent since
+     * `since`, oldest first from after `after` (messages_account_status_date_idx): a carrier's
+     * read-back pages through them.
+     */
+    async unsettled(
+      accountIds: readonly string[],
+      lines: readonly string[],
+      since: number,
+      after: UnsettledCursor,
+      limit: number,
+    ): Promise<MessageRow[]> {
+      if (accountIds.length === 0 || lines.length === 0) return [];
+      return db
+        .select()
+        .from(messages)
+        .where(
+          and(
+            inArray(messages.accountId, [...accountIds]),
+            inArray(messages.status, ['QUEUED', 'SENT']),
+            gte(messages.dateSent, since),
+            or(gt(messages.dateSent, after.dateSent), and(eq(messages.dateSent, after.dateSent), gt(messages.id, after.id))),
+            sql`${messages.isOutbound}`,
+            isNotNull(messages.handedOverAt),
+            inArray(messages.lineNumber, [...lines]),
+          ),
+        )
+        .orderBy(messages.dateSent, messages.id)
         .limit(limit);
     },
     /** GET /accounts/messages: the page's records (listRecordJson), as the text of a JSON array. */

@@ -96,6 +96,20 @@ export function accountQueries(db: Db) {
       const onLine = db.select({ total: count() }).from(groups).where(eq(groups.lineNumber, number)).get()?.total ?? 0;
       return { pinnedEndUsers: pinned, groups: onLine };
     },
+    /**
+     * Unpins the line's end users (they are pinned anew at their next message) and moves its groups
+     * to `heir`, except a group whose members already have one there; answers how many groups stay.
+     */
+    releaseLine(number: string, heir: string): number {
+      db.delete(numberPins).where(eq(numberPins.lineNumber, number)).run();
+      client
+        .prepare(
+          `update groups set line_number = ? where line_number = ? and not exists
+             (select 1 from groups g where g.account_id = groups.account_id and g.member_key = groups.member_key and g.line_number = ?)`,
+        )
+        .run(heir, number, heir);
+      return db.select({ total: count() }).from(groups).where(eq(groups.lineNumber, number)).get()?.total ?? 0;
+    },
     listServiceNumbers(accountId: string): string[] {
       return serviceNumbersOf.all({ accountId }).map((row) => row.number);
     },

@@ -5,9 +5,19 @@
  * no other writer in between. Raw SQL: row-value comparisons and planner hints the builder cannot say.
  */
 
+import type { LeftOut } from '../../../domain/callback-claims.ts';
 import type { QueuePlace } from '../../../domain/claim-reads.ts';
 import type { Db } from '../connection.ts';
-import { CANDIDATE_COLUMNS, type CandidateDelivery, type ClaimedDelivery, type DueDelivery, dueOf, type RawDue } from './delivery-rows.ts';
+import {
+  CANDIDATE_COLUMNS,
+  type CandidateDelivery,
+  type ClaimedDelivery,
+  type DueDelivery,
+  dueOf,
+  leftOutKeys,
+  NOTHING_LEFT_OUT,
+  type RawDue,
+} from './delivery-rows.ts';
 
 type RawSecrets = {
   webhook_secret: string | null;
@@ -28,8 +38,10 @@ export function deliveryClaimQueries(db: Db) {
    * NOT EXISTS keeps a message's callbacks in order (webhook_deliveries_order_idx: the unary +
    * stops the planner from reading every earlier rowid instead); the due index yields rows already
    * sorted by (next_attempt_at, seq) and carries account_id, so the rows of the accounts left out
-   * (@skip, a JSON array) are passed over in the index. `+@limit`: a bare bound LIMIT is re-planned
-   * on every call (see unplannedParam).
+   * (@skip, a JSON array) are passed over in the index. An account's rows to a host whose share it
+   * holds are left out by '<account id> <URL up to its path>' (@skipShares, as leftOutKeys builds
+   * them; the substr is urlBeforePath in SQL). `+@limit`: a bare bound LIMIT is re-planned on every
+   * call (see unplannedParam).
    */
   const dueRows = client
     .prepare(`
@@ -37,6 +49,8 @@ export function deliveryClaimQueries(db: Db) {
     from webhook_deliveries d
     where d.state = 'pending' and d.next_attempt_at <= @now and (d.next_attempt_at, d.seq) > (@afterDueAt, @afterSeq)
       and d.account_id not in (select value from json_each(@skip))
+      and d.account_id || ' ' || substr(d.url, 1, instr(d.url, '//') + instr(substr(d.url, instr(d.url, '//') + 2) || '/', '/'))
+        not in (select value from json_each(@skipShares))
       and not exists (select 1 from webhook_deliveries e
         where e.message_handle = d.message_handle and e.url = d.url and +e.seq < d.seq
           and e.state in ('pending', 'delivering'))
@@ -95,12 +109,13 @@ export function deliveryClaimQueries(db: Db) {
 
     /**
      * Due callbacks that may go now (none with an unfinished one ahead of it for the same message
-     * and URL), of accounts other than `skipAccounts`, in due order, after `start`, at most `limit`.
+     * and URL), without those `leftOut` names, in due order, after `start`, at most `limit`.
      */
-    dueCallbacks(now: number, start: 'first' | QueuePlace, limit: number, skipAccounts: readonly string[] = []): DueDelivery[] {
+    dueCallbacks(now: number, start: 'first' | QueuePlace, limit: number, leftOut: LeftOut = NOTHING_LEFT_OUT): DueDelivery[] {
       const after =
         start === 'first' ? { afterDueAt: Number.MIN_SAFE_INTEGER, afterSeq: 0 } : { afterDueAt: start.dueAt, afterSeq: start.seq };
-      return (dueRows.all({ now, limit, ...after, skip: JSON.stringify(skipAccounts) }) as RawDue[]).map(dueOf);
+      const skip = { skip: JSON.stringify(leftOut.accounts), skipShares: JSON.stringify(leftOutKeys(leftOut)) };
+      return (dueRows.all({ now, limit, ...after, ...skip }) as RawDue[]).map(dueOf);
     },
 
     /** Leases the chosen due callbacks until `lease`. */

@@ -1,6 +1,7 @@
 /** The outbox rows as the dispatcher's statements read and write them (delivery-claims.ts, delivery-outcomes.ts). */
 
 import type { AttemptOutcome } from '../../../domain/attempt-outcome.ts';
+import type { LeftOut } from '../../../domain/callback-claims.ts';
 import type { QueuePlace } from '../../../domain/claim-reads.ts';
 import type { webhookAttempts, webhookDeliveries } from '../../schema.ts';
 
@@ -61,4 +62,11 @@ export function candidateOf(row: RawCandidate | RawDue): CandidateDelivery {
 
 export function dueOf(row: RawDue): DueDelivery {
   return { ...candidateOf(row), dueAt: row[9] };
+}
+
+export const NOTHING_LEFT_OUT: LeftOut = { accounts: [], shares: [] };
+
+/** The shares a read leaves out as both backends compare them: account id, a space, the URL up to its path. */
+export function leftOutKeys(leftOut: LeftOut): string[] {
+  return leftOut.shares.map((share) => `${share.accountId} ${share.urlBeforePath}`);
 }

@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, gt, gte, inArray, isNull, ne, type SQL, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, gt, gte, inArray, isNotNull, isNull, ne, or, type SQL, sql } from 'drizzle-orm';
 import { union, unionAll } from 'drizzle-orm/sqlite-core';
 import { jsonString } from '../../../domain/json-text.ts';
 import type { MessageStatus } from '../../../domain/status.ts';
@@ -17,6 +17,16 @@ export type { MessageInsert, ReportTarget, StatusEventIdentity, StatusEventInser
 const MAX_MERGED_GROUPS = 400;
 /** Prepared listing statements kept (one per combination of filters and group count). */
 const MAX_CACHED_LISTINGS = 500;
+
+/** An account's line, as the sender of messages awaiting their hand-over. */
+export type HandoverSender = { accountId: string; lineNumber: string };
+/** A message awaiting its hand-over, and where a page of them stopped. */
+export type HandoverPosition = { id: number; handle: string; dateSent: number };
+
+const awaitingHandoverWhere = and(isNull(messages.handedOverAt), eq(messages.isOutbound, true), eq(messages.status, 'QUEUED'));
+
+/** Where a read-back page ends: the last message read, by date sent then id. */
+export type UnsettledCursor = { dateSent: number; id: number };
 
 export type MessageListFilter = {
   contactId?: string;
@@ -186,6 +196,58 @@ export function messageQueries(db: Db) {
         .from(messages)
         .where(and(isNull(messages.handedOverAt), eq(messages.isOutbound, true), eq(messages.status, 'QUEUED'), gt(messages.id, afterId)))
         .orderBy(asc(messages.id))
+        .limit(limit)
+        .all();
+    },
+    /** Each account and line with messages awaiting their hand-over: a resume reads each of them apart, so no backlog goes first. */
+    handoverSenders(): HandoverSender[] {
+      return db
+        .selectDistinct({ accountId: messages.accountId, lineNumber: messages.lineNumber })
+        .from(messages)
+        .where(awaitingHandoverWhere)
+        .all();
+    },
+    /** One sender's messages awaiting their hand-over in the order they were sent, after `after` (the last of the previous page). */
+    awaitingHandoverFrom(sender: HandoverSender, limit: number, after?: Pick<HandoverPosition, 'dateSent' | 'id'>): HandoverPosition[] {
+      return db
+        .select({ id: messages.id, handle: messages.handle, dateSent: messages.dateSent })
+        .from(messages)
+        .where(
+          and(
+            eq(messages.accountId, sender.accountId),
+            eq(messages.status, 'QUEUED'),
+            eq(messages.lineNumber, sender.lineNumber),
+            isNull(messages.handedOverAt),
+            eq(messages.isOutbound, true),
+            after && sql`(${messages.dateSent}, ${messages.id}) > (${after.dateSent}, ${after.id})`,
+          ),
+        )
+        .orderBy(asc(messages.dateSent), asc(messages.id))
+        .limit(limit)
+        .all();
+    },
+    /**
+     * Outbound messages on `lines` of `accountIds`, handed over and still QUEUED or SENT, sent since
+     * `since`, oldest first from after `after` (messages_account_status_date_idx): a carrier's
+     * read-back pages through them.
+     */
+    unsettled(accountIds: readonly string[], lines: readonly string[], since: number, after: UnsettledCursor, limit: number): MessageRow[] {
+      if (accountIds.length === 0 || lines.length === 0) return [];
+      return db
+        .select()
+        .from(messages)
+        .where(
+          and(
+            inArray(messages.accountId, [...accountIds]),
+            inArray(messages.status, ['QUEUED', 'SENT']),
+            gte(messages.dateSent, since),
+            or(gt(messages.dateSent, after.dateSent), and(eq(messages.dateSent, after.dateSent), gt(messages.id, after.id))),
+            eq(messages.isOutbound, true),
+            isNotNull(messages.handedOverAt),
+            inArray(messages.lineNumber, [...lines]),
+          ),
+        )
+        .orderBy(asc(messages.dateSent), asc(messages.id))
         .limit(limit)
         .all();
     },

@@ -1,8 +1,11 @@
 import { createRoute, type z } from '@hono/zod-openapi';
+import type { ZodError } from 'zod';
 import type { Metrics } from '../../../metrics/metrics.ts';
 import type { ServiceDeps } from '../../../services/deps.ts';
+import { limitIngestedInbound } from '../../../services/inbound-limits.ts';
 import { receiveFromTransport } from '../../../services/receive-inbound.ts';
 import { recordStatus } from '../../../services/record-status.ts';
+import { validationError } from '../../../services/validation.ts';
 import type { Transport } from '../../../transports/transport.ts';
 import { type ProviderWebhookSecret, requireIngestCaller } from '../../ingest-auth.ts';
 import { apiErrors, INGEST_SECURITY } from '../../openapi.ts';
@@ -21,6 +24,16 @@ export type IngestDeps = ServiceDeps & {
 const OK_BODY: z.output<typeof IngestAnswer> = { status: 'OK' };
 
 const INVALID_PAYLOAD = 'Invalid payload or malformed JSON (4000); nothing was written';
+
+/**
+ * The ingest routes' validation: what a transport reports has reached a phone already, so text
+ * neither backend stores (a NUL, half a surrogate pair) is not refused as in the API, where its
+ * sender can fix it; the services keep it with U+FFFD in its place.
+ */
+function refuseInvalidOnly(result: { success: true } | { success: false; error: ZodError }): undefined {
+  if (!result.success) throw validationError(result.error);
+  return undefined;
+}
 
 /** Writes go through the group commit: callbacks come in bursts (every message's every status), and a burst shares one commit. */
 export function ingestRouter(deps: IngestDeps) {
@@ -66,6 +79,7 @@ export function ingestRouter(deps: IngestDeps) {
       if (outcome === 'duplicate_event') deps.metrics.ingestDuplicate('status');
       return outcome === 'unknown_handle' ? c.json(OK_BODY, 202) : c.json(OK_BODY, 200);
     },
+    refuseInvalidOnly,
   );
 
   router.openapi(
@@ -88,15 +102,17 @@ export function ingestRouter(deps: IngestDeps) {
             'No account owns to_number: kept as unrouted for the operator (textrelay status, tail, /metrics), given to no account',
           content: { 'application/json': { schema: IngestAnswer } },
         },
-        ...apiErrors('message', { 400: INVALID_PAYLOAD }, { body: true, writes: false }),
+        ...apiErrors('message', { 400: INVALID_PAYLOAD }, { body: true, writes: true }),
       },
     }),
     async (c) => {
       const inbound = { ...c.req.valid('json'), source: deps.transportName, reportedBy: c.get('ingestProviders') };
+      await limitIngestedInbound(deps, inbound);
       const outcome = await receiveFromTransport(deps, inbound, { batched: true });
       if (!outcome.created) deps.metrics.ingestDuplicate('receive');
       return c.json(OK_BODY, outcome.routed ? 200 : 202);
     },
+    refuseInvalidOnly,
   );
 
   return router;

@@ -16,7 +16,14 @@ const lookupRoute = createRoute({
   request: { query: LookupQuery },
   responses: {
     200: { description: 'The service', content: { 'application/json': { schema: LookupAnswer } } },
-    ...apiErrors('message', { 400: 'Missing or invalid number (4000)' }, { body: false }),
+    ...apiErrors(
+      'message',
+      {
+        400: 'Missing or invalid number (4000)',
+        429: "Too many lookups answered by the account's line's carrier this minute (4001, TEXTRELAY_LOOKUP_RATE_LIMIT_PER_MINUTE)",
+      },
+      { body: false },
+    ),
   },
 });
 

@@ -16,6 +16,9 @@ const LineStateSchema = z
     status_changed_at: z.string().openapi({ description: 'ISO 8601, UTC' }),
     degraded_since: z.string().nullable(),
     effective_until: z.string().nullable(),
+    offline_reason: z.string().optional().openapi({
+      description: 'Why this textrelay cannot serve the line (e.g. bound to no carrier, or not a number of the carrier account)',
+    }),
     carrier: z
       .object({
         name: z.string(),
