@@ -67,6 +67,8 @@ const BACKEND_AGNOSTIC = [
   'test/transports/bluebubbles/nul-characters.test.ts',
   'test/transports/bluebubbles/private-api.test.ts',
   'test/transports/bluebubbles/sdk.test.ts',
+  'test/transports/bluebubbles/no-poison.test.ts',
+  'test/transports/bluebubbles/send-readings.test.ts',
 ];
 
 export default defineConfig({

@@ -52,6 +52,8 @@ const ConfigFields = z.object({
   TEXTRELAY_WEBHOOK_RETRY_SCHEDULE: Seconds.default('5,30,120,600,1800,3600,10800,21600,43200,86400'),
   TEXTRELAY_BLUEBUBBLES_URL: Url.optional(),
   TEXTRELAY_BLUEBUBBLES_PASSWORD: z.string().min(1).optional(),
+  /** true: at start, remove the webhook another textrelay registered on the same Mac (else it is kept and a warning says so). */
+  TEXTRELAY_BLUEBUBBLES_TAKE_OVER: Flag.default(false),
   TEXTRELAY_TWILIO_ACCOUNT_SID: z.string().min(1).optional(),
   TEXTRELAY_TWILIO_AUTH_TOKEN: z.string().min(1).optional(),
   /** Every Twilio REST call goes to this base (a test points it at a fake Twilio). */

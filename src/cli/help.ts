@@ -46,6 +46,7 @@ const SETTINGS: Record<keyof Config, string> = {
   TEXTRELAY_WEBHOOK_RETRY_SCHEDULE: 'seconds between webhook attempts, comma-separated',
   TEXTRELAY_BLUEBUBBLES_URL: 'the BlueBubbles server (required for bluebubbles)',
   TEXTRELAY_BLUEBUBBLES_PASSWORD: "the BlueBubbles server's password (required for bluebubbles)",
+  TEXTRELAY_BLUEBUBBLES_TAKE_OVER: "1: at start, remove another textrelay's webhook found on the same Mac (default: keep it and warn)",
   TEXTRELAY_TWILIO_ACCOUNT_SID: 'the Twilio Account SID, AC… (required for twilio)',
   TEXTRELAY_TWILIO_AUTH_TOKEN: "the Twilio account's Auth Token (required for twilio)",
   TEXTRELAY_TWILIO_API_URL: 'where Twilio REST calls go (default https://api.twilio.com)',

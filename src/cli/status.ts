@@ -1,4 +1,5 @@
 import { toIso } from '../domain/dates.ts';
+import { type CarrierProblem, carrierProblems } from '../services/carrier-problems.ts';
 import type { ServiceDeps } from '../services/deps.ts';
 import { offlineLines } from '../services/line-carriers.ts';
 import {
@@ -27,6 +28,13 @@ function unroutedLine(message: UnroutedInbound): string {
   return `  ${toIso(message.receivedAt)}  ${message.fromNumber} -> ${message.toNumber}${message.transportGroupId ? ` in group ${message.transportGroupId}` : ''}  (from ${message.source})`;
 }
 
+/** How many of the latest carrier item problems the status shows. */
+const PROBLEMS_SHOWN = 10;
+
+function problemLine(problem: CarrierProblem & { carrier: string }): string {
+  return `  ${toIso(problem.at)}  ${problem.carrier}  ${problem.what}`;
+}
+
 function destinationLine(destination: FailingDestination): string {
   const last = destination.lastStatusCode !== null ? `HTTP ${destination.lastStatusCode}` : (destination.lastError ?? 'no answer');
   return `  ${destination.host}\t${destination.retrying} retrying, ${destination.givenUp} given up\tlast failure ${toIso(destination.lastFailureAt)}: ${last}`;
@@ -47,6 +55,7 @@ export async function statusCommand(
   const stats = await getGatewayStats(deps);
   const failing = await listFailingDestinations(deps);
   const unrouted = await latestUnroutedInbound(deps, UNROUTED_SHOWN);
+  const problems = await carrierProblems(deps);
   const { outbox } = stats;
   const waiting = outbox.due + outbox.retry_wait + outbox.held;
   const human = [
@@ -66,6 +75,9 @@ export async function statusCommand(
       ? 'No unrouted inbound messages.'
       : `Unrouted inbound messages (no account owns the line; add it with textrelay accounts lines add): ${stats.unroutedInbound}, the latest:\n${unrouted.map(unroutedLine).join('\n')}`,
     ...carrierLines(carried),
+    ...(problems.length === 0
+      ? []
+      : ['', `Carrier items not recorded in full (the latest ${PROBLEMS_SHOWN}):`, ...problems.slice(0, PROBLEMS_SHOWN).map(problemLine)]),
     ...(offline.length === 0
       ? []
       : ['', 'Lines not served (OFFLINE):', ...offline.map((line) => `  ${line.number}\t${line.email}\t${line.reason}`)]),
@@ -94,6 +106,13 @@ export async function statusCommand(
       })),
     },
     carriers: carrierValues(carried),
+    carrier_problems: problems.map((problem) => ({
+      at: toIso(problem.at),
+      carrier: problem.carrier,
+      item: problem.item,
+      account_id: problem.accountId,
+      what: problem.what,
+    })),
     offline_lines: offline.map((line) => ({ number: line.number, email: line.email, carrier: line.carrier, reason: line.reason })),
   };
   return { value, human };

@@ -94,6 +94,7 @@ describe('textrelay status', () => {
         ],
       },
       carriers: [],
+      carrier_problems: [],
       offline_lines: [],
     });
 
@@ -119,6 +120,7 @@ describe('textrelay status', () => {
       failing_destinations: [],
       unrouted_inbound: { total: 0, latest: [] },
       carriers: [],
+      carrier_problems: [],
       offline_lines: [],
     });
     const human = await status(db, false);

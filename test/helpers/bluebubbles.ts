@@ -6,9 +6,11 @@ import { createHealthTracker } from '../../src/transports/carriers/health.ts';
 import { createScrubber } from '../../src/transports/carriers/scrub.ts';
 import { createCarrierTransport } from '../../src/transports/carriers/transport.ts';
 import { createCourier } from '../../src/transports/courier.ts';
-import type { TestAccount, TestApp } from './app.ts';
+import { makeTestApp, type TestAccount, type TestApp } from './app.ts';
+import { send } from './delivery.ts';
 import { type FakeBlueBubbles, startFakeBlueBubbles } from './fake-bluebubbles/server.ts';
 import { serveOnLoopback } from './listen.ts';
+import { eventually } from './live.ts';
 
 export type BlueBubblesRig = {
   fake: FakeBlueBubbles;
@@ -27,7 +29,7 @@ export function blueBubblesAccount(t: TestApp, line = '+16175550199'): Promise<T
 
 export async function startBlueBubblesRig(
   t: TestApp,
-  options: { fake?: FakeBlueBubbles; retrySchedule?: string; password?: string } = {},
+  options: { fake?: FakeBlueBubbles; retrySchedule?: string; password?: string; env?: Record<string, string> } = {},
 ): Promise<BlueBubblesRig> {
   const fake = options.fake ?? (await startFakeBlueBubbles());
   let carrier: BlueBubblesCarrier;
@@ -41,6 +43,7 @@ export async function startBlueBubblesRig(
     TEXTRELAY_ALLOW_PRIVATE_CALLBACKS: 'true',
     TEXTRELAY_CARRIER_RETRY_SCHEDULE: options.retrySchedule ?? '0.02,0.02',
     TEXTRELAY_CARRIER_READBACK_S: '60',
+    ...options.env,
   });
   const scrub = createScrubber([config.TEXTRELAY_BLUEBUBBLES_PASSWORD]);
 
@@ -83,4 +86,36 @@ export async function startBlueBubblesRig(
       await served.close();
     },
   };
+}
+
+/** A test app with one BlueBubbles line, its carrier started against a fake server; `close` stops them. */
+export async function startBlueBubblesCarrier(
+  options: Parameters<typeof startBlueBubblesRig>[1] & { log?: TestApp['deps']['log']; prepare?: (fake: FakeBlueBubbles) => void } = {},
+): Promise<{ t: TestApp; account: TestAccount; rig: BlueBubblesRig }> {
+  const t = makeTestApp({ transportName: 'bluebubbles', log: options.log });
+  const account = await blueBubblesAccount(t);
+  const fake = options.fake ?? (await startFakeBlueBubbles());
+  options.prepare?.(fake);
+  const rig = await startBlueBubblesRig(t, { ...options, fake });
+  await rig.carrier.start();
+  return { t, account, rig };
+}
+
+/** Sends through the services and hands the message over, as `serve` does after the commit. */
+export async function sendThroughRig(t: TestApp, account: TestAccount, rig: BlueBubblesRig, input: Parameters<typeof send>[2] = {}) {
+  const sent = await send(t, account, input);
+  rig.courier.enqueue(sent.message_handle);
+  return sent.message_handle;
+}
+
+/** The message once it has `status`. */
+export async function untilStatus(t: TestApp, handle: string, status: string) {
+  return eventually(
+    `${handle} ${status}`,
+    async () => {
+      const message = await t.store.messages.findByAnyHandle(handle);
+      return message?.status === status ? message : undefined;
+    },
+    10_000,
+  );
 }

@@ -152,7 +152,8 @@ export const groups = pgTable(
     updatedAt: bigint({ mode: 'number' }).notNull(),
   },
   (t) => [
-    uniqueIndex('groups_account_members_line_uq').on(t.accountId, t.memberKey, t.lineNumber),
+    // A hash of the set: a large group's key outgrows what a btree entry can hold (2704 bytes).
+    uniqueIndex('groups_account_members_line_uq').on(t.accountId, sql`md5(member_key)`, t.lineNumber),
     uniqueIndex('groups_account_transport_group_uq').on(t.accountId, t.transportGroupId).where(sql`transport_group_id is not null`),
     index('groups_line_idx').on(t.lineNumber),
     index('groups_photo_idx').on(t.photoMediaId).where(sql`photo_media_id is not null`),

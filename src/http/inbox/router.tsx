@@ -5,6 +5,7 @@ import type { TransportKind } from '../../domain/carriers.ts';
 import { ErrorCode } from '../../domain/error-codes.ts';
 import { AppError } from '../../services/app-error.ts';
 import { listDeliveries, replayDelivery } from '../../services/callback-deliveries.ts';
+import { accountCarrierProblems } from '../../services/carrier-problems.ts';
 import { type ConversationKind, listConversations, readConversation, replyAsEndUser } from '../../services/inbox.ts';
 import { closeInboxSession } from '../../services/inbox-sessions.ts';
 import { SandboxInbound } from '../../services/message-input.ts';
@@ -79,6 +80,7 @@ export function inboxRouter(deps: InboxDeps) {
       <ConversationsPage
         signedIn={signedIn(c, 'conversations')}
         conversations={await listConversations(deps, c.get('account'))}
+        problems={await accountCarrierProblems(deps, c.get('account').id)}
         timeZone={deps.displayTimeZone}
       />,
     ),

@@ -9,14 +9,16 @@ import { describeFailure } from '../carriers/scrub.ts';
 import { TransportRefusal, TransportUnavailable } from '../transport.ts';
 import { createChatDirectory } from './chats.ts';
 import { createBlueBubblesClient } from './client.ts';
-import { applyEvent, type BbEventContext, SOURCE } from './events.ts';
+import { type BbEventContext, SOURCE } from './event-context.ts';
+import { applyEvent } from './events.ts';
 import { createBlueBubblesIngest } from './ingest.ts';
 import type { BbEvent } from './mapping.ts';
+import { retryMissingAttachments } from './missing-attachments.ts';
 import { createPrivateApiActions, privateApiReady } from './private-api.ts';
-import { readBack } from './readback.ts';
+import { readBack, recordItemProblem } from './readback.ts';
 import type { BbServerInfo } from './schemas.ts';
 import { createdAtOf, sendThroughBlueBubbles } from './send.ts';
-import { checkServer, INGEST_PATH, registerWebhook, webhookSecret } from './startup.ts';
+import { checkLineAddress, checkServer, INGEST_PATH, registerWebhook, webhookSecret } from './startup.ts';
 
 /** The line bound to BlueBubbles (a line bound to no carrier is never served through the Mac). */
 async function blueBubblesLine(context: CarrierContext): Promise<string | undefined> {
@@ -27,7 +29,7 @@ async function blueBubblesLine(context: CarrierContext): Promise<string | undefi
  * iMessage through the user's own Mac: sends through the BlueBubbles REST API, webhook ingest,
  * and the read-back that recovers what webhooks lost.
  */
-export function createBlueBubblesCarrier(context: CarrierContext): Carrier & { readBack(): Promise<unknown> } {
+export function createBlueBubblesCarrier(context: CarrierContext): Carrier & { readBack(): Promise<void> } {
   const { deps, config, publicUrl, health } = context;
   const client = createBlueBubblesClient({
     url: config.TEXTRELAY_BLUEBUBBLES_URL ?? '',
@@ -40,7 +42,8 @@ export function createBlueBubblesCarrier(context: CarrierContext): Carrier & { r
   let info: BbServerInfo | undefined;
   const privateApi = () => privateApiReady(info);
   const chats = createChatDirectory(client, { privateApi });
-  const ctx: BbEventContext = { deps, client, chats, line: () => blueBubblesLine(context), publicUrl };
+  const describe = (error: unknown) => describeFailure(error, (text) => context.scrub(client.redact(text)));
+  const ctx: BbEventContext = { deps, client, chats, line: () => blueBubblesLine(context), publicUrl, describe };
   const startedAt = Date.now();
   /** Messages whose last attempt may have gone out: the next one reads the chat back first. */
   const uncertain = new Set<string>();
@@ -49,11 +52,21 @@ export function createBlueBubblesCarrier(context: CarrierContext): Carrier & { r
   let readingBack: Promise<void> | undefined;
   let stopped = false;
 
-  const describe = (error: unknown) => describeFailure(error, (text) => context.scrub(client.redact(text)));
-
+  /** A webhook's event: one that cannot be recorded is written down (the read-back takes it again) and answered 500. */
   async function apply(event: BbEvent): Promise<void> {
     if (event.kind !== 'ignored') health.event(await ctx.line());
-    await applyEvent(ctx, event);
+    try {
+      await applyEvent(ctx, event);
+    } catch (error) {
+      await recordItemProblem(ctx, event, error).catch(() => undefined);
+      throw error;
+    }
+  }
+
+  /** A read-back pass, then another try at the attachments still missing. */
+  async function readBackAll(): Promise<void> {
+    await readBack(ctx);
+    await retryMissingAttachments(ctx);
   }
 
   async function send(message: OutboundMessage): Promise<HandoverReceipt> {
@@ -95,8 +108,9 @@ export function createBlueBubblesCarrier(context: CarrierContext): Carrier & { r
     info = now;
     health.reached();
     secret ??= await webhookSecret(deps);
-    await registerWebhook(deps, client, publicUrl, secret);
-    await readBack(ctx);
+    if (announce) await checkLineAddress(deps, client, now, await blueBubblesLine(context), privateApiReady(now));
+    await registerWebhook(deps, client, publicUrl, secret, config.TEXTRELAY_BLUEBUBBLES_TAKE_OVER);
+    await readBackAll();
   }
 
   function schedule(): void {
@@ -160,7 +174,7 @@ export function createBlueBubblesCarrier(context: CarrierContext): Carrier & { r
       schedule();
     },
     /** Runs one read-back pass now (tests, and `start`). */
-    readBack: () => readBack(ctx),
+    readBack: readBackAll,
     async stop(): Promise<void> {
       stopped = true;
       clearTimeout(timer);

@@ -16,7 +16,8 @@ export type BlueBubblesClientOptions = {
 export type BlueBubblesTimeouts = { connectMs: number; callMs: number; sendMs: number };
 
 const DEFAULT_TIMEOUTS: BlueBubblesTimeouts = { connectMs: 5_000, callMs: 15_000, sendMs: 150_000 };
-const MAX_ANSWER_BYTES = 25 * 1024 * 1024;
+/** The largest answer taken from the server, an attachment's file included. */
+export const MAX_ANSWER_BYTES = 25 * 1024 * 1024;
 
 /** The server answered with an error envelope: `status` is its HTTP status, `detail` its `error.message` (or `error.error`). */
 export class BlueBubblesError extends Error {
@@ -63,6 +64,21 @@ export function redactPassword(text: string, password: string): string {
   return redacted;
 }
 
+/** How a text names the BlueBubbles server instead of its address. */
+const SERVER = 'the BlueBubbles server';
+const IP_ADDRESS = /\b(?:\d{1,3}\.){3}\d{1,3}(?::\d+)?\b|\[[0-9a-fA-F:.]+\](?::\d+)?/g;
+
+/**
+ * Replaces the server's address (its URL, host, and any IP address, which a resolved name shows)
+ * in a text a tenant may see: the Mac's address on the operator's network is not theirs to know.
+ */
+export function hideServerAddress(text: string, url: string): string {
+  const base = new URL(url);
+  let hidden = text;
+  for (const form of [base.origin, base.host, base.hostname]) if (form !== '') hidden = hidden.split(form).join(SERVER);
+  return hidden.replace(IP_ADDRESS, SERVER);
+}
+
 function parseJson(text: string): unknown {
   try {
     return JSON.parse(text);
@@ -98,7 +114,7 @@ export function createBlueBubblesClient(options: BlueBubblesClientOptions) {
     connect: { timeout: timeouts.connectMs },
     maxResponseSize: MAX_ANSWER_BYTES,
   });
-  const redact = (text: string) => redactPassword(text, options.password);
+  const redact = (text: string) => hideServerAddress(redactPassword(text, options.password), options.url);
 
   function pathOf(path: string, query: CallOptions['query'] = {}): string {
     const search = new URLSearchParams();

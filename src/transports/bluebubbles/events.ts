@@ -1,25 +1,11 @@
 import { ErrorCode } from '../../domain/error-codes.ts';
 import { withStorableText } from '../../domain/storable-text.ts';
-import type { ServiceDeps } from '../../services/deps.ts';
 import { messageAwaitingHandover, recordHandover } from '../../services/handover.ts';
-import { mediaUrlOf, storeReceivedMedia } from '../../services/media.ts';
 import { receiveFromTransport } from '../../services/receive-inbound.ts';
 import { recordStatus } from '../../services/record-status.ts';
-import type { ChatDirectory } from './chats.ts';
-import type { BlueBubblesClient } from './client.ts';
+import { type BbEventContext, SOURCE } from './event-context.ts';
 import type { BbEvent, BbInboundEvent, BbStatusEvent } from './mapping.ts';
-
-export const SOURCE = 'bluebubbles';
-
-export type BbEventContext = {
-  deps: ServiceDeps;
-  client: BlueBubblesClient;
-  chats: ChatDirectory;
-  /** The line bound to BlueBubbles: every inbound message arrived on it. */
-  line: () => Promise<string | undefined>;
-  /** Where textrelay serves media (TEXTRELAY_PUBLIC_URL). */
-  publicUrl: string;
-};
+import { fetchAttachment, isMissing, markMissing } from './missing-attachments.ts';
 
 async function applyStatus(ctx: BbEventContext, event: BbStatusEvent): Promise<void> {
   const { deps } = ctx;
@@ -37,19 +23,9 @@ async function applyStatus(ctx: BbEventContext, event: BbStatusEvent): Promise<v
   });
 }
 
-type BbAttachment = BbInboundEvent['attachments'][number];
-
-/** An attachment fetched from the Mac and kept as ours, at textrelay's own media URL. */
-async function mediaOf(ctx: BbEventContext, attachment: BbAttachment, line: string): Promise<string> {
-  const account = await ctx.deps.store.accounts.findByServiceNumber(line);
-  if (!account) return '';
-  const file = await ctx.client.download(`/attachment/${encodeURIComponent(attachment.guid)}/download`);
-  const row = await storeReceivedMedia(ctx.deps, account.id, {
-    sourceUrl: `bluebubbles:attachment/${attachment.guid}`,
-    contentType: attachment.mimeType ?? file.contentType,
-    bytes: file.bytes,
-  });
-  return mediaUrlOf(ctx.publicUrl, row);
+/** The account that owns the line, when one does: a problem with the message is shown to it. */
+async function ownerOf(ctx: BbEventContext, line: string): Promise<string | null> {
+  return (await ctx.deps.store.accounts.findByServiceNumber(line))?.id ?? null;
 }
 
 async function applyInbound(ctx: BbEventContext, event: BbInboundEvent): Promise<void> {
@@ -59,27 +35,46 @@ async function applyInbound(ctx: BbEventContext, event: BbInboundEvent): Promise
     deps.log.warn({ source: SOURCE }, 'an iMessage arrived, but no line is bound to BlueBubbles: dropped');
     return;
   }
+  const accountId = await ownerOf(ctx, line);
   let participants = event.participants;
-  // The API's message carries one media_url, so each further attachment arrives as a message of its own, in order.
-  const attachments: (BbAttachment | undefined)[] = event.attachments.length > 0 ? event.attachments : [undefined];
-  for (const [index, attachment] of attachments.entries()) {
-    const handle = index === 0 ? event.guid : `${event.guid}/${index}`;
-    if (await deps.store.messages.findByAnyHandle(handle)) continue;
+  /** Who and where, read once a part is to be stored: a read-back sees stored messages again and asks the Mac nothing. */
+  const inboundOf = async () => {
     if (event.isGroup && participants === undefined && event.chatGuid) {
       // BlueBubbles leaves the participants out of payloads past 4000 bytes.
-      participants = (await ctx.chats.getChat(event.chatGuid))?.participants?.map((member) => member.address);
+      participants = (await ctx.chats.getChat(event.chatGuid))?.participants?.map((member) => member.address) ?? [];
     }
-    await receiveFromTransport(deps, {
+    return {
       from: event.from,
-      content: index === 0 ? event.content : '',
-      mediaUrl: attachment ? await mediaOf(ctx, attachment, line) : '',
       service: event.service,
-      source: SOURCE,
-      transportHandle: handle,
       toNumber: line,
       transportGroupId: event.isGroup ? event.chatGuid : undefined,
       participants: event.isGroup ? [...new Set([...(participants ?? []), event.from, line])] : undefined,
-    });
+    };
+  };
+  // The API's message carries one media_url, so each further attachment arrives as a message of its own, in order.
+  const attachments = event.attachments.length > 0 ? event.attachments : [undefined];
+  for (const [index, attachment] of attachments.entries()) {
+    const handle = index === 0 ? event.guid : `${event.guid}/${index}`;
+    const content = index === 0 ? event.content : '';
+    if (await deps.store.messages.findByAnyHandle(handle)) continue;
+    const inbound = await inboundOf();
+    let mediaUrl = '';
+    let missing = false;
+    if (attachment && accountId !== null) {
+      missing = await isMissing(ctx, attachment.guid);
+      if (!missing) {
+        try {
+          mediaUrl = await fetchAttachment(ctx, attachment, accountId);
+        } catch (error) {
+          // The text is kept; the file arrives later as a message of its own, or is given up and said so.
+          missing = true;
+          const lateHandle = content === '' ? handle : `${event.guid}/0`;
+          await markMissing(ctx, attachment, { guid: event.guid, handle: lateHandle, inbound, accountId }, error);
+        }
+      }
+    }
+    if (missing && content === '') continue;
+    await receiveFromTransport(deps, { ...inbound, content, mediaUrl, source: SOURCE, transportHandle: handle });
   }
 }
 

@@ -16,7 +16,7 @@ export type BbStatusEvent = {
   eventKey: string;
 };
 
-export type BbInboundAttachment = { guid: string; mimeType: string | undefined; name: string | undefined };
+export type BbInboundAttachment = { guid: string; mimeType: string | undefined; name: string | undefined; totalBytes?: number | undefined };
 
 export type BbInboundEvent = {
   kind: 'inbound';
@@ -85,6 +85,7 @@ export function inboundOf(message: BbMessage): BbInboundEvent | BbIgnored {
     guid: attachment.guid,
     mimeType: attachment.mimeType ?? undefined,
     name: attachment.transferName ?? undefined,
+    ...(attachment.totalBytes == null ? {} : { totalBytes: attachment.totalBytes }),
   }));
   if (content === '' && attachments.length === 0) return { kind: 'ignored', reason: 'empty message' };
   const chat = message.chats?.[0];

@@ -55,3 +55,6 @@ export type BbServerInfo = z.infer<typeof BbServerInfo>;
 export const BbWebhook = z.object({ id: z.number(), url: z.string(), events: z.array(z.string()).or(z.string()) }).passthrough();
 export const BbWebhookList = z.array(BbWebhook);
 export const BbAvailability = z.object({ available: z.boolean() });
+
+/** `icloud/account` (Private API): the addresses the Apple ID sends and receives iMessages at. */
+export const BbAccountInfo = z.object({ vetted_aliases: z.array(z.object({ Alias: z.string() }).passthrough()).nullish() }).passthrough();

@@ -76,7 +76,10 @@ function alphanumeric(text: string): string {
 /** Our message among the chat's messages since it was made: by tempGuid, else by its text (BlueBubbles' own matching). */
 export async function findSent(client: BlueBubblesClient, message: OutboundMessage, chatGuid: string): Promise<BbMessage | undefined> {
   const after = createdAtOf(message.handle) - 10_000;
-  const found = await client.call('POST', '/message/query', { json: { chatGuid, after, limit: 100, sort: 'ASC', with: ['chat'] } });
+  // Attachments come back only when `with` asks for them: without, a media-only send is never found.
+  const found = await client.call('POST', '/message/query', {
+    json: { chatGuid, after, limit: 100, sort: 'ASC', with: ['chat', 'attachment'] },
+  });
   const wanted = alphanumeric(message.content);
   for (const item of Array.isArray(found) ? found : []) {
     const parsed = BbMessage.safeParse(item);
@@ -88,6 +91,17 @@ export async function findSent(client: BlueBubblesClient, message: OutboundMessa
     if (sameText || sameMedia) return candidate;
   }
   return undefined;
+}
+
+/** A row the Mac saved with an error code: the send failed, whatever the HTTP status said. */
+function refuseErrorRow(sent: BbMessage): BbMessage {
+  if ((sent.error ?? 0) !== 0) throw new TransportRefusal(ErrorCode.sendFailed, carrierErrorMessage(sent.error!));
+  return sent;
+}
+
+/** `message/text` found its row with an error: it answers 500 without the row, so the code is read back. */
+function savedWithError(error: unknown): boolean {
+  return error instanceof BlueBubblesError && error.status === 500 && /sent with an error/i.test(error.detail ?? error.summary);
 }
 
 function privateFields(message: OutboundMessage): Record<string, string> {
@@ -109,12 +123,20 @@ async function attach(ctx: BbSendContext, message: OutboundMessage, chatGuid: st
   form.set('chatGuid', chatGuid);
   form.set('tempGuid', message.content === '' ? message.handle : `${message.handle}-media`);
   for (const [field, value] of Object.entries(privateFields(message))) form.set(field, value);
-  return BbMessage.parse(await ctx.client.call('POST', '/message/attachment', { form, slow: true }));
+  // Answered 200 even when the row has an error.
+  return refuseErrorRow(BbMessage.parse(await ctx.client.call('POST', '/message/attachment', { form, slow: true })));
 }
 
 async function sendText(ctx: BbSendContext, message: OutboundMessage, chatGuid: string): Promise<BbMessage> {
   const json = { chatGuid, message: message.content, tempGuid: message.handle, ...privateFields(message) };
-  return BbMessage.parse(await ctx.client.call('POST', '/message/text', { json, slow: true }));
+  try {
+    return BbMessage.parse(await ctx.client.call('POST', '/message/text', { json, slow: true }));
+  } catch (error) {
+    if (!savedWithError(error)) throw error;
+    const row = await findSent(ctx.client, message, chatGuid);
+    if (!row) throw new BlueBubblesUncertain('BlueBubbles saved the message with an error but it could not be read back yet');
+    return refuseErrorRow(row);
+  }
 }
 
 async function newChat(ctx: BbSendContext, message: OutboundMessage, service: string): Promise<{ chat: BbChat; sent: BbMessage }> {
@@ -130,7 +152,8 @@ async function newChat(ctx: BbSendContext, message: OutboundMessage, service: st
   const chat = BbChat.parse(await ctx.client.call('POST', '/chat/new', { json, slow: true }));
   const sent = chat.messages?.[0];
   if (!sent) throw new BlueBubblesUncertain('BlueBubbles created the chat but did not say which message it sent');
-  return { chat, sent };
+  // Answered 200 even when the row has an error.
+  return { chat, sent: refuseErrorRow(sent) };
 }
 
 /** The chat a message goes in, and whether it exists yet; `route` is the downgrade decision. */
@@ -161,7 +184,7 @@ export async function sendThroughBlueBubbles(ctx: BbSendContext, message: Outbou
     const downgraded = service === 'SMS';
     if (readBackFirst && chatGuid !== undefined) {
       const found = await findSent(ctx.client, message, chatGuid);
-      if (found) return { guid: found.guid, chatGuid, wasDowngraded: downgraded };
+      if (found) return { guid: refuseErrorRow(found).guid, chatGuid, wasDowngraded: downgraded };
     }
     if (chatGuid === undefined) {
       if (message.content === '' && message.messageType === 'message') {

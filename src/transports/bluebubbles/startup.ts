@@ -2,8 +2,8 @@ import { randomBytes } from 'node:crypto';
 import type { ServiceDeps } from '../../services/deps.ts';
 import { StartupError } from '../../startup-error.ts';
 import { type BlueBubblesClient, BlueBubblesError } from './client.ts';
-import { SOURCE } from './events.ts';
-import { BbServerInfo, BbWebhookList } from './schemas.ts';
+import { SOURCE } from './event-context.ts';
+import { BbAccountInfo, BbServerInfo, BbWebhookList } from './schemas.ts';
 
 /** The events textrelay reads: its own messages' echoes and updates, send errors, and people's messages. */
 export const WEBHOOK_EVENTS = ['new-message', 'updated-message', 'message-send-error'];
@@ -47,16 +47,80 @@ export async function webhookSecret(deps: ServiceDeps): Promise<string> {
   return (await deps.store.carrierState.get(SOURCE, SECRET_KEY)) ?? secret;
 }
 
+/** A webhook's URL as a log may show it: the secret path part left out. */
+function withoutSecret(url: string): string {
+  const at = url.indexOf(`${INGEST_PATH}/`);
+  return at < 0 ? url : `${url.slice(0, at + INGEST_PATH.length)}/[redacted]`;
+}
+
 /**
- * Registers our webhook URL and removes the server's other webhooks pointing at our ingest path
- * (left by an older secret or public URL), so restarts never pile them up.
+ * Registers our webhook URL and removes our own older ones (another secret at our public URL, or
+ * our secret at a public URL we had before), so restarts never pile them up. A webhook at another
+ * textrelay's ingest path is that textrelay's, on the same Mac: removing it would leave it
+ * reading back by the hour, so it is kept with a warning unless `takeOver` says to remove it.
  */
-export async function registerWebhook(deps: ServiceDeps, client: BlueBubblesClient, publicUrl: string, secret: string): Promise<void> {
+export async function registerWebhook(
+  deps: ServiceDeps,
+  client: BlueBubblesClient,
+  publicUrl: string,
+  secret: string,
+  takeOver = false,
+): Promise<void> {
   const url = `${publicUrl}${INGEST_PATH}/${secret}`;
   const existing = BbWebhookList.parse(await client.call('GET', '/webhook'));
   for (const webhook of existing) {
-    if (webhook.url !== url && webhook.url.includes(`${INGEST_PATH}/`)) await client.call('DELETE', `/webhook/${webhook.id}`);
+    if (webhook.url === url || !webhook.url.includes(`${INGEST_PATH}/`)) continue;
+    const ours = webhook.url.startsWith(`${publicUrl}${INGEST_PATH}/`) || webhook.url.endsWith(`${INGEST_PATH}/${secret}`);
+    if (ours || takeOver) {
+      await client.call('DELETE', `/webhook/${webhook.id}`);
+      if (!ours)
+        deps.log.warn(
+          { url: withoutSecret(webhook.url) },
+          'removed another textrelay’s BlueBubbles webhook (TEXTRELAY_BLUEBUBBLES_TAKE_OVER)',
+        );
+    } else {
+      deps.log.warn(
+        { url: withoutSecret(webhook.url) },
+        `another textrelay receives this Mac's iMessages at ${withoutSecret(webhook.url)}: both get every message; kept (set TEXTRELAY_BLUEBUBBLES_TAKE_OVER=1 to remove it)`,
+      );
+    }
   }
   await client.call('POST', '/webhook', { json: { url, events: WEBHOOK_EVENTS } });
   deps.log.info({ url: `${publicUrl}${INGEST_PATH}/[redacted]` }, 'BlueBubbles webhook registered');
+}
+
+/** An address as comparable: a phone number's digits with its +, an e-mail address in lower case. */
+function comparable(address: string): string {
+  return address.includes('@') ? address.trim().toLowerCase() : address.replace(/[^\d+]/g, '');
+}
+
+/**
+ * Warns when the BlueBubbles line is not an address of the Mac's iMessage account: its messages
+ * would go out from another address than the one the tenant gave, and replies to the line would
+ * not reach the Mac. The account's addresses: server/info's `detected_imessage`, and with the
+ * Private API the account's aliases (`icloud/account`).
+ */
+export async function checkLineAddress(
+  deps: ServiceDeps,
+  client: BlueBubblesClient,
+  info: BbServerInfo,
+  line: string | undefined,
+  privateApi: boolean,
+): Promise<void> {
+  const detected = info.detected_imessage;
+  if (!line || !detected) return;
+  const addresses = [detected];
+  if (privateApi) {
+    try {
+      const account = BbAccountInfo.parse(await client.call('GET', '/icloud/account'));
+      addresses.push(...(account.vetted_aliases ?? []).map((alias) => alias.Alias));
+    } catch {
+      // Without the aliases the detected address alone decides.
+    }
+  }
+  if (addresses.some((address) => comparable(address) === comparable(line))) return;
+  deps.log.warn(
+    { line, imessageAddresses: addresses },
+    `the BlueBubbles line ${line} is not an address of the Mac's iMessage account (${addresses.join(', ')}): messages go out from that account and replies to ${line} may never reach the Mac`,
+  );
 }

@@ -40,6 +40,8 @@ export async function startFakeBlueBubbles(options: { password?: string; port?: 
     privateApi: true,
     helperConnected: true,
     detectedImessage: 'me@icloud.com',
+    /** The addresses the Mac's Apple ID sends and receives iMessages at (`icloud/account`'s vetted aliases). */
+    aliases: ['me@icloud.com', '+16175550199'],
     osVersion: '15.5',
     serverVersion: '1.9.9',
   };
@@ -49,10 +51,14 @@ export async function startFakeBlueBubbles(options: { password?: string; port?: 
   const requests: { method: string; url: string }[] = [];
   const inFlight = new Set<string>();
   /** `changeFault`: the next group change fails after the server's wait, as one Messages never shows. */
-  const control = { sendDelayMs: 0, autoEcho: true, changeFault: false };
+  /** `chatFault`: every `GET chat/:guid` answers 500 (the Messages database busy). */
+  const control = { sendDelayMs: 0, autoEcho: true, changeFault: false, chatFault: false };
 
   const fail = (c: Context, status: number, message: string, type: string, detail = message, data: unknown = null) =>
     c.json({ status, message, error: { type, message: detail }, data }, status as 400);
+  /** An error the server answers without a `data` field at all. */
+  const failBare = (c: Context, status: number, message: string, type: string, detail: string) =>
+    c.json({ status, message, error: { type, message: detail } }, status as 400);
   const ok = (c: Context, data: unknown, message = 'Success') => c.json({ status: 200, message, data });
   const helperMissing = (c: Context) =>
     !settings.privateApi || !settings.helperConnected
@@ -106,20 +112,9 @@ export async function startFakeBlueBubbles(options: { password?: string; port?: 
         ...extra,
         handle: chat.style === 45 ? { ...chat.participants[0]!, service } : null,
       });
-      if (fault?.kind === 'error') {
-        message.error = fault.code;
-        return {
-          answer: fail(
-            c,
-            500,
-            'Message sent with an error. See attached message',
-            'iMessage Error',
-            'Message sent with an error. See attached message',
-            world.view(message, { tempGuid }),
-          ),
-        };
-      }
-      if (control.autoEcho) setImmediate(() => world.echo(message, tempGuid));
+      // A row saved with an error: each route answers it its own way (carriers.md A.3-A.5).
+      if (fault?.kind === 'error') message.error = fault.code;
+      else if (control.autoEcho) setImmediate(() => world.echo(message, tempGuid));
       return { message };
     } finally {
       if (tempGuid) inFlight.delete(tempGuid);
@@ -148,6 +143,18 @@ export async function startFakeBlueBubbles(options: { password?: string; port?: 
     }),
   );
 
+  app.get('/api/v1/icloud/account', (c) => {
+    const missing = helperMissing(c);
+    return (
+      missing ??
+      ok(
+        c,
+        { apple_id: settings.detectedImessage, vetted_aliases: settings.aliases.map((Alias) => ({ Alias, Status: 3 })) },
+        'Successfully fetched account info!',
+      )
+    );
+  });
+
   app.post('/api/v1/message/text', async (c) => {
     const body = await c.req.json();
     if (!body.chatGuid) return fail(c, 400, 'Validation Error', 'Validation Error', 'The chatGuid field is required.');
@@ -163,7 +170,11 @@ export async function startFakeBlueBubbles(options: { password?: string; port?: 
       world.ensureChat(body.chatGuid, [address], service === 'SMS' ? 'SMS' : 'iMessage');
     }
     const { answer, message } = await sendInto(c, body.chatGuid, body.message, body.tempGuid);
-    return answer ?? ok(c, world.view(message!, { tempGuid: body.tempGuid }), 'Message sent!');
+    if (answer) return answer;
+    // The route re-wraps its own error: the row's code is not in the answer.
+    if (message!.error !== 0)
+      return failBare(c, 500, 'Message Send Error', 'iMessage Error', '[500] Message sent with an error. See attached message');
+    return ok(c, world.view(message!, { tempGuid: body.tempGuid }), 'Message sent!');
   });
 
   app.post('/api/v1/message/attachment', async (c) => {
@@ -182,7 +193,8 @@ export async function startFakeBlueBubbles(options: { password?: string; port?: 
     ];
     const tempGuid = typeof form.tempGuid === 'string' ? form.tempGuid : undefined;
     const { answer, message } = await sendInto(c, chatGuid, '\uFFFC', tempGuid, { attachments });
-    return answer ?? ok(c, world.view(message!, { tempGuid }), 'Attachment sent!');
+    // 200 even when the row has an error, and no tempGuid in the answer.
+    return answer ?? ok(c, world.view(message!), 'Attachment sent!');
   });
 
   app.post('/api/v1/chat/new', async (c) => {
@@ -206,6 +218,7 @@ export async function startFakeBlueBubbles(options: { password?: string; port?: 
   });
 
   app.get('/api/v1/chat/:guid', (c) => {
+    if (control.chatFault) return fail(c, 500, 'An unhandled error has occurred!', 'Server Error', 'SQLITE_BUSY: database is locked');
     const chat = world.chat(c.req.param('guid'));
     return chat ? ok(c, world.chatView(chat)) : fail(c, 404, 'Chat does not exist!', 'Database Error');
   });
@@ -224,14 +237,19 @@ export async function startFakeBlueBubbles(options: { password?: string; port?: 
     const total = found.length;
     found = found.slice(body.offset ?? 0, (body.offset ?? 0) + (body.limit ?? 100));
     const withChats = (body.with ?? []).some((w: string) => w.startsWith('chat'));
+    // Attachments come back only when `with` asks for them.
+    const withAttachments = (body.with ?? []).some((w: string) => w.startsWith('attachment'));
     return c.json({
       status: 200,
       message: 'Success',
-      data: found.map((m) => world.view(m, { chats: withChats })),
+      data: found.map((m) => world.view(m, { chats: withChats, attachments: withAttachments })),
       metadata: { offset: body.offset ?? 0, limit: body.limit ?? 100, total, count: found.length },
     });
   });
   app.get('/api/v1/attachment/:guid/download', (c) => {
+    // A file Messages has not downloaded from iCloud, or cannot read: the route's error.
+    if (world.unservable.has(c.req.param('guid')))
+      return fail(c, 500, 'An unhandled error has occurred!', 'Server Error', 'Attachment not downloaded on server!');
     for (const message of world.messages.values())
       for (const attachment of message.attachments)
         if (attachment.guid === c.req.param('guid'))

@@ -44,6 +44,8 @@ export function createWorld() {
     dropping: false,
     /** Addresses Apple does not know as iMessage: availability answers false, sends go as SMS. */
     smsOnly: new Set<string>(),
+    /** Attachments whose download the server answers with a 500 (not on the Mac, unreadable). */
+    unservable: new Set<string>(),
     /** macOS 26 names every one-to-one chat `any;-;…`. */
     tahoe: false,
     /** Strictly increasing times, so "after" queries never tie. */
@@ -90,18 +92,21 @@ export function createWorld() {
       return message;
     },
     /** The message as the REST API and webhooks show it (`chats` left out of updates). */
-    view(message: FakeMessage, options: { chats?: boolean; tempGuid?: string } = {}): Record<string, unknown> {
+    view(message: FakeMessage, options: { chats?: boolean; attachments?: boolean; tempGuid?: string } = {}): Record<string, unknown> {
       const { chatGuid, attachments, ...fields } = message;
       const chat = chats.get(chatGuid);
       const view: Record<string, unknown> = {
         ...fields,
-        attachments: attachments.map(({ bytes: _bytes, ...attachment }) => attachment),
+        attachments: options.attachments === false ? [] : attachments.map(({ bytes: _bytes, ...attachment }) => attachment),
         subject: null,
         groupTitle: null,
       };
       if (options.tempGuid !== undefined) view.tempGuid = options.tempGuid;
-      if (options.chats !== false && chat)
+      if (options.chats !== false && chat) {
         view.chats = [{ guid: chat.guid, style: chat.style, displayName: chat.displayName, participants: chat.participants }];
+        // The server drops a group's participants from a payload past 4000 bytes.
+        if (JSON.stringify(view).length > 4000) view.chats = [{ guid: chat.guid, style: chat.style, displayName: chat.displayName }];
+      }
       return view;
     },
     chatView(chat: FakeChat, messagesToo: FakeMessage[] = [], tempGuid?: string): Record<string, unknown> {

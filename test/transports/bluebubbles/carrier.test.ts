@@ -1,13 +1,22 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { normalisePhoneSpelling } from '../../../src/domain/phone.ts';
 import { createLogger } from '../../../src/logger.ts';
 import { StartupError } from '../../../src/startup-error.ts';
 import { makeTestApp, type TestAccount, type TestApp } from '../../helpers/app.ts';
-import { type BlueBubblesRig, blueBubblesAccount, startBlueBubblesRig } from '../../helpers/bluebubbles.ts';
-import { send, sendGroup } from '../../helpers/delivery.ts';
+import {
+  type BlueBubblesRig,
+  blueBubblesAccount,
+  sendThroughRig,
+  startBlueBubblesCarrier,
+  startBlueBubblesRig,
+  untilStatus,
+} from '../../helpers/bluebubbles.ts';
+import { sendGroup } from '../../helpers/delivery.ts';
 import { startFakeBlueBubbles } from '../../helpers/fake-bluebubbles/server.ts';
 import { ALICE, BOB, CAROL } from '../../helpers/fixtures.ts';
 import { eventually } from '../../helpers/live.ts';
 import { callbackStatuses } from '../../helpers/outbox.ts';
+import { seededRandom } from '../../helpers/seeded-random.ts';
 
 const rigs: BlueBubblesRig[] = [];
 afterEach(async () => {
@@ -18,35 +27,17 @@ async function setup(
   options: Parameters<typeof startBlueBubblesRig>[1] = {},
   log?: ReturnType<typeof createLogger>,
 ): Promise<{ t: TestApp; account: TestAccount; rig: BlueBubblesRig }> {
-  const t = makeTestApp({ transportName: 'bluebubbles', log });
-  const account = await blueBubblesAccount(t);
-  const rig = await startBlueBubblesRig(t, options);
-  rigs.push(rig);
-  await rig.carrier.start();
-  return { t, account, rig };
+  const world = await startBlueBubblesCarrier({ ...options, log });
+  rigs.push(world.rig);
+  return world;
 }
 
 async function statusOf(t: TestApp, handle: string) {
   return t.store.messages.findByAnyHandle(handle);
 }
 
-/** Sends through the services and hands the message over, as `serve` does after the commit. */
-async function sendVia(t: TestApp, account: TestAccount, rig: BlueBubblesRig, input: Parameters<typeof send>[2] = {}) {
-  const sent = await send(t, account, input);
-  rig.courier.enqueue(sent.message_handle);
-  return sent.message_handle;
-}
-
-async function until(t: TestApp, handle: string, status: string) {
-  return eventually(
-    `${handle} ${status}`,
-    async () => {
-      const message = await statusOf(t, handle);
-      return message?.status === status ? message : undefined;
-    },
-    10_000,
-  );
-}
+const sendVia = sendThroughRig;
+const until = untilStatus;
 
 describe('BlueBubbles start-up', () => {
   it('registers one webhook at a secret URL, the same one after a restart', async () => {
@@ -59,17 +50,47 @@ describe('BlueBubbles start-up', () => {
     expect(rig.fake.world.webhooks.map((hook) => hook.url)).toEqual([webhook!.url]);
   });
 
-  it('removes a webhook of ours left with another secret', async () => {
-    const { rig } = await setup();
+  it('removes a webhook of ours left with another secret, and keeps another textrelay’s, with a warning', async () => {
+    const lines: string[] = [];
+    const { rig } = await setup({}, createLogger('info', { write: (line: string) => lines.push(line) }));
+    const theirs = 'https://other-textrelay.example/webhooks/carriers/bluebubbles/their-secret';
     rig.fake.world.newWebhook(`${rig.publicUrl}/webhooks/carriers/bluebubbles/old-secret`, ['*']);
+    rig.fake.world.newWebhook(theirs, ['new-message']);
     rig.fake.world.newWebhook('https://other-client.example/hook', ['*']);
     await rig.restart();
     expect(rig.fake.world.webhooks.map((hook) => hook.url).sort()).toEqual(
       [
         rig.fake.world.webhooks.find((h) => h.url.startsWith(rig.publicUrl) && !h.url.endsWith('old-secret'))!.url,
         'https://other-client.example/hook',
+        theirs,
       ].sort(),
     );
+    const warning = lines.find((line) => line.includes('other-textrelay.example'));
+    expect(warning).toContain('TEXTRELAY_BLUEBUBBLES_TAKE_OVER');
+    expect(warning).not.toContain('their-secret');
+  });
+
+  it('takes another textrelay’s webhook over when TEXTRELAY_BLUEBUBBLES_TAKE_OVER says so', async () => {
+    const fake = await startFakeBlueBubbles();
+    fake.world.newWebhook('https://other-textrelay.example/webhooks/carriers/bluebubbles/their-secret', ['new-message']);
+    const { rig } = await setup({ fake, env: { TEXTRELAY_BLUEBUBBLES_TAKE_OVER: '1' } });
+    expect(rig.fake.world.webhooks.map((hook) => hook.url)).toEqual([
+      expect.stringMatching(new RegExp(`^${rig.publicUrl}/webhooks/carriers/bluebubbles/`)),
+    ]);
+  });
+
+  it('warns when the BlueBubbles line is not an address of the Mac’s iMessage account', async () => {
+    for (const privateApi of [true, false]) {
+      const lines: string[] = [];
+      const fake = await startFakeBlueBubbles();
+      fake.settings.privateApi = privateApi;
+      fake.settings.aliases = ['me@icloud.com', '+16175550100'];
+      await setup({ fake }, createLogger('info', { write: (line: string) => lines.push(line) }));
+      expect(lines.find((line) => line.includes('+16175550199') && line.includes('me@icloud.com'))).toBeDefined();
+    }
+    const quiet: string[] = [];
+    await setup({}, createLogger('info', { write: (line: string) => quiet.push(line) }));
+    expect(quiet.filter((line) => line.includes('"level":40') && line.includes('iMessage'))).toEqual([]);
   });
 
   it('refuses an ingest call without the secret and records nothing', async () => {
@@ -217,6 +238,22 @@ describe('BlueBubbles password', () => {
   });
 });
 
+describe('BlueBubbles error messages', () => {
+  it('never show the Mac’s address to the tenant', async () => {
+    const { t, account, rig } = await setup({ retrySchedule: '0.02' });
+    await rig.fake.stop();
+    const handle = await sendVia(t, account, rig, { content: 'while the Mac is away' });
+    const failed = await until(t, handle, 'ERROR');
+    const { host } = new URL(rig.fake.url);
+    expect(failed.errorMessage).toMatch(/^BlueBubbles did not take the message: .*ECONNREFUSED/);
+    for (const shown of [failed.errorMessage, rig.carrier.health().lastError ?? '']) {
+      expect(shown).not.toContain(host);
+      expect(shown).not.toContain('127.0.0.1');
+    }
+    await rig.fake.restart();
+  });
+});
+
 describe('BlueBubbles inbound', () => {
   it('relays a person’s message once, skips tapbacks and keeps e-mail senders', async () => {
     const { t, account, rig } = await setup();
@@ -291,6 +328,25 @@ describe('BlueBubbles inbound', () => {
 });
 
 describe('BlueBubbles groups', () => {
+  it('takes in a group of 400 people, the one group for that set', async () => {
+    const { t, account, rig } = await setup();
+    // Numbers as varied as real ones: a regular list would compress below PostgreSQL's index limit.
+    const random = seededRandom(35);
+    const candidates = Array.from({ length: 1200 }, () => `+1${String(2_000_000_000 + Math.floor(random() * 7_000_000_000))}`);
+    const people = [...new Set(candidates.filter((number) => normalisePhoneSpelling(number) === number))].slice(0, 400);
+    expect(people).toHaveLength(400);
+    const chatGuid = 'iMessage;+;chat-two-hundred';
+    rig.fake.world.ensureChat(chatGuid, people, 'iMessage');
+    const first = rig.fake.world.receive({ from: people[0]!, text: 'hello everyone', chatGuid });
+    const stored = await eventually('the big group message', async () => statusOf(t, first.guid), 25_000);
+    const group = await t.store.groups.findById(stored.accountId, stored.groupId!);
+    expect(group?.transportGroupId).toBe(chatGuid);
+    const listed = await t.call('GET', `/api/v2/groups/${stored.groupId}`, account);
+    expect(listed.status).toBe(200);
+    const second = rig.fake.world.receive({ from: people[1]!, text: 'hi', chatGuid });
+    expect((await eventually('the second message', async () => statusOf(t, second.guid), 25_000)).groupId).toBe(stored.groupId);
+  }, 60_000);
+
   it('creates the group chat and routes members’ messages to textrelay’s group', async () => {
     const { t, account, rig } = await setup();
     const sent = await sendGroup(t, account, { numbers: [ALICE, BOB], content: 'hi both' });

@@ -16,7 +16,15 @@ export function groupQueries(db: PgDb) {
         db
           .select()
           .from(groups)
-          .where(and(eq(groups.accountId, accountId), eq(groups.memberKey, memberKey), onLine))
+          // The set's unique index holds md5(member_key): comparing the hash too lets the lookup use it.
+          .where(
+            and(
+              eq(groups.accountId, accountId),
+              sql`md5(${groups.memberKey}) = md5(${memberKey})`,
+              eq(groups.memberKey, memberKey),
+              onLine,
+            ),
+          )
           .orderBy(asc(groups.createdAt), asc(groups.id))
           .limit(1),
       );

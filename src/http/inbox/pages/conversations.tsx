@@ -1,4 +1,5 @@
 import type { FC } from 'hono/jsx';
+import type { CarrierProblem } from '../../../services/carrier-problems.ts';
 import type { ConversationSummary } from '../../../services/inbox.ts';
 import { conversationPath, formatTime } from './format.ts';
 import { Layout, type LayoutProps } from './layout.tsx';
@@ -31,11 +32,26 @@ const Avatar: FC<{ conversation: ConversationSummary }> = ({ conversation }) => 
   );
 };
 
-type Props = { signedIn: NonNullable<LayoutProps['signedIn']>; conversations: ConversationSummary[]; timeZone: string };
+type Props = {
+  signedIn: NonNullable<LayoutProps['signedIn']>;
+  conversations: ConversationSummary[];
+  /** Messages a carrier delivered that could not be recorded in full (an attachment it could not fetch). */
+  problems?: CarrierProblem[];
+  timeZone: string;
+};
 
-export const ConversationsPage: FC<Props> = ({ signedIn, conversations, timeZone }) => (
+export const ConversationsPage: FC<Props> = ({ signedIn, conversations, problems = [], timeZone }) => (
   <Layout title="Conversations" signedIn={signedIn}>
     <h1>Conversations</h1>
+    {problems.length > 0 && (
+      <ul class="notice error carrier-problems" role="status">
+        {problems.map((problem) => (
+          <li>
+            <time datetime={new Date(problem.at).toISOString()}>{formatTime(problem.at, timeZone)}</time> {problem.what}
+          </li>
+        ))}
+      </ul>
+    )}
     <ul id="conversations" class="conversations" data-live>
       {conversations.length === 0 && (
         <li class="empty">
