@@ -6,6 +6,7 @@ import { carrierFailureText } from '../../domain/carriers.ts';
 import { ErrorCode } from '../../domain/error-codes.ts';
 import type { OptOutIntent } from '../../domain/opt-out.ts';
 import type { MessageStatus } from '../../domain/status.ts';
+import type { StatusReport } from '../../services/record-status.ts';
 
 /** A Twilio webhook's form fields, as posted. */
 export type TwilioForm = Readonly<Record<string, string>>;
@@ -71,6 +72,20 @@ export function statusEventOf(form: TwilioForm): TwilioStatusEvent {
 }
 
 /** The fields of a fetched Message resource (B.2) that say where it is. */
+/** A Twilio status event as recordStatus takes it: Twilio carries SMS, so each one says the message went as SMS. */
+export function statusReportOf(handle: string, event: Extract<TwilioStatusEvent, { kind: 'status' }>, line?: string): StatusReport {
+  return {
+    handle,
+    status: event.status,
+    errorCode: event.errorCode,
+    errorMessage: event.errorMessage,
+    wasDowngraded: true,
+    source: 'twilio',
+    sourceEventId: event.eventId,
+    line: line || undefined,
+  };
+}
+
 export type TwilioMessageResource = {
   sid: string;
   status: string;

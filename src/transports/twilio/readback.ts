@@ -8,7 +8,7 @@ import type { HealthTracker } from '../carriers/health.ts';
 import { describeFailure } from '../carriers/scrub.ts';
 import type { TwilioClient } from './client.ts';
 import { TwilioError } from './client.ts';
-import { readBackEventOf } from './mapping.ts';
+import { readBackEventOf, statusReportOf } from './mapping.ts';
 
 /** Messages read back per pass at most: a pass is this many GETs, one after another. */
 export const READBACK_PER_PASS = 100;
@@ -65,15 +65,7 @@ export function createTwilioReadBack(context: TwilioReadBackContext) {
     const event = readBackEventOf(resource);
     // Where we have it already, or behind (queued at Twilio while we have it sent): nothing to record.
     if (event.kind === 'ignored' || !decideStatus(message.status, event.status).applied) return;
-    const outcome = await recordStatus(deps, {
-      handle: message.handle,
-      status: event.status,
-      errorCode: event.errorCode,
-      errorMessage: event.errorMessage,
-      wasDowngraded: true,
-      source: 'twilio',
-      sourceEventId: event.eventId,
-    }).catch((error: unknown) => {
+    const outcome = await recordStatus(deps, statusReportOf(message.handle, event)).catch((error: unknown) => {
       throw new RecordFailure(error);
     });
     if (outcome === 'applied') pass.applied += 1;

@@ -7,7 +7,7 @@ import { receiveFromTransport } from '../../services/receive-inbound.ts';
 import { recordStatus } from '../../services/record-status.ts';
 import type { CarrierContext } from '../carriers/carrier.ts';
 import { describeFailure } from '../carriers/scrub.ts';
-import { inboundOf, statusEventOf, type TwilioForm } from './mapping.ts';
+import { inboundOf, statusEventOf, statusReportOf, type TwilioForm } from './mapping.ts';
 
 export const TWILIO_WEBHOOKS = '/webhooks/carriers/twilio';
 const EMPTY_TWIML = '<?xml version="1.0" encoding="UTF-8"?><Response/>';
@@ -60,20 +60,7 @@ export function twilioWebhooks(context: CarrierContext, authToken: string) {
     if (event.errorMessage !== null) health.failed(event.errorMessage, form.From);
     // Our handle rides in the callback URL (signed with it), so a callback that beats the create's answer still finds its message.
     const handle = storableText(c.req.query('m') ?? '') || event.sid;
-    await recordStatus(
-      deps,
-      {
-        handle,
-        status: event.status,
-        errorCode: event.errorCode,
-        errorMessage: event.errorMessage,
-        wasDowngraded: true,
-        source: 'twilio',
-        sourceEventId: event.eventId,
-        line: form.From || undefined,
-      },
-      { batched: true },
-    );
+    await recordStatus(deps, statusReportOf(handle, event, form.From), { batched: true });
     return c.body(null, 204);
   });
 
