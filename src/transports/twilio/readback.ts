@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import type { MessageRow } from '../../db/rows.ts';
 import type { UnsettledCursor } from '../../db/store.ts';
 import { decideStatus } from '../../domain/status.ts';
+import { itemsWithProblems, recordCarrierProblem, resolveCarrierProblems } from '../../services/carrier-problems.ts';
 import type { ServiceDeps } from '../../services/deps.ts';
 import { recordStatus } from '../../services/record-status.ts';
 import type { HealthTracker } from '../carriers/health.ts';
@@ -71,8 +72,8 @@ export function createTwilioReadBack(context: TwilioReadBackContext) {
     if (outcome === 'applied') pass.applied += 1;
   }
 
-  return async function readBack(): Promise<ReadBackPass> {
-    const pass: ReadBackPass = { read: 0, applied: 0, failed: 0 };
+  /** The pass's pages; an item that had a problem and is read now is added to `settled`. */
+  async function readPages(pass: ReadBackPass, troubled: ReadonlySet<string>, settled: Set<string>): Promise<ReadBackPass> {
     const numbers = await context.lines();
     const owners = new Set((await deps.store.lines.all()).filter((line) => numbers.includes(line.number)).map((line) => line.accountId));
     const since = deps.clock.now() - READBACK_WINDOW_MS;
@@ -83,6 +84,8 @@ export function createTwilioReadBack(context: TwilioReadBackContext) {
       for (const message of page) {
         try {
           await readOne(message, pass);
+          const item = message.transportHandle ?? message.handle;
+          if (troubled.has(item)) settled.add(item);
         } catch (error) {
           const reason = describeFailure(error, scrub);
           if (twilioUnavailable(error)) {
@@ -92,6 +95,11 @@ export function createTwilioReadBack(context: TwilioReadBackContext) {
           }
           pass.failed += 1;
           health.failed(`read-back of ${message.transportHandle}: ${reason}`);
+          await recordCarrierProblem(deps, 'twilio', {
+            item: message.transportHandle ?? message.handle,
+            accountId: message.accountId,
+            what: `The status of the SMS ${message.handle} could not be read back from Twilio: ${reason}`,
+          }).catch(() => undefined);
           log.warn(
             { handle: message.handle, sid: message.transportHandle, reason },
             'Twilio read-back could not read one message; going on',
@@ -107,5 +115,15 @@ export function createTwilioReadBack(context: TwilioReadBackContext) {
       }
     }
     return pass;
+  }
+
+  return async function readBack(): Promise<ReadBackPass> {
+    const troubled = await itemsWithProblems(deps, 'twilio');
+    const settled = new Set<string>();
+    try {
+      return await readPages({ read: 0, applied: 0, failed: 0 }, troubled, settled);
+    } finally {
+      await resolveCarrierProblems(deps, 'twilio', settled).catch(() => undefined);
+    }
   };
 }

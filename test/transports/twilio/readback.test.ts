@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
+import { carrierProblems } from '../../../src/services/carrier-problems.ts';
 import { recordHandover } from '../../../src/services/handover.ts';
 import { recordStatus } from '../../../src/services/record-status.ts';
 import type { TwilioCarrier } from '../../../src/transports/twilio/carrier.ts';
@@ -141,6 +142,15 @@ describe('Twilio read-back', () => {
     expect(carrierOf(w).health().lastError).toBe(
       `read-back of ${gone.message.sid}: Twilio answered 404 (20404): The requested resource was not found`,
     );
+    const [problem] = await carrierProblems(w.t.deps);
+    expect(problem).toMatchObject({ carrier: 'twilio', item: gone.message.sid, what: expect.stringContaining(gone.handle) });
+
+    // Found again at Twilio: the next pass reads it and the problem is gone.
+    w.twilio.messages.push(gone.message);
+    w.twilio.settleSilently(gone.message, 'delivered');
+    await carrierOf(w).readBack();
+    expect(await statusOf(w, gone.handle)).toBe('DELIVERED');
+    expect(await carrierProblems(w.t.deps)).toEqual([]);
   });
 
   it('stops a pass when Twilio does not answer, and the next pass resumes from that message', async () => {
