@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { CARRIERS, type CarrierName } from '../domain/carriers.ts';
+import { carrierList } from './carrier-lists.ts';
 import type { ServiceDeps } from './deps.ts';
 
 /** Where a carrier keeps its latest item problems in `carrier_state`. */
@@ -20,18 +21,9 @@ const Problem = z.object({
 /** A carrier item (a message, one of its attachments) textrelay could not record in full. */
 export type CarrierProblem = z.output<typeof Problem>;
 
-const writing = new Map<string, Promise<unknown>>();
-
-async function kept(deps: Pick<ServiceDeps, 'store'>, carrier: CarrierName): Promise<CarrierProblem[]> {
-  const value = await deps.store.carrierState.get(carrier, PROBLEMS_KEY);
-  if (value === undefined) return [];
-  try {
-    const parsed = z.array(Problem).safeParse(JSON.parse(value));
-    return parsed.success ? parsed.data : [];
-  } catch {
-    return [];
-  }
-}
+/** Each carrier's list, made once: its writes take turns. */
+const lists = new Map(CARRIERS.map((carrier) => [carrier, carrierList(carrier, PROBLEMS_KEY, Problem)]));
+const listOf = (carrier: CarrierName) => lists.get(carrier)!;
 
 /**
  * Writes down that a carrier item could not be recorded in full (the same item and words again
@@ -49,21 +41,8 @@ export async function recordCarrierProblem(
   ]);
 }
 
-/** One writer at a time per carrier: the list is one value, read and written back. */
-async function change(
-  deps: Pick<ServiceDeps, 'store' | 'clock'>,
-  carrier: CarrierName,
-  edit: (problems: CarrierProblem[]) => CarrierProblem[],
-): Promise<void> {
-  const previous = writing.get(carrier) ?? Promise.resolve();
-  const next = previous
-    .catch(() => undefined)
-    .then(async () => {
-      const problems = edit(await kept(deps, carrier)).slice(0, KEPT);
-      await deps.store.carrierState.set(carrier, PROBLEMS_KEY, JSON.stringify(problems), deps.clock.now());
-    });
-  writing.set(carrier, next);
-  await next;
+function change(deps: Pick<ServiceDeps, 'store' | 'clock'>, carrier: CarrierName, edit: (problems: CarrierProblem[]) => CarrierProblem[]) {
+  return listOf(carrier).change(deps, (problems) => edit(problems).slice(0, KEPT));
 }
 
 /** The carrier's problems with these items, once they have been recorded after all. */
@@ -78,12 +57,14 @@ export async function resolveCarrierProblems(
 
 /** The items the carrier has problems with now. */
 export async function itemsWithProblems(deps: Pick<ServiceDeps, 'store'>, carrier: CarrierName): Promise<Set<string>> {
-  return new Set((await kept(deps, carrier)).map((problem) => problem.item));
+  return new Set((await listOf(carrier).read(deps)).map((problem) => problem.item));
 }
 
 /** Every carrier's latest problems, newest first. */
 export async function carrierProblems(deps: Pick<ServiceDeps, 'store'>): Promise<(CarrierProblem & { carrier: CarrierName })[]> {
-  const all = await Promise.all(CARRIERS.map(async (carrier) => (await kept(deps, carrier)).map((problem) => ({ ...problem, carrier }))));
+  const all = await Promise.all(
+    CARRIERS.map(async (carrier) => (await listOf(carrier).read(deps)).map((problem) => ({ ...problem, carrier }))),
+  );
   return all.flat().sort((a, b) => b.at - a.at);
 }
 

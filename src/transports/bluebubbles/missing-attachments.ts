@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { carrierList } from '../../services/carrier-lists.ts';
 import { recordCarrierProblem } from '../../services/carrier-problems.ts';
 import { mediaUrlOf, storeReceivedMedia } from '../../services/media.ts';
 import { receiveFromTransport, type TransportInbound } from '../../services/receive-inbound.ts';
@@ -11,15 +12,6 @@ const MISSING_KEY = 'missing_attachments';
 export const ATTACHMENT_ATTEMPTS = 5;
 /** A given-up entry is kept while read-back passes still see its message (a day behind the cursor), so they skip it. */
 const KEPT_MS = 2 * 24 * 60 * 60 * 1000;
-
-let writing: Promise<unknown> = Promise.resolve();
-
-/** One change of the list at a time: it is one value, read and written back (webhooks and passes run at once). */
-function serially<T>(work: () => Promise<T>): Promise<T> {
-  const next = writing.catch(() => undefined).then(work);
-  writing = next;
-  return next;
-}
 
 /** An attachment whose message is stored without it: fetched again on each read-back pass, as a message of its own. */
 const Missing = z.object({
@@ -43,26 +35,17 @@ const Missing = z.object({
 });
 type Missing = z.output<typeof Missing>;
 
-async function load(ctx: BbEventContext): Promise<Missing[]> {
-  const value = await ctx.deps.store.carrierState.get(SOURCE, MISSING_KEY);
-  if (value === undefined) return [];
-  try {
-    const parsed = z.array(Missing).safeParse(JSON.parse(value));
-    return parsed.success ? parsed.data : [];
-  } catch {
-    return [];
-  }
-}
+const missing = carrierList(SOURCE, MISSING_KEY, Missing);
 
-async function save(ctx: BbEventContext, entries: Missing[]): Promise<void> {
+/** A settled entry is dropped once read-back passes no longer see its message. */
+function kept(ctx: BbEventContext, entries: Missing[]): Missing[] {
   const now = ctx.deps.clock.now();
-  const current = entries.filter((entry) => !entry.settled || now - entry.since < KEPT_MS);
-  await ctx.deps.store.carrierState.set(SOURCE, MISSING_KEY, JSON.stringify(current), now);
+  return entries.filter((entry) => !entry.settled || now - entry.since < KEPT_MS);
 }
 
 /** Whether the attachment is already waiting for a later pass or given up: an event seen again leaves it to them. */
 export async function isMissing(ctx: BbEventContext, attachmentGuid: string): Promise<boolean> {
-  return (await load(ctx)).some((entry) => entry.attachmentGuid === attachmentGuid);
+  return (await missing.read(ctx.deps)).some((entry) => entry.attachmentGuid === attachmentGuid);
 }
 
 /** A file too large for textrelay to take from the Mac: fetching it again cannot help. */
@@ -106,7 +89,7 @@ export async function markMissing(
     settled: large,
     since: ctx.deps.clock.now(),
   };
-  await serially(async () => save(ctx, [...(await load(ctx)).filter((old) => old.attachmentGuid !== attachment.guid), entry]));
+  await missing.change(ctx.deps, (entries) => kept(ctx, [...entries.filter((old) => old.attachmentGuid !== attachment.guid), entry]));
   if (large) await giveUp(ctx, entry, `too large (over ${MAX_ANSWER_BYTES / (1024 * 1024)} MB${megabytes(attachment.totalBytes)})`);
   ctx.deps.log.warn(
     { source: SOURCE, message: message.guid, attachment: attachment.guid, reason: ctx.describe(error) },
@@ -129,26 +112,25 @@ export async function fetchAttachment(ctx: BbEventContext, attachment: { guid: s
 
 /** One read-back pass's try at each missing attachment: fetched ones arrive as messages of their own. */
 export function retryMissingAttachments(ctx: BbEventContext): Promise<void> {
-  return serially(() => retryEach(ctx));
+  return missing.change(ctx.deps, async (entries) => {
+    if (!entries.some((entry) => !entry.settled)) return undefined;
+    for (const entry of entries) await retryOne(ctx, entry);
+    return kept(ctx, entries);
+  });
 }
 
-async function retryEach(ctx: BbEventContext): Promise<void> {
-  const entries = await load(ctx);
-  if (!entries.some((entry) => !entry.settled)) return;
-  for (const entry of entries) {
-    if (entry.settled || entry.accountId === null) continue;
-    try {
-      const mediaUrl = await fetchAttachment(ctx, { guid: entry.attachmentGuid, mimeType: entry.mimeType }, entry.accountId);
-      const inbound: TransportInbound = { ...entry.inbound, content: '', mediaUrl, source: SOURCE, transportHandle: entry.handle };
-      await receiveFromTransport(ctx.deps, inbound);
+async function retryOne(ctx: BbEventContext, entry: Missing): Promise<void> {
+  if (entry.settled || entry.accountId === null) return;
+  try {
+    const mediaUrl = await fetchAttachment(ctx, { guid: entry.attachmentGuid, mimeType: entry.mimeType }, entry.accountId);
+    const inbound: TransportInbound = { ...entry.inbound, content: '', mediaUrl, source: SOURCE, transportHandle: entry.handle };
+    await receiveFromTransport(ctx.deps, inbound);
+    entry.settled = true;
+  } catch (error) {
+    entry.attempts += 1;
+    if (entry.attempts >= ATTACHMENT_ATTEMPTS) {
       entry.settled = true;
-    } catch (error) {
-      entry.attempts += 1;
-      if (entry.attempts >= ATTACHMENT_ATTEMPTS) {
-        entry.settled = true;
-        await giveUp(ctx, entry, `${ctx.describe(error)} (tried ${entry.attempts} times)`);
-      }
+      await giveUp(ctx, entry, `${ctx.describe(error)} (tried ${entry.attempts} times)`);
     }
   }
-  await save(ctx, entries);
 }
