@@ -13,6 +13,7 @@ import { cachingStore } from './services/caching-store.ts';
 import { createCarrierDirectory } from './services/carrier-directory.ts';
 import { type Clock, systemClock } from './services/clock.ts';
 import { leaveToCourier, type TransportAtSend } from './services/deps.ts';
+import { createGroupCommit } from './services/group-commit.ts';
 import { createNotifierHub } from './services/notifier.ts';
 import type { ProviderAccounts } from './services/provider.ts';
 import { createRateLimiter, createSharedRateLimiter, LOOKUPS, type SharedTokenBuckets, WRITES } from './services/rate-limiter.ts';
@@ -73,6 +74,7 @@ export function createDeps(config: Config, parts: DepsParts): AppDeps {
   };
   return {
     store,
+    groupCommit: createGroupCommit(store),
     accountCache,
     clock,
     log: parts.log ?? createLogger(config.LOG_LEVEL),

@@ -13,6 +13,12 @@ type Answering<Module> = {
  */
 export type Queries = { [Module in keyof SqliteQueries]: Answering<SqliteQueries[Module]> };
 
+/** One caller's part of a batch. */
+export type BatchWork = (tx: Store) => Promise<unknown>;
+
+/** What one work of a batch came to: its value, or its error. */
+export type BatchOutcome = { ok: true; value: unknown } | { ok: false; error: unknown };
+
 /**
  * What the services hold of the database, whichever backend runs: all SQL lives behind it, and
  * nothing above it knows which database answers.
@@ -25,12 +31,12 @@ export interface Store extends Queries {
    */
   transaction<T>(work: (tx: Store) => Promise<T>): Promise<T>;
   /**
-   * Like `transaction`, for the hot write paths (sends, ingest, hand-overs): a backend may run
-   * the work of many callers in one shared transaction, each in its own savepoint (a failing one
-   * rolls back alone), and every caller's answer waits for that one COMMIT.
+   * Group commit's part in the store: runs the works of several callers in one transaction and
+   * commits once, answering each work's own outcome in their order. A work that fails leaves
+   * nothing of its own stored and changes nothing for the others; when the commit itself fails,
+   * nothing is stored and the call rejects. Works must touch only the store they are given.
    */
-  batchedTransaction<T>(work: (tx: Store) => Promise<T>): Promise<T>;
-  /** Which database answers, for logs and readiness: never for choosing behaviour above the store. */
+  batch(works: readonly BatchWork[]): Promise<BatchOutcome[]>;
 }
 
 // The row and filter shapes the services use, whichever backend answers them (SQLite's modules define them).

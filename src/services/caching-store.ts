@@ -1,4 +1,4 @@
-import type { Store } from '../db/store.ts';
+import type { BatchWork, Store } from '../db/store.ts';
 import type { AccountCache, CachedKind } from './account-cache.ts';
 
 type Method = (...args: never[]) => Promise<unknown>;
@@ -105,24 +105,22 @@ export function cachingStore(store: Store, cache: AccountCache, changed: () => v
 
   function wrap(inner: Store, changes: Changes | undefined): Store {
     const modules = new Map<string, object>();
-    const transact =
-      (kind: 'transaction' | 'batchedTransaction') =>
-      async <T>(work: (tx: Store) => Promise<T>): Promise<T> => {
-        // A savepoint belongs to its transaction: its changes end with the outermost one.
-        if (changes) return inner[kind]((tx) => work(wrapFor(tx, changes)));
-        const own: Changes = { changed: false };
-        try {
-          return await inner[kind]((tx) => work(wrapFor(tx, own)));
-        } finally {
-          end(own);
-        }
-      };
-    const transaction = transact('transaction');
-    const batchedTransaction = transact('batchedTransaction');
+    /** Runs `run` with the changes it belongs to: a savepoint's end with the outermost transaction's, a batch's works share theirs. */
+    async function within<T>(run: (changes: Changes) => Promise<T>): Promise<T> {
+      if (changes) return run(changes);
+      const own: Changes = { changed: false };
+      try {
+        return await run(own);
+      } finally {
+        end(own);
+      }
+    }
+    const transaction = <T>(work: (tx: Store) => Promise<T>) => within((own) => inner.transaction((tx) => work(wrapFor(tx, own))));
+    const batch = (works: readonly BatchWork[]) => within((own) => inner.batch(works.map((work) => (tx: Store) => work(wrapFor(tx, own)))));
     return new Proxy({} as Store, {
       get(_, key) {
         if (key === 'transaction') return transaction;
-        if (key === 'batchedTransaction') return batchedTransaction;
+        if (key === 'batch') return batch;
         if (typeof key !== 'string' || UNCHANGING[key] === undefined) return Reflect.get(inner, key);
         let module = modules.get(key);
         if (!module) {

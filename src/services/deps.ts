@@ -4,6 +4,7 @@ import type { HandoverSender, Store } from '../db/store.ts';
 import type { AccountCache } from './account-cache.ts';
 import type { CarrierDirectory } from './carrier-directory.ts';
 import type { Clock } from './clock.ts';
+import type { GroupCommit } from './group-commit.ts';
 import type { ProviderAccounts } from './provider.ts';
 import type { RateLimiter } from './rate-limiter.ts';
 
@@ -61,6 +62,8 @@ export type AccountQuotas = {
 export type ServiceDeps = {
   /** The database, with the account cache in front of its reads of per-account data (`caching-store.ts`). */
   store: Store;
+  /** Group commit on `store`: the hot write paths' transactions share one commit under load. */
+  groupCommit: GroupCommit;
   /** The account cache: `authenticate` keeps the accounts of verified credentials in it. */
   accountCache: AccountCache;
   clock: Clock;

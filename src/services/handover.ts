@@ -1,5 +1,6 @@
 import type { MessageRow } from '../db/rows.ts';
 import type { HandoverPosition, HandoverSender } from '../db/store.ts';
+import { messageKey } from './batch-keys.ts';
 import { upsertContact } from './contacts.ts';
 import type { ServiceDeps } from './deps.ts';
 import type { ProviderCredentials } from './provider.ts';
@@ -122,7 +123,7 @@ export async function recordHandover(
   receipt: HandoverReceipt,
   options: WriteOptions = {},
 ): Promise<void> {
-  await inWriteTransaction(deps, options, async (deps) => {
+  await inWriteTransaction(deps, options, [messageKey(handle), messageKey(receipt.transportHandle)], async (deps) => {
     const message = await deps.store.messages.findByAnyHandle(handle);
     if (!message) throw new Error(`handed over an unknown message ${handle}`);
     await deps.store.messages.markHandedOver(message.id, receipt.transportHandle, deps.clock.now());

@@ -9,6 +9,7 @@ import { previewOf } from '../domain/views.ts';
 import { type InboundService, toReceivePayload } from '../domain/webhook-payloads.ts';
 import { recordAccountEvent } from './account-events.ts';
 import { AppError } from './app-error.ts';
+import { groupKey, messageKey, personKey } from './batch-keys.ts';
 import { ensureContact } from './contacts.ts';
 import type { ServiceDeps } from './deps.ts';
 import { timeOrderedUuid } from './ids.ts';
@@ -255,6 +256,15 @@ function normalisedNumbers(input: TransportInbound): TransportInbound | undefine
   return { ...input, from, toNumber, participants: participants as string[] | undefined };
 }
 
+/** An inbound message's keys for group commit: its sender, its transport handle, its group. */
+function inboundKeys(input: TransportInbound | undefined): string[] {
+  if (!input) return [];
+  const keys = [personKey(input.from)];
+  if (input.transportHandle !== undefined) keys.push(messageKey(input.transportHandle));
+  if (input.transportGroupId !== undefined) keys.push(groupKey(input.transportGroupId));
+  return keys;
+}
+
 /**
  * Stores an inbound message delivered by a transport. It belongs to the account that owns the
  * line it arrived on (a line has one owner), and a group message to that account's group with the
@@ -270,7 +280,7 @@ export async function receiveFromTransport(
 ): Promise<TransportReceiveOutcome> {
   const reported = withStorableText(asReported);
   const input = normalisedNumbers(reported);
-  const outcome = await inWriteTransaction(deps, options, async (deps) => {
+  const outcome = await inWriteTransaction(deps, options, inboundKeys(input), async (deps) => {
     if (!input) return keepUnrouted(deps, reported, 'inbound message with a number that cannot be read: kept as unrouted');
     const owner = await deps.store.accounts.findByServiceNumber(input.toNumber);
     // To a provider account, another provider account's tenant's line is a line no account owns.

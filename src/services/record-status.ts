@@ -4,6 +4,7 @@ import { DELIVERY_ERROR_MESSAGES, ErrorCode } from '../domain/error-codes.ts';
 import { decideStatus, type MessageStatus, type NotAppliedReason } from '../domain/status.ts';
 import { withStorableText } from '../domain/storable-text.ts';
 import { accountEvent } from './account-events.ts';
+import { messageKey } from './batch-keys.ts';
 import { reportedByItsCarrier } from './carrier-reports.ts';
 import type { ServiceDeps } from './deps.ts';
 import { timeOrderedUuid } from './ids.ts';
@@ -225,7 +226,7 @@ export async function recordStatusInTransaction(deps: ServiceDeps, reported: Sta
  * transaction, so a crash leaves either all of them or none.
  */
 export async function recordStatus(deps: ServiceDeps, report: StatusReport, options: WriteOptions = {}): Promise<RecordOutcome> {
-  return inWriteTransaction(deps, options, (deps) => recordStatusInTransaction(deps, report));
+  return inWriteTransaction(deps, options, [messageKey(report.handle)], (deps) => recordStatusInTransaction(deps, report));
 }
 
 /** Applies the events that arrived under `transportHandle` before the message was known by it. Call inside a transaction. */

@@ -4,6 +4,7 @@ import { ErrorCode } from '../domain/error-codes.ts';
 import { type PlannedStep, planTimeline, sandboxBehaviour } from '../domain/sandbox-numbers.ts';
 import type { InboundService } from '../domain/webhook-payloads.ts';
 import { AppError } from './app-error.ts';
+import { messageKey } from './batch-keys.ts';
 import type { ServiceDeps } from './deps.ts';
 import type { OutboundMessage } from './handover.ts';
 import { getMessageStatus } from './messages.ts';
@@ -53,7 +54,7 @@ export async function planSandboxTimeline(
   stepMs: number,
   options: WriteOptions = {},
 ): Promise<number> {
-  return inWriteTransaction(deps, options, async (deps) => {
+  return inWriteTransaction(deps, options, [messageKey(message.handle)], async (deps) => {
     const stored = await deps.store.messages.findByAnyHandle(message.handle);
     // Its first report was applied, so its steps ran (and were deleted): planning again would replay them.
     if (stored && stored.status !== 'QUEUED') return 0;

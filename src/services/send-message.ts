@@ -4,6 +4,7 @@ import { ErrorCode } from '../domain/error-codes.ts';
 import type { SendStyle } from '../domain/limits.ts';
 import { type MessageView, previewOf, toMessageObject } from '../domain/views.ts';
 import { AppError } from './app-error.ts';
+import { groupKey, idempotencyKeys, personKey } from './batch-keys.ts';
 import { contactOfSend, refuseIfOptedOut, refuseOptedOut } from './contacts.ts';
 import type { ServiceDeps } from './deps.ts';
 import { requireGroupPlan, resolveGroupForSend } from './groups.ts';
@@ -173,7 +174,12 @@ export async function sendMessageInBatch(
   input: SendMessageInput,
   idempotencyKey?: string,
 ): Promise<StoredResponse<MessageView>> {
-  return handOver(deps, account, await inBatchedTransaction(deps, async (deps) => storeMessage(deps, account, input, idempotencyKey)));
+  const keys = [personKey(input.number), ...idempotencyKeys(account, idempotencyKey)];
+  return handOver(
+    deps,
+    account,
+    await inBatchedTransaction(deps, keys, async (deps) => storeMessage(deps, account, input, idempotencyKey)),
+  );
 }
 
 export async function sendGroupMessageInBatch(
@@ -182,5 +188,14 @@ export async function sendGroupMessageInBatch(
   input: SendGroupMessageInput,
   idempotencyKey?: string,
 ): Promise<StoredResponse<MessageView>> {
-  return handOver(deps, account, await inBatchedTransaction(deps, async (deps) => storeGroupMessage(deps, account, input, idempotencyKey)));
+  const keys = [
+    groupKey(input.groupId ?? [...(input.numbers ?? [])].sort().join(' ')),
+    ...(input.numbers ?? []).map(personKey),
+    ...idempotencyKeys(account, idempotencyKey),
+  ];
+  return handOver(
+    deps,
+    account,
+    await inBatchedTransaction(deps, keys, async (deps) => storeGroupMessage(deps, account, input, idempotencyKey)),
+  );
 }

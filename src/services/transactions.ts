@@ -38,12 +38,14 @@ function notifyAfterCommit(target: Notifier): { notifier: AfterCommitNotifier; c
 
 async function run<T>(deps: ServiceDeps, transaction: Store['transaction'], work: (deps: ServiceDeps) => Promise<T>): Promise<T> {
   // A nested transaction is a savepoint of its parent: what both were told waits for the parent's commit.
-  if ((deps.notify as Partial<AfterCommitNotifier>).afterCommit) return transaction((store) => work({ ...deps, store }));
+  if (isInsideTransaction(deps)) return deps.store.transaction((store) => work({ ...deps, store }));
   const { notifier, committed } = notifyAfterCommit(deps.notify);
   const result = await transaction((store) => work({ ...deps, store, notify: notifier }));
   committed();
   return result;
 }
+
+const isInsideTransaction = (deps: ServiceDeps) => (deps.notify as Partial<AfterCommitNotifier>).afterCommit === true;
 
 /**
  * Runs `work` in one transaction, handing it the dependencies whose store is that transaction's:
@@ -54,9 +56,13 @@ export function inTransaction<T>(deps: ServiceDeps, work: (deps: ServiceDeps) =>
   return run(deps, (inner) => deps.store.transaction(inner), work);
 }
 
-/** As `inTransaction`, for the hot write paths: the store may share the transaction (and its commit) with other callers' work. */
-export function inBatchedTransaction<T>(deps: ServiceDeps, work: (deps: ServiceDeps) => Promise<T>): Promise<T> {
-  return run(deps, (inner) => deps.store.batchedTransaction(inner), work);
+/**
+ * As `inTransaction`, for the hot write paths: the transaction (and its commit) is shared with
+ * other callers' work by group commit (group-commit.ts). `keys` name what the work reads and then
+ * writes (batch-keys.ts): works sharing a key never share a batch.
+ */
+export function inBatchedTransaction<T>(deps: ServiceDeps, keys: readonly string[], work: (deps: ServiceDeps) => Promise<T>): Promise<T> {
+  return run(deps, (inner) => deps.groupCommit.run(inner, keys), work);
 }
 
 export type WriteOptions = {
@@ -64,6 +70,11 @@ export type WriteOptions = {
   batched?: boolean;
 };
 
-export function inWriteTransaction<T>(deps: ServiceDeps, options: WriteOptions, work: (deps: ServiceDeps) => Promise<T>): Promise<T> {
-  return options.batched ? inBatchedTransaction(deps, work) : inTransaction(deps, work);
+export function inWriteTransaction<T>(
+  deps: ServiceDeps,
+  options: WriteOptions,
+  keys: readonly string[],
+  work: (deps: ServiceDeps) => Promise<T>,
+): Promise<T> {
+  return options.batched ? inBatchedTransaction(deps, keys, work) : inTransaction(deps, work);
 }

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { closeDatabase, migrateDatabase, openDatabase } from '../../src/db/sqlite/connection.ts';
 import { createSqliteStore } from '../../src/db/sqlite/store.ts';
+import { createGroupCommit } from '../../src/services/group-commit.ts';
 
 // The server's connection and a CLI command's on one file: `pragma data_version` is how the first sees the second's commits.
 
@@ -37,7 +38,8 @@ function twoConnections() {
 describe('pragma data_version on SQLite', () => {
   it('is read once in a transaction, however many requests of a batch ask', async () => {
     const { store, reads } = twoConnections();
-    const ask = () => store.batchedTransaction(async (tx) => [await tx.dataVersion.current(), await tx.dataVersion.current()]);
+    const groupCommit = createGroupCommit(store);
+    const ask = () => groupCommit.run(async (tx) => [await tx.dataVersion.current(), await tx.dataVersion.current()]);
     const answers = await Promise.all([ask(), ask(), ask()]);
     expect(new Set(answers.flat()).size).toBe(1);
     expect(reads()).toBe(1);

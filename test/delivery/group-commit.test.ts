@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createSqliteStore } from '../../src/db/sqlite/store.ts';
 import { addReceiveUrl, receiveUrls } from '../../src/services/account-webhooks.ts';
+import { createGroupCommit } from '../../src/services/group-commit.ts';
 import { recordHandover } from '../../src/services/handover.ts';
 import { createCourier, DEFAULT_COURIER_OPTIONS } from '../../src/transports/courier.ts';
 import { createSandboxTransport } from '../../src/transports/sandbox.ts';
@@ -23,13 +24,14 @@ describe('group commit', () => {
     const hook = (name: string) => (store: typeof sqlite.store) =>
       addReceiveUrl({ ...t.deps, store }, account.id, `https://hooks.example.com/${name}`, 0);
 
+    const groupCommit = createGroupCommit(sqlite.store);
     const results = await Promise.allSettled([
-      sqlite.store.batchedTransaction(hook('first')),
-      sqlite.store.batchedTransaction(async (store) => {
+      groupCommit.run(hook('first')),
+      groupCommit.run(async (store) => {
         await hook('failing')(store);
         throw new Error('this request fails');
       }),
-      sqlite.store.batchedTransaction(async (store) => {
+      groupCommit.run(async (store) => {
         await hook('third')(store);
         return 'third done';
       }),
@@ -54,7 +56,7 @@ describe('group commit', () => {
     };
     const attempt = (run: Promise<unknown>) => run.catch(() => undefined);
 
-    await sqlite.store.batchedTransaction(async (store) => {
+    await createGroupCommit(sqlite.store).run(async (store) => {
       await attempt(store.transaction(failing('first-nested')));
       await hook('after-first')(store);
       await attempt(store.transaction(failing('second-nested')));

@@ -22,9 +22,8 @@ export function deferredStore(ready: Promise<Store>): Store {
     );
   return new Proxy({} as Store, {
     get(_, key) {
-      if (key === 'transaction' || key === 'batchedTransaction') {
-        return async (work: (tx: Store) => Promise<unknown>) => (await ready)[key](work);
-      }
+      if (key === 'transaction') return async (work: (tx: Store) => Promise<unknown>) => (await ready).transaction(work);
+      if (key === 'batch') return async (works: Parameters<Store['batch']>[0]) => (await ready).batch(works);
       if (typeof key !== 'string' || key === 'then') return undefined;
       if (!modules.has(key)) modules.set(key, moduleOf(key as keyof Store));
       return modules.get(key);

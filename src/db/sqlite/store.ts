@@ -1,5 +1,5 @@
 import type { Statement } from 'better-sqlite3';
-import type { Queries, Store } from '../store.ts';
+import type { BatchOutcome, BatchWork, Queries, Store } from '../store.ts';
 import type { Db } from './connection.ts';
 import { createSqliteQueries, type SqliteQueries } from './queries.ts';
 import { isDamage, sqliteFamily, sqliteStorageTrouble } from './sqlite-codes.ts';
@@ -18,7 +18,6 @@ export type SqliteStore = {
 };
 
 type Method = (...args: unknown[]) => unknown;
-type Pending = { work: (tx: Store) => Promise<unknown>; resolve: (value: unknown) => void; reject: (error: unknown) => void };
 
 /**
  * The store on one SQLite connection. better-sqlite3 answers at once, but a transaction's work is
@@ -174,55 +173,34 @@ export function createSqliteStore(db: Db, file: string): SqliteStore {
     }
   }
 
+  /** Each work in a savepoint of its own, one after another, in the transaction `tx` belongs to. */
+  async function inSavepoints(tx: Store, works: readonly BatchWork[]): Promise<BatchOutcome[]> {
+    const outcomes: BatchOutcome[] = [];
+    for (const work of works) {
+      try {
+        outcomes.push({ ok: true, value: await tx.transaction(work) });
+      } catch (error) {
+        // The storage failed: SQLite may have rolled back the whole transaction already, and the
+        // next work would then run (and commit) outside it. The batch ends here.
+        if (sqliteStorageTrouble(error) !== undefined) throw error;
+        outcomes.push({ ok: false, error });
+      }
+    }
+    return outcomes;
+  }
+
   const inside: Store = {
     ...bind(queries, false),
     dataVersion: { current: dataVersionInside },
     transaction: savepoint,
-    batchedTransaction: savepoint,
+    batch: (works) => inSavepoints(inside, works),
   };
 
-  /**
-   * Group commit: the work of every caller within one event-loop turn shares one transaction, each
-   * in its own savepoint, and every answer waits for the COMMIT: under load one commit per batch
-   * instead of one per request.
-   */
-  let pending: Pending[] = [];
-  async function flush(): Promise<void> {
-    const batch = pending;
-    pending = [];
-    const outcomes: ({ ok: true; value: unknown } | { ok: false; error: unknown })[] = [];
-    try {
-      await transaction(async (tx) => {
-        for (const item of batch) {
-          try {
-            outcomes.push({ ok: true, value: await tx.transaction(item.work) });
-          } catch (error) {
-            // The storage failed: SQLite may have rolled back the whole batch already, and the next
-            // caller's work would then run (and commit) outside it. The batch ends here.
-            if (sqliteStorageTrouble(error) !== undefined) throw error;
-            outcomes.push({ ok: false, error });
-          }
-        }
-      });
-    } catch (error) {
-      // The storage failed, or the COMMIT did: nothing of the batch is stored, so no caller may succeed.
-      for (const item of batch) item.reject(error);
-      return;
-    }
-    batch.forEach((item, index) => {
-      const outcome = outcomes[index]!;
-      if (outcome.ok) item.resolve(outcome.value);
-      else item.reject(outcome.error);
-    });
+  /** One transaction, each work in its own savepoint: a failing work rolls back alone, and the storage failing or the COMMIT rejects the whole batch. */
+  function batch(works: readonly BatchWork[]): Promise<BatchOutcome[]> {
+    return transaction((tx) => inSavepoints(tx, works));
   }
 
-  function batchedTransaction<T>(work: (tx: Store) => Promise<T>): Promise<T> {
-    return new Promise<T>((resolve, reject) => {
-      if (pending.length === 0) setImmediate(flush);
-      pending.push({ work: work as Pending['work'], resolve: resolve as Pending['resolve'], reject });
-    });
-  }
-
-  const store: Store = { ...bind(queries, true), transaction, batchedTransaction };
+  const store: Store = { ...bind(queries, true), transaction, batch };
   return { store, damaged: () => damaged, commits: () => commits, queries };
 }

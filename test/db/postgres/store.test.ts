@@ -47,7 +47,7 @@ describe('the PostgreSQL store', () => {
 
   it('nests a transaction as a savepoint: the failing inner work rolls back alone', async () => {
     const store = storeWith(database.db);
-    await store.batchedTransaction(async (tx) => {
+    await store.transaction(async (tx) => {
       await tx.accounts.insertAccount(accountRow('a', 1));
       await expect(
         tx.transaction(async (inner) => {
