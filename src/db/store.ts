@@ -37,6 +37,8 @@ export interface Store extends Queries {
    * nothing is stored and the call rejects. Works must touch only the store they are given.
    */
   batch(works: readonly BatchWork[]): Promise<BatchOutcome[]>;
+  /** How many batches may run at once: one where every transaction waits for the last, more on a pool of connections. */
+  readonly batchesAtOnce: number;
 }
 
 // The row and filter shapes the services use, whichever backend answers them (SQLite's modules define them).

@@ -20,12 +20,14 @@ export type GroupCommit = {
 
 /**
  * Gathers works until the current event-loop turn ends (every request whose bytes arrived in it)
- * and hands them to the store's `batch`, one batch at a time; what arrives meanwhile forms the
- * next. A work alone is a batch of one, written at once.
+ * and hands them to the store's `batch`, as many batches at once as the store runs; what arrives
+ * while they run forms the next. A work alone is a batch of one, written at once.
  */
 export function createGroupCommit(store: Store, maxBatch = MAX_BATCH): GroupCommit {
   let waiting: Waiting[] = [];
-  let running = false;
+  let batchesRunning = 0;
+  /** The keys of the works in the batches running now: a work sharing one waits for them to end. */
+  const busy = new Set<string>();
 
   /** The next batch: the oldest works, none sharing a key, at most `maxBatch`; the others keep their order. */
   function nextBatch(): Waiting[] {
@@ -33,7 +35,7 @@ export function createGroupCommit(store: Store, maxBatch = MAX_BATCH): GroupComm
     const left: Waiting[] = [];
     const taken = new Set<string>();
     for (const item of waiting) {
-      if (batch.length >= maxBatch || item.keys.some((key) => taken.has(key))) {
+      if (batch.length >= maxBatch || item.keys.some((key) => taken.has(key) || busy.has(key))) {
         left.push(item);
         continue;
       }
@@ -45,6 +47,7 @@ export function createGroupCommit(store: Store, maxBatch = MAX_BATCH): GroupComm
   }
 
   async function runBatch(batch: Waiting[]): Promise<void> {
+    for (const item of batch) for (const key of item.keys) busy.add(key);
     try {
       const outcomes = await store.batch(batch.map((item) => item.work));
       batch.forEach((item, index) => {
@@ -54,22 +57,38 @@ export function createGroupCommit(store: Store, maxBatch = MAX_BATCH): GroupComm
       });
     } catch (error) {
       for (const item of batch) item.reject(error);
+    } finally {
+      for (const item of batch) for (const key of item.keys) busy.delete(key);
     }
   }
 
-  async function drain(): Promise<void> {
-    running = true;
-    try {
-      while (waiting.length > 0) await runBatch(nextBatch());
-    } finally {
-      running = false;
+  /** Starts batches while the store takes more and works wait that may run now. */
+  function startBatches(): void {
+    while (batchesRunning < store.batchesAtOnce && waiting.length > 0) {
+      const batch = nextBatch();
+      if (batch.length === 0) return;
+      batchesRunning += 1;
+      void runBatch(batch).finally(() => {
+        batchesRunning -= 1;
+        startBatches();
+      });
     }
+  }
+
+  let startScheduled = false;
+  function scheduleStart(): void {
+    if (startScheduled) return;
+    startScheduled = true;
+    setImmediate(() => {
+      startScheduled = false;
+      startBatches();
+    });
   }
 
   return {
     run<T>(work: (tx: Store) => Promise<T>, keys: readonly string[] = []): Promise<T> {
       return new Promise<T>((resolve, reject) => {
-        if (waiting.length === 0 && !running) setImmediate(drain);
+        if (batchesRunning < store.batchesAtOnce) scheduleStart();
         waiting.push({ work, keys, resolve: resolve as (value: unknown) => void, reject });
       });
     },

@@ -12,6 +12,7 @@ export type TransactionalStore<Factories extends QueryFactories> = {
 } & {
   transaction<T>(work: (tx: TransactionalStore<Factories>) => Promise<T>): Promise<T>;
   batch(works: readonly ((tx: TransactionalStore<Factories>) => Promise<unknown>)[]): Promise<BatchOutcome[]>;
+  readonly batchesAtOnce: number;
 };
 
 /**
@@ -26,6 +27,12 @@ export const MAX_ATTEMPTS = 4;
 
 /** A short random pause, longer at each attempt, so the transactions that collided do not collide again. */
 const backOff = (attempt: number) => new Promise((resolve) => setTimeout(resolve, attempt * (5 + Math.random() * 20)));
+
+/**
+ * Batches one instance runs at once, each on a connection of the pool: while one waits for its
+ * COMMIT's flush, the next gathers and writes. The rest of the pool serves reads and other writes.
+ */
+const BATCHES_AT_ONCE = 3;
 
 /** Thrown inside a batch's transaction to roll it back unstored: a work failed, and the works then run alone. */
 class BatchRolledBack extends Error {}
@@ -69,6 +76,7 @@ function storeOn<Factories extends QueryFactories>(factories: Factories, db: PgD
   const onTransaction = <T>(work: (tx: Store) => Promise<T>) => db.transaction((tx) => work(storeOn(factories, tx, true)));
   const transaction = inTransaction ? onTransaction : <T>(work: (tx: Store) => Promise<T>) => retried(() => onTransaction(work));
   store.transaction = transaction;
+  store.batchesAtOnce = inTransaction ? 1 : BATCHES_AT_ONCE;
   store.batch = async (works: readonly ((tx: Store) => Promise<unknown>)[]): Promise<BatchOutcome[]> => {
     if (inTransaction) return inSavepoints(transaction, works);
     if (works.length === 1) return [await settled(() => transaction(works[0]!))];
@@ -107,6 +115,7 @@ async function inLockstep(factories: QueryFactories, tx: PgDb, works: readonly B
   let savepointFailed = false;
   const shared: Record<string, unknown> = mergingModules(modulesOn(factories, tx), Object.keys(factories));
   // A work's nested transaction shares the batch's: its failure cannot roll back alone, so it sends the batch to run alone.
+  shared.batchesAtOnce = 1;
   shared.transaction = async (work: (inner: unknown) => Promise<unknown>) => {
     try {
       return await work(shared);

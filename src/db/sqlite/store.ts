@@ -194,6 +194,7 @@ export function createSqliteStore(db: Db, file: string): SqliteStore {
     dataVersion: { current: dataVersionInside },
     transaction: savepoint,
     batch: (works) => inSavepoints(inside, works),
+    batchesAtOnce: 1,
   };
 
   /** One transaction, each work in its own savepoint: a failing work rolls back alone, and the storage failing or the COMMIT rejects the whole batch. */
@@ -201,6 +202,6 @@ export function createSqliteStore(db: Db, file: string): SqliteStore {
     return transaction((tx) => inSavepoints(tx, works));
   }
 
-  const store: Store = { ...bind(queries, true), transaction, batch };
+  const store: Store = { ...bind(queries, true), transaction, batch, batchesAtOnce: 1 };
   return { store, damaged: () => damaged, commits: () => commits, queries };
 }

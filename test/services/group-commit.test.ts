@@ -1,0 +1,92 @@
+import { describe, expect, it } from 'vitest';
+import type { BatchOutcome, BatchWork, Store } from '../../src/db/store.ts';
+import { createGroupCommit } from '../../src/services/group-commit.ts';
+
+/** A store whose batches say what they held, each committing a few milliseconds after its works ran. */
+function recordingStore(batchesAtOnce: number) {
+  const batches: string[][] = [];
+  const written: string[] = [];
+  let running = 0;
+  let mostAtOnce = 0;
+  const store = {
+    batchesAtOnce,
+    async batch(works: readonly BatchWork[]): Promise<BatchOutcome[]> {
+      running += 1;
+      mostAtOnce = Math.max(mostAtOnce, running);
+      const names: string[] = [];
+      batches.push(names);
+      const outcomes: BatchOutcome[] = [];
+      for (const work of works) {
+        try {
+          outcomes.push({ ok: true, value: await work({ written, names } as unknown as Store) });
+        } catch (error) {
+          outcomes.push({ ok: false, error });
+        }
+      }
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      running -= 1;
+      return outcomes;
+    },
+  } as unknown as Store;
+  return { store, batches, written, mostAtOnce: () => mostAtOnce };
+}
+
+const writing = (name: string) => async (tx: Store) => {
+  const { written, names } = tx as unknown as { written: string[]; names: string[] };
+  names.push(name);
+  const seen = written.length;
+  written.push(name);
+  return `${name} saw ${seen}`;
+};
+
+describe('group commit', () => {
+  it('gathers the works of one turn into one batch and answers each once the batch ended', async () => {
+    const { store, batches } = recordingStore(1);
+    const groupCommit = createGroupCommit(store);
+    const answers = Promise.all(['a', 'b', 'c'].map((name) => groupCommit.run(writing(name))));
+    expect(await answers).toEqual(['a saw 0', 'b saw 1', 'c saw 2']);
+    expect(batches).toEqual([['a', 'b', 'c']]);
+  });
+
+  it('keeps works sharing a key in separate batches, in the order they came', async () => {
+    const { store, batches } = recordingStore(2);
+    const groupCommit = createGroupCommit(store);
+    const answers = Promise.all([
+      groupCommit.run(writing('m1 sent'), ['message 1']),
+      groupCommit.run(writing('m2 sent'), ['message 2']),
+      groupCommit.run(writing('m1 delivered'), ['message 1']),
+      groupCommit.run(writing('m1 read'), ['message 1', 'person 9']),
+    ]);
+    await answers;
+    expect(batches).toEqual([['m1 sent', 'm2 sent'], ['m1 delivered'], ['m1 read']]);
+  });
+
+  it('runs no more batches at once than the store takes, and no more works in one than the limit', async () => {
+    const { store, batches, mostAtOnce } = recordingStore(2);
+    const groupCommit = createGroupCommit(store, 4);
+    const first = Array.from({ length: 10 }, (_, i) => groupCommit.run(writing(`w${i}`)));
+    await new Promise((resolve) => setImmediate(resolve));
+    const later = Array.from({ length: 3 }, (_, i) => groupCommit.run(writing(`later${i}`)));
+    await Promise.all([...first, ...later]);
+    expect(mostAtOnce()).toBe(2);
+    expect(batches.map((batch) => batch.length)).toEqual([4, 4, 4, 1]);
+    expect(batches.flat()).toEqual([...Array.from({ length: 10 }, (_, i) => `w${i}`), 'later0', 'later1', 'later2']);
+  });
+
+  it('answers a failed work with its error and its batch-mates with their values', async () => {
+    const { store } = recordingStore(1);
+    const groupCommit = createGroupCommit(store);
+    const answers = Promise.allSettled([
+      groupCommit.run(writing('a')),
+      groupCommit.run(async () => {
+        throw new Error('refused');
+      }),
+      groupCommit.run(writing('c')),
+    ]);
+    expect((await answers).map((answer) => (answer.status === 'fulfilled' ? answer.value : String(answer.reason)))).toEqual([
+      'a saw 0',
+      'Error: refused',
+      'c saw 1',
+    ]);
+  });
+});
