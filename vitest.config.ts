@@ -43,6 +43,7 @@ const BACKEND_AGNOSTIC = [
   'test/delivery/ingest-receive.test.ts',
   'test/delivery/ingest-status.test.ts',
   'test/delivery/ingest-twice.test.ts',
+  'test/delivery/batch-isolation.test.ts',
   'test/delivery/relay-inbound-limits.test.ts',
   'test/delivery/upstream.test.ts',
   'test/delivery/upstream-shared.test.ts',
@@ -69,6 +70,7 @@ const BACKEND_AGNOSTIC = [
   'test/transports/bluebubbles/sdk.test.ts',
   'test/transports/bluebubbles/no-poison.test.ts',
   'test/transports/bluebubbles/send-readings.test.ts',
+  'test/robustness/crash-batches.test.ts',
 ];
 
 export default defineConfig({
