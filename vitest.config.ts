@@ -5,7 +5,8 @@ import { defineConfig } from 'vitest/config';
  * helpers that read both backends (outbox rows, rowCounts, writeCounter), run a second time on
  * PostgreSQL. Tests that reach SQLite under the store (t.db, t.queries, t.commits), spawn
  * processes, fake the timers a network driver needs (test/sandbox/timer) or run thousands of
- * generated requests (fuzz, robustness, ingest-payloads) stay on SQLite only.
+ * generated requests (fuzz, robustness, ingest-payloads) stay on SQLite only; crash-batches spawns
+ * its servers on the backend of the project that runs it.
  */
 const BACKEND_AGNOSTIC = [
   'test/http/contacts-v2-sdk.test.ts',
