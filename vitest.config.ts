@@ -5,7 +5,8 @@ import { defineConfig } from 'vitest/config';
  * helpers that read both backends (outbox rows, rowCounts, writeCounter), run a second time on
  * PostgreSQL. Tests that reach SQLite under the store (t.db, t.queries, t.commits), spawn
  * processes, fake the timers a network driver needs (test/sandbox/timer) or run thousands of
- * generated requests (fuzz, robustness, ingest-payloads) stay on SQLite only.
+ * generated requests (fuzz, robustness, ingest-payloads) stay on SQLite only; crash-batches spawns
+ * its servers on the backend of the project that runs it.
  */
 const BACKEND_AGNOSTIC = [
   'test/http/contacts-v2-sdk.test.ts',
@@ -43,6 +44,7 @@ const BACKEND_AGNOSTIC = [
   'test/delivery/ingest-receive.test.ts',
   'test/delivery/ingest-status.test.ts',
   'test/delivery/ingest-twice.test.ts',
+  'test/delivery/batch-isolation.test.ts',
   'test/delivery/relay-inbound-limits.test.ts',
   'test/delivery/upstream.test.ts',
   'test/delivery/upstream-shared.test.ts',
@@ -69,6 +71,7 @@ const BACKEND_AGNOSTIC = [
   'test/transports/bluebubbles/sdk.test.ts',
   'test/transports/bluebubbles/no-poison.test.ts',
   'test/transports/bluebubbles/send-readings.test.ts',
+  'test/robustness/crash-batches.test.ts',
 ];
 
 export default defineConfig({
