@@ -1,5 +1,6 @@
 import type { Store } from '../db/store.ts';
 import type { Notifier, ServiceDeps } from './deps.ts';
+import type { RateLimiter } from './rate-limiter.ts';
 
 /** The notifier handed to work inside a transaction: what it is told waits for the commit. */
 type AfterCommitNotifier = Notifier & { readonly afterCommit: true };
@@ -36,11 +37,38 @@ function notifyAfterCommit(target: Notifier): { notifier: AfterCommitNotifier; c
   };
 }
 
+/**
+ * A rate limiter for each run of a transaction's work whose calls, made again in the same order
+ * by a later run of the same work (a lost race, a batch run again alone), get the first run's
+ * answers: a work that runs twice must not pay its tokens twice.
+ */
+function answeringOnce(limiter: RateLimiter): () => RateLimiter {
+  const answers: { key: string; answer: Promise<void> }[] = [];
+  return () => {
+    let next = 0;
+    return {
+      consume(key, count) {
+        const call = `${key}\n${count ?? 1}`;
+        const index = next++;
+        const known = answers[index];
+        if (known?.key === call) return known.answer;
+        const answer = limiter.consume(key, count);
+        answers[index] = { key: call, answer };
+        return answer;
+      },
+    };
+  };
+}
+
 async function run<T>(deps: ServiceDeps, transaction: Store['transaction'], work: (deps: ServiceDeps) => Promise<T>): Promise<T> {
   // A nested transaction is a savepoint of its parent: what both were told waits for the parent's commit.
   if (isInsideTransaction(deps)) return deps.store.transaction((store) => work({ ...deps, store }));
   const { notifier, committed } = notifyAfterCommit(deps.notify);
-  const result = await transaction((store) => work({ ...deps, store, notify: notifier }));
+  const sendRateLimiter = answeringOnce(deps.sendRateLimiter);
+  const writeRateLimiter = answeringOnce(deps.writeRateLimiter);
+  const result = await transaction((store) =>
+    work({ ...deps, sendRateLimiter: sendRateLimiter(), writeRateLimiter: writeRateLimiter(), store, notify: notifier }),
+  );
   committed();
   return result;
 }

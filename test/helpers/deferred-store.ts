@@ -6,6 +6,10 @@ import type { Store } from '../../src/db/store.ts';
  * answer; transactions get the real store's transaction.
  */
 export function deferredStore(ready: Promise<Store>): Store {
+  let real: Store | undefined;
+  void ready.then((store) => {
+    real = store;
+  });
   const modules = new Map<PropertyKey, unknown>();
   const moduleOf = (module: keyof Store) =>
     new Proxy(
@@ -23,6 +27,7 @@ export function deferredStore(ready: Promise<Store>): Store {
   return new Proxy({} as Store, {
     get(_, key) {
       if (key === 'transaction') return async (work: (tx: Store) => Promise<unknown>) => (await ready).transaction(work);
+      if (key === 'batchesAtOnce') return real?.batchesAtOnce ?? 1;
       if (key === 'batch') return async (works: Parameters<Store['batch']>[0]) => (await ready).batch(works);
       if (typeof key !== 'string' || key === 'then') return undefined;
       if (!modules.has(key)) modules.set(key, moduleOf(key as keyof Store));
