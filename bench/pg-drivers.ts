@@ -17,6 +17,7 @@ import { parseArgs } from 'node:util';
 import pg from 'pg';
 import postgres from 'postgres';
 import { startPostgres } from '../test/helpers/postgres.ts';
+import { insertThree, THREE_INSERT_TABLES } from './three-inserts.ts';
 
 const { values: args } = parseArgs({ options: { rounds: { type: 'string', default: '3' }, ops: { type: 'string', default: '4000' } } });
 const ROUNDS = Number(args.rounds);
@@ -31,12 +32,8 @@ type Driver = {
   close(): Promise<void>;
 };
 
-const SCHEMA = `
-  create table messages (id bigserial primary key, handle text not null unique, account_id text not null,
-    content text not null, status text not null, date_sent bigint not null);
+const SCHEMA = `${THREE_INSERT_TABLES}
   create index messages_account_date_idx on messages (account_id, date_sent, id);
-  create table status_events (id text primary key, message_handle text not null, status text not null, received_at bigint not null);
-  create table webhook_deliveries (seq bigserial primary key, message_handle text not null, payload text not null, state text not null);
 `;
 
 function nodePostgres(url: string): Driver {
@@ -87,13 +84,7 @@ function postgresJs(url: string): Driver {
   return {
     name: 'postgres.js 3.4',
     async send(i) {
-      const handle = `js-${i}-${Math.random()}`;
-      // Returning the three queries unawaited pipelines them: one round trip for the transaction's body.
-      await sql.begin((tx) => [
-        tx`insert into messages (handle, account_id, content, status, date_sent) values (${handle}, 'acct', 'hello', 'QUEUED', ${Date.now()})`,
-        tx`insert into status_events (id, message_handle, status, received_at) values (${`e-${handle}`}, ${handle}, 'QUEUED', ${Date.now()})`,
-        tx`insert into webhook_deliveries (message_handle, payload, state) values (${handle}, '{"status":"QUEUED"}', 'pending')`,
-      ]);
+      await insertThree(sql, `js-${i}-${Math.random()}`);
     },
     async lookup(handle) {
       await sql`select * from messages where handle = ${handle}`;

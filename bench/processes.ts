@@ -56,6 +56,22 @@ export function cpuSeconds(pid: number): number {
   return (Number(fields[11]) + Number(fields[12])) / 100;
 }
 
+/**
+ * Waits until `cpuSeconds` (the CPU time of some processes) stops moving: at most 0.1 cores over
+ * 200 ms, or `maxMs` at the latest. Answers how long it waited, in ms.
+ */
+export async function waitUntilIdle(cpuSeconds: () => number, maxMs = 10_000): Promise<number> {
+  const started = performance.now();
+  let last = cpuSeconds();
+  while (performance.now() - started < maxMs) {
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const now = cpuSeconds();
+    if (now - last <= 0.02) break;
+    last = now;
+  }
+  return performance.now() - started;
+}
+
 /** Peak resident set size of a live process (VmHWM), in megabytes. */
 export function peakRssMb(pid: number): number {
   const kb = Number(readFileSync(`/proc/${pid}/status`, 'utf8').match(/VmHWM:\s+(\d+) kB/)?.[1] ?? 0);

@@ -9,6 +9,26 @@ export type ScenarioResult = LoadResult & {
   databaseCpu?: number;
   /** The server's peak RSS at the end of this scenario (and every one before it). */
   serverPeakRssMb?: number;
+  /** CPU time of the server (of PostgreSQL) over the measured run, per request it completed, in µs. */
+  serverCpuMicrosPerRequest?: number;
+  databaseCpuMicrosPerRequest?: number;
+  /** Requests/s over the transactions/s of the PostgreSQL floor of the same run (PostgreSQL runs only). */
+  ratioToPostgresFloor?: number;
+};
+
+/** Connections of the concurrency sweep: what a request costs and waits from one client to many. */
+export const SWEEP_CONNECTIONS = [1, 8, 32, 128] as const;
+
+/** One level of the concurrency sweep of one scenario. */
+export type SweepResult = {
+  name: string;
+  connections: number;
+  requestsPerSecond: number;
+  latencyMs: { p50: number; p99: number };
+  errors: number;
+  serverCpuMicrosPerRequest: number;
+  databaseCpuMicrosPerRequest?: number;
+  stolenCpu?: number;
 };
 
 export type TargetCheck = { target: string; measured: string; met: boolean };
@@ -23,6 +43,9 @@ export type BenchReport = {
   databaseMbPerMillionMessages: number;
   serverPeakRssMb: number;
   scenarios: ScenarioResult[];
+  /** Send and status ingest at each of SWEEP_CONNECTIONS, shorter runs than the scenarios'. */
+  sweep: SweepResult[];
+  sweepSettings: { seconds: number; warmupSeconds: number };
   dispatch: DispatchMeasure;
   targets: TargetCheck[];
 };
@@ -83,6 +106,24 @@ export const TARGETS: { check: (report: BenchReport) => TargetCheck }[] = [
 ];
 
 const number = (value: number) => value.toLocaleString('en-US');
+const stolen = (share: number | undefined) => (share === undefined ? '—' : `${Math.round(share * 100)}%`);
+
+/** The sweep's table: one row per scenario and number of connections. */
+export function renderSweep(rows: SweepResult[], settings: BenchReport['sweepSettings'], server: 'server' | 'textrelay'): string[] {
+  const database = rows.some((row) => row.databaseCpuMicrosPerRequest !== undefined);
+  const whose = server === 'server' ? "the server's" : database ? "textrelay's (and PostgreSQL's)" : "textrelay's";
+  return [
+    `Concurrency sweep: ${settings.seconds} s measured after ${settings.warmupSeconds} s of warm-up at each number of connections, new end users and handed-over messages at each; CPU per request is ${whose} CPU time over the requests completed.`,
+    '',
+    `| scenario | connections | requests/s | p50 ms | p99 ms | errors | ${server} CPU µs per request |${database ? ' PostgreSQL CPU µs per request |' : ''} CPU stolen |`,
+    `|---|---:|---:|---:|---:|---:|---:|${database ? '---:|' : ''}---:|`,
+    ...rows.map(
+      (row) =>
+        `| ${row.name} | ${row.connections} | ${number(row.requestsPerSecond)} | ${row.latencyMs.p50} | ${row.latencyMs.p99} | ${row.errors} | ${number(row.serverCpuMicrosPerRequest)} |${database ? ` ${row.databaseCpuMicrosPerRequest === undefined ? '—' : number(row.databaseCpuMicrosPerRequest)} |` : ''} ${stolen(row.stolenCpu)} |`,
+    ),
+    '',
+  ];
+}
 
 export function renderTable(report: BenchReport): string {
   const m = report.machine;
@@ -96,10 +137,11 @@ export function renderTable(report: BenchReport): string {
     '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
     ...report.scenarios.map(
       (s) =>
-        `| ${s.name} | ${number(s.requestsPerSecond)} | ${s.latencyMs.p50} | ${s.latencyMs.p99} | ${s.ratioToBare.toFixed(2)} | ${s.errors} | ${s.serverCpu ?? '—'} | ${s.generatorCpu} | ${s.stolenCpu === undefined ? '—' : `${Math.round(s.stolenCpu * 100)}%`} | ${s.serverPeakRssMb ?? '—'} |`,
+        `| ${s.name} | ${number(s.requestsPerSecond)} | ${s.latencyMs.p50} | ${s.latencyMs.p99} | ${s.ratioToBare.toFixed(2)} | ${s.errors} | ${s.serverCpu ?? '—'} | ${s.generatorCpu} | ${stolen(s.stolenCpu)} | ${s.serverPeakRssMb ?? '—'} |`,
     ),
     `| webhook dispatch | ${number(report.dispatch.deliveriesPerSecond)} deliveries/s | — | — | ${report.dispatch.ratioToBare.toFixed(2)} of bare undici (${number(report.dispatch.bareUndiciRequestsPerSecond)}/s) | ${report.dispatch.failed} | — | — | — | — |`,
     '',
+    ...renderSweep(report.sweep, report.sweepSettings, 'server'),
     '| target | measured | met |',
     '|---|---:|:---:|',
     ...report.targets.map((t) => `| ${t.target} | ${t.measured} | ${t.met ? 'yes' : '**no**'} |`),

@@ -16,8 +16,10 @@
  *    the framework alone validating a status callback (bench/framework-floor.ts);
  * 2. a real `textrelay serve` on the seeded database, under wrk: status ingest (unique events),
  *    send-message (unique bodies), message listing (50 rows, filtered), the SDK's v2 listing
- *    (50 rows and their total), a mixed load;
+ *    (50 rows and their total), a mixed load, then the concurrency sweep: send-message and status
+ *    ingest (no callback) at 1, 8, 32 and 128 connections, in shorter runs;
  * 3. webhook dispatch to a local receiver (bench/dispatch.ts).
+ * On PostgreSQL the PostgreSQL floor (bench/postgres-floor.ts) is measured before the servers start.
  * Servers (and PostgreSQL) run on core 0 and wrk on core 1 (taskset) when the machine has two
  * cores. Results go to bench/results/latest.{json,md} and latest.svg (SQLite).
  */
@@ -34,6 +36,7 @@ import { measureDispatch } from './dispatch.ts';
 import { listingPaths } from './listing-paths.ts';
 import { addPostgresIngestTargets, type BenchPostgres, POSTGRES_SETTINGS, seedPostgres, startBenchPostgres } from './postgres.ts';
 import { measurePostgresDispatch, waitForOutboxDrained } from './postgres-dispatch.ts';
+import { measurePostgresFloor, type PostgresFloor } from './postgres-floor.ts';
 import { type PostgresReport, recordPostgresReport, renderPostgresResults } from './postgres-report.ts';
 import {
   CAN_PIN,
@@ -47,6 +50,7 @@ import {
   startSink,
   stopChild,
   waitForLine,
+  waitUntilIdle,
 } from './processes.ts';
 import {
   type BenchReport,
@@ -58,10 +62,12 @@ import {
   QUIET_INGEST,
   renderTable,
   type ScenarioResult,
+  SWEEP_CONNECTIONS,
+  type SweepResult,
   TARGETS,
 } from './report.ts';
 import { type SeededAccount, seedDatabase } from './seed.ts';
-import { ensureWrk, type LoadResult, runWrk } from './wrk.ts';
+import { ensureWrk, type LoadResult, runWrk, worstLatencies } from './wrk.ts';
 
 const { values: args } = parseArgs({
   options: {
@@ -94,8 +100,18 @@ const THREADS = 1;
 const SERVER_CPU = CAN_PIN ? 0 : undefined;
 const GENERATOR_CPU = CAN_PIN ? 1 : undefined;
 const INGEST_SECRET = 'bench-ingest-secret';
-/** Status events one wrk run may send at most (per thread): each needs a seeded message to apply to. */
-const INGEST_PER_RUN = 10_000 * SECONDS;
+/** Status events (and sends) a second one wrk thread may make at most: each event needs a seeded message to apply to. */
+const REQUESTS_PER_SECOND_MAX = 10_000;
+/** Status events one wrk run may send at most (per thread). */
+const INGEST_PER_RUN = REQUESTS_PER_SECOND_MAX * SECONDS;
+const SWEEP_SECONDS = quick ? 1 : 5;
+const SWEEP_WARMUP_SECONDS = quick ? 1 : 2;
+const SWEEP_SETTINGS = { seconds: SWEEP_SECONDS, warmupSeconds: SWEEP_WARMUP_SECONDS };
+const SWEEP_PER_RUN = REQUESTS_PER_SECOND_MAX * Math.max(SWEEP_SECONDS, SWEEP_WARMUP_SECONDS);
+/** textrelay's pool of PostgreSQL connections per serve process, which the PostgreSQL floor's client gets too. */
+const SERVER_POOL_SIZE = loadConfig({
+  TEXTRELAY_DATABASE_POOL_SIZE: process.env.TEXTRELAY_DATABASE_POOL_SIZE,
+}).TEXTRELAY_DATABASE_POOL_SIZE;
 const RESULTS = new URL('results/', import.meta.url);
 
 function log(line: string): void {
@@ -142,7 +158,21 @@ function addIngestTargets(file: string, callbackUrl: string): void {
 /** Where the load goes and whose CPU is counted: the serve processes, and PostgreSQL's when it runs. */
 type System = { servers: ServerProcess[]; databaseCpuSeconds?: () => number };
 
-type Measured = LoadResult & { serverCpu: number; databaseCpu?: number; serverPeakRssMb: number };
+type Measured = LoadResult & {
+  serverCpu: number;
+  databaseCpu?: number;
+  serverPeakRssMb: number;
+  serverCpuMicrosPerRequest: number;
+  databaseCpuMicrosPerRequest?: number;
+};
+
+/** The length of a scenario's runs, its connections, and the events (or sends) each of its runs reserves per thread. */
+type Load = { connections: number; seconds: number; warmupSeconds: number; perRun: number };
+
+const SCENARIO_LOAD: Load = { connections: CONNECTIONS, seconds: SECONDS, warmupSeconds: WARMUP_SECONDS, perRun: INGEST_PER_RUN };
+
+/** Where each run's fresh targets start: handed-over messages (ingest-<n>) and end users (a number counter). */
+type Targets = { ingest: (count: number) => number; send: (count: number) => number };
 
 /** Area codes the send scenarios write to, one per wrk process, so no two processes create the same end user. */
 const SEND_AREAS: Partial<Record<string, string[]>> = { send: ['212', '332'], mixed: ['718', '347'] };
@@ -150,39 +180,36 @@ const SEND_AREAS: Partial<Record<string, string[]>> = { send: ['212', '332'], mi
 /** The wrk processes of one load as one: requests summed, the worse latency of each percentile. */
 function combine(results: LoadResult[]): LoadResult {
   if (results.length === 1) return results[0]!;
-  const worst = (pick: (result: LoadResult) => number) => Math.max(...results.map(pick));
   const stolen = results.map((result) => result.stolenCpu).filter((value) => value !== undefined);
   return {
     requests: results.reduce((sum, result) => sum + result.requests, 0),
-    seconds: worst((result) => result.seconds),
+    seconds: Math.max(...results.map((result) => result.seconds)),
     requestsPerSecond: results.reduce((sum, result) => sum + result.requestsPerSecond, 0),
     errors: results.reduce((sum, result) => sum + result.errors, 0),
-    latencyMs: {
-      p50: worst((result) => result.latencyMs.p50),
-      p90: worst((result) => result.latencyMs.p90),
-      p99: worst((result) => result.latencyMs.p99),
-      max: worst((result) => result.latencyMs.max),
-    },
+    latencyMs: worstLatencies(results.map((result) => result.latencyMs)),
     generatorCpu: Number(results.reduce((sum, result) => sum + result.generatorCpu, 0).toFixed(2)),
     ...(stolen.length === 0 ? {} : { stolenCpu: Math.max(...stolen) }),
   };
 }
 
 /**
- * A warm-up run, then the measured one; status events of each go to their own range of targets.
- * With several instances, one wrk process per instance takes its share of the connections (a
- * single connection stays a single wrk on the first instance).
+ * A warm-up run, then the measured one; status events and sends of each go to their own range of
+ * targets (handed-over messages, new end users). With several instances, one wrk process per
+ * instance takes its share of the connections (a single connection stays a single wrk on the first
+ * instance).
  */
 async function measure(
   system: System,
   script: 'ingest' | 'send' | 'listing' | 'mixed',
   env: Record<string, string>,
-  ingestFirst: (count: number) => number,
-  connections = CONNECTIONS,
+  targets: Targets,
+  load: Load = SCENARIO_LOAD,
 ): Promise<Measured> {
+  const { connections } = load;
   const servers = system.servers.slice(0, connections);
   const sendsEvents = script === 'ingest' || script === 'mixed';
-  const eventsPerProcess = INGEST_PER_RUN / servers.length;
+  const sends = script === 'send' || script === 'mixed';
+  const eventsPerProcess = load.perRun / servers.length;
   const runAll = (run: string, seconds: number) =>
     Promise.all(
       servers.map((server, i) => {
@@ -199,30 +226,43 @@ async function measure(
             ...(area === undefined ? {} : { BENCH_SEND_AREA: area }),
             BENCH_STRIDE: String(eventsPerProcess),
             BENCH_RUN: run,
-            BENCH_INGEST_FIRST: String(sendsEvents ? ingestFirst(eventsPerProcess * THREADS) : 0),
+            BENCH_INGEST_FIRST: String(sendsEvents ? targets.ingest(eventsPerProcess * THREADS) : 0),
+            BENCH_SEND_FIRST: String(sends ? targets.send(eventsPerProcess * THREADS) : 0),
           },
         });
       }),
     );
   const serverCpu = () => system.servers.reduce((sum, server) => sum + cpuSeconds(server.pid), 0);
-  await runAll(`${script}-warmup`, WARMUP_SECONDS);
+  // Webhook-ids and message bodies carry the run's name: readable apart in the database.
+  const name = `${script}-c${connections}-${load.seconds}s`;
+  await runAll(`${name}-warmup`, load.warmupSeconds);
+  // What the warm-up's wrk left in flight when it exited is still served after it: at many
+  // connections on a slow backend it would take the measured run's first second and its CPU.
+  const settling = await waitUntilIdle(() => serverCpu() + (system.databaseCpuSeconds?.() ?? 0));
+  if (settling > 1_000) log(`the server side took ${(settling / 1000).toFixed(1)} s to finish the warm-up's requests`);
   const serverBefore = serverCpu();
   const databaseBefore = system.databaseCpuSeconds?.();
-  const result = combine(await runAll(`${script}-run`, SECONDS));
+  const result = combine(await runAll(`${name}-run`, load.seconds));
+  const serverSeconds = serverCpu() - serverBefore;
+  const databaseSeconds = databaseBefore === undefined ? undefined : system.databaseCpuSeconds!() - databaseBefore;
   const perSecond = (seconds: number) => Number((seconds / result.seconds).toFixed(2));
+  const perRequest = (seconds: number) => Math.round((seconds * 1e6) / Math.max(result.requests, 1));
   return {
     ...result,
-    serverCpu: perSecond(serverCpu() - serverBefore),
+    serverCpu: perSecond(serverSeconds),
+    serverCpuMicrosPerRequest: perRequest(serverSeconds),
     // The peak so far, read after each scenario: which one raised it shows in the table.
     serverPeakRssMb: Math.max(...system.servers.map((server) => peakRssMb(server.pid))),
-    ...(databaseBefore === undefined ? {} : { databaseCpu: perSecond(system.databaseCpuSeconds!() - databaseBefore) }),
+    ...(databaseSeconds === undefined
+      ? {}
+      : { databaseCpu: perSecond(databaseSeconds), databaseCpuMicrosPerRequest: perRequest(databaseSeconds) }),
   };
 }
 
 /** Four wrk runs send status events to messages with a callback (ingest and mixed, each with a warm-up): each gets its own targets. */
 const CALLBACK_TARGETS = 4 * INGEST_PER_RUN * THREADS;
-/** Two (the quiet ingest and its warm-up) send them to messages without one. */
-const QUIET_TARGETS = 2 * INGEST_PER_RUN * THREADS;
+/** Two (the quiet ingest and its warm-up) and the sweep's two at each level send them to messages without one. */
+const QUIET_TARGETS = 2 * INGEST_PER_RUN * THREADS + 2 * SWEEP_CONNECTIONS.length * SWEEP_PER_RUN * THREADS;
 
 /** The seeded database the servers run on, with the ingest targets added: the SQLite file, or PostgreSQL seeded from it. */
 type BenchDatabase = {
@@ -286,10 +326,41 @@ function targetAllocator(first: number): (count: number) => number {
   };
 }
 
+/** Send and quiet status ingest at each number of connections of the sweep, each level on targets of its own. */
+async function sweep(system: System, env: Record<string, string>, targets: Targets): Promise<SweepResult[]> {
+  const results: SweepResult[] = [];
+  for (const [name, script] of [
+    ['send-message', 'send'],
+    [QUIET_INGEST, 'ingest'],
+  ] as const) {
+    for (const connections of SWEEP_CONNECTIONS) {
+      log(`sweep: ${name}, ${connections} connection${connections === 1 ? '' : 's'}`);
+      const load = { connections, seconds: SWEEP_SECONDS, warmupSeconds: SWEEP_WARMUP_SECONDS, perRun: SWEEP_PER_RUN };
+      const measured = await measure(system, script, env, targets, load);
+      results.push({
+        name,
+        connections,
+        requestsPerSecond: measured.requestsPerSecond,
+        latencyMs: { p50: measured.latencyMs.p50, p99: measured.latencyMs.p99 },
+        errors: measured.errors,
+        serverCpuMicrosPerRequest: measured.serverCpuMicrosPerRequest,
+        ...(measured.databaseCpuMicrosPerRequest === undefined
+          ? {}
+          : { databaseCpuMicrosPerRequest: measured.databaseCpuMicrosPerRequest }),
+        ...(measured.stolenCpu === undefined ? {} : { stolenCpu: measured.stolenCpu }),
+      });
+    }
+  }
+  return results;
+}
+
 async function measureServer(dir: string, database: BenchDatabase) {
   const { seeded } = database;
-  const ingestFirst = targetAllocator(0);
-  const quietIngestFirst = targetAllocator(CALLBACK_TARGETS);
+  // Each run of a scenario that writes takes fresh targets: messages to move (the ones with a
+  // callback first, the quiet ones after them) and end users no run has sent to.
+  const sendFirst = targetAllocator(0);
+  const targets: Targets = { ingest: targetAllocator(0), send: sendFirst };
+  const quietTargets: Targets = { ingest: targetAllocator(CALLBACK_TARGETS), send: sendFirst };
   const pathsFile = join(dir, 'listing-paths.txt');
   writeFileSync(pathsFile, `${listingPaths(seeded).join('\n')}\n`);
   const v2PathsFile = join(dir, 'listing-v2-paths.txt');
@@ -306,35 +377,37 @@ async function measureServer(dir: string, database: BenchDatabase) {
     const scenarios: Record<string, Measured> = {};
     if (!listingsOnly) {
       log(QUIET_INGEST);
-      scenarios.quietIngest = await measure(system, 'ingest', env, quietIngestFirst);
+      scenarios.quietIngest = await measure(system, 'ingest', env, quietTargets);
       log('status ingest');
-      scenarios.ingest = await measure(system, 'ingest', env, ingestFirst);
+      scenarios.ingest = await measure(system, 'ingest', env, targets);
       log('send-message');
-      scenarios.send = await measure(system, 'send', env, ingestFirst);
+      scenarios.send = await measure(system, 'send', env, targets);
       log('message listing');
-      scenarios.listing = await measure(system, 'listing', env, ingestFirst);
+      scenarios.listing = await measure(system, 'listing', env, targets);
     }
     // At saturation a listing's latency is mostly its wait behind the others in the queue: its
     // own cost shows with few clients.
     log(LISTING_LATENCY);
-    scenarios.listingLatency = await measure(system, 'listing', env, ingestFirst, LISTING_LATENCY_CONNECTIONS);
+    scenarios.listingLatency = await measure(system, 'listing', env, targets, {
+      ...SCENARIO_LOAD,
+      connections: LISTING_LATENCY_CONNECTIONS,
+    });
     // One client: no queue at all, a listing's latency on a server that is not saturated.
     log(LISTING_ALONE);
-    scenarios.listingAlone = await measure(system, 'listing', env, ingestFirst, 1);
+    scenarios.listingAlone = await measure(system, 'listing', env, targets, { ...SCENARIO_LOAD, connections: 1 });
     log(LISTING_V2);
-    scenarios.listingV2 = await measure(
-      system,
-      'listing',
-      { ...env, BENCH_PATHS_FILE: v2PathsFile },
-      ingestFirst,
-      LISTING_LATENCY_CONNECTIONS,
-    );
+    scenarios.listingV2 = await measure(system, 'listing', { ...env, BENCH_PATHS_FILE: v2PathsFile }, targets, {
+      ...SCENARIO_LOAD,
+      connections: LISTING_LATENCY_CONNECTIONS,
+    });
     if (!listingsOnly) {
       log('mixed load');
-      scenarios.mixed = await measure(system, 'mixed', env, ingestFirst);
+      scenarios.mixed = await measure(system, 'mixed', env, targets);
     }
+    // After every other scenario: the sweep's sends would otherwise add to the listings' data.
+    const sweepResults = listingsOnly ? [] : await sweep(system, env, quietTargets);
     if (database.postgres) await waitForOutboxDrained(database.postgres.url, log);
-    return { seeded, scenarios, peakRssMb: Math.max(...servers.map((server) => peakRssMb(server.pid))) };
+    return { seeded, scenarios, sweep: sweepResults, peakRssMb: Math.max(...servers.map((server) => peakRssMb(server.pid))) };
   } finally {
     await Promise.all(servers.map((server) => server.stop()));
   }
@@ -396,7 +469,7 @@ async function postgresFacts(url: string) {
 /** The PostgreSQL run: dispatch by the servers' own dispatchers, figures to postgres.{json,md}. */
 async function finishPostgres(
   database: BenchDatabase & { postgres: BenchPostgres },
-  figures: { bare: LoadResult; floor: LoadResult; server: ServerFigures; loadAverageAtStart: number[] },
+  figures: { bare: LoadResult; floor: LoadResult; postgresFloor: PostgresFloor; server: ServerFigures; loadAverageAtStart: number[] },
 ): Promise<void> {
   log(`webhook dispatch (${INSTANCES} dispatcher${INSTANCES === 1 ? '' : 's'})`);
   const dispatch = await measurePostgresDispatch({
@@ -421,11 +494,17 @@ async function finishPostgres(
     settings: { seconds: SECONDS, warmupSeconds: WARMUP_SECONDS, connections: CONNECTIONS, wrkThreads: THREADS },
     seededMessages: figures.server.seeded.messages,
     serverPeakRssMb: figures.server.peakRssMb,
-    scenarios: scenarioResults(figures.bare, figures.floor, figures.server),
+    scenarios: scenarioResults(figures.bare, figures.floor, figures.server).map((scenario) => ({
+      ...scenario,
+      ratioToPostgresFloor: Number((scenario.requestsPerSecond / figures.postgresFloor.transactionsPerSecond).toFixed(3)),
+    })),
+    postgresFloor: figures.postgresFloor,
+    sweep: figures.server.sweep,
+    sweepSettings: SWEEP_SETTINGS,
     postgres: {
       version: facts.version,
       settings: POSTGRES_SETTINGS,
-      poolSizePerInstance: loadConfig({}).TEXTRELAY_DATABASE_POOL_SIZE,
+      poolSizePerInstance: SERVER_POOL_SIZE,
       databaseMb: facts.databaseMb,
     },
     dispatch,
@@ -439,6 +518,24 @@ async function finishPostgres(
   const markdown = renderPostgresResults(results, sqlite);
   writeFileSync(new URL(`${name}.md`, RESULTS), markdown);
   console.log(markdown);
+}
+
+/**
+ * PostgreSQL's own rate for a send-shaped transaction, before the servers start: one client per
+ * instance where the instance runs, with its pool and its share of the scenarios' in-flight requests.
+ */
+async function measureFloorOfPostgres(database: BenchPostgres): Promise<PostgresFloor> {
+  log(`PostgreSQL floor: three one-row inserts a transaction, postgres.js, ${CONNECTIONS} in flight, a pool of ${SERVER_POOL_SIZE}`);
+  return measurePostgresFloor({
+    url: database.url,
+    clients: INSTANCES,
+    inFlight: CONNECTIONS,
+    poolSize: SERVER_POOL_SIZE,
+    warmupSeconds: WARMUP_SECONDS,
+    seconds: SECONDS,
+    cpu: SERVER_CPU,
+    databaseCpuSeconds: database.cpuSeconds,
+  });
 }
 
 function calibrateBare(): Promise<LoadResult> {
@@ -483,13 +580,17 @@ async function main(): Promise<void> {
     log('framework floor: the same stack, validation only');
     const floor = await calibrate('framework-floor', 'ingest');
     database = await openBenchDatabase(dir, sink.url);
+    const postgresFloor = database.postgres && !listingsOnly ? await measureFloorOfPostgres(database.postgres) : undefined;
     const server = await measureServer(dir, database);
     if (bare === undefined) {
       printListings(floor, server);
       return;
     }
     if (database.postgres) {
-      await finishPostgres({ ...database, postgres: database.postgres }, { bare, floor, server, loadAverageAtStart });
+      await finishPostgres(
+        { ...database, postgres: database.postgres },
+        { bare, floor, postgresFloor: postgresFloor!, server, loadAverageAtStart },
+      );
       return;
     }
     log('webhook dispatch');
@@ -507,6 +608,8 @@ async function main(): Promise<void> {
       databaseMbPerMillionMessages: Math.round(((server.seeded.bytes / server.seeded.messages) * 1e6) / 1e6),
       serverPeakRssMb: server.peakRssMb,
       scenarios: scenarioResults(bare, floor, server),
+      sweep: server.sweep,
+      sweepSettings: SWEEP_SETTINGS,
       dispatch,
       targets: [],
     };

@@ -11,12 +11,20 @@ import { spawnPinned } from './processes.ts';
 
 const SCRIPTS = fileURLToPath(new URL('wrk/', import.meta.url));
 
+export type Latencies = { p50: number; p90: number; p99: number; max: number };
+
+/** Several load generators' latencies as one: the worse of each percentile. */
+export function worstLatencies(all: Latencies[]): Latencies {
+  const worst = (pick: (latencies: Latencies) => number) => Math.max(...all.map(pick));
+  return { p50: worst((l) => l.p50), p90: worst((l) => l.p90), p99: worst((l) => l.p99), max: worst((l) => l.max) };
+}
+
 export type LoadResult = {
   requests: number;
   seconds: number;
   requestsPerSecond: number;
   errors: number;
-  latencyMs: { p50: number; p90: number; p99: number; max: number };
+  latencyMs: Latencies;
   /** CPU wrk used, in cores (1 = one core busy for the whole run). */
   generatorCpu: number;
   /**
@@ -48,6 +56,9 @@ export async function runWrk(options: {
   cpu: number | undefined;
   env: Record<string, string>;
 }): Promise<LoadResult> {
+  // wrk refuses fewer connections than threads, each thread needing one of them.
+  if (options.connections < options.threads)
+    throw new Error(`wrk needs at least as many connections as threads (${options.connections} < ${options.threads})`);
   const args = [
     `-t${options.threads}`,
     `-c${options.connections}`,

@@ -47,9 +47,10 @@ function common.ingest()
   return wrk.format("POST", "/webhooks/status", ingest_headers, body)
 end
 
--- A new end user each time (a new contact, a new pin): the send path's full cost.
+-- A new end user each time (a new contact, a new pin): the send path's full cost. Each run starts
+-- at its own BENCH_SEND_FIRST, so no run sends to an end user an earlier run (or warm-up) made.
 function common.send()
-  local n = next_index("send")
+  local n = tonumber(env("BENCH_SEND_FIRST")) + next_index("send")
   local number = "+1" .. env("BENCH_SEND_AREA") .. string.format("%07d", 2000000 + n)
   local body = '{"number":"' .. number .. '","content":"bench ' .. env("BENCH_RUN") .. " " .. n .. '"}'
   return wrk.format("POST", "/api/send-message", account_headers(), body)
