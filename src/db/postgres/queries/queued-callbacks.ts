@@ -1,9 +1,10 @@
 import { type SQL, sql } from 'drizzle-orm';
 import { WAITS_FOR_EARLIER_CALLBACK } from '../../../domain/delivery-views.ts';
 import type { OutboxEntry } from '../../sqlite/queries/delivery-rows.ts';
+import type { PgDb } from '../db.ts';
 import { webhookDeliveries } from '../schema.ts';
 import { waitsBehindLastUnfinished } from './delivery-rows.ts';
-import { unnestedRows } from './unnested-rows.ts';
+import { builtOnce, unnestedRows } from './unnested-rows.ts';
 
 /** A callback a whole write queues: `call` is the place (from 1) of the write that queues it, `at` that write's time. */
 export type CallbackToQueue = { call: number; callback: OutboxEntry; at: number };
@@ -27,7 +28,7 @@ export const callbacksOffered = unnestedRows<CallbackToQueue>('callbacks_offered
  * are not visible to its subqueries, so a row also waits behind an earlier one of the same
  * message and URL in it.
  */
-export const callbacksQueued: SQL = sql`callbacks_queued as (
+const callbacksQueued: SQL = sql`callbacks_queued as (
   insert into ${webhookDeliveries}
     (webhook_id, account_id, message_handle, event_type, url, payload, signing_secret, state, next_attempt_at, created_at, updated_at)
   select webhook_id, account_id, message_handle, event_type, url, payload, signing_secret, 'pending',
@@ -35,3 +36,20 @@ export const callbacksQueued: SQL = sql`callbacks_queued as (
       then ${sql.raw(String(WAITS_FOR_EARLIER_CALLBACK))}::bigint else at end, at, at
   from (select *, row_number() over (partition by message_handle, url order by ord) as nth from callbacks_in) as c
   order by ord)`;
+
+/**
+ * A whole-write statement in two texts, each built once: with the CTEs queuing the callbacks
+ * `callbacksIn` selects (from callbacksOffered), placed where `statement` puts `queued`, and
+ * without them, for a batch that queues none: the row lock that makes a callback wait costs
+ * PostgreSQL more to set up than the rest of a one-send statement, even when no row reaches it.
+ */
+export function withAndWithoutCallbacks(statement: (queued: SQL) => SQL, callbacksIn: SQL) {
+  const withCallbacks = builtOnce(
+    statement(sql`,
+callbacks_in as (${callbacksIn}),
+${callbacksQueued}`),
+  );
+  const withoutCallbacks = builtOnce(statement(sql``));
+  return (db: PgDb, values: Record<string, unknown[]>, queuesCallbacks: boolean) =>
+    (queuesCallbacks ? withCallbacks : withoutCallbacks)(db, values);
+}

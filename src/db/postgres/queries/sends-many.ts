@@ -6,8 +6,8 @@ import type { SendWrite } from '../../sqlite/queries/whole-writes.ts';
 import type { PgDb } from '../db.ts';
 import { messages } from '../schema.ts';
 import { eventsLogged, eventsOffered } from './logged-events.ts';
-import { type CallbackToQueue, callbacksOffered, callbacksQueued } from './queued-callbacks.ts';
-import { builtOnce, jsonText, unnestedRows } from './unnested-rows.ts';
+import { type CallbackToQueue, callbacksOffered, withAndWithoutCallbacks } from './queued-callbacks.ts';
+import { jsonText, unnestedRows } from './unnested-rows.ts';
 
 const messagesOffered = unnestedRows<MessageInsert>('messages_offered', [
   ['handle', 'text', (m) => m.handle],
@@ -110,7 +110,8 @@ const INSERTED_MESSAGE_COLUMNS = sql.raw(
  * callbacks and the messages, whose rows come back in the sends' order. A unique index a part
  * hits (a contact or pin written meanwhile) fails the whole statement.
  */
-const sendsWritten = builtOnce(sql`
+const sendsWritten = withAndWithoutCallbacks(
+  (queued) => sql`
 with pins_written as (
   insert into number_pins (account_id, end_user_number, line_number, created_at)
   select account_id, end_user_number, line_number, created_at from ${pinsOffered.relation} order by ord
@@ -135,15 +136,15 @@ queued_events as (
   select ${STATUS_EVENT_COLUMNS} from ${queuedEventsOffered.relation} order by ord),
 events_in as (select * from ${eventsOffered.relation}),
 ${eventsLogged},
-callbacks_in as (select * from ${callbacksOffered.relation}),
-${callbacksQueued},
 messages_offered as (select * from ${messagesOffered.relation}),
 messages_written as (
   insert into messages (${INSERTED_MESSAGE_COLUMNS})
   select ${INSERTED_MESSAGE_COLUMNS} from messages_offered order by ord
-  returning *)
+  returning *)${queued}
 select written.* from messages_written as written join messages_offered as offered on offered.handle = written.handle
-order by offered.ord`);
+order by offered.ord`,
+  sql`select * from ${callbacksOffered.relation}`,
+);
 
 /** A row as postgres.js answers it (bigint as text), as drizzle would have mapped it. */
 function messageRow(raw: Record<string, unknown>): MessageRow {
@@ -188,7 +189,7 @@ export async function sendMany(db: PgDb, calls: readonly (readonly [SendWrite])[
   contactsOffered.values(contacts, values);
   summariesOffered.values(summaries, values);
   pinsOffered.values(pins, values);
-  const rows = await sendsWritten(db, values);
+  const rows = await sendsWritten(db, values, callbacks.length > 0);
   if (rows.length !== writes.length) throw new Error(`${writes.length} message inserts returned ${rows.length} rows`);
   return rows.map(messageRow);
 }

@@ -2,9 +2,9 @@ import { sql } from 'drizzle-orm';
 import type { StatusStepWrite } from '../../sqlite/queries/whole-writes.ts';
 import type { PgDb } from '../db.ts';
 import { eventsLogged, eventsOffered } from './logged-events.ts';
-import { type CallbackToQueue, callbacksOffered, callbacksQueued } from './queued-callbacks.ts';
+import { type CallbackToQueue, callbacksOffered, withAndWithoutCallbacks } from './queued-callbacks.ts';
 import { STATUS_EVENT_COLUMNS, statusEventsOffered } from './sends-many.ts';
-import { builtOnce, unnestedRows } from './unnested-rows.ts';
+import { unnestedRows } from './unnested-rows.ts';
 
 const stepsOffered = unnestedRows<StatusStepWrite>('steps_offered', [
   ['message_id', 'bigint', (s) => s.messageId],
@@ -23,7 +23,8 @@ const stepEventsOffered = statusEventsOffered('step_events_offered');
  * batch decides, as one by one it would), the account events and the callbacks. Answers the
  * places (from 1) of the taken steps.
  */
-const stepsWritten = builtOnce(sql`
+const stepsWritten = withAndWithoutCallbacks(
+  (queued) => sql`
 with step_events_offered as (select * from ${stepEventsOffered.relation}),
 step_events as (
   insert into status_events (${STATUS_EVENT_COLUMNS})
@@ -41,10 +42,10 @@ moved as (
     order by message_id, ord desc) as step
   where id = step.message_id),
 events_in as (select * from ${eventsOffered.relation} where call in (select ord from steps_taken)),
-${eventsLogged},
-callbacks_in as (select * from ${callbacksOffered.relation} where call in (select ord from steps_taken)),
-${callbacksQueued}
-select ord::int as ord from steps_taken`);
+${eventsLogged}${queued}
+select ord::int as ord from steps_taken`,
+  sql`select * from ${callbacksOffered.relation} where call in (select ord from steps_taken)`,
+);
 
 export async function statusStepMany(db: PgDb, calls: readonly (readonly [StatusStepWrite])[]): Promise<boolean[]> {
   const steps = calls.map(([step]) => step);
@@ -63,6 +64,6 @@ export async function statusStepMany(db: PgDb, calls: readonly (readonly [Status
     values,
   );
   callbacksOffered.values(callbacks, values);
-  const taken = new Set((await stepsWritten(db, values)).map((row) => row.ord as number));
+  const taken = new Set((await stepsWritten(db, values, callbacks.length > 0)).map((row) => row.ord as number));
   return steps.map((_, index) => taken.has(index + 1));
 }
