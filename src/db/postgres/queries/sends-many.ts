@@ -108,11 +108,19 @@ const INSERTED_MESSAGE_COLUMNS = sql.raw(
  * moves (per contact the newest message's, the latest of equals, as the sends one by one would
  * leave it; an older one never overwrites a newer), the QUEUED events, the account events, the
  * callbacks and the messages, whose rows come back in the sends' order. A unique index a part
- * hits (a contact or pin written meanwhile) fails the whole statement.
+ * hits (a contact or pin written meanwhile) fails the whole statement. PostgreSQL runs the
+ * CTEs the main query does not read last one first, so the account event counter, written
+ * first, is locked after the lines and contacts, as pinning then logging does elsewhere: two
+ * transactions taking those rows in opposite orders would deadlock.
  */
 const sendsWritten = withAndWithoutCallbacks(
   (queued) => sql`
-with pins_written as (
+with queued_events as (
+  insert into status_events (${STATUS_EVENT_COLUMNS})
+  select ${STATUS_EVENT_COLUMNS} from ${queuedEventsOffered.relation} order by ord),
+events_in as (select * from ${eventsOffered.relation}),
+${eventsLogged},
+pins_written as (
   insert into number_pins (account_id, end_user_number, line_number, created_at)
   select account_id, end_user_number, line_number, created_at from ${pinsOffered.relation} order by ord
   returning line_number),
@@ -131,11 +139,6 @@ summaries_moved as (
   from (select distinct on (contact_id) contact_id, at, preview_text from ${summariesOffered.relation}
     order by contact_id, at desc, ord desc) as newest
   where c.id = newest.contact_id),
-queued_events as (
-  insert into status_events (${STATUS_EVENT_COLUMNS})
-  select ${STATUS_EVENT_COLUMNS} from ${queuedEventsOffered.relation} order by ord),
-events_in as (select * from ${eventsOffered.relation}),
-${eventsLogged},
 messages_offered as (select * from ${messagesOffered.relation}),
 messages_written as (
   insert into messages (${INSERTED_MESSAGE_COLUMNS})
