@@ -1,5 +1,5 @@
-import { and, asc, count, desc, eq, gte, isNull, type SQL, sql } from 'drizzle-orm';
-import type { PgColumn } from 'drizzle-orm/pg-core';
+import { and, asc, count, desc, eq, getTableColumns, gte, isNull, type SQL, sql } from 'drizzle-orm';
+import type { PgColumn, PgInsertValue } from 'drizzle-orm/pg-core';
 import type { ContactV2OrderField } from '../../../domain/contact-view-v2.ts';
 import { revivedContactFields } from '../../contact-revival.ts';
 import type { ContactRow } from '../../rows.ts';
@@ -34,6 +34,17 @@ const withPins = preparedOnce('contacts_with_pins', (db) =>
     .leftJoin(contacts, and(eq(contacts.accountId, sql`asked.account_id`), eq(contacts.phone, sql`asked.phone`)))
     .leftJoin(numberPins, and(eq(numberPins.accountId, sql`asked.account_id`), eq(numberPins.endUserNumber, sql`asked.phone`)))
     .orderBy(sql`asked.ord`),
+);
+
+/** A whole row, each column a placeholder of its name; a contact already there for the phone is kept. */
+const contactInserted = preparedOnce('contact_inserted', (db) =>
+  db
+    .insert(contacts)
+    .values(
+      Object.fromEntries(Object.keys(getTableColumns(contacts)).map((column) => [column, p(column)])) as PgInsertValue<typeof contacts>,
+    )
+    .onConflictDoNothing()
+    .returning({ id: contacts.id }),
 );
 
 const byPhone = preparedOnce('contact_by_phone', (db) =>
@@ -104,7 +115,7 @@ export function contactQueries(db: PgDb) {
   return {
     /** False when the account already has a contact with that phone. */
     async insert(row: ContactRow): Promise<boolean> {
-      const inserted = await db.insert(contacts).values(row).onConflictDoNothing().returning({ id: contacts.id });
+      const inserted = await contactInserted(db).execute(row);
       return inserted.length === 1;
     },
     async findById(accountId: string, id: string): Promise<ContactRow | undefined> {

@@ -1,5 +1,5 @@
 import { and, desc, eq, getTableColumns, gt, gte, inArray, isNotNull, isNull, ne, or, type SQL, sql } from 'drizzle-orm';
-import { unionAll } from 'drizzle-orm/pg-core';
+import { type PgInsertValue, unionAll } from 'drizzle-orm/pg-core';
 import { type AccountFacts, listRecordJson } from '../../../domain/views.ts';
 import type { MessageRow, StatusEventRow } from '../../rows.ts';
 import type {
@@ -37,6 +37,40 @@ const idOfHandle = (handle: SQL) =>
 /** Whether the reporter's event `sourceEventId` of `source` was recorded (false for no id). */
 const eventSeen = (source: SQL, sourceEventId: SQL) =>
   sql<boolean>`exists (select 1 from ${statusEvents} where ${statusEvents.source} = ${source} and ${statusEvents.sourceEventId} = ${sourceEventId})`;
+
+/** A whole new row, each column a placeholder of its name (recipients as JSON text: a placeholder's encoder would store null as JSON). */
+const messageInserted = preparedOnce('message_inserted', (db) => {
+  const { id: _id, ...columns } = getTableColumns(messages);
+  const values = Object.fromEntries(Object.keys(columns).map((column) => [column, p(column)]));
+  return db
+    .insert(messages)
+    .values({ ...values, recipients: sql`${p('recipients')}::jsonb` } as PgInsertValue<typeof messages>)
+    .returning();
+});
+
+/** The values of messageInserted: a missing optional value as null, a missing flag as false (SQLite stores them so). */
+function insertedValues(row: MessageInsert): Record<string, unknown> {
+  return {
+    ...row,
+    errorCode: row.errorCode ?? null,
+    errorMessage: row.errorMessage ?? null,
+    errorDetail: row.errorDetail ?? null,
+    content: row.content ?? '',
+    mediaUrl: row.mediaUrl ?? '',
+    sendStyle: row.sendStyle ?? '',
+    statusCallback: row.statusCallback ?? null,
+    recipients: row.recipients ? JSON.stringify(row.recipients) : null,
+    contactId: row.contactId ?? null,
+    groupId: row.groupId ?? null,
+    wasDowngraded: row.wasDowngraded ?? false,
+    replyToHandle: row.replyToHandle ?? null,
+    replyToPartIndex: row.replyToPartIndex ?? null,
+    seatId: row.seatId ?? null,
+    optedOut: row.optedOut ?? false,
+    transportHandle: row.transportHandle ?? null,
+    handedOverAt: row.handedOverAt ?? null,
+  };
+}
 
 const byAnyHandle = preparedOnce('message_by_any_handle', (db) =>
   db
@@ -215,11 +249,7 @@ export function messageQueries(db: PgDb) {
 
   return {
     async insert(row: MessageInsert): Promise<MessageRow> {
-      // SQLite's prepared insert maps a missing flag through the boolean column: it stores false, not null.
-      const [inserted] = await db
-        .insert(messages)
-        .values({ ...row, wasDowngraded: row.wasDowngraded ?? false })
-        .returning();
+      const [inserted] = await messageInserted(db).execute(insertedValues(row));
       if (!inserted) throw new Error('message insert returned no row');
       return inserted;
     },
