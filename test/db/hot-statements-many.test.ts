@@ -21,7 +21,7 @@ async function setup() {
   return { account, other };
 }
 
-describe('contacts.findWithPinMany', () => {
+describe('contacts.findWithPinMany and findByPhoneMany', () => {
   it('answers each number’s contact and pinned line, in order, misses and repeats included', async () => {
     const { account, other } = await setup();
     const a = await t.createAccount();
@@ -42,6 +42,10 @@ describe('contacts.findWithPinMany', () => {
     expect(singles[0]!.pinnedLine).toMatch(/^\+/);
     expect(singles[1]).toEqual({ contact: undefined, pinnedLine: undefined });
     expect(await t.store.contacts.findWithPinMany(calls)).toEqual(singles);
+    const byPhone = [];
+    for (const call of calls) byPhone.push(await t.store.contacts.findByPhone(...call));
+    expect(byPhone.map((contact) => contact?.phone)).toEqual([BOB, undefined, ALICE, undefined, BOB, undefined]);
+    expect(await t.store.contacts.findByPhoneMany(calls)).toEqual(byPhone);
     expect(await t.store.contacts.findWithPinMany([])).toEqual([]);
   });
 });

@@ -54,6 +54,20 @@ const byPhone = preparedOnce('contact_by_phone', (db) =>
     .where(and(eq(contacts.accountId, p('accountId')), eq(contacts.phone, p('phone')))),
 );
 
+const byPhones = preparedOnce('contacts_by_phones', (db) =>
+  db
+    .select({ contact: contacts })
+    .from(sql`unnest(${p('accountIds')}::text[], ${p('phones')}::text[]) with ordinality as asked (account_id, phone, ord)`)
+    .leftJoin(contacts, and(eq(contacts.accountId, sql`asked.account_id`), eq(contacts.phone, sql`asked.phone`)))
+    .orderBy(sql`asked.ord`),
+);
+
+/** The calls' accounts and phones, column by column, for withPins and byPhones. */
+const accountsAndPhones = (calls: readonly [accountId: string, phone: string][]) => ({
+  accountIds: calls.map(([accountId]) => accountId),
+  phones: calls.map(([, phone]) => phone),
+});
+
 /** An outbound or an inbound message moves the conversation summary: one statement each. */
 const messageRecorded = (isOutbound: boolean) =>
   preparedOnce(isOutbound ? 'contact_outbound_recorded' : 'contact_inbound_recorded', (db) => {
@@ -129,6 +143,12 @@ export function contactQueries(db: PgDb) {
       const [row] = await byPhone(db).execute({ accountId, phone });
       return row;
     },
+    /** findByPhone of each call, in one statement. */
+    async findByPhoneMany(calls: readonly [accountId: string, phone: string][]): Promise<(ContactRow | undefined)[]> {
+      if (calls.length === 0) return [];
+      const rows = await byPhones(db).execute(accountsAndPhones(calls));
+      return rows.map((row) => row.contact ?? undefined);
+    },
     /** The number's contact row (deleted ones included) and the line its person is pinned to, in one round trip. */
     async findWithPin(accountId: string, phone: string): Promise<ContactAndPin> {
       const [row] = await withPin(db).execute({ accountId, phone });
@@ -137,10 +157,7 @@ export function contactQueries(db: PgDb) {
     /** findWithPin of each call, in one statement. */
     async findWithPinMany(calls: readonly [accountId: string, phone: string][]): Promise<ContactAndPin[]> {
       if (calls.length === 0) return [];
-      const rows = await withPins(db).execute({
-        accountIds: calls.map(([accountId]) => accountId),
-        phones: calls.map(([, phone]) => phone),
-      });
+      const rows = await withPins(db).execute(accountsAndPhones(calls));
       return rows.map(pinOf);
     },
     async list(accountId: string, query: ContactListQuery): Promise<ContactRow[]> {

@@ -83,6 +83,10 @@ export function contactQueries(db: Db) {
   const recordOutbound = summaryUpdate('last_outbound_at');
   const recordInbound = summaryUpdate('last_inbound_at');
 
+  function findByPhone(accountId: string, phone: string): ContactRow | undefined {
+    const values = byPhone.get(accountId, phone) as unknown[] | undefined;
+    return values && contact.read(values);
+  }
   /** The number's contact row (deleted ones included) and the line its person is pinned to: what a send reads before writing. */
   function findWithPin(accountId: string, phone: string): ContactAndPin {
     const values = byPhone.get(accountId, phone) as unknown[] | undefined;
@@ -116,10 +120,9 @@ export function contactQueries(db: Db) {
     findById(accountId: string, id: string): ContactRow | undefined {
       return byId.get({ accountId, id });
     },
-    findByPhone(accountId: string, phone: string): ContactRow | undefined {
-      const values = byPhone.get(accountId, phone) as unknown[] | undefined;
-      return values && contact.read(values);
-    },
+    findByPhone,
+    /** findByPhone of each call, in order. */
+    findByPhoneMany: eachCall(findByPhone),
     /** The number's contact row (deleted ones included) and the line its person is pinned to: what a send reads before writing. */
     findWithPin,
     /** findWithPin of each call, in order. */
