@@ -15,6 +15,7 @@ const BACKEND_AGNOSTIC = [
   'test/http/listing-bounds.test.ts',
   'test/db/listing-json-sql.property.test.ts',
   'test/db/whole-writes-many.test.ts',
+  'test/db/hot-statements-many.test.ts',
   'test/http/lookup-lines.test.ts',
   'test/http/media.test.ts',
   'test/http/media-types.test.ts',

@@ -4,6 +4,20 @@ import type { AccountEventRow, NewAccountEvent } from '../../sqlite/queries/acco
 import type { PgDb } from '../db.ts';
 import { oldestRowsPruner } from '../oldest-rows.ts';
 import { accountEventCounters, accountEvents } from '../schema.ts';
+import { sqlPreparedOnce } from './prepared-once.ts';
+
+const p = sql.placeholder;
+
+/** One round trip: the account's next number and the event that takes it. */
+const appended = sqlPreparedOnce(
+  'account_event_appended',
+  () => sql`
+    with next as (
+      insert into ${accountEventCounters} (account_id, last_seq) values (${p('accountId')}, 1)
+      on conflict (account_id) do update set last_seq = ${accountEventCounters.lastSeq} + 1 returning last_seq)
+    insert into ${accountEvents} (account_id, seq, type, data, occurred_at)
+      select ${p('accountId')}, last_seq, ${p('type')}, ${p('data')}, ${p('occurredAt')} from next`,
+);
 
 /**
  * The PostgreSQL twin of ../../sqlite/queries/account-events.ts: the account's event log. A stream
@@ -17,14 +31,7 @@ export function accountEventQueries(db: PgDb) {
 
   return {
     async append(event: NewAccountEvent): Promise<void> {
-      const [c, e] = [accountEventCounters, accountEvents];
-      // One round trip: the next number and the event that takes it.
-      await db.execute(sql`
-        with next as (
-          insert into ${c} (account_id, last_seq) values (${event.accountId}, 1)
-          on conflict (account_id) do update set last_seq = ${c.lastSeq} + 1 returning last_seq)
-        insert into ${e} (account_id, seq, type, data, occurred_at)
-          select ${event.accountId}, last_seq, ${event.type}, ${event.data}, ${event.occurredAt} from next`);
+      await appended(db).execute(event);
     },
     /** The account's events numbered above `afterSeq`, oldest first (account_events_account_seq_uq). */
     after(accountId: string, afterSeq: number, limit: number): Promise<AccountEventRow[]> {

@@ -2,6 +2,38 @@ import { and, asc, count, eq, sql } from 'drizzle-orm';
 import type { AccountRow } from '../../rows.ts';
 import type { PgDb } from '../db.ts';
 import { accounts, groups, numberPins, serviceNumbers } from '../schema.ts';
+import { preparedOnce } from './prepared-once.ts';
+
+const p = sql.placeholder;
+
+const leastLoaded = (db: PgDb) =>
+  db
+    .select({ number: serviceNumbers.number })
+    .from(serviceNumbers)
+    .where(eq(serviceNumbers.accountId, p('accountId')))
+    .orderBy(asc(serviceNumbers.pinnedCount), asc(serviceNumbers.createdAt), sql`${serviceNumbers.number} collate "C"`)
+    .limit(1);
+const leastLoadedFree = preparedOnce('least_loaded_free_line', (db) => leastLoaded(db).for('update', { skipLocked: true }));
+const leastLoadedAny = preparedOnce('least_loaded_line', leastLoaded);
+
+const pinnedLine = preparedOnce('pinned_line', (db) =>
+  db
+    .select({ lineNumber: numberPins.lineNumber })
+    .from(numberPins)
+    .where(and(eq(numberPins.accountId, p('accountId')), eq(numberPins.endUserNumber, p('endUserNumber')))),
+);
+
+const endUserPinned = preparedOnce('end_user_pinned', (db) => {
+  const placeholders = {
+    accountId: p('accountId'),
+    endUserNumber: p('endUserNumber'),
+    lineNumber: p('lineNumber'),
+    createdAt: p('createdAt'),
+  };
+  // pinWrites's insert takes placeholders as it takes values; its type names only values.
+  const [pinned, counted] = pinWrites(db, placeholders as unknown as typeof numberPins.$inferInsert);
+  return db.with(pinned, counted).select({ lineNumber: pinned.lineNumber }).from(pinned);
+});
 
 export function accountQueries(db: PgDb) {
   const byId = async (id: string): Promise<AccountRow | undefined> => {
@@ -99,31 +131,20 @@ export function accountQueries(db: PgDb) {
       return rows.map((row) => row.number);
     },
     async leastLoadedLine(accountId: string): Promise<string | undefined> {
-      const leastLoaded = () =>
-        db
-          .select({ number: serviceNumbers.number })
-          .from(serviceNumbers)
-          .where(eq(serviceNumbers.accountId, accountId))
-          .orderBy(asc(serviceNumbers.pinnedCount), asc(serviceNumbers.createdAt), sql`${serviceNumbers.number} collate "C"`)
-          .limit(1);
       // A transaction pinning someone to a line holds that line's row until it commits: meanwhile
       // the least loaded of the others serves, and only when every line is held does a send wait.
-      const [free] = await leastLoaded().for('update', { skipLocked: true });
+      const [free] = await leastLoadedFree(db).execute({ accountId });
       if (free) return free.number;
-      const [line] = await leastLoaded();
+      const [line] = await leastLoadedAny(db).execute({ accountId });
       return line?.number;
     },
     async findPinnedLine(accountId: string, endUserNumber: string): Promise<string | undefined> {
-      const [pin] = await db
-        .select({ lineNumber: numberPins.lineNumber })
-        .from(numberPins)
-        .where(and(eq(numberPins.accountId, accountId), eq(numberPins.endUserNumber, endUserNumber)));
+      const [pin] = await pinnedLine(db).execute({ accountId, endUserNumber });
       return pin?.lineNumber;
     },
     /** One statement: the pin and its line's count in one round trip. */
     async pinEndUser(accountId: string, endUserNumber: string, lineNumber: string, createdAt: number): Promise<void> {
-      const [pinned, counted] = pinWrites(db, { accountId, endUserNumber, lineNumber, createdAt });
-      await db.with(pinned, counted).select({ lineNumber: pinned.lineNumber }).from(pinned);
+      await endUserPinned(db).execute({ accountId, endUserNumber, lineNumber, createdAt });
     },
   };
 }

@@ -1,5 +1,5 @@
-import { and, asc, count, desc, eq, gte, isNull, type SQL, sql } from 'drizzle-orm';
-import type { PgColumn } from 'drizzle-orm/pg-core';
+import { and, asc, count, desc, eq, getTableColumns, gte, isNull, type SQL, sql } from 'drizzle-orm';
+import type { PgColumn, PgInsertValue } from 'drizzle-orm/pg-core';
 import type { ContactV2OrderField } from '../../../domain/contact-view-v2.ts';
 import { revivedContactFields } from '../../contact-revival.ts';
 import type { ContactRow } from '../../rows.ts';
@@ -13,6 +13,84 @@ import type {
 import type { PgDb } from '../db.ts';
 import { lockQuota } from '../quota-lock.ts';
 import { contacts, numberPins } from '../schema.ts';
+import { preparedOnce } from './prepared-once.ts';
+
+const p = sql.placeholder;
+
+/** Every send asks: the number's contact row (deleted ones included) and the line its person is pinned to. */
+const withPin = preparedOnce('contact_with_pin', (db) =>
+  db
+    .select({ contact: contacts, pinnedLine: numberPins.lineNumber })
+    .from(sql`(select 1) as one`)
+    .leftJoin(contacts, and(eq(contacts.accountId, p('accountId')), eq(contacts.phone, p('phone'))))
+    .leftJoin(numberPins, and(eq(numberPins.accountId, p('accountId')), eq(numberPins.endUserNumber, p('phone')))),
+);
+
+/** withPin for many numbers at once, a row per number in the order given (duplicates repeated). */
+const withPins = preparedOnce('contacts_with_pins', (db) =>
+  db
+    .select({ contact: contacts, pinnedLine: numberPins.lineNumber })
+    .from(sql`unnest(${p('accountIds')}::text[], ${p('phones')}::text[]) with ordinality as asked (account_id, phone, ord)`)
+    .leftJoin(contacts, and(eq(contacts.accountId, sql`asked.account_id`), eq(contacts.phone, sql`asked.phone`)))
+    .leftJoin(numberPins, and(eq(numberPins.accountId, sql`asked.account_id`), eq(numberPins.endUserNumber, sql`asked.phone`)))
+    .orderBy(sql`asked.ord`),
+);
+
+/** A whole row, each column a placeholder of its name; a contact already there for the phone is kept. */
+const contactInserted = preparedOnce('contact_inserted', (db) =>
+  db
+    .insert(contacts)
+    .values(
+      Object.fromEntries(Object.keys(getTableColumns(contacts)).map((column) => [column, p(column)])) as PgInsertValue<typeof contacts>,
+    )
+    .onConflictDoNothing()
+    .returning({ id: contacts.id }),
+);
+
+const byPhone = preparedOnce('contact_by_phone', (db) =>
+  db
+    .select()
+    .from(contacts)
+    .where(and(eq(contacts.accountId, p('accountId')), eq(contacts.phone, p('phone')))),
+);
+
+const byPhones = preparedOnce('contacts_by_phones', (db) =>
+  db
+    .select({ contact: contacts })
+    .from(sql`unnest(${p('accountIds')}::text[], ${p('phones')}::text[]) with ordinality as asked (account_id, phone, ord)`)
+    .leftJoin(contacts, and(eq(contacts.accountId, sql`asked.account_id`), eq(contacts.phone, sql`asked.phone`)))
+    .orderBy(sql`asked.ord`),
+);
+
+/** The calls' accounts and phones, column by column, for withPins and byPhones. */
+const accountsAndPhones = (calls: readonly [accountId: string, phone: string][]) => ({
+  accountIds: calls.map(([accountId]) => accountId),
+  phones: calls.map(([, phone]) => phone),
+});
+
+/** An outbound or an inbound message moves the conversation summary: one statement each. */
+const messageRecorded = (isOutbound: boolean) =>
+  preparedOnce(isOutbound ? 'contact_outbound_recorded' : 'contact_inbound_recorded', (db) => {
+    const at = sql`${p('at')}::bigint`;
+    const newer = sql`coalesce(${contacts.lastMessageAt}, 0) <= ${at}`;
+    const directionAt = isOutbound ? contacts.lastOutboundAt : contacts.lastInboundAt;
+    const movedDirectionAt = sql`greatest(coalesce(${directionAt}, 0), ${at})`;
+    return db
+      .update(contacts)
+      .set({
+        lastMessageAt: sql`case when ${newer} then ${at} else ${contacts.lastMessageAt} end`,
+        previewText: sql`case when ${newer} then ${p('previewText')}::text else ${contacts.previewText} end`,
+        ...(isOutbound ? { lastOutboundAt: movedDirectionAt } : { lastInboundAt: movedDirectionAt }),
+      })
+      .where(eq(contacts.id, p('contactId')));
+  });
+const outboundRecorded = messageRecorded(true);
+const inboundRecorded = messageRecorded(false);
+
+const pinOf = (row: { contact: ContactRow | null; pinnedLine: string | null } | undefined): ContactAndPin => ({
+  contact: row?.contact ?? undefined,
+  pinnedLine: row?.pinnedLine ?? undefined,
+});
 
 const orderColumns = {
   last_date: contacts.lastMessageAt,
@@ -51,7 +129,7 @@ export function contactQueries(db: PgDb) {
   return {
     /** False when the account already has a contact with that phone. */
     async insert(row: ContactRow): Promise<boolean> {
-      const inserted = await db.insert(contacts).values(row).onConflictDoNothing().returning({ id: contacts.id });
+      const inserted = await contactInserted(db).execute(row);
       return inserted.length === 1;
     },
     async findById(accountId: string, id: string): Promise<ContactRow | undefined> {
@@ -62,20 +140,25 @@ export function contactQueries(db: PgDb) {
       return row;
     },
     async findByPhone(accountId: string, phone: string): Promise<ContactRow | undefined> {
-      const [row] = await db
-        .select()
-        .from(contacts)
-        .where(and(eq(contacts.accountId, accountId), eq(contacts.phone, phone)));
+      const [row] = await byPhone(db).execute({ accountId, phone });
       return row;
+    },
+    /** findByPhone of each call, in one statement. */
+    async findByPhoneMany(calls: readonly [accountId: string, phone: string][]): Promise<(ContactRow | undefined)[]> {
+      if (calls.length === 0) return [];
+      const rows = await byPhones(db).execute(accountsAndPhones(calls));
+      return rows.map((row) => row.contact ?? undefined);
     },
     /** The number's contact row (deleted ones included) and the line its person is pinned to, in one round trip. */
     async findWithPin(accountId: string, phone: string): Promise<ContactAndPin> {
-      const [row] = await db
-        .select({ contact: contacts, pinnedLine: numberPins.lineNumber })
-        .from(sql`(select 1) as one`)
-        .leftJoin(contacts, and(eq(contacts.accountId, accountId), eq(contacts.phone, phone)))
-        .leftJoin(numberPins, and(eq(numberPins.accountId, accountId), eq(numberPins.endUserNumber, phone)));
-      return { contact: row?.contact ?? undefined, pinnedLine: row?.pinnedLine ?? undefined };
+      const [row] = await withPin(db).execute({ accountId, phone });
+      return pinOf(row);
+    },
+    /** findWithPin of each call, in one statement. */
+    async findWithPinMany(calls: readonly [accountId: string, phone: string][]): Promise<ContactAndPin[]> {
+      if (calls.length === 0) return [];
+      const rows = await withPins(db).execute(accountsAndPhones(calls));
+      return rows.map(pinOf);
     },
     async list(accountId: string, query: ContactListQuery): Promise<ContactRow[]> {
       const order = query.direction === 'asc' ? asc : desc;
@@ -130,17 +213,7 @@ export function contactQueries(db: PgDb) {
     },
     /** Moves the conversation summary forward; an older message (arriving late) never overwrites a newer one. */
     async recordMessage(contactId: string, at: number, previewText: string, isOutbound: boolean): Promise<void> {
-      const newer = sql`coalesce(${contacts.lastMessageAt}, 0) <= ${at}::bigint`;
-      const directionAt = isOutbound ? contacts.lastOutboundAt : contacts.lastInboundAt;
-      const movedDirectionAt = sql`greatest(coalesce(${directionAt}, 0), ${at}::bigint)`;
-      await db
-        .update(contacts)
-        .set({
-          lastMessageAt: sql`case when ${newer} then ${at}::bigint else ${contacts.lastMessageAt} end`,
-          previewText: sql`case when ${newer} then ${previewText}::text else ${contacts.previewText} end`,
-          ...(isOutbound ? { lastOutboundAt: movedDirectionAt } : { lastInboundAt: movedDirectionAt }),
-        })
-        .where(eq(contacts.id, contactId));
+      await (isOutbound ? outboundRecorded : inboundRecorded)(db).execute({ contactId, at, previewText });
     },
   };
 }

@@ -1,5 +1,5 @@
 import { and, desc, eq, getTableColumns, gt, gte, inArray, isNotNull, isNull, ne, or, type SQL, sql } from 'drizzle-orm';
-import { unionAll } from 'drizzle-orm/pg-core';
+import { type PgInsertValue, unionAll } from 'drizzle-orm/pg-core';
 import { type AccountFacts, listRecordJson } from '../../../domain/views.ts';
 import type { MessageRow, StatusEventRow } from '../../rows.ts';
 import type {
@@ -15,6 +15,7 @@ import type {
 } from '../../sqlite/queries/messages.ts';
 import type { PgDb } from '../db.ts';
 import { groupMembers, groups, messages, statusEvents } from '../schema.ts';
+import { preparedOnce, sqlPreparedOnce } from './prepared-once.ts';
 import { arrivalOrder, statusEventRowColumns } from './status-event-order.ts';
 
 /**
@@ -26,6 +27,142 @@ const MAX_MERGED_GROUPS = 100;
 const MAX_CACHED_LISTINGS = 500;
 
 type ListingValues = Record<string, unknown>;
+
+const p = sql.placeholder;
+
+/** The id of the message whose handle, ours or else the transport's, is `handle` (an SQL expression). */
+const idOfHandle = (handle: SQL) =>
+  sql`coalesce((select id from ${messages} where handle = ${handle}), (select id from ${messages} where transport_handle = ${handle} limit 1))`;
+
+/** Whether the reporter's event `sourceEventId` of `source` was recorded (false for no id). */
+const eventSeen = (source: SQL, sourceEventId: SQL) =>
+  sql<boolean>`exists (select 1 from ${statusEvents} where ${statusEvents.source} = ${source} and ${statusEvents.sourceEventId} = ${sourceEventId})`;
+
+/** A whole new row, each column a placeholder of its name (recipients as JSON text: a placeholder's encoder would store null as JSON). */
+const messageInserted = preparedOnce('message_inserted', (db) => {
+  const { id: _id, ...columns } = getTableColumns(messages);
+  const values = Object.fromEntries(Object.keys(columns).map((column) => [column, p(column)]));
+  return db
+    .insert(messages)
+    .values({ ...values, recipients: sql`${p('recipients')}::jsonb` } as PgInsertValue<typeof messages>)
+    .returning();
+});
+
+/** The values of messageInserted: a missing optional value as null, a missing flag as false (SQLite stores them so). */
+function insertedValues(row: MessageInsert): Record<string, unknown> {
+  return {
+    ...row,
+    errorCode: row.errorCode ?? null,
+    errorMessage: row.errorMessage ?? null,
+    errorDetail: row.errorDetail ?? null,
+    content: row.content ?? '',
+    mediaUrl: row.mediaUrl ?? '',
+    sendStyle: row.sendStyle ?? '',
+    statusCallback: row.statusCallback ?? null,
+    recipients: row.recipients ? JSON.stringify(row.recipients) : null,
+    contactId: row.contactId ?? null,
+    groupId: row.groupId ?? null,
+    wasDowngraded: row.wasDowngraded ?? false,
+    replyToHandle: row.replyToHandle ?? null,
+    replyToPartIndex: row.replyToPartIndex ?? null,
+    seatId: row.seatId ?? null,
+    optedOut: row.optedOut ?? false,
+    transportHandle: row.transportHandle ?? null,
+    handedOverAt: row.handedOverAt ?? null,
+  };
+}
+
+const byAnyHandle = preparedOnce('message_by_any_handle', (db) =>
+  db
+    .select()
+    .from(messages)
+    .where(eq(messages.id, idOfHandle(sql`${p('handle')}::text`))),
+);
+
+const byAnyHandles = preparedOnce('messages_by_any_handles', (db) => {
+  const target = db
+    .select()
+    .from(messages)
+    .where(eq(messages.id, idOfHandle(sql`asked.handle`)))
+    .as('target');
+  return db
+    .select({ message: target._.selectedFields })
+    .from(sql`unnest(${p('handles')}::text[]) with ordinality as asked (handle, ord)`)
+    .leftJoinLateral(target, sql`true`)
+    .orderBy(sql`asked.ord`);
+});
+
+/** The report's message locked until the transaction ends, and whether its event id was seen. */
+const reportTarget = preparedOnce('report_target', (db) =>
+  db
+    .select({ seen: eventSeen(sql`${p('source')}::text`, sql`${p('sourceEventId')}::text`), message: getTableColumns(messages) })
+    .from(messages)
+    .where(eq(messages.id, idOfHandle(sql`${p('handle')}::text`)))
+    .for('update'),
+);
+
+const reportTargets = preparedOnce('report_targets', (db) => {
+  const target = db
+    .select()
+    .from(messages)
+    .where(eq(messages.id, idOfHandle(sql`asked.handle`)))
+    .for('update')
+    .as('target');
+  return db
+    .select({ seen: eventSeen(sql`asked.source`, sql`asked.source_event_id`), message: target._.selectedFields })
+    .from(
+      sql`unnest(${p('handles')}::text[], ${p('sources')}::text[], ${p('sourceEventIds')}::text[]) with ordinality as asked (handle, source, source_event_id, ord)`,
+    )
+    .leftJoinLateral(target, sql`true`)
+    .orderBy(sql`asked.ord`);
+});
+
+const sourceEventSeen = preparedOnce('source_event_seen', (db) =>
+  db
+    .select({ id: statusEvents.id })
+    .from(statusEvents)
+    .where(and(eq(statusEvents.source, p('source')), eq(statusEvents.sourceEventId, p('sourceEventId'))))
+    .limit(1),
+);
+
+const handedOver = preparedOnce('message_handed_over', (db) =>
+  db
+    .update(messages)
+    .set({ transportHandle: sql`${p('transportHandle')}::text`, handedOverAt: sql`${p('at')}::bigint` })
+    .where(eq(messages.id, p('messageId'))),
+);
+
+/** Each call's hand-over; of two calls for one message, the later one's, as one after the other. */
+const handedOverMany = sqlPreparedOnce(
+  'messages_handed_over',
+  () => sql`
+    update ${messages} set transport_handle = handed.transport_handle, handed_over_at = handed.at
+    from (
+      select distinct on (id) id, transport_handle, at
+      from unnest(${p('messageIds')}::bigint[], ${p('transportHandles')}::text[], ${p('ats')}::bigint[]) with ordinality as asked (id, transport_handle, at, ord)
+      order by id, ord desc) as handed
+    where ${messages.id} = handed.id`,
+);
+
+const statusEventInserted = preparedOnce('status_event_inserted', (db) =>
+  db
+    .insert(statusEvents)
+    .values({
+      id: p('id'),
+      messageHandle: p('messageHandle'),
+      status: p('status'),
+      errorCode: p('errorCode'),
+      errorMessage: p('errorMessage'),
+      source: p('source'),
+      sourceEventId: p('sourceEventId'),
+      applied: p('applied'),
+      implied: p('implied'),
+      notAppliedReason: p('notAppliedReason'),
+      receivedAt: p('receivedAt'),
+    })
+    .onConflictDoNothing()
+    .returning({ id: statusEvents.id }),
+);
 
 export function messageQueries(db: PgDb) {
   const p = sql.placeholder;
@@ -112,11 +249,7 @@ export function messageQueries(db: PgDb) {
 
   return {
     async insert(row: MessageInsert): Promise<MessageRow> {
-      // SQLite's prepared insert maps a missing flag through the boolean column: it stores false, not null.
-      const [inserted] = await db
-        .insert(messages)
-        .values({ ...row, wasDowngraded: row.wasDowngraded ?? false })
-        .returning();
+      const [inserted] = await messageInserted(db).execute(insertedValues(row));
       if (!inserted) throw new Error('message insert returned no row');
       return inserted;
     },
@@ -129,10 +262,14 @@ export function messageQueries(db: PgDb) {
     },
     /** Any account's message by our handle or the transport's: transports and ingest know no account. */
     async findByAnyHandle(handle: string): Promise<MessageRow | undefined> {
-      const [ours] = await db.select().from(messages).where(eq(messages.handle, handle));
-      if (ours) return ours;
-      const [theirs] = await db.select().from(messages).where(eq(messages.transportHandle, handle));
-      return theirs;
+      const [row] = await byAnyHandle(db).execute({ handle });
+      return row;
+    },
+    /** findByAnyHandle of each call, in one statement. */
+    async findByAnyHandleMany(calls: readonly [handle: string][]): Promise<(MessageRow | undefined)[]> {
+      if (calls.length === 0) return [];
+      const rows = await byAnyHandles(db).execute({ handles: calls.map(([handle]) => handle) });
+      return rows.map((row) => row.message ?? undefined);
     },
     /**
      * Whether a report's event id was seen, else its message by either handle, locked until the
@@ -141,20 +278,21 @@ export function messageQueries(db: PgDb) {
      * round trip when the message exists; a report of an unknown handle asks about its event id apart.
      */
     async findReportTarget(handle: string, source: string, sourceEventId: string | null): Promise<ReportTarget> {
-      const seen =
-        sourceEventId === null
-          ? sql<boolean>`false`
-          : sql<boolean>`exists (select 1 from ${statusEvents} where ${statusEvents.source} = ${source} and ${statusEvents.sourceEventId} = ${sourceEventId})`;
-      const id = sql`coalesce((select id from ${messages} where handle = ${handle}), (select id from ${messages} where transport_handle = ${handle} limit 1))`;
-      const [row] = await db
-        .select({ seen, message: getTableColumns(messages) })
-        .from(messages)
-        .where(eq(messages.id, id))
-        .for('update');
+      const [row] = await reportTarget(db).execute({ handle, source, sourceEventId });
       if (row) return row.seen ? { seen: true } : { seen: false, message: row.message };
       return sourceEventId !== null && (await this.sourceEventSeen(source, sourceEventId))
         ? { seen: true }
         : { seen: false, message: undefined };
+    },
+    /** findReportTarget of each call, in one statement. */
+    async findReportTargetMany(calls: readonly [handle: string, source: string, sourceEventId: string | null][]): Promise<ReportTarget[]> {
+      if (calls.length === 0) return [];
+      const rows = await reportTargets(db).execute({
+        handles: calls.map(([handle]) => handle),
+        sources: calls.map(([, source]) => source),
+        sourceEventIds: calls.map(([, , sourceEventId]) => sourceEventId),
+      });
+      return rows.map((row): ReportTarget => (row.seen ? { seen: true } : { seen: false, message: row.message ?? undefined }));
     },
     /** An inbound STOP: the message that opted its sender out says so. */
     async markOptedOut(messageId: number): Promise<void> {
@@ -165,7 +303,17 @@ export function messageQueries(db: PgDb) {
     },
     /** Records that the transport accepted the message, under its own handle. */
     async markHandedOver(messageId: number, transportHandle: string, at: number): Promise<void> {
-      await db.update(messages).set({ transportHandle, handedOverAt: at }).where(eq(messages.id, messageId));
+      await handedOver(db).execute({ messageId, transportHandle, at });
+    },
+    /** markHandedOver of each call, in one statement. */
+    async markHandedOverMany(calls: readonly [messageId: number, transportHandle: string, at: number][]): Promise<void[]> {
+      if (calls.length > 0)
+        await handedOverMany(db).execute({
+          messageIds: calls.map(([messageId]) => messageId),
+          transportHandles: calls.map(([, transportHandle]) => transportHandle),
+          ats: calls.map(([, , at]) => at),
+        });
+      return calls.map(() => undefined);
     },
     /**
      * Outbound messages accepted but never handed over, oldest first, from after the message id
@@ -248,15 +396,11 @@ export function messageQueries(db: PgDb) {
 
     /** False when a unique index says the event is already recorded. */
     async insertStatusEvent(row: StatusEventInsert): Promise<boolean> {
-      const inserted = await db.insert(statusEvents).values(row).onConflictDoNothing().returning({ id: statusEvents.id });
+      const inserted = await statusEventInserted(db).execute({ ...row, sourceEventId: row.sourceEventId ?? null });
       return inserted.length === 1;
     },
     async sourceEventSeen(source: string, sourceEventId: string): Promise<boolean> {
-      const [seen] = await db
-        .select({ id: statusEvents.id })
-        .from(statusEvents)
-        .where(and(eq(statusEvents.source, source), eq(statusEvents.sourceEventId, sourceEventId)))
-        .limit(1);
+      const [seen] = await sourceEventSeen(db).execute({ source, sourceEventId });
       return seen !== undefined;
     },
     /** Counts one more report of an event the message's history holds; false when it holds none such. */

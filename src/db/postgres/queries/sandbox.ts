@@ -3,6 +3,50 @@ import { alias } from 'drizzle-orm/pg-core';
 import type { NewSandboxStep, SandboxStepRow } from '../../sqlite/queries/sandbox.ts';
 import type { PgDb } from '../db.ts';
 import { sandboxSteps } from '../schema.ts';
+import { sqlPreparedOnce } from './prepared-once.ts';
+
+const p = sql.placeholder;
+
+/**
+ * Steps stored in the order given (their ids: ties of nextDue), each column an array; a step
+ * already planned is kept as it was. Answers the new ones.
+ */
+const stepsPlanned = sqlPreparedOnce<{ message_handle: string; step_index: string | number }>(
+  'sandbox_steps_planned',
+  () => sql`
+    insert into sandbox_steps
+      (message_handle, step_index, kind, status, error_code, error_message, was_downgraded, inbound_from, inbound_content, group_id, due_at)
+    select message_handle, step_index, kind, status, error_code, error_message, was_downgraded, inbound_from, inbound_content, group_id, due_at
+    from unnest(${p('messageHandle')}::text[], ${p('stepIndex')}::bigint[], ${p('kind')}::text[], ${p('status')}::text[],
+      ${p('errorCode')}::bigint[], ${p('errorMessage')}::text[], ${p('wasDowngraded')}::text[]::boolean[], ${p('inboundFrom')}::text[],
+      ${p('inboundContent')}::text[], ${p('groupId')}::text[], ${p('dueAt')}::bigint[])
+      with ordinality as step (message_handle, step_index, kind, status, error_code, error_message, was_downgraded, inbound_from,
+        inbound_content, group_id, due_at, ord)
+    order by ord
+    on conflict do nothing
+    returning message_handle, step_index`,
+);
+
+/** The steps' values, column by column, for stepsPlanned. */
+function columnsOf(steps: readonly NewSandboxStep[]): Record<string, unknown[]> {
+  return {
+    messageHandle: steps.map((step) => step.messageHandle),
+    stepIndex: steps.map((step) => step.stepIndex),
+    kind: steps.map((step) => step.kind),
+    status: steps.map((step) => step.status ?? null),
+    errorCode: steps.map((step) => step.errorCode ?? null),
+    errorMessage: steps.map((step) => step.errorMessage ?? null),
+    // SQLite's prepared insert maps a missing flag through the boolean column: it stores false, not null.
+    // As text: postgres.js would send an array of booleans as one boolean.
+    wasDowngraded: steps.map((step) => String(step.wasDowngraded ?? false)),
+    inboundFrom: steps.map((step) => step.inboundFrom ?? null),
+    inboundContent: steps.map((step) => step.inboundContent ?? null),
+    groupId: steps.map((step) => step.groupId ?? null),
+    dueAt: steps.map((step) => step.dueAt),
+  };
+}
+
+const stepKey = (messageHandle: string, stepIndex: number) => `${stepIndex} ${messageHandle}`;
 
 /**
  * The PostgreSQL twin of ../../sqlite/queries/sandbox.ts: the sandbox network's planned steps,
@@ -19,12 +63,20 @@ export function sandboxQueries(db: PgDb) {
      */
     async plan(steps: readonly NewSandboxStep[]): Promise<number> {
       if (steps.length === 0) return 0;
-      // SQLite's prepared insert maps a missing flag through the boolean column: it stores false, not null.
-      const result = await db
-        .insert(sandboxSteps)
-        .values(steps.map((step) => ({ ...step, wasDowngraded: step.wasDowngraded ?? false })))
-        .onConflictDoNothing();
-      return result.count;
+      return (await stepsPlanned(db).execute(columnsOf(steps))).length;
+    },
+    /** plan of each call, in one statement: a step two calls plan counts for the first. */
+    async planMany(calls: readonly [steps: readonly NewSandboxStep[]][]): Promise<number[]> {
+      const steps = calls.flatMap(([callSteps]) => callSteps);
+      if (steps.length === 0) return calls.map(() => 0);
+      const fresh = new Set(
+        (await stepsPlanned(db).execute(columnsOf(steps))).map((row) => stepKey(row.message_handle, Number(row.step_index))),
+      );
+      return calls.map(([callSteps]) => {
+        let planned = 0;
+        for (const step of callSteps) if (fresh.delete(stepKey(step.messageHandle, step.stepIndex))) planned += 1;
+        return planned;
+      });
     },
     /**
      * The earliest step due at `now`, ties in insertion order, locked until the transaction ends.

@@ -7,6 +7,7 @@ import type { ContactRow } from '../../rows.ts';
 import { contacts, numberPins } from '../../schema.ts';
 import type { Db } from '../connection.ts';
 import { rowReader } from '../row-reader.ts';
+import { eachCall } from './each-call.ts';
 
 /** The SDK's contacts.list: filters and orders of /api/v2/contacts. */
 export type ContactV2ListQuery = {
@@ -82,6 +83,15 @@ export function contactQueries(db: Db) {
   const recordOutbound = summaryUpdate('last_outbound_at');
   const recordInbound = summaryUpdate('last_inbound_at');
 
+  function findByPhone(accountId: string, phone: string): ContactRow | undefined {
+    const values = byPhone.get(accountId, phone) as unknown[] | undefined;
+    return values && contact.read(values);
+  }
+  /** The number's contact row (deleted ones included) and the line its person is pinned to: what a send reads before writing. */
+  function findWithPin(accountId: string, phone: string): ContactAndPin {
+    const values = byPhone.get(accountId, phone) as unknown[] | undefined;
+    return { contact: values && contact.read(values), pinnedLine: pinFor.get(accountId, phone) as string | undefined };
+  }
   return {
     /** False when the account already has a contact with that phone. */
     insert(row: ContactRow): boolean {
@@ -110,15 +120,13 @@ export function contactQueries(db: Db) {
     findById(accountId: string, id: string): ContactRow | undefined {
       return byId.get({ accountId, id });
     },
-    findByPhone(accountId: string, phone: string): ContactRow | undefined {
-      const values = byPhone.get(accountId, phone) as unknown[] | undefined;
-      return values && contact.read(values);
-    },
+    findByPhone,
+    /** findByPhone of each call, in order. */
+    findByPhoneMany: eachCall(findByPhone),
     /** The number's contact row (deleted ones included) and the line its person is pinned to: what a send reads before writing. */
-    findWithPin(accountId: string, phone: string): ContactAndPin {
-      const values = byPhone.get(accountId, phone) as unknown[] | undefined;
-      return { contact: values && contact.read(values), pinnedLine: pinFor.get(accountId, phone) as string | undefined };
-    },
+    findWithPin,
+    /** findWithPin of each call, in order. */
+    findWithPinMany: eachCall(findWithPin),
     list(accountId: string, query: ContactListQuery): ContactRow[] {
       const order = query.direction === 'asc' ? asc : desc;
       return db

@@ -7,6 +7,7 @@ import type { MessageRow, StatusEventRow } from '../../rows.ts';
 import { groupMembers, groups, messages, statusEvents } from '../../schema.ts';
 import type { Db } from '../connection.ts';
 import { unplannedParam } from '../placeholders.ts';
+import { eachCall } from './each-call.ts';
 import { listRecordSql } from './message-json.ts';
 import { prepareJsonRows, prepareMessageRows, type SelectQuery } from './message-values.ts';
 import { messageWrites } from './message-writes.ts';
@@ -176,8 +177,10 @@ export function messageQueries(db: Db) {
     },
     /** Any account's message by our handle or the transport's: transports and ingest know no account. */
     findByAnyHandle: writes.findByAnyHandle,
+    findByAnyHandleMany: eachCall(writes.findByAnyHandle),
     /** Whether a report's event id was seen, else its message: SQLite runs one write transaction at a time, so there is nothing to lock. */
     findReportTarget: writes.findReportTarget,
+    findReportTargetMany: eachCall(writes.findReportTarget),
     /** An inbound STOP: the message that opted its sender out says so (rare, so not prepared). */
     markOptedOut(messageId: number): void {
       db.update(messages).set({ optedOut: true }).where(eq(messages.id, messageId)).run();
@@ -185,6 +188,7 @@ export function messageQueries(db: Db) {
     updateStatus: writes.updateStatus,
     /** Records that the transport accepted the message, under its own handle. */
     markHandedOver: writes.markHandedOver,
+    markHandedOverMany: eachCall(writes.markHandedOver),
     /**
      * Outbound messages accepted but never handed over (a crash or a transport failure in between),
      * oldest first, from after the message id `afterId`: pages must move on, since a page's messages

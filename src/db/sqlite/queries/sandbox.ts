@@ -3,6 +3,7 @@ import { asc, eq, lte, min, sql } from 'drizzle-orm';
 import { sandboxSteps } from '../../schema.ts';
 import type { Db } from '../connection.ts';
 import { unplannedParam } from '../placeholders.ts';
+import { eachCall } from './each-call.ts';
 
 export type SandboxStepRow = typeof sandboxSteps.$inferSelect;
 export type NewSandboxStep = Omit<SandboxStepRow, 'id'>;
@@ -42,33 +43,37 @@ export function sandboxQueries(db: Db) {
     .from(sandboxSteps)
     .prepare();
 
+  /**
+   * Stores a message's steps; a step already planned (same handle and index) is kept as it was,
+   * so planning the same message twice adds nothing. Answers how many were new. Call inside a
+   * transaction, so a message's steps are planned together.
+   */
+  function plan(steps: readonly NewSandboxStep[]): number {
+    if (steps.length === 0) return 0;
+    const values: unknown[] = [];
+    for (const step of steps) {
+      values.push(
+        step.messageHandle,
+        step.stepIndex,
+        step.kind,
+        step.status ?? null,
+        step.errorCode ?? null,
+        step.errorMessage ?? null,
+        // A missing flag is stored as false, as the PostgreSQL twin stores it.
+        Number(step.wasDowngraded === true),
+        step.inboundFrom ?? null,
+        step.inboundContent ?? null,
+        step.groupId ?? null,
+        step.dueAt,
+      );
+    }
+    return insertSteps(steps.length).run(values).changes;
+  }
+
   return {
-    /**
-     * Stores a message's steps; a step already planned (same handle and index) is kept as it was,
-     * so planning the same message twice adds nothing. Answers how many were new. Call inside a
-     * transaction, so a message's steps are planned together.
-     */
-    plan(steps: readonly NewSandboxStep[]): number {
-      if (steps.length === 0) return 0;
-      const values: unknown[] = [];
-      for (const step of steps) {
-        values.push(
-          step.messageHandle,
-          step.stepIndex,
-          step.kind,
-          step.status ?? null,
-          step.errorCode ?? null,
-          step.errorMessage ?? null,
-          // A missing flag is stored as false, as the PostgreSQL twin stores it.
-          Number(step.wasDowngraded === true),
-          step.inboundFrom ?? null,
-          step.inboundContent ?? null,
-          step.groupId ?? null,
-          step.dueAt,
-        );
-      }
-      return insertSteps(steps.length).run(values).changes;
-    },
+    plan,
+    /** plan of each call, in order. */
+    planMany: eachCall(plan),
     /** The earliest step due at `now`, ties in insertion order. */
     nextDue(now: number): SandboxStepRow | undefined {
       return nextDue.get({ now });
