@@ -306,7 +306,7 @@ export function messageQueries(db: PgDb) {
       await handedOver(db).execute({ messageId, transportHandle, at });
     },
     /** markHandedOver of each call, in one statement. */
-    async markHandedOverMany(calls: readonly [messageId: number, transportHandle: string, at: number][]): Promise<void[]> {
+    async markHandedOverMany(calls: readonly [messageId: number, transportHandle: string, at: number][]): Promise<undefined[]> {
       if (calls.length > 0)
         await handedOverMany(db).execute({
           messageIds: calls.map(([messageId]) => messageId),

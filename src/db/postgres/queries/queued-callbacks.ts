@@ -4,7 +4,8 @@ import type { OutboxEntry } from '../../sqlite/queries/delivery-rows.ts';
 import type { PgDb } from '../db.ts';
 import { webhookDeliveries } from '../schema.ts';
 import { waitsBehindLastUnfinished } from './delivery-rows.ts';
-import { builtOnce, unnestedRows } from './unnested-rows.ts';
+import { sqlPreparedOnce } from './prepared-once.ts';
+import { unnestedRows } from './unnested-rows.ts';
 
 /** A callback a whole write queues: `call` is the place (from 1) of the write that queues it, `at` that write's time. */
 export type CallbackToQueue = { call: number; callback: OutboxEntry; at: number };
@@ -43,13 +44,13 @@ const callbacksQueued: SQL = sql`callbacks_queued as (
  * without them, for a batch that queues none: the row lock that makes a callback wait costs
  * PostgreSQL more to set up than the rest of a one-send statement, even when no row reaches it.
  */
-export function withAndWithoutCallbacks(statement: (queued: SQL) => SQL, callbacksIn: SQL) {
-  const withCallbacks = builtOnce(
+export function withAndWithoutCallbacks(name: string, statement: (queued: SQL) => SQL, callbacksIn: SQL) {
+  const withCallbacks = sqlPreparedOnce<Record<string, unknown>>(`${name}_with_callbacks`, () =>
     statement(sql`,
 callbacks_in as (${callbacksIn}),
 ${callbacksQueued}`),
   );
-  const withoutCallbacks = builtOnce(statement(sql``));
+  const withoutCallbacks = sqlPreparedOnce<Record<string, unknown>>(name, () => statement(sql``));
   return (db: PgDb, values: Record<string, unknown[]>, queuesCallbacks: boolean) =>
-    (queuesCallbacks ? withCallbacks : withoutCallbacks)(db, values);
+    (queuesCallbacks ? withCallbacks : withoutCallbacks)(db).execute(values);
 }

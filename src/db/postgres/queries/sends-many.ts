@@ -114,6 +114,7 @@ const INSERTED_MESSAGE_COLUMNS = sql.raw(
  * transactions taking those rows in opposite orders would deadlock.
  */
 const sendsWritten = withAndWithoutCallbacks(
+  'sends_written',
   (queued) => sql`
 with queued_events as (
   insert into status_events (${STATUS_EVENT_COLUMNS})

@@ -24,6 +24,7 @@ const stepEventsOffered = statusEventsOffered('step_events_offered');
  * places (from 1) of the taken steps.
  */
 const stepsWritten = withAndWithoutCallbacks(
+  'status_steps_written',
   (queued) => sql`
 with step_events_offered as (select * from ${stepEventsOffered.relation}),
 step_events as (

@@ -1,6 +1,4 @@
-import { type SQL, sql } from 'drizzle-orm';
-import { PgDialect } from 'drizzle-orm/pg-core';
-import type { PgDb } from '../db.ts';
+import { sql } from 'drizzle-orm';
 
 /**
  * One column of rows passed to a statement as arrays: its name, its PostgreSQL type (jsonb and
@@ -36,16 +34,3 @@ const booleanText = (value: unknown): string | null => (value === null || value 
 
 /** A JSON column's value as unnestedRows passes it. */
 export const jsonText = (value: unknown): string | null => (value === null || value === undefined ? null : JSON.stringify(value));
-
-const dialect = new PgDialect({ casing: 'snake_case' });
-
-/**
- * A statement whose text is built once, here: each run only fills its placeholders and runs it
- * through the connection's named prepared statement of that text (see named-statements.ts). The
- * rows come back as postgres.js parses them (bigint as a string).
- */
-export function builtOnce(statement: SQL) {
-  const query = dialect.sqlToQuery(statement);
-  return (db: PgDb, values: Record<string, unknown[]>): Promise<Record<string, unknown>[]> =>
-    db._.session.prepareQuery(query, undefined, undefined, false).execute(values) as Promise<Record<string, unknown>[]>;
-}
