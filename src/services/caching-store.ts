@@ -21,7 +21,17 @@ const CACHED: Record<string, Record<string, { kind: CachedKind; key: (...args: s
  * cache without being listed here.
  */
 const UNCHANGING: Record<string, ReadonlySet<string>> = {
-  accounts: new Set(['findByKeyId', 'findByEmail', 'list', 'count', 'lineUsers', 'leastLoadedLine', 'findPinnedLine', 'pinEndUser']),
+  accounts: new Set([
+    'findByKeyId',
+    'findByEmail',
+    'list',
+    'count',
+    'lineUsers',
+    'leastLoadedLine',
+    'leastLoadedLineMany',
+    'findPinnedLine',
+    'pinEndUser',
+  ]),
   accountWebhooks: new Set(['secretsOf']),
   lines: new Set(['ofAccount', 'carrierOf', 'all']),
   webhookSubscriptions: new Set(['all']),

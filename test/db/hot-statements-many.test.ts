@@ -226,3 +226,28 @@ describe('sandbox.planMany', () => {
     expect([due?.messageHandle, due?.stepIndex]).toEqual(['a-2', 0]);
   });
 });
+
+describe('accounts.leastLoadedLineMany', () => {
+  it('spreads one account’s calls over its lines as one call after another, each followed by its pin, would', async () => {
+    t = makeTestApp();
+    const account = await accountRow(t, await t.createAccount({ numbers: 3 }));
+    const other = await accountRow(t, await t.createAccount({ numbers: 2 }));
+    // The first line already serves two people: the others fill up to it first.
+    const [busy] = await t.store.accounts.listServiceNumbers(account.id);
+    await t.store.accounts.pinEndUser(account.id, '+12125550101', busy!, 1);
+    await t.store.accounts.pinEndUser(account.id, '+12125550102', busy!, 1);
+    const calls: [string][] = [[account.id], [other.id], [account.id], [account.id], [account.id], [account.id], ['no-such-account']];
+
+    const merged = await t.store.accounts.leastLoadedLineMany(calls);
+
+    const oneByOne: (string | undefined)[] = [];
+    for (const [index, [accountId]] of calls.entries()) {
+      const line = await t.store.accounts.leastLoadedLine(accountId);
+      oneByOne.push(line);
+      if (line) await t.store.accounts.pinEndUser(accountId, `+1212555020${index}`, line, 2);
+    }
+    expect(merged).toEqual(oneByOne);
+    expect(new Set(merged.slice(2, 5)).size).toBe(2);
+    expect(merged.at(-1)).toBeUndefined();
+  });
+});

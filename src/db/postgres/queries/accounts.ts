@@ -1,4 +1,5 @@
 import { and, asc, count, eq, sql } from 'drizzle-orm';
+import { spreadOverLines } from '../../line-spread.ts';
 import type { AccountRow } from '../../rows.ts';
 import type { PgDb } from '../db.ts';
 import { accounts, groups, numberPins, serviceNumbers } from '../schema.ts';
@@ -13,6 +14,14 @@ const leastLoaded = (db: PgDb) =>
     .where(eq(serviceNumbers.accountId, p('accountId')))
     .orderBy(asc(serviceNumbers.pinnedCount), asc(serviceNumbers.createdAt), sql`${serviceNumbers.number} collate "C"`)
     .limit(1);
+/** Every line of the accounts asked with its load, in `leastLoaded`'s order among lines of the same load. */
+const linesByLoad = preparedOnce('lines_by_load', (db) =>
+  db
+    .select({ accountId: serviceNumbers.accountId, number: serviceNumbers.number, pinnedCount: serviceNumbers.pinnedCount })
+    .from(serviceNumbers)
+    .where(sql`${serviceNumbers.accountId} = any(${p('accountIds')}::text[])`)
+    .orderBy(asc(serviceNumbers.createdAt), sql`${serviceNumbers.number} collate "C"`),
+);
 const leastLoadedFree = preparedOnce('least_loaded_free_line', (db) => leastLoaded(db).for('update', { skipLocked: true }));
 const leastLoadedAny = preparedOnce('least_loaded_line', leastLoaded);
 
@@ -137,6 +146,11 @@ export function accountQueries(db: PgDb) {
       if (free) return free.number;
       const [line] = await leastLoadedAny(db).execute({ accountId });
       return line?.number;
+    },
+    /** leastLoadedLine of each call, in one read, spread as if each call's person were pinned before the next (line-spread.ts). */
+    async leastLoadedLineMany(calls: readonly [accountId: string][]): Promise<(string | undefined)[]> {
+      const accountIds = [...new Set(calls.map(([accountId]) => accountId))];
+      return spreadOverLines(calls, await linesByLoad(db).execute({ accountIds }));
     },
     async findPinnedLine(accountId: string, endUserNumber: string): Promise<string | undefined> {
       const [pin] = await pinnedLine(db).execute({ accountId, endUserNumber });

@@ -1,4 +1,5 @@
 import { and, asc, count, eq, sql } from 'drizzle-orm';
+import { type LoadedLine, spreadOverLines } from '../../line-spread.ts';
 import type { AccountRow } from '../../rows.ts';
 import { accounts, groups, numberPins, serviceNumbers } from '../../schema.ts';
 import type { Db } from '../connection.ts';
@@ -27,6 +28,9 @@ export function accountQueries(db: Db) {
   const leastLoadedLine = client
     .prepare('select number from service_numbers where account_id = ? order by pinned_count, created_at, number limit 1')
     .pluck();
+  const linesOf = client.prepare(
+    'select account_id accountId, number, pinned_count pinnedCount from service_numbers where account_id = ? order by created_at, number',
+  );
   const insertPin = client.prepare('insert into number_pins (account_id, end_user_number, line_number, created_at) values (?, ?, ?, ?)');
   const countPin = client.prepare('update service_numbers set pinned_count = pinned_count + 1 where number = ?');
   // Sends with an explicit from_number check it against these.
@@ -115,6 +119,14 @@ export function accountQueries(db: Db) {
     },
     leastLoadedLine(accountId: string): string | undefined {
       return leastLoadedLine.get(accountId) as string | undefined;
+    },
+    /** leastLoadedLine of each call, spread as if each call's person were pinned before the next (line-spread.ts). */
+    leastLoadedLineMany(calls: readonly [accountId: string][]): (string | undefined)[] {
+      const accountIds = [...new Set(calls.map(([accountId]) => accountId))];
+      return spreadOverLines(
+        calls,
+        accountIds.flatMap((accountId) => linesOf.all(accountId) as LoadedLine[]),
+      );
     },
     findPinnedLine(accountId: string, endUserNumber: string): string | undefined {
       return pinFor.get(accountId, endUserNumber) as string | undefined;
