@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import type { OutboxEntry, SendWrite, StatusStepWrite, Store } from '../../src/db/store.ts';
 import { WAITS_FOR_EARLIER_CALLBACK } from '../../src/domain/delivery-views.ts';
 import { makeTestApp, type TestApp } from '../helpers/app.ts';
-import { accountRow, contactRow, message, T0 } from '../helpers/postgres-twins.ts';
+import { accountRow, contactRow, message, queuedEventOf, T0 } from '../helpers/postgres-twins.ts';
 
 /**
  * A batch of whole writes (sendMany, statusStepMany) writes exactly what the same calls one by
@@ -44,18 +44,7 @@ function sendOf(accountId: string, lineNumber: string, number: string, contactId
   const row = message({ accountId, lineNumber, number, contactId, dateSent: T0 + after, dateUpdated: T0 + after });
   return {
     message: row,
-    event: {
-      id: `evt_${row.handle}`,
-      messageHandle: row.handle,
-      status: 'QUEUED',
-      errorCode: null,
-      errorMessage: null,
-      source: 'api',
-      applied: true,
-      implied: false,
-      notAppliedReason: null,
-      receivedAt: T0 + after,
-    },
+    event: queuedEventOf(row.handle, T0 + after),
     accountEvent: { accountId, type: 'message.created', data: `{"message_handle":"${row.handle}"}`, occurredAt: T0 + after },
     contact: contactId === null ? undefined : { id: contactId, previewText: row.content ?? '' },
     callbacks: [],

@@ -16,7 +16,7 @@ import * as pgSchema from '../../src/db/postgres/schema.ts';
 import type { AccountRow, ContactRow } from '../../src/db/rows.ts';
 import * as sqliteSchema from '../../src/db/schema.ts';
 import { closeDatabase, type Db, migrateDatabase, openDatabase } from '../../src/db/sqlite/connection.ts';
-import type { MessageInsert } from '../../src/db/sqlite/queries/messages.ts';
+import type { MessageInsert, StatusEventInsert } from '../../src/db/sqlite/queries/messages.ts';
 import { createSqliteQueries, type SqliteQueries } from '../../src/db/sqlite/queries.ts';
 import type { Queries } from '../../src/db/store.ts';
 import { freshPostgresDatabase } from './postgres-database.ts';
@@ -255,6 +255,22 @@ export function message(overrides: Partial<MessageInsert> = {}): MessageInsert {
     dateSent: T0 + handles,
     dateUpdated: T0 + handles,
     ...overrides,
+  };
+}
+
+/** The QUEUED event a send's whole write stores with its message. */
+export function queuedEventOf(handle: string, receivedAt: number): StatusEventInsert {
+  return {
+    id: `evt_${handle}`,
+    messageHandle: handle,
+    status: 'QUEUED',
+    errorCode: null,
+    errorMessage: null,
+    source: 'api',
+    applied: true,
+    implied: false,
+    notAppliedReason: null,
+    receivedAt,
   };
 }
 

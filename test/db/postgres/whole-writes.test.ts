@@ -15,6 +15,7 @@ import {
   contactRow,
   LINE,
   message,
+  queuedEventOf,
   seedWorld,
   T0,
   type TwinModule,
@@ -62,18 +63,7 @@ function sendOf(overrides: Parameters<typeof message>[0], contact?: SendWrite['c
   const row = message(overrides);
   return {
     message: row,
-    event: {
-      id: `evt_${row.handle}`,
-      messageHandle: row.handle,
-      status: 'QUEUED',
-      errorCode: null,
-      errorMessage: null,
-      source: 'api',
-      applied: true,
-      implied: false,
-      notAppliedReason: null,
-      receivedAt: row.dateSent,
-    },
+    event: queuedEventOf(row.handle, row.dateSent),
     accountEvent: { accountId: ACCOUNT, type: 'message.created', data: `{"message_handle":"${row.handle}"}`, occurredAt: row.dateSent },
     contact,
     callbacks: [],
