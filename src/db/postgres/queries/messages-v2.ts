@@ -5,6 +5,7 @@ import type { MessageRowWithGroupName } from '../../sqlite/queries/message-value
 import { type MessageV2Filter, type MessageV2Order, TOTAL_RECOUNT_MS } from '../../sqlite/queries/messages-v2.ts';
 import type { PgDb } from '../db.ts';
 import { groupMembers, groups, messages } from '../schema.ts';
+import { withRowMapper } from './row-mapper.ts';
 
 /** Totals kept (one per account and filter values). */
 const MAX_CACHED_TOTALS = 1_000;
@@ -22,11 +23,9 @@ const IMMUTABLE: ReadonlySet<keyof MessageV2Filter> = new Set([
   'sentTo',
 ]);
 
-/** A filter's keys and the account's, each a value or a placeholder of a prepared statement. */
-type Value = (key: keyof MessageV2Filter | 'accountId') => unknown;
-
-function conditionsFor(present: ReadonlySet<keyof MessageV2Filter>, given: Value): SQL[] {
-  const value = (key: keyof MessageV2Filter | 'accountId') => given(key) as never;
+/** The conditions of a filter's shape, each value a placeholder of a prepared statement named after the filter's key. */
+function conditionsFor(present: ReadonlySet<keyof MessageV2Filter>): SQL[] {
+  const value = (key: keyof MessageV2Filter | 'accountId') => sql.placeholder(key) as never;
   const conditions: SQL[] = [eq(messages.accountId, value('accountId'))];
   if (present.has('number')) conditions.push(eq(messages.number, value('number')));
   if (present.has('groupId')) conditions.push(eq(messages.groupId, value('groupId')));
@@ -59,11 +58,28 @@ export function messageV2Queries(db: PgDb) {
   // The newest id in the same read as the count: later rows are exactly those above it.
   const counted = { n: count(), top: sql<number | null>`(select max(${messages.id}) from ${messages})`.mapWith(Number) };
 
-  async function countWhere(conditions: SQL[]): Promise<{ n: number; top: number | null }> {
-    const [row] = await db
+  /** The count of a filter's shape, of all its rows or (`sinceTop`) of those above the id `top`, prepared once. */
+  const prepareCount = (present: ReadonlySet<keyof MessageV2Filter>, sinceTop: boolean) =>
+    db
       .select(counted)
       .from(messages)
-      .where(and(...conditions));
+      .where(and(...(sinceTop ? [gt(messages.id, sql.placeholder('top'))] : []), ...conditionsFor(present)))
+      .prepare('message_v2_count');
+  const counts = new Map<string, ReturnType<typeof prepareCount>>();
+
+  async function countWhere(
+    present: ReadonlySet<keyof MessageV2Filter>,
+    values: MessageV2Filter & { accountId: string; top?: number },
+  ): Promise<{ n: number; top: number | null }> {
+    const sinceTop = values.top !== undefined;
+    const key = `${[...present].sort().join(',')} ${sinceTop}`;
+    let statement = counts.get(key);
+    if (statement === undefined) {
+      if (counts.size >= MAX_CACHED_LISTINGS) counts.clear();
+      statement = prepareCount(present, sinceTop);
+      counts.set(key, statement);
+    }
+    const [row] = await statement.execute(values);
     return { n: row?.n ?? 0, top: row?.top ?? null };
   }
 
@@ -98,14 +114,16 @@ export function messageV2Queries(db: PgDb) {
   function prepareListing(present: ReadonlySet<keyof MessageV2Filter>, order: MessageV2Order) {
     const column = order.by === 'sent' ? messages.dateSent : messages.dateUpdated;
     const direction = order.direction === 'asc' ? asc : desc;
-    return db
-      .select({ ...getTableColumns(messages), groupDisplayName })
-      .from(messages)
-      .where(and(...conditionsFor(present, sql.placeholder)))
-      .orderBy(direction(column), direction(messages.id))
-      .limit(sql.placeholder('limit'))
-      .offset(sql.placeholder('offset'))
-      .prepare('message_v2_rows');
+    return withRowMapper(
+      db
+        .select({ ...getTableColumns(messages), groupDisplayName })
+        .from(messages)
+        .where(and(...conditionsFor(present)))
+        .orderBy(direction(column), direction(messages.id))
+        .limit(sql.placeholder('limit'))
+        .offset(sql.placeholder('offset'))
+        .prepare('message_v2_rows'),
+    );
   }
   const listings = new Map<string, ReturnType<typeof prepareListing>>();
 
@@ -146,12 +164,12 @@ export function messageV2Queries(db: PgDb) {
      */
     async total(accountId: string, filter: MessageV2Filter, now: number): Promise<number> {
       const present = presentIn(filter);
-      const conditions = conditionsFor(present, (key) => (key === 'accountId' ? accountId : filter[key]));
-      if (![...present].every((key) => IMMUTABLE.has(key))) return (await countWhere(conditions)).n;
+      const values = { ...filter, accountId };
+      if (![...present].every((key) => IMMUTABLE.has(key))) return (await countWhere(present, values)).n;
       const key = JSON.stringify({ accountId, ...filter });
       const known = totals.get(key);
       if (known && now - known.countedAt < TOTAL_RECOUNT_MS) {
-        const added = await countWhere([gt(messages.id, known.top), ...conditions]);
+        const added = await countWhere(present, { ...values, top: known.top });
         const total = known.total + added.n;
         const top = added.top ?? known.top;
         const latest = totals.get(key);
@@ -160,7 +178,7 @@ export function messageV2Queries(db: PgDb) {
       }
       let counting = freshCounts.get(key);
       if (counting === undefined) {
-        counting = countWhere(conditions).finally(() => freshCounts.delete(key));
+        counting = countWhere(present, values).finally(() => freshCounts.delete(key));
         freshCounts.set(key, counting);
       }
       const fresh = await counting;
