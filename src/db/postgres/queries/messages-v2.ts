@@ -5,6 +5,7 @@ import type { MessageRowWithGroupName } from '../../sqlite/queries/message-value
 import { type MessageV2Filter, type MessageV2Order, TOTAL_RECOUNT_MS } from '../../sqlite/queries/messages-v2.ts';
 import type { PgDb } from '../db.ts';
 import { groupMembers, groups, messages } from '../schema.ts';
+import { plannedPerCall } from './planned-per-call.ts';
 import { withRowMapper } from './row-mapper.ts';
 
 /** Totals kept (one per account and filter values). */
@@ -58,13 +59,15 @@ export function messageV2Queries(db: PgDb) {
   // The newest id in the same read as the count: later rows are exactly those above it.
   const counted = { n: count(), top: sql<number | null>`(select max(${messages.id}) from ${messages})`.mapWith(Number) };
 
-  /** The count of a filter's shape, of all its rows or (`sinceTop`) of those above the id `top`, prepared once. */
+  /** The count of a filter's shape, of all its rows or (`sinceTop`) of those above the id `top`, built once. */
   const prepareCount = (present: ReadonlySet<keyof MessageV2Filter>, sinceTop: boolean) =>
-    db
-      .select(counted)
-      .from(messages)
-      .where(and(...(sinceTop ? [gt(messages.id, sql.placeholder('top'))] : []), ...conditionsFor(present)))
-      .prepare('message_v2_count');
+    plannedPerCall(
+      db
+        .select(counted)
+        .from(messages)
+        .where(and(...(sinceTop ? [gt(messages.id, sql.placeholder('top'))] : []), ...conditionsFor(present)))
+        .prepare('message_v2_count'),
+    );
   const counts = new Map<string, ReturnType<typeof prepareCount>>();
 
   async function countWhere(
