@@ -4,7 +4,7 @@ import type { AccountFacts } from '../../../domain/views.ts';
 import type { MessageRowWithGroupName } from '../../sqlite/queries/message-values.ts';
 import { type MessageV2Filter, type MessageV2Order, TOTAL_RECOUNT_MS } from '../../sqlite/queries/messages-v2.ts';
 import type { PgDb } from '../db.ts';
-import { groupMembers, groups, messages } from '../schema.ts';
+import { groups, messages } from '../schema.ts';
 import { plannedPerCall } from './planned-per-call.ts';
 import { withRowMapper } from './row-mapper.ts';
 
@@ -87,30 +87,22 @@ export function messageV2Queries(db: PgDb) {
   }
 
   // The group's name read with each row: a page of group messages would otherwise cost a look-up per row.
+  // The case spares the look-up for rows of no group, most of a page.
   const groupDisplayName = sql<
     string | null
-  >`(select ${groups.displayName} from ${groups} where ${groups.id} = ${messages.groupId} and ${groups.accountId} = ${messages.accountId})`;
-  const prepareMembersOfGroup = () =>
-    db
-      .select({ number: groupMembers.number })
-      .from(groupMembers)
-      .where(eq(groupMembers.groupId, sql.placeholder('groupId')))
-      .orderBy(asc(groupMembers.addedAt), asc(groupMembers.number))
-      .prepare('group_members_in_order');
-  // Prepared at first use: a transaction builds this module anew and mostly lists nothing.
-  let membersOfGroup: ReturnType<typeof prepareMembersOfGroup> | undefined;
+  >`case when ${messages.groupId} is null then null else (select ${groups.displayName} from ${groups} where ${groups.id} = ${messages.groupId} and ${groups.accountId} = ${messages.accountId}) end`;
+  // An inbound group message's participants are the group's members, read with the row: one round trip a
+  // page. Written out: drizzle leaves the columns of a one-table select unqualified, which in the
+  // subquery would name group_members' own group_id.
+  const groupMemberNumbers = sql<
+    string[] | null
+  >`case when messages.message_type = 'group' and messages.group_id is not null and not messages.is_outbound then array(select gm.number from group_members gm where gm.group_id = messages.group_id order by gm.added_at, gm.number) end`;
 
   /** participantsOf: a group's members (the recipients of a group send), else the end user; the line last. */
-  async function participantsOf(message: MessageRowWithGroupName, membersOf: Map<string, string[]>): Promise<string[]> {
+  function participantsOf(message: MessageRowWithGroupName & { groupMemberNumbers: string[] | null }): string[] {
     if (message.messageType !== 'group' || message.groupId === null) return [message.number, message.lineNumber];
     if (message.isOutbound) return [...(message.recipients ?? []), message.lineNumber];
-    let members = membersOf.get(message.groupId);
-    if (members === undefined) {
-      membersOfGroup ??= prepareMembersOfGroup();
-      members = (await membersOfGroup.execute({ groupId: message.groupId })).map((row) => row.number);
-      membersOf.set(message.groupId, members);
-    }
-    return [...members, message.lineNumber];
+    return [...(message.groupMemberNumbers ?? []), message.lineNumber];
   }
 
   /** The statement of a listing's shape, its values as placeholders named after the filter's keys. */
@@ -119,7 +111,7 @@ export function messageV2Queries(db: PgDb) {
     const direction = order.direction === 'asc' ? asc : desc;
     return withRowMapper(
       db
-        .select({ ...getTableColumns(messages), groupDisplayName })
+        .select({ ...getTableColumns(messages), groupDisplayName, groupMemberNumbers })
         .from(messages)
         .where(and(...conditionsFor(present)))
         .orderBy(direction(column), direction(messages.id))
@@ -149,14 +141,7 @@ export function messageV2Queries(db: PgDb) {
         listings.set(key, listing);
       }
       const rows = await listing.execute({ ...filter, accountId, limit, offset });
-      // A group's members are read once however many rows of the page name the group.
-      const membersOf = new Map<string, string[]>();
-      const page: string[] = [];
-      for (const row of rows) {
-        const participants = await participantsOf(row, membersOf);
-        page.push(messageRowJson(row, account, { groupDisplayName: row.groupDisplayName, participants }));
-      }
-      return page;
+      return rows.map((row) => messageRowJson(row, account, { groupDisplayName: row.groupDisplayName, participants: participantsOf(row) }));
     },
     /**
      * How many messages match. A filter on columns that never change keeps its total and, for
