@@ -4,7 +4,9 @@ import type { AccountFacts } from '../../../domain/views.ts';
 import type { MessageRowWithGroupName } from '../../sqlite/queries/message-values.ts';
 import { type MessageV2Filter, type MessageV2Order, TOTAL_RECOUNT_MS } from '../../sqlite/queries/messages-v2.ts';
 import type { PgDb } from '../db.ts';
-import { groupMembers, groups, messages } from '../schema.ts';
+import { groups, messages } from '../schema.ts';
+import { plannedPerCall } from './planned-per-call.ts';
+import { withRowMapper } from './row-mapper.ts';
 
 /** Totals kept (one per account and filter values). */
 const MAX_CACHED_TOTALS = 1_000;
@@ -22,11 +24,9 @@ const IMMUTABLE: ReadonlySet<keyof MessageV2Filter> = new Set([
   'sentTo',
 ]);
 
-/** A filter's keys and the account's, each a value or a placeholder of a prepared statement. */
-type Value = (key: keyof MessageV2Filter | 'accountId') => unknown;
-
-function conditionsFor(present: ReadonlySet<keyof MessageV2Filter>, given: Value): SQL[] {
-  const value = (key: keyof MessageV2Filter | 'accountId') => given(key) as never;
+/** The conditions of a filter's shape, each value a placeholder of a prepared statement named after the filter's key. */
+function conditionsFor(present: ReadonlySet<keyof MessageV2Filter>): SQL[] {
+  const value = (key: keyof MessageV2Filter | 'accountId') => sql.placeholder(key) as never;
   const conditions: SQL[] = [eq(messages.accountId, value('accountId'))];
   if (present.has('number')) conditions.push(eq(messages.number, value('number')));
   if (present.has('groupId')) conditions.push(eq(messages.groupId, value('groupId')));
@@ -59,53 +59,66 @@ export function messageV2Queries(db: PgDb) {
   // The newest id in the same read as the count: later rows are exactly those above it.
   const counted = { n: count(), top: sql<number | null>`(select max(${messages.id}) from ${messages})`.mapWith(Number) };
 
-  async function countWhere(conditions: SQL[]): Promise<{ n: number; top: number | null }> {
-    const [row] = await db
-      .select(counted)
-      .from(messages)
-      .where(and(...conditions));
+  /** The count of a filter's shape, of all its rows or (`sinceTop`) of those above the id `top`, built once. */
+  const prepareCount = (present: ReadonlySet<keyof MessageV2Filter>, sinceTop: boolean) =>
+    plannedPerCall(
+      db
+        .select(counted)
+        .from(messages)
+        .where(and(...(sinceTop ? [gt(messages.id, sql.placeholder('top'))] : []), ...conditionsFor(present)))
+        .prepare('message_v2_count'),
+    );
+  const counts = new Map<string, ReturnType<typeof prepareCount>>();
+
+  async function countWhere(
+    present: ReadonlySet<keyof MessageV2Filter>,
+    values: MessageV2Filter & { accountId: string; top?: number },
+  ): Promise<{ n: number; top: number | null }> {
+    const sinceTop = values.top !== undefined;
+    const key = `${[...present].sort().join(',')} ${sinceTop}`;
+    let statement = counts.get(key);
+    if (statement === undefined) {
+      if (counts.size >= MAX_CACHED_LISTINGS) counts.clear();
+      statement = prepareCount(present, sinceTop);
+      counts.set(key, statement);
+    }
+    const [row] = await statement.execute(values);
     return { n: row?.n ?? 0, top: row?.top ?? null };
   }
 
   // The group's name read with each row: a page of group messages would otherwise cost a look-up per row.
+  // The case spares the look-up for rows of no group, most of a page.
   const groupDisplayName = sql<
     string | null
-  >`(select ${groups.displayName} from ${groups} where ${groups.id} = ${messages.groupId} and ${groups.accountId} = ${messages.accountId})`;
-  const prepareMembersOfGroup = () =>
-    db
-      .select({ number: groupMembers.number })
-      .from(groupMembers)
-      .where(eq(groupMembers.groupId, sql.placeholder('groupId')))
-      .orderBy(asc(groupMembers.addedAt), asc(groupMembers.number))
-      .prepare('group_members_in_order');
-  // Prepared at first use: a transaction builds this module anew and mostly lists nothing.
-  let membersOfGroup: ReturnType<typeof prepareMembersOfGroup> | undefined;
+  >`case when ${messages.groupId} is null then null else (select ${groups.displayName} from ${groups} where ${groups.id} = ${messages.groupId} and ${groups.accountId} = ${messages.accountId}) end`;
+  // An inbound group message's participants are the group's members, read with the row: one round trip a
+  // page. Written out: drizzle leaves the columns of a one-table select unqualified, which in the
+  // subquery would name group_members' own group_id.
+  const groupMemberNumbers = sql<
+    string[] | null
+  >`case when messages.message_type = 'group' and messages.group_id is not null and not messages.is_outbound then array(select gm.number from group_members gm where gm.group_id = messages.group_id order by gm.added_at, gm.number) end`;
 
   /** participantsOf: a group's members (the recipients of a group send), else the end user; the line last. */
-  async function participantsOf(message: MessageRowWithGroupName, membersOf: Map<string, string[]>): Promise<string[]> {
+  function participantsOf(message: MessageRowWithGroupName & { groupMemberNumbers: string[] | null }): string[] {
     if (message.messageType !== 'group' || message.groupId === null) return [message.number, message.lineNumber];
     if (message.isOutbound) return [...(message.recipients ?? []), message.lineNumber];
-    let members = membersOf.get(message.groupId);
-    if (members === undefined) {
-      membersOfGroup ??= prepareMembersOfGroup();
-      members = (await membersOfGroup.execute({ groupId: message.groupId })).map((row) => row.number);
-      membersOf.set(message.groupId, members);
-    }
-    return [...members, message.lineNumber];
+    return [...(message.groupMemberNumbers ?? []), message.lineNumber];
   }
 
   /** The statement of a listing's shape, its values as placeholders named after the filter's keys. */
   function prepareListing(present: ReadonlySet<keyof MessageV2Filter>, order: MessageV2Order) {
     const column = order.by === 'sent' ? messages.dateSent : messages.dateUpdated;
     const direction = order.direction === 'asc' ? asc : desc;
-    return db
-      .select({ ...getTableColumns(messages), groupDisplayName })
-      .from(messages)
-      .where(and(...conditionsFor(present, sql.placeholder)))
-      .orderBy(direction(column), direction(messages.id))
-      .limit(sql.placeholder('limit'))
-      .offset(sql.placeholder('offset'))
-      .prepare('message_v2_rows');
+    return withRowMapper(
+      db
+        .select({ ...getTableColumns(messages), groupDisplayName, groupMemberNumbers })
+        .from(messages)
+        .where(and(...conditionsFor(present)))
+        .orderBy(direction(column), direction(messages.id))
+        .limit(sql.placeholder('limit'))
+        .offset(sql.placeholder('offset'))
+        .prepare('message_v2_rows'),
+    );
   }
   const listings = new Map<string, ReturnType<typeof prepareListing>>();
 
@@ -128,14 +141,7 @@ export function messageV2Queries(db: PgDb) {
         listings.set(key, listing);
       }
       const rows = await listing.execute({ ...filter, accountId, limit, offset });
-      // A group's members are read once however many rows of the page name the group.
-      const membersOf = new Map<string, string[]>();
-      const page: string[] = [];
-      for (const row of rows) {
-        const participants = await participantsOf(row, membersOf);
-        page.push(messageRowJson(row, account, { groupDisplayName: row.groupDisplayName, participants }));
-      }
-      return page;
+      return rows.map((row) => messageRowJson(row, account, { groupDisplayName: row.groupDisplayName, participants: participantsOf(row) }));
     },
     /**
      * How many messages match. A filter on columns that never change keeps its total and, for
@@ -146,12 +152,12 @@ export function messageV2Queries(db: PgDb) {
      */
     async total(accountId: string, filter: MessageV2Filter, now: number): Promise<number> {
       const present = presentIn(filter);
-      const conditions = conditionsFor(present, (key) => (key === 'accountId' ? accountId : filter[key]));
-      if (![...present].every((key) => IMMUTABLE.has(key))) return (await countWhere(conditions)).n;
+      const values = { ...filter, accountId };
+      if (![...present].every((key) => IMMUTABLE.has(key))) return (await countWhere(present, values)).n;
       const key = JSON.stringify({ accountId, ...filter });
       const known = totals.get(key);
       if (known && now - known.countedAt < TOTAL_RECOUNT_MS) {
-        const added = await countWhere([gt(messages.id, known.top), ...conditions]);
+        const added = await countWhere(present, { ...values, top: known.top });
         const total = known.total + added.n;
         const top = added.top ?? known.top;
         const latest = totals.get(key);
@@ -160,7 +166,7 @@ export function messageV2Queries(db: PgDb) {
       }
       let counting = freshCounts.get(key);
       if (counting === undefined) {
-        counting = countWhere(conditions).finally(() => freshCounts.delete(key));
+        counting = countWhere(present, values).finally(() => freshCounts.delete(key));
         freshCounts.set(key, counting);
       }
       const fresh = await counting;

@@ -16,6 +16,7 @@ import type {
 import type { PgDb } from '../db.ts';
 import { groupMembers, groups, messages, statusEvents } from '../schema.ts';
 import { preparedOnce, sqlPreparedOnce } from './prepared-once.ts';
+import { withRowMapper } from './row-mapper.ts';
 import { arrivalOrder, statusEventRowColumns } from './status-event-order.ts';
 
 /**
@@ -216,7 +217,7 @@ export function messageQueries(db: PgDb) {
     return db.select().from(listed).orderBy(desc(listed.dateSent), desc(listed.id)).limit(p('limit')).offset(p('offset'));
   }
 
-  const prepareRows = (present: Set<string>, groupCount: number) => pageQuery(present, groupCount).prepare('message_rows');
+  const prepareRows = (present: Set<string>, groupCount: number) => withRowMapper(pageQuery(present, groupCount).prepare('message_rows'));
   const listings = new Map<string, ReturnType<typeof prepareRows>>();
 
   /** The statement of a listing's shape, prepared on first use, and the values of its placeholders. */
