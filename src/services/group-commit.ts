@@ -3,7 +3,20 @@ import type { BatchWork, Store } from '../db/store.ts';
 /** Works gathered in one batch at most: a bound on the transaction's size and on the wait of its first caller. */
 export const MAX_BATCH = 64;
 
-type Waiting = { work: BatchWork; keys: readonly string[]; resolve: (value: unknown) => void; reject: (error: unknown) => void };
+/**
+ * Where a work goes: its lane (the kind of write: sends, status events...), whose works alone
+ * share a batch, one batch of a lane at a time, so batches running at once never take the same
+ * rows' locks in opposite orders; and its keys (batch-keys.ts).
+ */
+export type Batching = { lane: string; keys: readonly string[] };
+
+type Waiting = {
+  work: BatchWork;
+  lane: string;
+  keys: readonly string[];
+  resolve: (value: unknown) => void;
+  reject: (error: unknown) => void;
+};
 
 /**
  * Group commit: the hot paths' transactions (sends, status events, inbound messages, hand-overs)
@@ -11,11 +24,12 @@ type Waiting = { work: BatchWork; keys: readonly string[]; resolve: (value: unkn
  */
 export type GroupCommit = {
   /**
-   * Runs `work` in the next batch, and answers only once that batch committed (or `work` failed:
-   * its failure is its own). Works sharing a key (a message, an end user: what they read, then
-   * write) never share a batch: a later one runs in a later batch, seeing what the earlier wrote.
+   * Runs `work` in the next batch of its lane, and answers only once that batch committed (or
+   * `work` failed: its failure is its own). Works sharing a key (a message, an end user: what
+   * they read, then write) never share a batch: a later one runs in a later batch, seeing what
+   * the earlier wrote.
    */
-  run<T>(work: (tx: Store) => Promise<T>, keys?: readonly string[]): Promise<T>;
+  run<T>(work: (tx: Store) => Promise<T>, batching?: Batching): Promise<T>;
 };
 
 /**
@@ -28,14 +42,19 @@ export function createGroupCommit(store: Store, maxBatch = MAX_BATCH): GroupComm
   let batchesRunning = 0;
   /** The keys of the works in the batches running now: a work sharing one waits for them to end. */
   const busy = new Set<string>();
+  const lanesRunning = new Set<string>();
 
-  /** The next batch: the oldest works, none sharing a key, at most `maxBatch`; the others keep their order. */
+  /**
+   * The next batch: the oldest works of the oldest lane not running now, none sharing a key with
+   * another or with a running batch, at most `maxBatch`; the others keep their order.
+   */
   function nextBatch(): Waiting[] {
     const batch: Waiting[] = [];
     const left: Waiting[] = [];
     const taken = new Set<string>();
+    const lane = waiting.find((item) => !lanesRunning.has(item.lane))?.lane;
     for (const item of waiting) {
-      if (batch.length >= maxBatch || item.keys.some((key) => taken.has(key) || busy.has(key))) {
+      if (item.lane !== lane || batch.length >= maxBatch || item.keys.some((key) => taken.has(key) || busy.has(key))) {
         left.push(item);
         continue;
       }
@@ -48,6 +67,7 @@ export function createGroupCommit(store: Store, maxBatch = MAX_BATCH): GroupComm
 
   async function runBatch(batch: Waiting[]): Promise<void> {
     for (const item of batch) for (const key of item.keys) busy.add(key);
+    lanesRunning.add(batch[0]!.lane);
     try {
       const outcomes = await store.batch(batch.map((item) => item.work));
       batch.forEach((item, index) => {
@@ -59,6 +79,7 @@ export function createGroupCommit(store: Store, maxBatch = MAX_BATCH): GroupComm
       for (const item of batch) item.reject(error);
     } finally {
       for (const item of batch) for (const key of item.keys) busy.delete(key);
+      lanesRunning.delete(batch[0]!.lane);
     }
   }
 
@@ -86,10 +107,10 @@ export function createGroupCommit(store: Store, maxBatch = MAX_BATCH): GroupComm
   }
 
   return {
-    run<T>(work: (tx: Store) => Promise<T>, keys: readonly string[] = []): Promise<T> {
+    run<T>(work: (tx: Store) => Promise<T>, { lane, keys }: Batching = { lane: '', keys: [] }): Promise<T> {
       return new Promise<T>((resolve, reject) => {
         if (batchesRunning < store.batchesAtOnce) scheduleStart();
-        waiting.push({ work, keys, resolve: resolve as (value: unknown) => void, reject });
+        waiting.push({ work, lane, keys, resolve: resolve as (value: unknown) => void, reject });
       });
     },
   };

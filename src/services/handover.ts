@@ -123,19 +123,24 @@ export async function recordHandover(
   receipt: HandoverReceipt,
   options: WriteOptions = {},
 ): Promise<void> {
-  await inWriteTransaction(deps, options, [messageKey(handle), messageKey(receipt.transportHandle)], async (deps) => {
-    const message = await deps.store.messages.findByAnyHandle(handle);
-    if (!message) throw new Error(`handed over an unknown message ${handle}`);
-    await deps.store.messages.markHandedOver(message.id, receipt.transportHandle, deps.clock.now());
-    if (receipt.transportGroupId && message.groupId !== null) {
-      const group = await deps.store.groups.findById(message.accountId, message.groupId);
-      // Another of the account's groups already answering to this id keeps it: replies in it go there.
-      const taken = await deps.store.groups.findByTransportGroupId(message.accountId, receipt.transportGroupId);
-      if (group && group.transportGroupId === null && !taken)
-        await deps.store.groups.setTransportGroupId(group.id, receipt.transportGroupId);
-    }
-    await applyOrphanEvents(deps, receipt.transportHandle);
-  });
+  await inWriteTransaction(
+    deps,
+    options,
+    { lane: 'hand-overs', keys: [messageKey(handle), messageKey(receipt.transportHandle)] },
+    async (deps) => {
+      const message = await deps.store.messages.findByAnyHandle(handle);
+      if (!message) throw new Error(`handed over an unknown message ${handle}`);
+      await deps.store.messages.markHandedOver(message.id, receipt.transportHandle, deps.clock.now());
+      if (receipt.transportGroupId && message.groupId !== null) {
+        const group = await deps.store.groups.findById(message.accountId, message.groupId);
+        // Another of the account's groups already answering to this id keeps it: replies in it go there.
+        const taken = await deps.store.groups.findByTransportGroupId(message.accountId, receipt.transportGroupId);
+        if (group && group.transportGroupId === null && !taken)
+          await deps.store.groups.setTransportGroupId(group.id, receipt.transportGroupId);
+      }
+      await applyOrphanEvents(deps, receipt.transportHandle);
+    },
+  );
 }
 
 /**

@@ -226,7 +226,9 @@ export async function recordStatusInTransaction(deps: ServiceDeps, reported: Sta
  * transaction, so a crash leaves either all of them or none.
  */
 export async function recordStatus(deps: ServiceDeps, report: StatusReport, options: WriteOptions = {}): Promise<RecordOutcome> {
-  return inWriteTransaction(deps, options, [messageKey(report.handle)], (deps) => recordStatusInTransaction(deps, report));
+  return inWriteTransaction(deps, options, { lane: 'status events', keys: [messageKey(report.handle)] }, (deps) =>
+    recordStatusInTransaction(deps, report),
+  );
 }
 
 /** Applies the events that arrived under `transportHandle` before the message was known by it. Call inside a transaction. */

@@ -1,5 +1,6 @@
 import type { Store } from '../db/store.ts';
 import type { Notifier, ServiceDeps } from './deps.ts';
+import type { Batching } from './group-commit.ts';
 import type { RateLimiter } from './rate-limiter.ts';
 
 /** The notifier handed to work inside a transaction: what it is told waits for the commit. */
@@ -86,11 +87,11 @@ export function inTransaction<T>(deps: ServiceDeps, work: (deps: ServiceDeps) =>
 
 /**
  * As `inTransaction`, for the hot write paths: the transaction (and its commit) is shared with
- * other callers' work by group commit (group-commit.ts). `keys` name what the work reads and then
- * writes (batch-keys.ts): works sharing a key never share a batch.
+ * other callers' work of the same lane by group commit (group-commit.ts); `batching.keys` name what
+ * the work reads and then writes (batch-keys.ts): works sharing a key never share a batch.
  */
-export function inBatchedTransaction<T>(deps: ServiceDeps, keys: readonly string[], work: (deps: ServiceDeps) => Promise<T>): Promise<T> {
-  return run(deps, (inner) => deps.groupCommit.run(inner, keys), work);
+export function inBatchedTransaction<T>(deps: ServiceDeps, batching: Batching, work: (deps: ServiceDeps) => Promise<T>): Promise<T> {
+  return run(deps, (inner) => deps.groupCommit.run(inner, batching), work);
 }
 
 export type WriteOptions = {
@@ -101,8 +102,8 @@ export type WriteOptions = {
 export function inWriteTransaction<T>(
   deps: ServiceDeps,
   options: WriteOptions,
-  keys: readonly string[],
+  batching: Batching,
   work: (deps: ServiceDeps) => Promise<T>,
 ): Promise<T> {
-  return options.batched ? inBatchedTransaction(deps, keys, work) : inTransaction(deps, work);
+  return options.batched ? inBatchedTransaction(deps, batching, work) : inTransaction(deps, work);
 }

@@ -52,25 +52,47 @@ describe('group commit', () => {
     const { store, batches } = recordingStore(2);
     const groupCommit = createGroupCommit(store);
     const answers = Promise.all([
-      groupCommit.run(writing('m1 sent'), ['message 1']),
-      groupCommit.run(writing('m2 sent'), ['message 2']),
-      groupCommit.run(writing('m1 delivered'), ['message 1']),
-      groupCommit.run(writing('m1 read'), ['message 1', 'person 9']),
+      groupCommit.run(writing('m1 sent'), { lane: 'status events', keys: ['message 1'] }),
+      groupCommit.run(writing('m2 sent'), { lane: 'status events', keys: ['message 2'] }),
+      groupCommit.run(writing('m1 delivered'), { lane: 'status events', keys: ['message 1'] }),
+      groupCommit.run(writing('m1 read'), { lane: 'status events', keys: ['message 1', 'person 9'] }),
     ]);
     await answers;
     expect(batches).toEqual([['m1 sent', 'm2 sent'], ['m1 delivered'], ['m1 read']]);
   });
 
+  it('gathers each lane’s works apart and runs one batch of a lane at a time', async () => {
+    const { store, batches, mostAtOnce } = recordingStore(3);
+    const groupCommit = createGroupCommit(store);
+    const sends = { lane: 'sends', keys: [] };
+    const statuses = { lane: 'status events', keys: [] };
+    const first = [
+      groupCommit.run(writing('send 1'), sends),
+      groupCommit.run(writing('status 1'), statuses),
+      groupCommit.run(writing('send 2'), sends),
+    ];
+    await new Promise((resolve) => setImmediate(resolve));
+    const later = [groupCommit.run(writing('send 3'), sends), groupCommit.run(writing('status 2'), statuses)];
+    await Promise.all([...first, ...later]);
+    const ofLane = (prefix: string) => batches.filter((batch) => batch[0]!.startsWith(prefix));
+    expect(ofLane('send')).toEqual([['send 1', 'send 2'], ['send 3']]);
+    expect(ofLane('status')).toEqual([['status 1'], ['status 2']]);
+    expect(batches.every((batch) => batch.every((name) => name.startsWith(batch[0]!.slice(0, 4))))).toBe(true);
+    expect(mostAtOnce()).toBe(2);
+  });
+
   it('runs no more batches at once than the store takes, and no more works in one than the limit', async () => {
     const { store, batches, mostAtOnce } = recordingStore(2);
     const groupCommit = createGroupCommit(store, 4);
-    const first = Array.from({ length: 10 }, (_, i) => groupCommit.run(writing(`w${i}`)));
-    await new Promise((resolve) => setImmediate(resolve));
-    const later = Array.from({ length: 3 }, (_, i) => groupCommit.run(writing(`later${i}`)));
-    await Promise.all([...first, ...later]);
+    const lanes = ['a', 'b', 'c'];
+    const works = Array.from({ length: 24 }, (_, i) => groupCommit.run(writing(`${lanes[i % 3]}${i}`), { lane: lanes[i % 3]!, keys: [] }));
+    await Promise.all(works);
     expect(mostAtOnce()).toBe(2);
-    expect(batches.map((batch) => batch.length)).toEqual([4, 4, 4, 1]);
-    expect(batches.flat()).toEqual([...Array.from({ length: 10 }, (_, i) => `w${i}`), 'later0', 'later1', 'later2']);
+    expect(Math.max(...batches.map((batch) => batch.length))).toBe(4);
+    for (const lane of lanes) {
+      const ran = batches.flat().filter((name) => name.startsWith(lane));
+      expect(ran).toEqual(Array.from({ length: 8 }, (_, i) => `${lane}${i * 3 + lanes.indexOf(lane)}`));
+    }
   });
 
   it('answers a failed work with its error and its batch-mates with their values', async () => {
