@@ -4,15 +4,15 @@ import type { BatchWork, Store } from '../db/store.ts';
 export const MAX_BATCH = 64;
 
 /**
- * Where a work goes: its lane (the kind of write: sends, status events...), whose works alone
- * share a batch, one batch of a lane at a time, so batches running at once never take the same
- * rows' locks in opposite orders; and its keys (batch-keys.ts).
+ * Where a work goes: its kind of write (sends, status events...), whose works alone share a
+ * batch, one batch of a kind at a time, so batches running at once never take the same rows'
+ * locks in opposite orders; and its keys (batch-keys.ts).
  */
-export type Batching = { lane: string; keys: readonly string[] };
+export type Batching = { kind: string; keys: readonly string[] };
 
 type Waiting = {
   work: BatchWork;
-  lane: string;
+  kind: string;
   keys: readonly string[];
   resolve: (value: unknown) => void;
   reject: (error: unknown) => void;
@@ -24,7 +24,7 @@ type Waiting = {
  */
 export type GroupCommit = {
   /**
-   * Runs `work` in the next batch of its lane, and answers only once that batch committed (or
+   * Runs `work` in the next batch of its kind, and answers only once that batch committed (or
    * `work` failed: its failure is its own). Works sharing a key (a message, an end user: what
    * they read, then write) never share a batch: a later one runs in a later batch, seeing what
    * the earlier wrote.
@@ -42,19 +42,19 @@ export function createGroupCommit(store: Store, maxBatch = MAX_BATCH): GroupComm
   let batchesRunning = 0;
   /** The keys of the works in the batches running now: a work sharing one waits for them to end. */
   const busy = new Set<string>();
-  const lanesRunning = new Set<string>();
+  const kindsRunning = new Set<string>();
 
   /**
-   * The next batch: the oldest works of the oldest lane not running now, none sharing a key with
+   * The next batch: the oldest works of the oldest kind not running now, none sharing a key with
    * another or with a running batch, at most `maxBatch`; the others keep their order.
    */
   function nextBatch(): Waiting[] {
     const batch: Waiting[] = [];
     const left: Waiting[] = [];
     const taken = new Set<string>();
-    const lane = waiting.find((item) => !lanesRunning.has(item.lane))?.lane;
+    const kind = waiting.find((item) => !kindsRunning.has(item.kind))?.kind;
     for (const item of waiting) {
-      if (item.lane !== lane || batch.length >= maxBatch || item.keys.some((key) => taken.has(key) || busy.has(key))) {
+      if (item.kind !== kind || batch.length >= maxBatch || item.keys.some((key) => taken.has(key) || busy.has(key))) {
         left.push(item);
         continue;
       }
@@ -67,7 +67,7 @@ export function createGroupCommit(store: Store, maxBatch = MAX_BATCH): GroupComm
 
   async function runBatch(batch: Waiting[]): Promise<void> {
     for (const item of batch) for (const key of item.keys) busy.add(key);
-    lanesRunning.add(batch[0]!.lane);
+    kindsRunning.add(batch[0]!.kind);
     try {
       const outcomes = await store.batch(batch.map((item) => item.work));
       batch.forEach((item, index) => {
@@ -79,7 +79,7 @@ export function createGroupCommit(store: Store, maxBatch = MAX_BATCH): GroupComm
       for (const item of batch) item.reject(error);
     } finally {
       for (const item of batch) for (const key of item.keys) busy.delete(key);
-      lanesRunning.delete(batch[0]!.lane);
+      kindsRunning.delete(batch[0]!.kind);
     }
   }
 
@@ -107,10 +107,10 @@ export function createGroupCommit(store: Store, maxBatch = MAX_BATCH): GroupComm
   }
 
   return {
-    run<T>(work: (tx: Store) => Promise<T>, { lane, keys }: Batching = { lane: '', keys: [] }): Promise<T> {
+    run<T>(work: (tx: Store) => Promise<T>, { kind, keys }: Batching = { kind: '', keys: [] }): Promise<T> {
       return new Promise<T>((resolve, reject) => {
         if (batchesRunning < store.batchesAtOnce) scheduleStart();
-        waiting.push({ work, lane, keys, resolve: resolve as (value: unknown) => void, reject });
+        waiting.push({ work, kind, keys, resolve: resolve as (value: unknown) => void, reject });
       });
     },
   };

@@ -126,7 +126,7 @@ export async function recordHandover(
   await inWriteTransaction(
     deps,
     options,
-    { lane: 'hand-overs', keys: [messageKey(handle), messageKey(receipt.transportHandle)] },
+    { kind: 'hand-overs', keys: [messageKey(handle), messageKey(receipt.transportHandle)] },
     async (deps) => {
       const message = await deps.store.messages.findByAnyHandle(handle);
       if (!message) throw new Error(`handed over an unknown message ${handle}`);

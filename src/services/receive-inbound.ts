@@ -280,7 +280,7 @@ export async function receiveFromTransport(
 ): Promise<TransportReceiveOutcome> {
   const reported = withStorableText(asReported);
   const input = normalisedNumbers(reported);
-  const outcome = await inWriteTransaction(deps, options, { lane: 'inbound', keys: inboundKeys(input) }, async (deps) => {
+  const outcome = await inWriteTransaction(deps, options, { kind: 'inbound', keys: inboundKeys(input) }, async (deps) => {
     if (!input) return keepUnrouted(deps, reported, 'inbound message with a number that cannot be read: kept as unrouted');
     const owner = await deps.store.accounts.findByServiceNumber(input.toNumber);
     // To a provider account, another provider account's tenant's line is a line no account owns.

@@ -226,7 +226,7 @@ export async function recordStatusInTransaction(deps: ServiceDeps, reported: Sta
  * transaction, so a crash leaves either all of them or none.
  */
 export async function recordStatus(deps: ServiceDeps, report: StatusReport, options: WriteOptions = {}): Promise<RecordOutcome> {
-  return inWriteTransaction(deps, options, { lane: 'status events', keys: [messageKey(report.handle)] }, (deps) =>
+  return inWriteTransaction(deps, options, { kind: 'status events', keys: [messageKey(report.handle)] }, (deps) =>
     recordStatusInTransaction(deps, report),
   );
 }

@@ -54,7 +54,7 @@ export async function planSandboxTimeline(
   stepMs: number,
   options: WriteOptions = {},
 ): Promise<number> {
-  return inWriteTransaction(deps, options, { lane: 'sandbox plans', keys: [messageKey(message.handle)] }, async (deps) => {
+  return inWriteTransaction(deps, options, { kind: 'sandbox plans', keys: [messageKey(message.handle)] }, async (deps) => {
     const stored = await deps.store.messages.findByAnyHandle(message.handle);
     // Its first report was applied, so its steps ran (and were deleted): planning again would replay them.
     if (stored && stored.status !== 'QUEUED') return 0;

@@ -178,7 +178,7 @@ export async function sendMessageInBatch(
   return handOver(
     deps,
     account,
-    await inBatchedTransaction(deps, { lane: 'sends', keys }, async (deps) => storeMessage(deps, account, input, idempotencyKey)),
+    await inBatchedTransaction(deps, { kind: 'sends', keys }, async (deps) => storeMessage(deps, account, input, idempotencyKey)),
   );
 }
 
@@ -196,6 +196,6 @@ export async function sendGroupMessageInBatch(
   return handOver(
     deps,
     account,
-    await inBatchedTransaction(deps, { lane: 'sends', keys }, async (deps) => storeGroupMessage(deps, account, input, idempotencyKey)),
+    await inBatchedTransaction(deps, { kind: 'sends', keys }, async (deps) => storeGroupMessage(deps, account, input, idempotencyKey)),
   );
 }

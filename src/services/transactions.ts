@@ -87,7 +87,7 @@ export function inTransaction<T>(deps: ServiceDeps, work: (deps: ServiceDeps) =>
 
 /**
  * As `inTransaction`, for the hot write paths: the transaction (and its commit) is shared with
- * other callers' work of the same lane by group commit (group-commit.ts); `batching.keys` name what
+ * other callers' work of the same kind by group commit (group-commit.ts); `batching.keys` name what
  * the work reads and then writes (batch-keys.ts): works sharing a key never share a batch.
  */
 export function inBatchedTransaction<T>(deps: ServiceDeps, batching: Batching, work: (deps: ServiceDeps) => Promise<T>): Promise<T> {

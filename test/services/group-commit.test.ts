@@ -52,20 +52,20 @@ describe('group commit', () => {
     const { store, batches } = recordingStore(2);
     const groupCommit = createGroupCommit(store);
     const answers = Promise.all([
-      groupCommit.run(writing('m1 sent'), { lane: 'status events', keys: ['message 1'] }),
-      groupCommit.run(writing('m2 sent'), { lane: 'status events', keys: ['message 2'] }),
-      groupCommit.run(writing('m1 delivered'), { lane: 'status events', keys: ['message 1'] }),
-      groupCommit.run(writing('m1 read'), { lane: 'status events', keys: ['message 1', 'person 9'] }),
+      groupCommit.run(writing('m1 sent'), { kind: 'status events', keys: ['message 1'] }),
+      groupCommit.run(writing('m2 sent'), { kind: 'status events', keys: ['message 2'] }),
+      groupCommit.run(writing('m1 delivered'), { kind: 'status events', keys: ['message 1'] }),
+      groupCommit.run(writing('m1 read'), { kind: 'status events', keys: ['message 1', 'person 9'] }),
     ]);
     await answers;
     expect(batches).toEqual([['m1 sent', 'm2 sent'], ['m1 delivered'], ['m1 read']]);
   });
 
-  it('gathers each lane’s works apart and runs one batch of a lane at a time', async () => {
+  it('gathers each kind’s works apart and runs one batch of a kind at a time', async () => {
     const { store, batches, mostAtOnce } = recordingStore(3);
     const groupCommit = createGroupCommit(store);
-    const sends = { lane: 'sends', keys: [] };
-    const statuses = { lane: 'status events', keys: [] };
+    const sends = { kind: 'sends', keys: [] };
+    const statuses = { kind: 'status events', keys: [] };
     const first = [
       groupCommit.run(writing('send 1'), sends),
       groupCommit.run(writing('status 1'), statuses),
@@ -74,9 +74,9 @@ describe('group commit', () => {
     await new Promise((resolve) => setImmediate(resolve));
     const later = [groupCommit.run(writing('send 3'), sends), groupCommit.run(writing('status 2'), statuses)];
     await Promise.all([...first, ...later]);
-    const ofLane = (prefix: string) => batches.filter((batch) => batch[0]!.startsWith(prefix));
-    expect(ofLane('send')).toEqual([['send 1', 'send 2'], ['send 3']]);
-    expect(ofLane('status')).toEqual([['status 1'], ['status 2']]);
+    const ofKind = (prefix: string) => batches.filter((batch) => batch[0]!.startsWith(prefix));
+    expect(ofKind('send')).toEqual([['send 1', 'send 2'], ['send 3']]);
+    expect(ofKind('status')).toEqual([['status 1'], ['status 2']]);
     expect(batches.every((batch) => batch.every((name) => name.startsWith(batch[0]!.slice(0, 4))))).toBe(true);
     expect(mostAtOnce()).toBe(2);
   });
@@ -84,14 +84,14 @@ describe('group commit', () => {
   it('runs no more batches at once than the store takes, and no more works in one than the limit', async () => {
     const { store, batches, mostAtOnce } = recordingStore(2);
     const groupCommit = createGroupCommit(store, 4);
-    const lanes = ['a', 'b', 'c'];
-    const works = Array.from({ length: 24 }, (_, i) => groupCommit.run(writing(`${lanes[i % 3]}${i}`), { lane: lanes[i % 3]!, keys: [] }));
+    const kinds = ['a', 'b', 'c'];
+    const works = Array.from({ length: 24 }, (_, i) => groupCommit.run(writing(`${kinds[i % 3]}${i}`), { kind: kinds[i % 3]!, keys: [] }));
     await Promise.all(works);
     expect(mostAtOnce()).toBe(2);
     expect(Math.max(...batches.map((batch) => batch.length))).toBe(4);
-    for (const lane of lanes) {
-      const ran = batches.flat().filter((name) => name.startsWith(lane));
-      expect(ran).toEqual(Array.from({ length: 8 }, (_, i) => `${lane}${i * 3 + lanes.indexOf(lane)}`));
+    for (const kind of kinds) {
+      const ran = batches.flat().filter((name) => name.startsWith(kind));
+      expect(ran).toEqual(Array.from({ length: 8 }, (_, i) => `${kind}${i * 3 + kinds.indexOf(kind)}`));
     }
   });
 
