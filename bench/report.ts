@@ -70,7 +70,8 @@ export const FRAMEWORK_FLOOR = 'framework floor (hono + zod, no database)';
 export const QUIET_INGEST = 'status ingest, no callback';
 
 /** A scenario's requests/s over the framework floor's of the same run. */
-const ofFloor = (r: BenchReport, name: string) => scenarioNamed(r, name).requestsPerSecond / scenarioNamed(r, FRAMEWORK_FLOOR).requestsPerSecond;
+const ofFloor = (r: BenchReport, name: string) =>
+  scenarioNamed(r, name).requestsPerSecond / scenarioNamed(r, FRAMEWORK_FLOOR).requestsPerSecond;
 
 const floorShareAtLeast = (name: string, least: number) => ({
   check: (r: BenchReport): TargetCheck => ({
