@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { classifyLiteralHost, type OutboundPolicy, refusalOf } from './domain/address-policy.ts';
-import { type CarrierName, carriersOf, TRANSPORT_MODES } from './domain/carriers.ts';
+import { CARRIERS, type CarrierName, carriersOf, type TransportMode, transportModeOf } from './domain/carriers.ts';
 import { isValidTimeZone } from './domain/dates.ts';
 import { isHttpUrl } from './domain/media-url.ts';
 
@@ -14,6 +14,13 @@ const Seconds = z.string().regex(/^\d+(\.\d+)?(,\d+(\.\d+)?)*$/, 'must be second
 const CARRIER_SETTINGS: Record<CarrierName, readonly (keyof z.input<typeof ConfigFields>)[]> = {
   bluebubbles: ['TEXTRELAY_BLUEBUBBLES_URL', 'TEXTRELAY_BLUEBUBBLES_PASSWORD', 'TEXTRELAY_PUBLIC_URL'],
   twilio: ['TEXTRELAY_TWILIO_ACCOUNT_SID', 'TEXTRELAY_TWILIO_AUTH_TOKEN', 'TEXTRELAY_PUBLIC_URL'],
+  smsgate: [
+    'TEXTRELAY_SMSGATE_URL',
+    'TEXTRELAY_SMSGATE_USERNAME',
+    'TEXTRELAY_SMSGATE_PASSWORD',
+    'TEXTRELAY_SMSGATE_SIGNING_KEY',
+    'TEXTRELAY_PUBLIC_URL',
+  ],
 };
 
 /**
@@ -21,7 +28,21 @@ const CARRIER_SETTINGS: Record<CarrierName, readonly (keyof z.input<typeof Confi
  * A bad value stops the process with a message naming the variable, not a crash later.
  */
 /** The setting holding the address of each carrier's server. */
-const CARRIER_URL = { bluebubbles: 'TEXTRELAY_BLUEBUBBLES_URL', twilio: 'TEXTRELAY_TWILIO_API_URL' } as const;
+const CARRIER_URL = {
+  bluebubbles: 'TEXTRELAY_BLUEBUBBLES_URL',
+  twilio: 'TEXTRELAY_TWILIO_API_URL',
+  smsgate: 'TEXTRELAY_SMSGATE_URL',
+} as const;
+
+const TransportSetting = z.string().transform((value, ctx): TransportMode => {
+  const mode = transportModeOf(value);
+  if (mode !== undefined) return mode;
+  ctx.addIssue({
+    code: 'custom',
+    message: `must be sandbox, upstream, or a comma list of distinct carriers among ${CARRIERS.join(', ')} (e.g. bluebubbles,smsgate)`,
+  });
+  return z.NEVER;
+});
 
 const ConfigFields = z.object({
   PORT: Port.default(3000),
@@ -39,8 +60,8 @@ const ConfigFields = z.object({
   TEXTRELAY_DATABASE_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(0).default(30_000),
   /** serve and migrate check the file's pages first when it is at most this large (a full read: seconds per GB); 0 never checks. */
   TEXTRELAY_INTEGRITY_CHECK_MAX_MB: z.coerce.number().int().min(0).default(256),
-  /** sandbox, upstream, or the carriers textrelay delivers through itself (bluebubbles, twilio, or both). */
-  TEXTRELAY_TRANSPORT: z.enum(TRANSPORT_MODES, { message: `must be one of ${TRANSPORT_MODES.join(', ')}` }).default('sandbox'),
+  /** sandbox, upstream, or the carriers textrelay delivers through itself (bluebubbles, twilio, smsgate, in a comma list). */
+  TEXTRELAY_TRANSPORT: TransportSetting.default('sandbox'),
   TEXTRELAY_PUBLIC_URL: Url.optional(),
   /** Where the media URLs textrelay hands out point (another origin than the inbox's, e.g. https://media.example.com); TEXTRELAY_PUBLIC_URL when unset. */
   TEXTRELAY_MEDIA_URL: Url.optional(),
@@ -58,6 +79,14 @@ const ConfigFields = z.object({
   TEXTRELAY_TWILIO_AUTH_TOKEN: z.string().min(1).optional(),
   /** Every Twilio REST call goes to this base (a test points it at a fake Twilio). */
   TEXTRELAY_TWILIO_API_URL: Url.default('https://api.twilio.com'),
+  /** The SMSGate phone's local server (http://<phone>:8080) or a cloud or private server's …/3rdparty/v1. */
+  TEXTRELAY_SMSGATE_URL: Url.optional(),
+  TEXTRELAY_SMSGATE_USERNAME: z.string().min(1).optional(),
+  TEXTRELAY_SMSGATE_PASSWORD: z.string().min(1).optional(),
+  /** The phone's webhook signing key: every webhook's X-Signature is checked against it. */
+  TEXTRELAY_SMSGATE_SIGNING_KEY: z.string().min(1).optional(),
+  /** Which phone sends, where the server has several (cloud or private server); the only one otherwise. */
+  TEXTRELAY_SMSGATE_DEVICE_ID: z.string().min(1).max(21, 'must be at most 21 characters (an SMSGate device id)').optional(),
   /** Pauses between a carrier's hand-over attempts that failed for a passing reason (down, 429, 5xx); after the last, ERROR. */
   TEXTRELAY_CARRIER_RETRY_SCHEDULE: Seconds.default('1,5,15,60,120,300'),
   /** How often a carrier that drops events (BlueBubbles) is read back for what textrelay missed. */
@@ -231,6 +260,8 @@ export const FILE_SETTINGS = [
   'TEXTRELAY_METRICS_TOKEN',
   'TEXTRELAY_TWILIO_AUTH_TOKEN',
   'TEXTRELAY_BLUEBUBBLES_PASSWORD',
+  'TEXTRELAY_SMSGATE_PASSWORD',
+  'TEXTRELAY_SMSGATE_SIGNING_KEY',
 ] as const;
 
 /** Each NAME_FILE of `settings` read into NAME, without its trailing newline; what cannot be read is a problem naming it. */

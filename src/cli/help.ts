@@ -35,7 +35,7 @@ const SETTINGS: Record<keyof Config, string> = {
   TEXTRELAY_INTEGRITY_CHECK_MAX_MB: 'check the file for damage at start when at most this large, 0 never',
   TEXTRELAY_KEEP_ALIVE_TIMEOUT_MS: 'close idle keep-alive connections after this long',
   TEXTRELAY_MAX_CONNECTIONS: 'open connections at most; more are closed at once',
-  TEXTRELAY_TRANSPORT: 'sandbox, upstream, or carriers: bluebubbles, twilio, bluebubbles,twilio (first: default of new lines)',
+  TEXTRELAY_TRANSPORT: 'sandbox, upstream, or carriers in a comma list: bluebubbles, twilio, smsgate (first: default of new lines)',
   TEXTRELAY_PUBLIC_URL: 'the URL the upstream provider or the carriers call back (required for upstream and carriers)',
   TEXTRELAY_MEDIA_URL: 'the base URL of the media URLs handed out (another origin than the inbox), default TEXTRELAY_PUBLIC_URL',
   TEXTRELAY_SANDBOX_STEP_MS: "time between the sandbox's status steps",
@@ -50,8 +50,13 @@ const SETTINGS: Record<keyof Config, string> = {
   TEXTRELAY_TWILIO_ACCOUNT_SID: 'the Twilio Account SID, AC… (required for twilio)',
   TEXTRELAY_TWILIO_AUTH_TOKEN: "the Twilio account's Auth Token (required for twilio)",
   TEXTRELAY_TWILIO_API_URL: 'where Twilio REST calls go (default https://api.twilio.com)',
+  TEXTRELAY_SMSGATE_URL: "the SMSGate phone's local server http://<phone>:8080, or a server's …/3rdparty/v1 (required for smsgate)",
+  TEXTRELAY_SMSGATE_USERNAME: "the SMSGate app's API username (required for smsgate)",
+  TEXTRELAY_SMSGATE_PASSWORD: "the SMSGate app's API password (required for smsgate)",
+  TEXTRELAY_SMSGATE_SIGNING_KEY: "the SMSGate app's webhook signing key (required for smsgate)",
+  TEXTRELAY_SMSGATE_DEVICE_ID: 'which SMSGate phone sends, where the server has several',
   TEXTRELAY_CARRIER_RETRY_SCHEDULE: "seconds between a carrier's hand-over attempts, comma-separated; then ERROR",
-  TEXTRELAY_CARRIER_READBACK_S: 'seconds between read-backs of what a carrier (BlueBubbles, Twilio) did not tell',
+  TEXTRELAY_CARRIER_READBACK_S: 'seconds between read-backs of what a carrier (BlueBubbles, Twilio, SMSGate) did not tell',
   TEXTRELAY_DELIVERY_RETENTION_DAYS: 'days finished webhook deliveries stay in the log, 0 for ever',
   TEXTRELAY_UNROUTED_RETENTION_DAYS: 'days an inbound message for a line no account owns is kept, 0 for ever',
   TEXTRELAY_MEDIA_RETENTION_DAYS: "days an uploaded file is kept (a group's current photo stays), 0 for ever",
@@ -80,14 +85,14 @@ const SETTINGS: Record<keyof Config, string> = {
 export const COMMANDS = {
   serve: {
     summary: 'Run the HTTP API, the transport and the webhook dispatcher',
-    usage: ['textrelay serve [--port N] [--host H] [--db FILE|URL] [--transport sandbox|upstream|bluebubbles|twilio|bluebubbles,twilio]'],
+    usage: ['textrelay serve [--port N] [--host H] [--db FILE|URL] [--transport sandbox|upstream|CARRIER[,CARRIER…]]'],
     flags: [
       ['--port N', 'port to listen on, 0 for any free one (PORT)'],
       ['--host H', 'address to listen on (HOST)'],
       DB,
       [
         '--transport NAME',
-        'sandbox (simulated network), upstream (a real provider), or the carriers bluebubbles, twilio, bluebubbles,twilio (TEXTRELAY_TRANSPORT)',
+        'sandbox (simulated network), upstream (a real provider), or carriers in a comma list: bluebubbles, twilio, smsgate (TEXTRELAY_TRANSPORT)',
       ],
     ],
     // serve reads every setting.
@@ -112,10 +117,10 @@ export const COMMANDS = {
   accounts: {
     summary: 'Create accounts, list them, edit their lines, rotate their API secret, give them a provider account',
     usage: [
-      'textrelay accounts create --email E [--plan blue|sapphire] [--numbers K|+1…,+1…] [--carrier bluebubbles|twilio] [--receive-webhook URL] [--upstream-key-id K --upstream-secret-file FILE] [--db FILE|URL] [--json]',
+      'textrelay accounts create --email E [--plan blue|sapphire] [--numbers K|+1…,+1…] [--carrier bluebubbles|twilio|smsgate] [--receive-webhook URL] [--upstream-key-id K --upstream-secret-file FILE] [--db FILE|URL] [--json]',
       'textrelay accounts list [--db FILE|URL] [--json]',
       'textrelay accounts lines list --email E [--db FILE|URL] [--json]',
-      'textrelay accounts lines add --email E NUMBER[,NUMBER…] [--carrier bluebubbles|twilio] [--db FILE|URL] [--json]',
+      'textrelay accounts lines add --email E NUMBER[,NUMBER…] [--carrier bluebubbles|twilio|smsgate] [--db FILE|URL] [--json]',
       'textrelay accounts lines remove --email E NUMBER[,NUMBER…] [--force] [--db FILE|URL] [--json]',
       'textrelay accounts rotate-secret --email E [--db FILE|URL] [--json]',
       'textrelay accounts upstream set --email E --key-id K --secret-file FILE [--db FILE|URL] [--json]',

@@ -1,13 +1,20 @@
 /** The real networks textrelay can deliver through itself, each behind its own transport folder. */
-export const CARRIERS = ['bluebubbles', 'twilio'] as const;
+export const CARRIERS = ['bluebubbles', 'twilio', 'smsgate'] as const;
 export type CarrierName = (typeof CARRIERS)[number];
 
-/** TEXTRELAY_TRANSPORT's values: the sandbox, the upstream relay, or carriers (the first listed is a new line's default). */
-export const TRANSPORT_MODES = ['sandbox', 'upstream', 'bluebubbles', 'twilio', 'bluebubbles,twilio', 'twilio,bluebubbles'] as const;
-export type TransportMode = (typeof TRANSPORT_MODES)[number];
+/** TEXTRELAY_TRANSPORT's values: the sandbox, the upstream relay, or a comma list of distinct carriers (the first is a new line's default). */
+export type TransportMode = 'sandbox' | 'upstream' | `${CarrierName}` | `${CarrierName},${string}`;
 
-/** What a line can be asked to do beyond sending one person a message. */
-export type LineAbility = 'groups' | 'typing' | 'reactions';
+/** TEXTRELAY_TRANSPORT as written, checked; undefined when it names no mode (a carrier unknown or listed twice). */
+export function transportModeOf(value: string): TransportMode | undefined {
+  if (value === 'sandbox' || value === 'upstream') return value;
+  const names = value.split(',');
+  const known = names.every(isCarrierName) && new Set(names).size === names.length;
+  return known ? (value as TransportMode) : undefined;
+}
+
+/** What a line can be asked to do beyond sending one person a text. */
+export type LineAbility = 'groups' | 'typing' | 'reactions' | 'media';
 
 export type CarrierProfile = {
   /** How messages and error texts name it: `Twilio 30003: …`. */
@@ -18,8 +25,9 @@ export type CarrierProfile = {
 };
 
 export const CARRIER_PROFILES: Record<CarrierName, CarrierProfile> = {
-  bluebubbles: { label: 'BlueBubbles', maxLines: 1, can: { groups: true, typing: true, reactions: true } },
-  twilio: { label: 'Twilio', can: { groups: false, typing: false, reactions: false } },
+  bluebubbles: { label: 'BlueBubbles', maxLines: 1, can: { groups: true, typing: true, reactions: true, media: true } },
+  twilio: { label: 'Twilio', can: { groups: false, typing: false, reactions: false, media: true } },
+  smsgate: { label: 'SMSGate', maxLines: 1, can: { groups: false, typing: false, reactions: false, media: false } },
 };
 
 /** The carriers a transport mode names, in order; none for the sandbox and the upstream relay. */

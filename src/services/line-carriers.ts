@@ -65,6 +65,7 @@ const ABILITY_WORDS: Record<LineAbility, string> = {
   groups: 'group messages',
   typing: 'typing indicators',
   reactions: 'reactions',
+  media: 'media',
 };
 
 /**

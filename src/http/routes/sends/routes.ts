@@ -104,6 +104,7 @@ export function sendsRouter(deps: AppDeps) {
     const idempotencyKey = IdempotencyKeyHeader.read(c);
     const input = sendMessageBody(c);
     if (input.statusCallback) deps.checkCallbackUrl(input.statusCallback);
+    if (input.mediaUrl) await requireLineAbility(deps, c.get('account'), 'media', input.fromNumber);
     const sent = await sendMessageInBatch(deps, c.get('account'), input, idempotencyKey);
     return c.json(sent.body, 202);
   });
