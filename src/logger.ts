@@ -28,6 +28,7 @@ const SECRET_HEADERS = [
   'sb-signing-secret',
   'webhook-signature',
   'x-twilio-signature',
+  'x-signature',
   'authorization',
   'cookie',
   'set-cookie',

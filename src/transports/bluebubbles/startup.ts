@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { ServiceDeps } from '../../services/deps.ts';
 import { StartupError } from '../../startup-error.ts';
+import { keptOnce } from '../carriers/kept-value.ts';
 import { type BlueBubblesClient, BlueBubblesError } from './client.ts';
 import { SOURCE } from './event-context.ts';
 import { BbAccountInfo, BbServerInfo, BbWebhookList } from './schemas.ts';
@@ -39,12 +40,8 @@ export async function checkServer(deps: ServiceDeps, client: BlueBubblesClient, 
 }
 
 /** The long random part of the webhook URL, made once and kept, so every start registers the same URL. */
-export async function webhookSecret(deps: ServiceDeps): Promise<string> {
-  const kept = await deps.store.carrierState.get(SOURCE, SECRET_KEY);
-  if (kept) return kept;
-  const secret = randomBytes(32).toString('base64url');
-  await deps.store.carrierState.set(SOURCE, SECRET_KEY, secret, deps.clock.now());
-  return (await deps.store.carrierState.get(SOURCE, SECRET_KEY)) ?? secret;
+export function webhookSecret(deps: ServiceDeps): Promise<string> {
+  return keptOnce(deps, SOURCE, SECRET_KEY, () => randomBytes(32).toString('base64url'));
 }
 
 /** A webhook's URL as a log may show it: the secret path part left out. */

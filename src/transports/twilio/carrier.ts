@@ -2,6 +2,7 @@ import { ErrorCode } from '../../domain/error-codes.ts';
 import type { OutboundMessage } from '../../services/handover.ts';
 import { StartupError } from '../../startup-error.ts';
 import type { Carrier, CarrierContext } from '../carriers/carrier.ts';
+import { startReadBackLoop } from '../carriers/readback-loop.ts';
 import { describeFailure } from '../carriers/scrub.ts';
 import { TransportRefusal, TransportUnavailable } from '../transport.ts';
 import { createTwilioClient, TwilioError } from './client.ts';
@@ -46,22 +47,7 @@ export function createTwilioCarrier(context: CarrierContext): Carrier & { readBa
   const notHeld = (number: string) => `${number} is not a number of Twilio account ${accountSid}`;
 
   const readBack = createTwilioReadBack({ deps, client, lines: twilioLines, health, log, scrub });
-  const readbackMs = config.TEXTRELAY_CARRIER_READBACK_S * 1000;
-  let timer: NodeJS.Timeout | undefined;
-  let readingBack: Promise<void> | undefined;
-  let stopped = false;
-
-  /** A pass now, then one every TEXTRELAY_CARRIER_READBACK_S after it ends; a pass that throws is logged, the next one tries again. */
-  function readBackAndSchedule(): void {
-    readingBack = readBack()
-      .then(() => undefined)
-      .catch((error: unknown) => {
-        log.warn({ reason: describeFailure(error, scrub) }, 'Twilio read-back failed; will try again');
-      })
-      .finally(() => {
-        if (!stopped) timer = setTimeout(readBackAndSchedule, readbackMs);
-      });
-  }
+  let readBackLoop: ReturnType<typeof startReadBackLoop> | undefined;
 
   return {
     name: 'twilio',
@@ -118,7 +104,7 @@ export function createTwilioCarrier(context: CarrierContext): Carrier & { readBa
         log.info({ line, url: inboundUrl }, "pointed the Twilio number's incoming messages at textrelay");
       }
       // Not awaited: textrelay serves while the statuses lost while it was down are read back.
-      readBackAndSchedule();
+      readBackLoop = startReadBackLoop({ pass: readBack, everyMs: config.TEXTRELAY_CARRIER_READBACK_S * 1000, log, label: 'Twilio' });
     },
 
     async refuseLines(candidates) {
@@ -147,9 +133,7 @@ export function createTwilioCarrier(context: CarrierContext): Carrier & { readBa
     },
 
     async stop() {
-      stopped = true;
-      clearTimeout(timer);
-      await readingBack;
+      await readBackLoop?.stop();
       await client.close();
     },
   };
