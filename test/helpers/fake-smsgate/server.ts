@@ -80,8 +80,10 @@ export async function startFakeSmsGate(options: FakeSmsGateOptions = {}) {
 
   function postMessage(raw: string, res: ServerResponse) {
     let body: any = raw;
-    const answer = (status: number, payload: unknown) => {
+    /** Records the answer when decided, though a held one goes out later. */
+    const answer = (status: number, payload: unknown, held?: Promise<void>) => {
       posts.push({ body, status });
+      if (held !== undefined) return void held.then(() => send(res, status, payload));
       send(res, status, payload);
     };
     try {
@@ -123,8 +125,7 @@ export async function startFakeSmsGate(options: FakeSmsGateOptions = {}) {
     for (const recipient of message.recipients) recipient.state = 'Processed';
     message.state = 'Processed';
     message.states.Processed = deviceTime(now());
-    if (heldAnswers) return void heldAnswers.then(() => answer(202, accepted));
-    answer(202, accepted);
+    answer(202, accepted, heldAnswers);
   }
 
   function postWebhook(raw: string, res: ServerResponse) {

@@ -134,6 +134,7 @@ describe('the fake SMSGate phone (carriers-smsgate.md C.1-C.7)', () => {
     const release = gate.control.holdAnswers();
     const answer = call('POST', '/messages', { id: 'held', textMessage: { text: 'hi' }, phoneNumbers: [PERSON] });
     await expect.poll(() => gate.messages.length).toBe(1);
+    expect(gate.posts.map((post) => post.status)).toEqual([202]);
     release();
     expect((await answer).status).toBe(202);
   });
