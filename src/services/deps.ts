@@ -86,6 +86,6 @@ export type ServiceDeps = {
   quotas: AccountQuotas;
   /** The provider accounts behind the relay: set in upstream mode only, where SDK calls are forwarded to the account's. */
   providers?: ProviderAccounts | undefined;
-  /** The carriers textrelay delivers through itself (TEXTRELAY_TRANSPORT bluebubbles, twilio); empty otherwise. */
+  /** The carriers textrelay delivers through itself (TEXTRELAY_TRANSPORT bluebubbles, twilio, smsgate); empty otherwise. */
   carriers?: CarrierDirectory | undefined;
 };
