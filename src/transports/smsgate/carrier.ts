@@ -46,7 +46,10 @@ export function createSmsGateCarrier(context: CarrierContext): Carrier & { readB
     if (error instanceof SmsGateError && error.status < 500 && error.status !== 429 && !refusedCredentials(error)) {
       health.reached();
       health.failed(error.message, line);
-    } else health.unreachable(describeFailure(error, scrub), line);
+    } else {
+      const reason = describeFailure(error, scrub);
+      health.unreachable(error instanceof SmsGateError ? reason : `SMSGate could not be reached: ${reason}`, line);
+    }
   }
 
   async function device(): Promise<string> {
