@@ -35,7 +35,7 @@ describe("SMSGate's webhooks in textrelay's statuses (carriers-smsgate.md C.4)",
     [{ event: 'sms:failed', reason: 'RESULT_ERROR_LIMIT_EXCEEDED' }, `SMSGate: RESULT_ERROR_LIMIT_EXCEEDED${LIMIT_HINT}`],
     [{ event: 'sms:cancelled' }, 'SMSGate: the message was cancelled on the phone'],
     [{ event: 'sms:cancelled', reason: 'ignored reason' }, 'SMSGate: the message was cancelled on the phone'],
-  ])('%o -> ERROR 10001 "%s"', ({ event, reason }, errorMessage) => {
+  ] as [{ event: string; reason?: string | null }, string][])('%o -> ERROR 10001 "%s"', ({ event, reason }, errorMessage) => {
     expect(webhookEventOf({ event, payload: { messageId: ID, reason } })).toEqual({
       kind: 'status',
       handle: ID,
