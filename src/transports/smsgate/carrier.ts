@@ -135,7 +135,7 @@ export function createSmsGateCarrier(context: CarrierContext): Carrier & { readB
           );
         if (error instanceof SmsGateError && error.status === 400)
           throw new StartupError(
-            `SMSGate refused textrelay's webhook at ${publicUrl}${SMSGATE_WEBHOOKS}${EVENTS_PATH}: ${error.said || error.message} (a phone calls only https:// URLs, or http://127.0.0.1)`,
+            `SMSGate refused textrelay's webhook at ${publicUrl}${SMSGATE_WEBHOOKS}${EVENTS_PATH}: ${error.said || error.message} (a phone calls only https:// URLs, or http://127.0.0.1: set TEXTRELAY_PUBLIC_URL to one, e.g. a tunnel's)`,
           );
         log.warn({ reason: describeFailure(error, scrub) }, 'SMSGate is not reachable yet; messages wait QUEUED until it is');
       }

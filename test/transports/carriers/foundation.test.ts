@@ -67,7 +67,9 @@ describe('carrier configuration', () => {
   });
 
   it('refuses a transport it does not know, naming the accepted ones', () => {
-    expect(configProblem({ TEXTRELAY_TRANSPORT: 'twilio,sandbox' })).toContain('TEXTRELAY_TRANSPORT: must be one of sandbox, upstream');
+    expect(configProblem({ TEXTRELAY_TRANSPORT: 'twilio,sandbox' })).toContain(
+      'TEXTRELAY_TRANSPORT: must be sandbox, upstream, or a comma list of distinct carriers among bluebubbles, twilio, smsgate',
+    );
   });
 
   it('allows a carrier on loopback or the LAN, refuses one on a metadata address', () => {
