@@ -134,7 +134,7 @@ export const COMMANDS = {
       ],
       [
         '--carrier NAME',
-        'the carrier delivering the lines given (bluebubbles: one line at most); default: the first TEXTRELAY_TRANSPORT names',
+        'the carrier delivering the lines given (bluebubbles, smsgate: one line at most); default: the first TEXTRELAY_TRANSPORT names',
       ],
       ['--receive-webhook URL', 'where its inbound messages are posted'],
       [
