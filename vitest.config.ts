@@ -37,6 +37,8 @@ const BACKEND_AGNOSTIC = [
   'test/transports/twilio/readback.test.ts',
   'test/transports/smsgate/settings.test.ts',
   'test/transports/smsgate/health.test.ts',
+  'test/transports/smsgate/smsgate.test.ts',
+  'test/transports/smsgate/readback.test.ts',
   'test/callbacks/api.test.ts',
   'test/callbacks/account-fairness.test.ts',
   'test/callbacks/account-webhooks-v2.test.ts',
