@@ -64,7 +64,11 @@ export function createSmsGateReadBack(context: SmsGateReadBackContext) {
     const from = new Date(mark - INBOX_OVERLAP_MS);
     let read = 0;
     let failed = 0;
-    for (let page = 0; page < INBOX_PAGES_PER_PASS; page++) {
+    for (let page = 0; ; page++) {
+      if (page === INBOX_PAGES_PER_PASS) {
+        log.warn({ read }, `the phone received more SMS since the last read-back than one pass reads (${read}): the oldest may be missed`);
+        break;
+      }
       const items = await client.inbox(from, page * INBOX_PAGE);
       context.health.reached();
       for (const item of items) {

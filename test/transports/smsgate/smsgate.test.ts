@@ -111,31 +111,6 @@ describe('textrelay on SMSGate (an Android phone), driven by the official SDK', 
     expect(await appliedStatuses(world, handle)).toEqual(['QUEUED', 'SENT', 'DELIVERED']);
   });
 
-  it('shows the SMSGate line reachable, with its sends, events and last error, in lines.getState and /metrics', async () => {
-    const world = await started();
-    const { handle } = await sentToPhone(world);
-    await world.phone.advance(handle, 'sent');
-    await until(world, handle, 'SENT');
-    expect((await world.sdk.lines.getState()).data?.[0]).toMatchObject({
-      sendblue_number: LINE,
-      carrier: { name: 'smsgate', reachable: true, last_error: null, sends: 1, events: 1 },
-    });
-    const metrics = await (await fetch(`${world.url}/metrics`)).text();
-    expect(metrics).toContain('textrelay_carrier_reachable{carrier="smsgate"} 1');
-    expect(metrics).toContain('textrelay_carrier_sends{carrier="smsgate"} 1');
-    expect(metrics).toContain('textrelay_carrier_events{carrier="smsgate"} 1');
-    await world.phone.advance(handle, 'failed', { reason: 'Send result: RESULT_ERROR_NO_SERVICE' });
-    const state = await eventually(
-      'the last error',
-      async () => {
-        const line = (await world.sdk.lines.getState()).data?.[0] as { carrier?: { last_error: string | null } } | undefined;
-        return line?.carrier?.last_error ? line : undefined;
-      },
-      10_000,
-    );
-    expect(state).toMatchObject({ carrier: { last_error: expect.stringContaining('RESULT_ERROR_NO_SERVICE'), events: 2 } });
-  });
-
   it("fails a message the phone could not send with SMSGate's reason, and names Android's limit when it is hit", async () => {
     const world = await started();
     const { handle } = await sentToPhone(world, 'to no signal');
