@@ -4,6 +4,10 @@
 import { spawnSync } from 'node:child_process';
 import { createRequire } from 'node:module';
 
+// `npx textrelay` in a checkout links it into npm's exec cache, which runs this again: the checkout's
+// own install built it already (and bin/textrelay.js falls back to tsx for sources newer than dist/).
+if (process.env.npm_command === 'exec') process.exit(0);
+
 let tsc;
 try {
   tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
