@@ -1,3 +1,4 @@
+import { basename } from 'node:path';
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
 import { CreateAccountFlags, LinesFlags, UpstreamFlags } from './cli/account-flags.ts';
@@ -291,10 +292,16 @@ function usageFor(error: UsageError | TypeError, argv: readonly string[]): strin
   return isCommand(command) ? commandUsage(command) : overview();
 }
 
+/** The command line; the container image has no npm, and its `npx` is this executable, so the docs' `npx textrelay …` runs there as pasted. */
+function commandLine(): string[] {
+  const args = process.argv.slice(2);
+  return basename(process.argv0) === 'npx' && args[0] === 'textrelay' ? args.slice(1) : args;
+}
+
 // A promise chain, not a top-level await: the single executable bundles this file as CommonJS.
-main(process.argv.slice(2)).catch((error: unknown) => {
+main(commandLine()).catch((error: unknown) => {
   if (error instanceof UsageError || (error instanceof TypeError && 'code' in error && String(error.code).startsWith('ERR_PARSE_ARGS'))) {
-    process.stderr.write(`${error.message}\n\n${usageFor(error, process.argv.slice(2))}`);
+    process.stderr.write(`${error.message}\n\n${usageFor(error, commandLine())}`);
     process.exit(2);
   }
   if (error instanceof StartupError) {
