@@ -31,7 +31,7 @@ echo "npm $*: not run by the docs test" >&2; exit 127
   curl: `#!/usr/bin/env bash
 real=$(PATH=\${PATH#*:} command -v curl)
 for arg in "$@"; do
-  if [ "$arg" = -N ]; then "$real" --fail-with-body --show-error --max-time 2 "$@"; rc=$?; [ $rc = 28 ] && exit 0; exit $rc; fi
+  if [[ "$arg" =~ ^-[a-zA-Z]*N[a-zA-Z]*$ ]]; then "$real" --fail-with-body --show-error --max-time 2 "$@"; rc=$?; [ $rc = 28 ] && exit 0; exit $rc; fi
 done
 exec "$real" --fail-with-body --show-error --max-time 10 "$@"
 `,

@@ -63,7 +63,11 @@ export const NOT_RUN: NotRun[] = [
   { doc: 'docs/operations.md', contains: 'Carriers (reachable:', because: OUTPUT },
   { doc: 'docs/operations.md', contains: '"failing_destinations"', because: OUTPUT },
   { doc: 'docs/performance.md', contains: 'npm run bench', because: 'benchmarks that run for minutes' },
-  { doc: 'docs/sandbox.md', contains: '"media_url": "https://cdn.example.com/a.jpg"', because: 'a request body, its fields explained beside it' },
+  {
+    doc: 'docs/sandbox.md',
+    contains: '"media_url": "https://cdn.example.com/a.jpg"',
+    because: 'a request body, its fields explained beside it',
+  },
   { doc: 'docs/webhooks.md', contains: '"content": "hello"', because: OUTPUT },
   { doc: 'docs/webhooks.md', contains: '"content": "see you there"', because: OUTPUT },
   {
@@ -71,7 +75,11 @@ export const NOT_RUN: NotRun[] = [
     contains: 'npm install express standardwebhooks',
     because: 'installs packages from the registry into your own project',
   },
-  { doc: 'docs/webhooks.md', contains: "import express from 'express'", because: 'a receiver of your own: needs express and standardwebhooks installed' },
+  {
+    doc: 'docs/webhooks.md',
+    contains: "import express from 'express'",
+    because: 'a receiver of your own: needs express and standardwebhooks installed',
+  },
   { doc: 'docs/webhooks.md', contains: 'status_callback is refused', because: OUTPUT },
   { doc: 'docs/webhooks.md', contains: 'refused by the outbound address policy', because: OUTPUT },
 ];
