@@ -3,10 +3,10 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
+import { sdkSnippets } from '../docs/fenced-blocks.ts';
 import { makeTestApp } from '../helpers/app.ts';
 import { serveOnLoopback } from '../helpers/listen.ts';
 import { REPO_ROOT } from '../helpers/process.ts';
-import { sdkSnippets } from '../docs/fenced-blocks.ts';
 
 /**
  * Every TypeScript and JavaScript snippet of the README and docs/ (those not listed in
