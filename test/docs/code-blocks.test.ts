@@ -18,6 +18,16 @@ describe('every code block of the docs', () => {
     expect(unclassified, 'run them (sandbox commands only) or add them to test/docs/not-run.ts').toEqual([]);
   });
 
+  it('is judged by its commands: only sandbox ones run', () => {
+    const sh = (code: string) => verdictOf({ doc: 'docs/new.md', line: 1, lang: 'sh', code });
+    expect(sh('npm install && npm start\nnpx textrelay status   # what the database holds')).toEqual({ run: 'shell' });
+    expect(sh('h=$(curl -s localhost:3000/x | jq -r .id)\nexport A="b c"')).toEqual({ run: 'shell' });
+    expect(sh('npx textrelay status\npodman run textrelay')).toBeUndefined();
+    expect(sh('TEXTRELAY_DB=x textrelay serve')).toBeUndefined();
+    expect(sh('curl -s localhost:3000/healthz && npm test')).toBeUndefined();
+    expect(verdictOf({ doc: 'docs/new.md', line: 1, lang: '', code: 'any output\n' })).toBeUndefined();
+  });
+
   it('is named by exactly one entry of the not-run list, if listed', () => {
     const stale = NOT_RUN.filter((entry) => {
       const matching = blocks.filter((block) => block.doc === entry.doc && block.code.includes(entry.contains));

@@ -34,7 +34,7 @@ export const NOT_RUN: NotRun[] = [
   {
     doc: 'docs/delivery.md',
     contains: 'TEXTRELAY_TRANSPORT=upstream',
-    because: 'needs an upstream provider account and a public URL (test/transports runs it against the fake)',
+    because: 'needs an upstream provider account and a public URL (test/sdk/relay.test.ts runs relay mode against a fake)',
   },
   {
     doc: 'docs/delivery.md',
