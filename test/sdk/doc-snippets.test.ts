@@ -1,39 +1,36 @@
 import { execFile } from 'node:child_process';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
+import { sdkSnippets } from '../docs/fenced-blocks.ts';
 import { makeTestApp } from '../helpers/app.ts';
 import { serveOnLoopback } from '../helpers/listen.ts';
 import { REPO_ROOT } from '../helpers/process.ts';
 
 /**
- * Every TypeScript snippet of the SDK's docs, run as written by Node (through tsx, as a reader
- * pasting it into a file would) against the app, with only the SDK's own variables set.
+ * Every TypeScript and JavaScript snippet of the README and docs/ (those not listed in
+ * test/docs/not-run.ts), run as written by Node (through tsx, as a reader pasting it into a file
+ * would) against the app, with only the SDK's own variables set.
  */
 
-const DOCS = ['README.md', 'docs/sdk.md', 'docs/events.md'];
 /** Under the repository, so that `import 'sendblue'` finds its node_modules; test/artifacts is not committed. */
 const SNIPPETS_DIR = join(REPO_ROOT, 'test', 'artifacts', 'doc-snippets');
 
-function snippetsOf(doc: string): string[] {
-  return [...readFileSync(join(REPO_ROOT, doc), 'utf8').matchAll(/^```ts\n([\s\S]*?)^```$/gm)].map((match) => match[1]!);
-}
-
-const cases = DOCS.flatMap((doc) => snippetsOf(doc).map((code, index) => ({ name: `${doc} snippet ${index + 1}`, doc, code, index })));
+const cases = sdkSnippets().map(({ doc, line, lang, code }) => ({ name: `${doc}:${line}`, doc, line, lang, code }));
 
 describe('the SDK snippets of the docs', () => {
   it('are found: the docs have some', () => {
     expect(cases.filter((snippet) => snippet.doc === 'docs/sdk.md').length).toBeGreaterThanOrEqual(2);
   });
 
-  it.each(cases)('$name runs as written', async ({ doc, code, index }) => {
+  it.each(cases)('$name runs as written', async ({ doc, line, lang, code }) => {
     const t = makeTestApp();
     const account = await t.createAccount();
     const server = await serveOnLoopback(t.app.fetch);
     try {
       mkdirSync(SNIPPETS_DIR, { recursive: true });
-      const file = join(SNIPPETS_DIR, `${doc.replaceAll('/', '-')}-${index + 1}.ts`);
+      const file = join(SNIPPETS_DIR, `${doc.replaceAll('/', '-')}-${line}.${lang}`);
       writeFileSync(file, code);
       const env = {
         PATH: process.env.PATH,
