@@ -28,7 +28,9 @@ const LineStateSchema = z
         events: z.number().int(),
       })
       .optional()
-      .openapi({ description: 'The carrier delivering the line (TEXTRELAY_TRANSPORT bluebubbles, twilio, smsgate), as this instance sees it' }),
+      .openapi({
+        description: 'The carrier delivering the line (TEXTRELAY_TRANSPORT bluebubbles, twilio, smsgate), as this instance sees it',
+      }),
   })
   .openapi('LineState');
 
