@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
-import { classifyLiteralHost, type OutboundPolicy, refusalOf } from './domain/address-policy.ts';
+import { ALLOWING_SETTING, classifyLiteralHost, type OutboundPolicy, refusalOf } from './domain/address-policy.ts';
 import { CARRIERS, type CarrierName, carriersOf, type TransportMode, transportModeOf } from './domain/carriers.ts';
 import { isValidTimeZone } from './domain/dates.ts';
 import { isHttpUrl } from './domain/media-url.ts';
@@ -157,7 +157,7 @@ export const ConfigSchema = ConfigFields.transform((config) => ({
   const literal = classifyLiteralHost(hostname);
   const refusal = literal && refusalOf(literal, outboundPolicyOf(config));
   if (refusal) {
-    const setting = literal === 'private' ? 'TEXTRELAY_ALLOW_PRIVATE_CALLBACKS' : 'TEXTRELAY_ALLOW_LINK_LOCAL_CALLBACKS';
+    const setting = ALLOWING_SETTING[literal as keyof typeof ALLOWING_SETTING];
     ctx.addIssue({
       code: 'custom',
       path: ['TEXTRELAY_UPSTREAM_URL'],
