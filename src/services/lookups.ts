@@ -54,7 +54,7 @@ type CarrierLineState = LineState & {
  */
 async function localLineStates(deps: ServiceDeps, account: AccountRow): Promise<CarrierLineState[]> {
   return (await deps.store.lines.ofAccount(account.id)).map((line) => {
-    const state = toLineState(line, lineProblem(deps, line));
+    const state = toLineState(line, lineProblem(deps, line, account.email));
     const health = line.carrier === null ? undefined : deps.carriers?.get(line.carrier)?.health(line.number);
     if (!health) return state;
     return {

@@ -126,7 +126,9 @@ describe('the carriers transport', () => {
     await expect(transport.send(message('+14155550189'))).rejects.toThrow(
       new TransportRefusal(
         ErrorCode.sendFailed,
-        'Line +14155550189 is bound to no carrier: with carriers configured only lines bound to one are served',
+        'Line +14155550189 is bound to no carrier (a sandbox line): with carriers configured only lines bound to one are served; ' +
+          "remove it with `textrelay accounts lines remove --email EMAIL +14155550189 --force` once the account has a carrier's line, " +
+          'or serve the carrier from a fresh database (--db)',
       ),
     );
     expect([...twilio.sent, ...bluebubbles.sent].map((sent) => sent.lineNumber)).toEqual(['+14155550186', '+14155550188']);

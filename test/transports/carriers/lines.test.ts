@@ -66,7 +66,11 @@ describe('lines a carrier cannot serve', () => {
       status: 'OFFLINE',
       offline_reason: `${GONE} is not a number of Twilio account AC00000000000000000000000000000001`,
     });
+    // A quick-start line left in a database now serving a carrier: the reason says how to be rid of it.
     expect(byLine.get(UNBOUND)).toMatchObject({ status: 'OFFLINE', offline_reason: expect.stringMatching(/^bound to no carrier/) });
+    expect(byLine.get(UNBOUND)?.offline_reason).toContain(
+      `remove it with \`textrelay accounts lines remove --email ${w.account.email} ${UNBOUND} --force\` once the account has a carrier's line, or serve the carrier from a fresh database (--db)`,
+    );
     expect(byLine.get(BLUE)).toMatchObject({
       status: 'OFFLINE',
       offline_reason: 'bound to BlueBubbles, which TEXTRELAY_TRANSPORT does not configure',
