@@ -89,8 +89,8 @@ describe("a BlueBubbles line's carrier", () => {
     rig.fake.world.deliver(guid);
     await rig.fake.world.settled();
     expect((await state()).carrier.events).toBe(eventsBefore + 1);
-    expect(await metric('textrelay_carrier_sends')).toBe(1);
-    expect(await metric('textrelay_carrier_events')).toBe(eventsBefore + 1);
+    expect(await metric('textrelay_carrier_sends_total')).toBe(1);
+    expect(await metric('textrelay_carrier_events_total')).toBe(eventsBefore + 1);
     expect(await metric('textrelay_carrier_reachable')).toBe(1);
 
     // A proxy in front of the Mac answering with the URL it could not route: the password rides in it.
