@@ -75,7 +75,11 @@ const ConfigFields = z.object({
   TEXTRELAY_BLUEBUBBLES_PASSWORD: z.string().min(1).optional(),
   /** true: at start, remove the webhook another textrelay registered on the same Mac (else it is kept and a warning says so). */
   TEXTRELAY_BLUEBUBBLES_TAKE_OVER: Flag.default(false),
-  TEXTRELAY_TWILIO_ACCOUNT_SID: z.string().min(1).optional(),
+  /** Checked here so a mistyped SID stops the start naming this setting, not the first Twilio request. */
+  TEXTRELAY_TWILIO_ACCOUNT_SID: z
+    .string()
+    .regex(/^AC[0-9a-fA-F]{32}$/, { message: 'must be the Account SID from the Twilio console: AC and 32 hexadecimal digits' })
+    .optional(),
   TEXTRELAY_TWILIO_AUTH_TOKEN: z.string().min(1).optional(),
   /** Every Twilio REST call goes to this base (a test points it at a fake Twilio). */
   TEXTRELAY_TWILIO_API_URL: Url.default('https://api.twilio.com'),

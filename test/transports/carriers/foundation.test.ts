@@ -18,7 +18,7 @@ import { accountRow, send } from '../../helpers/delivery.ts';
 
 const TWILIO_ENV = {
   TEXTRELAY_TRANSPORT: 'twilio',
-  TEXTRELAY_TWILIO_ACCOUNT_SID: 'AC0123',
+  TEXTRELAY_TWILIO_ACCOUNT_SID: 'AC0123456789abcdef0123456789abcdef',
   TEXTRELAY_TWILIO_AUTH_TOKEN: 'token',
   TEXTRELAY_PUBLIC_URL: 'https://relay.example',
 };
@@ -66,8 +66,17 @@ describe('carrier configuration', () => {
       expect(problem).toContain(`${key}: is required when TEXTRELAY_TRANSPORT is bluebubbles,twilio`);
   });
 
+  it.each(['AC0123', 'SK0123456789abcdef0123456789abcdef', 'AC0123456789abcdef0123456789abcdeg', ' AC0123456789abcdef0123456789abcdef'])(
+    'refuses the Twilio Account SID %j at start, naming the setting and its form',
+    (sid) => {
+      expect(configProblem({ ...TWILIO_ENV, TEXTRELAY_TWILIO_ACCOUNT_SID: sid })).toContain(
+        'TEXTRELAY_TWILIO_ACCOUNT_SID: must be the Account SID from the Twilio console: AC and 32 hexadecimal digits',
+      );
+    },
+  );
+
   it('refuses a transport it does not know, naming the accepted ones', () => {
-    expect(configProblem({ TEXTRELAY_TRANSPORT: 'twilio,sandbox' })).toContain('TEXTRELAY_TRANSPORT: must be one of sandbox, upstream');
+    expect(configProblem({ TEXTRELAY_TRANSPORT: 'twilio,sandbox' })).toContain('TEXTRELAY_TRANSPORT: must be sandbox, upstream');
   });
 
   it('allows a carrier on loopback or the LAN, refuses one on a metadata address', () => {
