@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
-import { classifyLiteralHost, type OutboundPolicy, refusalOf } from './domain/address-policy.ts';
+import { ALLOWING_SETTING, classifyLiteralHost, type OutboundPolicy, refusalOf } from './domain/address-policy.ts';
 import { CARRIERS, type CarrierName, carriersOf, type TransportMode, transportModeOf } from './domain/carriers.ts';
 import { isValidTimeZone } from './domain/dates.ts';
 import { isHttpUrl } from './domain/media-url.ts';
@@ -75,7 +75,11 @@ const ConfigFields = z.object({
   TEXTRELAY_BLUEBUBBLES_PASSWORD: z.string().min(1).optional(),
   /** true: at start, remove the webhook another textrelay registered on the same Mac (else it is kept and a warning says so). */
   TEXTRELAY_BLUEBUBBLES_TAKE_OVER: Flag.default(false),
-  TEXTRELAY_TWILIO_ACCOUNT_SID: z.string().min(1).optional(),
+  /** Checked here so a mistyped SID stops the start naming this setting, not the first Twilio request. */
+  TEXTRELAY_TWILIO_ACCOUNT_SID: z
+    .string()
+    .regex(/^AC[0-9a-fA-F]{32}$/, { message: 'must be the Account SID from the Twilio console: AC and 32 hexadecimal digits' })
+    .optional(),
   TEXTRELAY_TWILIO_AUTH_TOKEN: z.string().min(1).optional(),
   /** Every Twilio REST call goes to this base (a test points it at a fake Twilio). */
   TEXTRELAY_TWILIO_API_URL: Url.default('https://api.twilio.com'),
@@ -157,7 +161,7 @@ export const ConfigSchema = ConfigFields.transform((config) => ({
   const literal = classifyLiteralHost(hostname);
   const refusal = literal && refusalOf(literal, outboundPolicyOf(config));
   if (refusal) {
-    const setting = literal === 'private' ? 'TEXTRELAY_ALLOW_PRIVATE_CALLBACKS' : 'TEXTRELAY_ALLOW_LINK_LOCAL_CALLBACKS';
+    const setting = ALLOWING_SETTING[literal as keyof typeof ALLOWING_SETTING];
     ctx.addIssue({
       code: 'custom',
       path: ['TEXTRELAY_UPSTREAM_URL'],

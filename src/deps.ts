@@ -66,7 +66,7 @@ export function createDeps(config: Config, parts: DepsParts): AppDeps {
   const perMinute = config.TEXTRELAY_RATE_LIMIT_PER_MINUTE;
   const writesPerMinute = config.TEXTRELAY_WRITE_RATE_LIMIT_PER_MINUTE;
   // Filled by the runtime once these deps exist (each carrier records through them); read at each scrape.
-  const carriers = createCarrierDirectory();
+  const carriers = createCarrierDirectory(clock);
   const signInSettings: SignInThrottleSettings = {
     maxFailures: config.TEXTRELAY_INBOX_LOGIN_MAX_FAILURES,
     windowMs: config.TEXTRELAY_INBOX_LOGIN_WINDOW_SECONDS * 1000,

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { PLANS } from '../domain/limits.ts';
 import { isHttpUrl } from '../domain/media-url.ts';
-import { checkPhoneNumber } from '../domain/phone.ts';
+import { checkPhoneNumber, hasE164Shape, notValidNumberProblem } from '../domain/phone.ts';
 
 // The flags of `textrelay accounts ...`, checked before any database is opened.
 
@@ -16,6 +16,7 @@ function parseLineNumbers(flag: string, words: readonly string[], ctx: z.Refinem
   for (const number of numbers) {
     const checked = checkPhoneNumber(number);
     if (checked.ok) lines.add(checked.e164);
+    else if (hasE164Shape(number)) ctx.addIssue({ code: 'custom', message: `${flag}: ${number} ${notValidNumberProblem(number)}` });
     else ctx.addIssue({ code: 'custom', message: `${flag}: ${number} is not a phone number in E.164 form (+14155550100)` });
   }
   return [...lines];

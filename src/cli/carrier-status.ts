@@ -1,3 +1,4 @@
+import { CARRIERS } from '../domain/carriers.ts';
 import { toIso } from '../domain/dates.ts';
 import type { CarrierHealth } from '../services/carrier-directory.ts';
 import { lastCarrierHealthReport } from '../services/carrier-health.ts';
@@ -7,7 +8,9 @@ import type { Carrier } from '../transports/carriers/carrier.ts';
 /** What `textrelay status` shows of one carrier. */
 export type CarrierStatus = {
   carrier: string;
-  /** This command's own probe, made now: null when the probe did not finish in time. */
+  /** False when this shell configures no carrier: everything shown is the serving process's last report. */
+  probed: boolean;
+  /** This command's own probe, made now (else the serving process's last report): null when unknown. */
   reachable: boolean | null;
   lastError: string | null;
   lastErrorAt: number | null;
@@ -36,6 +39,7 @@ async function probed(carrier: Carrier): Promise<CarrierHealth> {
  * process counted. Stops the carriers' clients afterwards.
  */
 export async function carrierStatuses(deps: Pick<ServiceDeps, 'store'>, carriers: readonly Carrier[]): Promise<CarrierStatus[]> {
+  if (carriers.length === 0) return reportedStatuses(deps);
   try {
     return await Promise.all(
       carriers.map(async (carrier) => {
@@ -44,6 +48,7 @@ export async function carrierStatuses(deps: Pick<ServiceDeps, 'store'>, carriers
         const ownError = now.reachable === false;
         return {
           carrier: carrier.name,
+          probed: true,
           reachable: now.reachable,
           lastError: ownError ? now.lastError : (report?.lastError ?? null),
           lastErrorAt: ownError ? now.lastErrorAt : (report?.lastErrorAt ?? null),
@@ -58,21 +63,54 @@ export async function carrierStatuses(deps: Pick<ServiceDeps, 'store'>, carriers
   }
 }
 
-function reachability(reachable: boolean | null): string {
-  if (reachable === null) return 'reachability unknown (no answer in time)';
-  return reachable ? 'reachable' : 'NOT reachable';
+/**
+ * Run without the server's settings (no carrier configured here), status still shows the carriers
+ * the database knows of: those the serving process reported on, and those lines are bound to.
+ */
+async function reportedStatuses(deps: Pick<ServiceDeps, 'store'>): Promise<CarrierStatus[]> {
+  const bound = new Set((await deps.store.lines.all()).map((line) => line.carrier).filter((carrier) => carrier !== null));
+  const statuses: CarrierStatus[] = [];
+  for (const carrier of CARRIERS) {
+    const report = await lastCarrierHealthReport(deps, carrier);
+    if (report === undefined && !bound.has(carrier)) continue;
+    statuses.push({
+      carrier,
+      probed: false,
+      reachable: report?.reachable ?? null,
+      lastError: report?.lastError ?? null,
+      lastErrorAt: report?.lastErrorAt ?? null,
+      sends: report?.sends ?? null,
+      events: report?.events ?? null,
+      reportedAt: report?.reportedAt ?? null,
+    });
+  }
+  return statuses;
 }
+
+function reachability(status: CarrierStatus): string {
+  if (!status.probed) {
+    if (status.reachable === null) return 'reachability not reported';
+    return `${status.reachable ? 'reachable' : 'NOT reachable'} when last reported`;
+  }
+  if (status.reachable === null) return 'reachability unknown (no answer in time)';
+  return status.reachable ? 'reachable' : 'NOT reachable';
+}
+
+const PROBED_HEADING = 'Carriers (reachable: probed now; sends and events: counted by the serve process since it started):';
+const REPORTED_HEADING =
+  "Carriers (TEXTRELAY_TRANSPORT here configures none, so none is probed: the serving process's last report; " +
+  "run status with the server's settings to probe them):";
 
 /** The human lines of the carriers' block. */
 export function carrierLines(statuses: readonly CarrierStatus[]): string[] {
   if (statuses.length === 0) return [];
-  const lines = ['Carriers (reachable: probed now; sends and events: counted by the serve process since it started):'];
+  const lines = [statuses.some((status) => status.probed) ? PROBED_HEADING : REPORTED_HEADING];
   for (const status of statuses) {
     const counts =
       status.reportedAt === null
         ? 'no serve process has reported yet'
         : `sends ${status.sends}, events ${status.events} (reported ${toIso(status.reportedAt)})`;
-    lines.push(`  ${status.carrier.padEnd(13)}${reachability(status.reachable)}, ${counts}`);
+    lines.push(`  ${status.carrier.padEnd(13)}${reachability(status)}, ${counts}`);
     if (status.lastError !== null)
       lines.push(`    last error${status.lastErrorAt === null ? '' : ` ${toIso(status.lastErrorAt)}`}: ${status.lastError}`);
   }
@@ -83,6 +121,7 @@ export function carrierLines(statuses: readonly CarrierStatus[]): string[] {
 export function carrierValues(statuses: readonly CarrierStatus[]) {
   return statuses.map((status) => ({
     carrier: status.carrier,
+    probed: status.probed,
     reachable: status.reachable,
     last_error: status.lastError,
     last_error_at: status.lastErrorAt === null ? null : toIso(status.lastErrorAt),

@@ -1,6 +1,6 @@
 import type { TransportKind } from '../domain/carriers.ts';
 import { ErrorCode } from '../domain/error-codes.ts';
-import { checkPhoneNumber } from '../domain/phone.ts';
+import { checkPhoneNumber, hasE164Shape, notValidNumberProblem } from '../domain/phone.ts';
 import { AppError } from '../services/app-error.ts';
 import type { ServiceDeps } from '../services/deps.ts';
 import { SandboxInbound, SENDER_EXPECTED } from '../services/message-input.ts';
@@ -29,7 +29,10 @@ export async function inboundCommand(deps: ServiceDeps & { transportName: Transp
   if (!flags.email) throw new AppError(ErrorCode.validation, '--email is required');
   if (!flags.from) throw new AppError(ErrorCode.validation, '--from is required');
   const sender = checkPhoneNumber(flags.from);
-  if (!sender.ok && sender.reason === 'invalid') throw new AppError(ErrorCode.validation, `--from ${SENDER_EXPECTED}`);
+  if (!sender.ok && sender.reason === 'invalid') {
+    const problem = hasE164Shape(flags.from) ? notValidNumberProblem(flags.from) : SENDER_EXPECTED;
+    throw new AppError(ErrorCode.validation, `--from ${problem}`);
+  }
   const input = parseInput(SandboxInbound, {
     number: flags.from,
     content: flags.content,

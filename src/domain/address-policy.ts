@@ -82,6 +82,12 @@ const DESCRIPTIONS: Record<Exclude<AddressClass, 'public'>, string> = {
   'link-local': 'a link-local or cloud-metadata address',
 };
 
+/** The setting that lets each refused class through, so that a refusal can say how to allow it. */
+export const ALLOWING_SETTING: Record<Exclude<AddressClass, 'public'>, string> = {
+  private: 'TEXTRELAY_ALLOW_PRIVATE_CALLBACKS',
+  'link-local': 'TEXTRELAY_ALLOW_LINK_LOCAL_CALLBACKS',
+};
+
 /** Why the policy refuses this class, or undefined when it allows it. */
 export function refusalOf(addressClass: AddressClass, policy: OutboundPolicy): string | undefined {
   if (addressClass === 'public') return undefined;

@@ -19,7 +19,8 @@ export function workerIdOf(lineNumber: string): string {
   return `w_${fnv1a(lineNumber).toString(16).padStart(8, '0')}`;
 }
 
-export type LineFacts = { number: string; createdAt: number };
+/** `statusChangedAt` when the status changed after the line was added (it went OFFLINE, or came back). */
+export type LineFacts = { number: string; createdAt: number; statusChangedAt?: number };
 
 /**
  * Every textrelay line is its account's own and online from the moment it was added, unless this
@@ -31,7 +32,7 @@ export function toLineState(line: LineFacts, offlineReason?: string) {
     worker_id: workerIdOf(line.number),
     assignment: 'assigned' as const,
     status: offlineReason === undefined ? ('ONLINE' as const) : ('OFFLINE' as const),
-    status_changed_at: toIso(line.createdAt),
+    status_changed_at: toIso(line.statusChangedAt ?? line.createdAt),
     degraded_since: null,
     effective_until: null,
     ...(offlineReason === undefined ? {} : { offline_reason: offlineReason }),

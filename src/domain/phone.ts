@@ -33,6 +33,18 @@ function parsePhone(raw: string): PhoneCheck {
   return { ok: true, e164: parsed.number };
 }
 
+const E164_SHAPE = /^\+[1-9]\d{1,14}$/;
+
+/** Written as E.164 ("+", then up to 15 digits, separators aside): such a number is refused only for not existing. */
+export function hasE164Shape(raw: string): boolean {
+  return E164_SHAPE.test(raw.trim().replace(/[\s\-().]/g, ''));
+}
+
+/** What to say of a number written in E.164 that no numbering plan assigns (a fictional 555 number, a missing digit). */
+export function notValidNumberProblem(raw: string): string {
+  return `is not a valid phone number (${raw.trim()} is written in E.164, but no numbering plan assigns it)`;
+}
+
 export function formatDisplayPhone(e164: string): string {
   return parsePhoneNumberFromString(e164)?.formatInternational() ?? e164;
 }

@@ -107,14 +107,15 @@ export function createMetrics(options: {
     labelNames: ['carrier'],
     registers,
   });
-  const carrierSends = new Gauge({
-    name: 'textrelay_carrier_sends',
+  // Counters (they only grow while the process lives), copied from the carriers' own counts at each scrape.
+  const carrierSends = new Counter({
+    name: 'textrelay_carrier_sends_total',
     help: 'Messages the carrier accepted from this process since it started',
     labelNames: ['carrier'],
     registers,
   });
-  const carrierEvents = new Gauge({
-    name: 'textrelay_carrier_events',
+  const carrierEvents = new Counter({
+    name: 'textrelay_carrier_events_total',
     help: 'Status events and inbound messages the carrier reported to this process since it started',
     labelNames: ['carrier'],
     registers,
@@ -169,11 +170,13 @@ export function createMetrics(options: {
       for (const [state, count] of Object.entries(stats.outbox)) outbox.set({ state }, count);
       oldestDue.set(stats.oldestDueAgeMs / 1000);
       unrouted.set(stats.unroutedInbound);
+      carrierSends.reset();
+      carrierEvents.reset();
       for (const health of options.readCarriers?.() ?? []) {
         const labels = { carrier: health.carrier };
         if (health.reachable !== null) carrierUp.set(labels, health.reachable ? 1 : 0);
-        carrierSends.set(labels, health.sends);
-        carrierEvents.set(labels, health.events);
+        carrierSends.inc(labels, health.sends);
+        carrierEvents.inc(labels, health.events);
         if (health.lastErrorAt !== null) carrierLastError.set(labels, health.lastErrorAt / 1000);
       }
       return { contentType: registry.contentType, body: await registry.metrics() };

@@ -1,4 +1,4 @@
-import { classifyLiteralHost, type OutboundPolicy, refusalOf } from '../domain/address-policy.ts';
+import { ALLOWING_SETTING, classifyLiteralHost, type OutboundPolicy, refusalOf } from '../domain/address-policy.ts';
 import { ErrorCode } from '../domain/error-codes.ts';
 import { isHttpUrl } from '../domain/media-url.ts';
 import { AppError } from '../services/app-error.ts';
@@ -17,7 +17,12 @@ export function createCallbackUrlCheck(policy: OutboundPolicy): CallbackUrlCheck
     const { hostname } = new URL(url);
     const literal = classifyLiteralHost(hostname);
     const refusal = literal && refusalOf(literal, policy);
-    if (refusal)
-      throw new AppError(ErrorCode.validation, `${field} is refused: ${hostname} is ${refusal}, which the outbound address policy forbids`);
+    if (refusal) {
+      const allow = `${ALLOWING_SETTING[literal as keyof typeof ALLOWING_SETTING]}=true`;
+      throw new AppError(
+        ErrorCode.validation,
+        `${field} is refused: ${hostname} is ${refusal}, which the outbound address policy forbids (${allow} allows it)`,
+      );
+    }
   };
 }

@@ -1,5 +1,6 @@
 import type { CarrierName } from '../domain/carriers.ts';
 import { createExpiringMemory } from '../domain/expiring-memory.ts';
+import { type Clock, systemClock } from './clock.ts';
 
 /** How long a carrier's answer on which service reaches a number is kept, and for how many numbers at most. */
 const LOOKUP_KEPT_MS = 10 * 60 * 1000;
@@ -57,13 +58,17 @@ export type RegisteredCarrier = {
  * The carriers this process delivers through. Filled once at start (`register`), before requests
  * are served; empty with the sandbox and the upstream relay.
  */
-export function createCarrierDirectory() {
+export function createCarrierDirectory(clock: Clock = systemClock) {
   const carriers = new Map<string, RegisteredCarrier>();
   const lookups = createExpiringMemory<LookupService>(LOOKUPS_KEPT, LOOKUP_KEPT_MS);
-  /** Lines bound to a configured carrier that it cannot serve now, and why (e.g. its account no longer holds the number). */
-  const offline = new Map<string, string>();
+  /** Lines bound to a configured carrier that it cannot serve now, why (e.g. its account no longer holds the number), and since when. */
+  const offline = new Map<string, { reason: string; since: number }>();
+  /** Each line's status as last shown, and since when: a line's status is derived anew at each look, its change is not stored. */
+  const shown = new Map<string, { offline: boolean; since: number }>();
+  let registeredAt: number | undefined;
   return {
     register(carrier: RegisteredCarrier): void {
+      registeredAt ??= clock.now();
       carriers.set(carrier.name, carrier);
     },
     get(name: string): RegisteredCarrier | undefined {
@@ -80,10 +85,23 @@ export function createCarrierDirectory() {
     /** Records that its carrier cannot serve `line` now (`reason`), or, with undefined, that it can again. */
     setLineOffline(line: string, reason: string | undefined): void {
       if (reason === undefined) offline.delete(line);
-      else offline.set(line, reason);
+      else offline.set(line, { reason, since: offline.get(line)?.since ?? clock.now() });
     },
     offlineReason(line: string): string | undefined {
-      return offline.get(line);
+      return offline.get(line)?.reason;
+    },
+    /**
+     * When the line's status (`offline` now, or not) last changed, for lines.getState: a change seen
+     * since the last look is dated now; at the first look, an OFFLINE line is dated from when it was
+     * marked so, else from the carriers' start (or `unreachableAt`), and an ONLINE one from `createdAt`.
+     */
+    statusChangedAt(line: string, isOffline: boolean, createdAt: number, unreachableAt?: number | null): number {
+      const seen = shown.get(line);
+      if (seen?.offline === isOffline) return seen.since;
+      const firstOffline = Math.max(createdAt, offline.get(line)?.since ?? unreachableAt ?? registeredAt ?? clock.now());
+      const since = seen ? clock.now() : isOffline ? firstOffline : createdAt;
+      shown.set(line, { offline: isOffline, since });
+      return since;
     },
     health(): CarrierHealth[] {
       return [...carriers.values()].map((carrier) => carrier.health());

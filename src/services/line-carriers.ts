@@ -19,15 +19,24 @@ type BoundLine = { number: string; carrier: string | null };
  * with the sandbox and the relay, which serve every line): a line bound to no carrier is never
  * sent through a real one, whichever carriers TEXTRELAY_TRANSPORT names.
  */
-export function lineProblem(deps: Pick<ServiceDeps, 'carriers'>, line: BoundLine): string | undefined {
+export function lineProblem(deps: Pick<ServiceDeps, 'carriers'>, line: BoundLine, email = 'EMAIL'): string | undefined {
   if (!deps.carriers?.active()) return undefined;
-  if (line.carrier === null || !deps.carriers.get(line.carrier)) return unconfiguredCarrierProblem(line.carrier);
+  if (line.carrier === null || !deps.carriers.get(line.carrier)) return unconfiguredCarrierProblem(line.carrier, line.number, email);
   return deps.carriers.offlineReason(line.number);
 }
 
-/** Why a line bound to `carrier` (null: none) is not served when that carrier is not configured. */
-export function unconfiguredCarrierProblem(carrier: string | null): string {
-  if (carrier === null) return 'bound to no carrier: with carriers configured only lines bound to one are served';
+/**
+ * Why a line bound to `carrier` (null: none) is not served when that carrier is not configured; a
+ * line bound to none is most often the quick start's sandbox line, so the sentence says what to do with it.
+ */
+export function unconfiguredCarrierProblem(carrier: string | null, number: string, email = 'EMAIL'): string {
+  if (carrier === null) {
+    return (
+      'bound to no carrier (a sandbox line): with carriers configured only lines bound to one are served; ' +
+      `remove it with \`textrelay accounts lines remove --email ${email} ${number} --force\` once the account has a carrier's line, ` +
+      'or serve the carrier from a fresh database (--db)'
+    );
+  }
   const label = isCarrierName(carrier) ? CARRIER_PROFILES[carrier].label : carrier;
   return `bound to ${label}, which TEXTRELAY_TRANSPORT does not configure`;
 }
@@ -38,9 +47,9 @@ export async function offlineLines(
 ): Promise<{ number: string; email: string; carrier: string | null; reason: string }[]> {
   const offline = [];
   for (const line of await deps.store.lines.all()) {
-    const reason = lineProblem(deps, line);
-    if (reason === undefined) continue;
+    if (lineProblem(deps, line) === undefined) continue;
     const email = (await deps.store.accounts.findById(line.accountId))?.email ?? line.accountId;
+    const reason = lineProblem(deps, line, email)!;
     offline.push({ number: line.number, email, carrier: line.carrier, reason });
   }
   return offline;

@@ -54,12 +54,18 @@ type CarrierLineState = LineState & {
  */
 async function localLineStates(deps: ServiceDeps, account: AccountRow): Promise<CarrierLineState[]> {
   return (await deps.store.lines.ofAccount(account.id)).map((line) => {
-    const state = toLineState(line, lineProblem(deps, line));
-    const health = line.carrier === null ? undefined : deps.carriers?.get(line.carrier)?.health(line.number);
+    const problem = lineProblem(deps, line, account.email);
+    const carrier = line.carrier === null ? undefined : deps.carriers?.get(line.carrier);
+    const health = carrier?.health(line.number);
+    const isOffline = problem !== undefined || health?.reachable === false;
+    const statusChangedAt = deps.carriers?.active()
+      ? deps.carriers.statusChangedAt(line.number, isOffline, line.createdAt, carrier?.health().lastErrorAt)
+      : undefined;
+    const state = toLineState({ ...line, statusChangedAt }, problem);
     if (!health) return state;
     return {
       ...state,
-      status: health.reachable === false ? ('OFFLINE' as const) : state.status,
+      status: isOffline ? ('OFFLINE' as const) : state.status,
       carrier: {
         name: health.carrier,
         reachable: health.reachable,

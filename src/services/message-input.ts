@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { ErrorCode } from '../domain/error-codes.ts';
 import { CONTENT_LENGTH_LIMIT } from '../domain/limits.ts';
 import { checkMediaUrl, type MediaUrlProblem } from '../domain/media-url.ts';
-import { checkPhoneNumber } from '../domain/phone.ts';
+import { checkPhoneNumber, hasE164Shape, notValidNumberProblem } from '../domain/phone.ts';
 import type { SandboxInboundInput } from './sandbox.ts';
 
 /**
@@ -31,7 +31,9 @@ export function phoneNumber(options: { blacklistIsItsOwnError: boolean; expected
     } else {
       const problem = blacklisted
         ? `must not be an emergency number or short code (${raw} cannot be messaged)`
-        : (options.expected ?? E164_EXPECTED);
+        : hasE164Shape(raw)
+          ? notValidNumberProblem(raw)
+          : (options.expected ?? E164_EXPECTED);
       ctx.addIssue({ code: 'custom', message: problem, params: { errorCode, afterFieldName: true } });
     }
     return z.NEVER;

@@ -55,7 +55,7 @@ describe('callback URLs refused when they are given', () => {
     const reply = await t.call('POST', '/api/send-message', account, { number: ALICE, content: 'hi', status_callback: url });
     await expectRejectedWithoutWrite(t, account, reply, 4000);
     expect(reply.body.error_message).toMatch(
-      /^status_callback is refused: .* private, loopback or reserved address, which the outbound address policy forbids$/,
+      /^status_callback is refused: .* private, loopback or reserved address, which the outbound address policy forbids \(TEXTRELAY_ALLOW_PRIVATE_CALLBACKS=true allows it\)$/,
     );
   });
 
@@ -83,7 +83,9 @@ describe('callback URLs refused when they are given', () => {
     for (const url of ['http://169.254.169.254/latest/meta-data', 'http://[fe80::1]/x', 'http://[::ffff:a9fe:a9fe]/x']) {
       const reply = await t.call('POST', '/api/send-message', account, { number: ALICE, content: 'hi', status_callback: url });
       await expectRejectedWithoutWrite(t, account, reply, 4000);
-      expect(reply.body.error_message, url).toMatch(/link-local or cloud-metadata address/);
+      expect(reply.body.error_message, url).toMatch(
+        /link-local or cloud-metadata address, which the outbound address policy forbids \(TEXTRELAY_ALLOW_LINK_LOCAL_CALLBACKS=true allows it\)$/,
+      );
     }
     const sent = await t.call('POST', '/api/send-message', account, {
       number: ALICE,

@@ -1,9 +1,10 @@
+import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { BB_LINE, type CarrierServe, SMSGATE_LINE, startCarrierServe, TWILIO_LINE } from '../helpers/carrier-serve.ts';
 import { SMSGATE_PASSWORD } from '../helpers/fake-smsgate.ts';
 import { ALICE, BOB, CAROL } from '../helpers/fixtures.ts';
 import { api, eventually } from '../helpers/live.ts';
-import { killAll } from '../helpers/process.ts';
+import { killAll, runCli } from '../helpers/process.ts';
 
 /** `textrelay status` beside a `textrelay serve` running with TEXTRELAY_TRANSPORT=bluebubbles,twilio,smsgate. */
 
@@ -53,6 +54,17 @@ describe('textrelay status with carriers', () => {
     expect(carrierOf(counted, 'smsgate')).toMatchObject({ reachable: true, sends: 1, events: 1, last_error: null });
     expect(await world.statusText()).toMatch(
       /Carriers \(reachable: probed now; sends and events: counted by the serve process since it started\):\n {2}bluebubbles {2}reachable, sends 1, events \d+ \(reported \S+\)\n {2}twilio {7}reachable, sends 1, events 1 \(reported \S+\)\n {2}smsgate {6}reachable, sends 1, events 1 \(reported \S+\)/,
+    );
+
+    // Run in a shell without the server's settings, status shows the serving process's last report and says why it probes nothing.
+    const bare = await runCli(['status', '--json'], { TEXTRELAY_DB: join(world.dir, 'textrelay.db'), LOG_LEVEL: 'warn' });
+    expect(bare.code, bare.stderr).toBe(0);
+    const reported = JSON.parse(bare.stdout);
+    expect(carrierOf(reported, 'bluebubbles')).toMatchObject({ probed: false, reachable: true, sends: 1, last_error: null });
+    expect(carrierOf(reported, 'twilio')).toMatchObject({ probed: false, reachable: true, sends: 1, events: 1, last_error: null });
+    const bareText = await runCli(['status'], { TEXTRELAY_DB: join(world.dir, 'textrelay.db'), LOG_LEVEL: 'warn' });
+    expect(bareText.stdout).toMatch(
+      /Carriers \(TEXTRELAY_TRANSPORT here configures none, so none is probed: the serving process's last report; run status with the server's settings to probe them\):\n {2}bluebubbles {2}reachable when last reported, sends 1, events \d+ \(reported \S+\)\n {2}twilio {7}reachable when last reported, sends 1, events 1/,
     );
 
     // The Mac goes away: this command's own probe finds it unreachable and says why.

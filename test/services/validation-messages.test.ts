@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { LinesFlags } from '../../src/cli/account-flags.ts';
 import { SendMessageBody } from '../../src/http/routes/sends/schemas.ts';
 import type { AppError } from '../../src/services/app-error.ts';
 import { parseInput } from '../../src/services/validation.ts';
@@ -25,6 +26,10 @@ describe('validation messages', () => {
     [{ number: ALICE, content: 'x', send_style: 'wobble' }, 'send_style must be one of: celebration, shooting_star'],
     [{ number: ALICE, content: 'x', media_url: 'ftp://x/a.jpg' }, 'media_url must be an http or https URL'],
     [{ number: '911', content: 'x' }, 'number must not be an emergency number or short code (911 cannot be messaged)'],
+    [
+      { number: '+15551234567', content: 'x' },
+      'number is not a valid phone number (+15551234567 is written in E.164, but no numbering plan assigns it)',
+    ],
   ])('a send of %o says %j', (input, expected) => {
     expect(messageOf(SendMessageBody, input)).toContain(expected);
   });
@@ -40,6 +45,23 @@ describe('validation messages', () => {
     const response = await t.call('POST', '/sandbox/inbound', await t.createAccount(), { number: 'nope', content: 'hi' });
     expect(response.status, show(response.body)).toBe(400);
     expect(response.body.error_message).toBe("number must be the sender's E.164 number, like +14155550100");
+  });
+
+  it('a line written in E.164 that no plan assigns is called not valid; other text is asked for in E.164', () => {
+    const issues = LinesFlags.safeParse({ email: 'a@example.com', numbers: ['+15551234567', 'line-1'] }).error?.issues;
+    expect(issues?.map((issue) => issue.message)).toEqual([
+      'NUMBERS: +15551234567 is not a valid phone number (+15551234567 is written in E.164, but no numbering plan assigns it)',
+      'NUMBERS: line-1 is not a phone number in E.164 form (+14155550100)',
+    ]);
+  });
+
+  it('an inbound message from a number written in E.164 but not assigned says it is not valid', async () => {
+    const t = makeTestApp();
+    const response = await t.call('POST', '/sandbox/inbound', await t.createAccount(), { number: '+15551234567', content: 'hi' });
+    expect(response.status, show(response.body)).toBe(400);
+    expect(response.body.error_message).toBe(
+      'number is not a valid phone number (+15551234567 is written in E.164, but no numbering plan assigns it)',
+    );
   });
 
   it('keeps the v1 contact wording the spec fixes', async () => {

@@ -100,7 +100,7 @@ export function createBlueBubblesCarrier(context: CarrierContext): Carrier & { r
 
   /** One pass: the server's state (Private API), our webhook, then what webhooks missed. */
   async function refresh(announce = false): Promise<void> {
-    const now = await checkServer(deps, client, announce || info === undefined);
+    const now = await checkServer(deps, client, announce || info === undefined, describe);
     if (!now) {
       health.unreachable('BlueBubbles did not answer ping and server/info');
       return;

@@ -15,7 +15,12 @@ const SECRET_KEY = 'webhook_secret';
  * Ping and server/info (logged when `announce`): a wrong password stops the start with one line;
  * an unreachable server does not (the Mac may be asleep), sends then wait for it.
  */
-export async function checkServer(deps: ServiceDeps, client: BlueBubblesClient, announce: boolean): Promise<BbServerInfo | undefined> {
+export async function checkServer(
+  deps: ServiceDeps,
+  client: BlueBubblesClient,
+  announce: boolean,
+  describe: (error: unknown) => string,
+): Promise<BbServerInfo | undefined> {
   try {
     await client.call('GET', '/ping');
     const info = BbServerInfo.parse(await client.call('GET', '/server/info'));
@@ -34,7 +39,8 @@ export async function checkServer(deps: ServiceDeps, client: BlueBubblesClient, 
   } catch (error) {
     if (error instanceof BlueBubblesError && error.status === 401)
       throw new StartupError('BlueBubbles refused TEXTRELAY_BLUEBUBBLES_PASSWORD (401): check the server password in the BlueBubbles app');
-    deps.log.warn({ err: error }, 'BlueBubbles is not reachable yet; messages wait QUEUED until it is');
+    // One line: the Mac being away is expected (asleep, off the network), its stack trace says nothing more.
+    deps.log.warn({ reason: describe(error) }, 'BlueBubbles is not reachable yet; messages wait QUEUED until it is');
     return undefined;
   }
 }
@@ -65,11 +71,14 @@ export async function registerWebhook(
 ): Promise<void> {
   const url = `${publicUrl}${INGEST_PATH}/${secret}`;
   const existing = BbWebhookList.parse(await client.call('GET', '/webhook'));
+  // Each read-back pass registers again: only a first registration or a changed URL is worth an info line.
+  let changed = !existing.some((webhook) => webhook.url === url);
   for (const webhook of existing) {
     if (webhook.url === url || !webhook.url.includes(`${INGEST_PATH}/`)) continue;
     const ours = webhook.url.startsWith(`${publicUrl}${INGEST_PATH}/`) || webhook.url.endsWith(`${INGEST_PATH}/${secret}`);
     if (ours || takeOver) {
       await client.call('DELETE', `/webhook/${webhook.id}`);
+      changed = true;
       if (!ours)
         deps.log.warn(
           { url: withoutSecret(webhook.url) },
@@ -83,7 +92,7 @@ export async function registerWebhook(
     }
   }
   await client.call('POST', '/webhook', { json: { url, events: WEBHOOK_EVENTS } });
-  deps.log.info({ url: `${publicUrl}${INGEST_PATH}/[redacted]` }, 'BlueBubbles webhook registered');
+  deps.log[changed ? 'info' : 'debug']({ url: `${publicUrl}${INGEST_PATH}/[redacted]` }, 'BlueBubbles webhook registered');
 }
 
 /** An address as comparable: a phone number's digits with its +, an e-mail address in lower case. */

@@ -42,10 +42,17 @@ export function createHealthTracker(carrier: CarrierName, clock: Clock, scrub: (
     failed(reason: string, line?: string): void {
       health.lastError = scrub(reason);
       health.lastErrorAt = clock.now();
+      this.lineFailed(reason, line);
+    },
+    /**
+     * A message of `line` failed past the carrier (a recipient's handset or network, as a status
+     * report says): the line's own last error, not the carrier's, which is about reaching it.
+     */
+    lineFailed(reason: string, line?: string): void {
       const activity = activityOf(line);
       if (activity) {
-        activity.lastError = health.lastError;
-        activity.lastErrorAt = health.lastErrorAt;
+        activity.lastError = scrub(reason);
+        activity.lastErrorAt = clock.now();
       }
     },
     sent(line?: string): void {

@@ -18,7 +18,9 @@ export function createCarrierTransport(deps: ServiceDeps, carriers: readonly Car
   async function carrierFor(message: OutboundMessage): Promise<Carrier> {
     const bound = await carrierOfLine(deps, message.lineNumber);
     const carrier = bound && byName.get(bound);
-    const reason = carrier ? deps.carriers?.offlineReason(message.lineNumber) : unconfiguredCarrierProblem(bound ?? null);
+    const reason = carrier
+      ? deps.carriers?.offlineReason(message.lineNumber)
+      : unconfiguredCarrierProblem(bound ?? null, message.lineNumber);
     if (carrier && reason === undefined) return carrier;
     throw new TransportRefusal(ErrorCode.sendFailed, `Line ${message.lineNumber} is ${reason}`);
   }

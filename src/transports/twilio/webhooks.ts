@@ -57,7 +57,7 @@ export function twilioWebhooks(context: CarrierContext, authToken: string) {
       return c.body(null, 204);
     }
     health.event(form.From);
-    if (event.errorMessage !== null) health.failed(event.errorMessage, form.From);
+    if (event.errorMessage !== null) health.lineFailed(event.errorMessage, form.From);
     // Our handle rides in the callback URL (signed with it), so a callback that beats the create's answer still finds its message.
     const handle = storableText(c.req.query('m') ?? '') || event.sid;
     await recordStatus(deps, statusReportOf(handle, event, form.From), { batched: true });

@@ -50,6 +50,23 @@ describe('BlueBubbles start-up', () => {
     expect(rig.fake.world.webhooks.map((hook) => hook.url)).toEqual([webhook!.url]);
   });
 
+  it('logs the webhook registered at info once, and at debug on the passes that change nothing', async () => {
+    const lines: string[] = [];
+    const { rig } = await setup({}, createLogger('info', { write: (line: string) => lines.push(line) }));
+    await rig.restart();
+    expect(lines.filter((line) => line.includes('BlueBubbles webhook registered'))).toHaveLength(1);
+  });
+
+  it('logs an unreachable Mac at start in one line, with the reason and no stack trace', async () => {
+    const lines: string[] = [];
+    const fake = await startFakeBlueBubbles();
+    await fake.stop();
+    await setup({ fake }, createLogger('info', { write: (line: string) => lines.push(line) }));
+    const warning = lines.find((line) => line.includes('BlueBubbles is not reachable yet'));
+    expect(JSON.parse(warning!)).toMatchObject({ level: 40, reason: expect.stringMatching(/ECONNREFUSED/) });
+    expect(warning).not.toMatch(/"stack"|"err"/);
+  });
+
   it('removes a webhook of ours left with another secret, and keeps another textrelay’s, with a warning', async () => {
     const lines: string[] = [];
     const { rig } = await setup({}, createLogger('info', { write: (line: string) => lines.push(line) }));

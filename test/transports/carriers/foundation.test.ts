@@ -18,7 +18,7 @@ import { accountRow, send } from '../../helpers/delivery.ts';
 
 const TWILIO_ENV = {
   TEXTRELAY_TRANSPORT: 'twilio',
-  TEXTRELAY_TWILIO_ACCOUNT_SID: 'AC0123',
+  TEXTRELAY_TWILIO_ACCOUNT_SID: 'AC0123456789abcdef0123456789abcdef',
   TEXTRELAY_TWILIO_AUTH_TOKEN: 'token',
   TEXTRELAY_PUBLIC_URL: 'https://relay.example',
 };
@@ -65,6 +65,15 @@ describe('carrier configuration', () => {
     ])
       expect(problem).toContain(`${key}: is required when TEXTRELAY_TRANSPORT is bluebubbles,twilio`);
   });
+
+  it.each(['AC0123', 'SK0123456789abcdef0123456789abcdef', 'AC0123456789abcdef0123456789abcdeg', ' AC0123456789abcdef0123456789abcdef'])(
+    'refuses the Twilio Account SID %j at start, naming the setting and its form',
+    (sid) => {
+      expect(configProblem({ ...TWILIO_ENV, TEXTRELAY_TWILIO_ACCOUNT_SID: sid })).toContain(
+        'TEXTRELAY_TWILIO_ACCOUNT_SID: must be the Account SID from the Twilio console: AC and 32 hexadecimal digits',
+      );
+    },
+  );
 
   it('refuses a transport it does not know, naming the accepted ones', () => {
     expect(configProblem({ TEXTRELAY_TRANSPORT: 'twilio,sandbox' })).toContain(
@@ -128,7 +137,9 @@ describe('the carriers transport', () => {
     await expect(transport.send(message('+14155550189'))).rejects.toThrow(
       new TransportRefusal(
         ErrorCode.sendFailed,
-        'Line +14155550189 is bound to no carrier: with carriers configured only lines bound to one are served',
+        'Line +14155550189 is bound to no carrier (a sandbox line): with carriers configured only lines bound to one are served; ' +
+          "remove it with `textrelay accounts lines remove --email EMAIL +14155550189 --force` once the account has a carrier's line, " +
+          'or serve the carrier from a fresh database (--db)',
       ),
     );
     expect([...twilio.sent, ...bluebubbles.sent].map((sent) => sent.lineNumber)).toEqual(['+14155550186', '+14155550188']);

@@ -61,6 +61,22 @@ describe("a Twilio line's carrier", () => {
     expect(back).toMatchObject({ status: 'ONLINE', carrier: { reachable: true, sends: 1 } });
     expect(metricOf(await (await fetch(`${world.url}/metrics`)).text(), 'textrelay_carrier_reachable', 'twilio')).toBe(1);
   });
+  it("keeps a recipient's handset failure as the line's last error, not the carrier's", async () => {
+    const world = await twilioWorld();
+    await world.sdk.messages.send({ number: ALICE, from_number: LINE, content: 'to a phone that is off' });
+    const created = await eventually('Twilio to have the SMS', async () => world.twilio.messages[0]);
+    expect((await world.twilio.callback(created, 'undelivered', { ErrorCode: '30003' })).status).toBe(204);
+    const state = await carrierState(world);
+    expect(state).toMatchObject({
+      status: 'ONLINE',
+      carrier: { reachable: true, last_error: 'Twilio 30003: Unreachable destination handset', events: 1 },
+    });
+    // textrelay status and /metrics show the carrier's own last error: it was reached, nothing failed there.
+    expect(world.carriers[0]!.health().lastError).toBeNull();
+    expect(metricOf(await (await fetch(`${world.url}/metrics`)).text(), 'textrelay_carrier_last_error_timestamp_seconds', 'twilio')).toBe(
+      undefined,
+    );
+  });
 });
 
 describe("a BlueBubbles line's carrier", () => {
@@ -89,8 +105,8 @@ describe("a BlueBubbles line's carrier", () => {
     rig.fake.world.deliver(guid);
     await rig.fake.world.settled();
     expect((await state()).carrier.events).toBe(eventsBefore + 1);
-    expect(await metric('textrelay_carrier_sends')).toBe(1);
-    expect(await metric('textrelay_carrier_events')).toBe(eventsBefore + 1);
+    expect(await metric('textrelay_carrier_sends_total')).toBe(1);
+    expect(await metric('textrelay_carrier_events_total')).toBe(eventsBefore + 1);
     expect(await metric('textrelay_carrier_reachable')).toBe(1);
 
     // A proxy in front of the Mac answering with the URL it could not route: the password rides in it.

@@ -66,7 +66,11 @@ describe('lines a carrier cannot serve', () => {
       status: 'OFFLINE',
       offline_reason: `${GONE} is not a number of Twilio account AC00000000000000000000000000000001`,
     });
+    // A quick-start line left in a database now serving a carrier: the reason says how to be rid of it.
     expect(byLine.get(UNBOUND)).toMatchObject({ status: 'OFFLINE', offline_reason: expect.stringMatching(/^bound to no carrier/) });
+    expect(byLine.get(UNBOUND)?.offline_reason).toContain(
+      `remove it with \`textrelay accounts lines remove --email ${w.account.email} ${UNBOUND} --force\` once the account has a carrier's line, or serve the carrier from a fresh database (--db)`,
+    );
     expect(byLine.get(BLUE)).toMatchObject({
       status: 'OFFLINE',
       offline_reason: 'bound to BlueBubbles, which TEXTRELAY_TRANSPORT does not configure',
@@ -89,6 +93,34 @@ describe('lines a carrier cannot serve', () => {
     }
     expect(w.twilio.attempts.map((form) => form.get('From'))).toEqual([LINE]);
     expect((await w.sdk.messages.retrieve(served.message_handle as string)).data?.status).not.toBe('ERROR');
+  });
+
+  it('dates a line going OFFLINE, and back ONLINE, in status_changed_at', async () => {
+    const w = await world();
+    await w.start();
+    const stateOf = async (line: string) => (await w.sdk.lines.getState()).data?.find((state) => state.sendblue_number === line);
+    const added = (await stateOf(GONE))!;
+    expect(added.status).toBe('ONLINE');
+
+    // The Twilio account gives GONE up; the next probe (as textrelay status makes) finds it.
+    w.t.clock.advance(60_000);
+    w.twilio.numbers.splice(
+      w.twilio.numbers.findIndex((number) => number.phone_number === GONE),
+      1,
+    );
+    await w.carriers[0]!.probe();
+    const wentOffline = (await stateOf(GONE))!;
+    expect(wentOffline.status).toBe('OFFLINE');
+    expect(wentOffline.status_changed_at).toBe(new Date(w.t.clock.now()).toISOString());
+    expect(Date.parse(String(wentOffline.status_changed_at))).toBeGreaterThan(Date.parse(String(added.status_changed_at)));
+    w.t.clock.advance(5_000);
+    expect((await stateOf(GONE))!.status_changed_at).toBe(wentOffline.status_changed_at);
+
+    w.twilio.numbers.push({ sid: 'PN0000000000000000000000000000000b', phone_number: GONE, sms_url: null });
+    await w.carriers[0]!.probe();
+    const back = (await stateOf(GONE))!;
+    expect(back.status).toBe('ONLINE');
+    expect(back.status_changed_at).toBe(new Date(w.t.clock.now()).toISOString());
   });
 
   it('refuses a line the Twilio account does not hold at lines add and at create, writing nothing', async () => {

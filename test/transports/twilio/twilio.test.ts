@@ -94,8 +94,10 @@ describe('textrelay on Twilio, driven by the official SDK', () => {
     });
     const metrics = await (await fetch(`${world.url}/metrics`)).text();
     expect(metrics).toContain('textrelay_carrier_reachable{carrier="twilio"} 1');
-    expect(metrics).toContain('textrelay_carrier_sends{carrier="twilio"} 1');
-    expect(metrics).toContain('textrelay_carrier_events{carrier="twilio"} 1');
+    expect(metrics).toContain('textrelay_carrier_sends_total{carrier="twilio"} 1');
+    expect(metrics).toContain('textrelay_carrier_events_total{carrier="twilio"} 1');
+    expect(metrics).toContain('# TYPE textrelay_carrier_sends_total counter');
+    expect(metrics).toContain('# TYPE textrelay_carrier_events_total counter');
   });
 
   it("fails an undelivered message with Twilio's code and words", async () => {
