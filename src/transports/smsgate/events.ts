@@ -49,7 +49,7 @@ export async function applySmsGateEvent(context: SmsGateEventContext, event: Sms
     return 'ignored';
   }
   health.event(message.lineNumber);
-  if (event.errorMessage !== null) health.failed(event.errorMessage, message.lineNumber);
+  if (event.errorMessage !== null) health.lineFailed(event.errorMessage, message.lineNumber);
   await recordStatus(
     deps,
     {
