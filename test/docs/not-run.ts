@@ -42,7 +42,7 @@ export const NOT_RUN: NotRun[] = [
     because: "needs a provider's key and its secret in a file (test/cli covers the commands)",
   },
   { doc: 'docs/deployment.md', contains: 'npm ci --omit=dev', because: PRODUCTION },
-  { doc: 'docs/deployment.md', contains: 'createuser -h db.internal', because: POSTGRES },
+  { doc: 'docs/deployment.md', contains: 'CREATE ROLE textrelay LOGIN', because: POSTGRES },
   { doc: 'docs/deployment.md', contains: 'the server refused the password', because: OUTPUT },
   { doc: 'docs/deployment.md', contains: 'upstream textrelay {', because: 'an nginx configuration' },
   { doc: 'docs/deployment.md', contains: 'reverse_proxy 10.0.0.11:3000', because: 'a Caddy configuration' },

@@ -57,14 +57,14 @@ describe("an SMSGate line's carrier", () => {
     expect(state.carrier.events).toBe(2);
     const text = await metrics(world);
     expect(metricOf(text, 'textrelay_carrier_reachable', 'smsgate')).toBe(1);
-    expect(metricOf(text, 'textrelay_carrier_sends', 'smsgate')).toBe(1);
-    expect(metricOf(text, 'textrelay_carrier_events', 'smsgate')).toBe(2);
+    expect(metricOf(text, 'textrelay_carrier_sends_total', 'smsgate')).toBe(1);
+    expect(metricOf(text, 'textrelay_carrier_events_total', 'smsgate')).toBe(2);
 
     // An SMS from a person is an event too.
     world.phone.receive({ from: BOB, text: 'hello back' });
     await world.phone.settled();
     await eventually('the inbound SMS to count', async () => ((await carrierState(world)).carrier.events === 3 ? true : undefined));
-    expect(metricOf(await metrics(world), 'textrelay_carrier_events', 'smsgate')).toBe(3);
+    expect(metricOf(await metrics(world), 'textrelay_carrier_events_total', 'smsgate')).toBe(3);
   });
 
   it('shows the phone not reachable, with its last error and no secret, once it stops answering; reachable again after a send', async () => {
