@@ -89,6 +89,9 @@ export default defineConfig({
     // more of the run than the tests. Hooks every file needs are registered per file here.
     isolate: false,
     setupFiles: ['test/helpers/per-file-hooks.ts'],
+    // Vitest's default is one worker per core but one, a single worker on 2 cores: the many tests
+    // that wait on a child process, a socket or a timer then leave both cores idle.
+    maxWorkers: 2,
     // CLI tests spawn real processes; the default 5 s is too tight on a loaded 2-core CI box.
     testTimeout: 30_000,
     hookTimeout: 30_000,
