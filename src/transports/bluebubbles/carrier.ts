@@ -77,7 +77,8 @@ export function createBlueBubblesCarrier(context: CarrierContext): Carrier & { r
     } catch (error) {
       if (error instanceof TransportRefusal) {
         health.reached();
-        health.failed(error.message, message.lineNumber);
+        // A refused message is its line's error; the carrier's last error says whether it can be reached.
+        health.lineFailed(error.message, message.lineNumber);
         throw error;
       }
       uncertain.add(message.handle);

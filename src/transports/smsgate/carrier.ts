@@ -45,7 +45,9 @@ export function createSmsGateCarrier(context: CarrierContext): Carrier & { readB
   function noted(error: unknown, line?: string): void {
     if (error instanceof SmsGateError && error.status < 500 && error.status !== 429 && !refusedCredentials(error)) {
       health.reached();
-      health.failed(error.message, line);
+      // A refused message is its line's error; the carrier's last error says whether it can be reached.
+      if (line === undefined) health.failed(error.message);
+      else health.lineFailed(error.message, line);
     } else {
       const reason = describeFailure(error, scrub);
       health.unreachable(error instanceof SmsGateError ? reason : `SMSGate could not be reached: ${reason}`, line);

@@ -28,11 +28,13 @@ export function createTwilioCarrier(context: CarrierContext): Carrier & { readBa
   const webhooks = twilioWebhooks(context, authToken);
   const inboundUrl = `${publicUrl}${TWILIO_WEBHOOKS}/inbound`;
 
-  /** A request's failure in the carrier's health (and its line's, for a send), and whether it says Twilio is down rather than "no". */
+  /** A request's failure in the carrier's health (a send's, in its line's), and whether it says Twilio is down rather than "no". */
   function noted(error: unknown, line?: string): TwilioError | undefined {
     if (error instanceof TwilioError && error.status < 500 && error.status !== 401) {
       health.reached();
-      health.failed(error.message, line);
+      // A refused message is its line's error; the carrier's last error says whether it can be reached.
+      if (line === undefined) health.failed(error.message);
+      else health.lineFailed(error.message, line);
       return error;
     }
     health.unreachable(describeFailure(error, scrub), line);

@@ -105,5 +105,7 @@ describe("an SMSGate line's carrier", () => {
     const state = await carrierState(world);
     expect(state.carrier).toMatchObject({ name: 'smsgate', reachable: true, sends: 0 });
     expect(state.carrier.last_error).toContain('phoneNumbers: invalid phone number');
+    // The carrier's own last error (textrelay status, /metrics) is about reaching the phone: one refused message is not.
+    expect(world.carriers[0]!.health()).toMatchObject({ reachable: true, lastError: null });
   });
 });
