@@ -1,4 +1,4 @@
-import { type APIError, BadRequestError, InternalServerError } from 'sendblue';
+import { BadRequestError, InternalServerError } from 'sendblue';
 import { afterEach, describe, expect, it } from 'vitest';
 import { BB_LINE, type BlueBubblesWorld, startBlueBubblesWorld } from '../../helpers/bluebubbles-world.ts';
 import type { FakeBlueBubbles } from '../../helpers/fake-bluebubbles/server.ts';
@@ -6,6 +6,7 @@ import { PIXEL_PNG } from '../../helpers/fake-twilio.ts';
 import { ALICE, BOB, CAROL } from '../../helpers/fixtures.ts';
 import { serveOnLoopback } from '../../helpers/listen.ts';
 import { eventually } from '../../helpers/live.ts';
+import { refusal } from '../../helpers/sdk-refusal.ts';
 
 const worlds: BlueBubblesWorld[] = [];
 afterEach(async () => {
@@ -16,15 +17,6 @@ async function started(prepare?: (fake: FakeBlueBubbles) => void): Promise<BlueB
   const world = await startBlueBubblesWorld({ prepare });
   worlds.push(world);
   return world;
-}
-
-async function refusal(call: Promise<unknown>): Promise<APIError> {
-  const error = await call.then(
-    () => undefined,
-    (caught: unknown) => caught,
-  );
-  expect(error).toBeDefined();
-  return error as APIError;
 }
 
 /** A group of ALICE and BOB made by a send through the SDK, once BlueBubbles created its chat. */

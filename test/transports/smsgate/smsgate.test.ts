@@ -1,10 +1,10 @@
-import { type APIError, BadRequestError } from 'sendblue';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createConfiguredCarriers } from '../../../src/transports/carriers/registry.ts';
 import { expectCallbacksOnce } from '../../helpers/callbacks.ts';
 import { SMSGATE_DEVICE_ID, SMSGATE_PASSWORD, SMSGATE_SIGNING_KEY, SMSGATE_USERNAME } from '../../helpers/fake-smsgate.ts';
 import { ALICE, BOB } from '../../helpers/fixtures.ts';
 import { eventually } from '../../helpers/live.ts';
+import { refusal } from '../../helpers/sdk-refusal.ts';
 import {
   appliedStatuses,
   callbacksOf,
@@ -32,15 +32,6 @@ async function started(options: Parameters<typeof startSmsGateSdkWorld>[0] = {})
   const world = await startSmsGateSdkWorld(options);
   worlds.push(world);
   return world;
-}
-
-async function refusal(call: Promise<unknown>): Promise<APIError> {
-  const error = await call.then(
-    () => undefined,
-    (caught: unknown) => caught,
-  );
-  expect(error).toBeInstanceOf(BadRequestError);
-  return error as APIError;
 }
 
 /** The envelope ids the phone sent for `event` (first attempts only). */
@@ -196,8 +187,10 @@ describe('textrelay on SMSGate (an Android phone), driven by the official SDK', 
     const media = await refusal(
       world.sdk.messages.send({ number: ALICE, from_number: LINE, content: 'look', media_url: 'https://example.com/picture.png' }),
     );
+    expect(media.status).toBe(400);
     expect(media.error).toMatchObject({ error_code: 4000, error_message: `${LINE} is delivered by SMSGate, which cannot carry media` });
     const typing = await refusal(world.sdk.typingIndicators.send({ number: ALICE, from_number: LINE }));
+    expect(typing.status).toBe(400);
     expect(typing.error).toMatchObject({
       error_code: 4000,
       error_message: `${LINE} is delivered by SMSGate, which cannot carry typing indicators`,
