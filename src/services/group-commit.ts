@@ -52,7 +52,8 @@ export function createGroupCommit(store: Store, maxBatch = MAX_BATCH): GroupComm
     const batch: Waiting[] = [];
     const left: Waiting[] = [];
     const taken = new Set<string>();
-    const kind = waiting.find((item) => !kindsRunning.has(item.kind))?.kind;
+    // The oldest work that may run now sets the kind: one whose key is busy never holds another kind up.
+    const kind = waiting.find((item) => !kindsRunning.has(item.kind) && !item.keys.some((key) => busy.has(key)))?.kind;
     for (const item of waiting) {
       if (item.kind !== kind || batch.length >= maxBatch || item.keys.some((key) => taken.has(key) || busy.has(key))) {
         left.push(item);

@@ -81,6 +81,17 @@ describe('group commit', () => {
     expect(mostAtOnce()).toBe(2);
   });
 
+  it('starts a work that may run now before an older one of another kind whose key is busy', async () => {
+    const { store, batches } = recordingStore(2);
+    const groupCommit = createGroupCommit(store);
+    const first = groupCommit.run(writing('status of m1'), { kind: 'status events', keys: ['message 1'] });
+    await new Promise((resolve) => setImmediate(resolve));
+    const waitsForM1 = groupCommit.run(writing('inbound m1'), { kind: 'inbound', keys: ['message 1'] });
+    const free = groupCommit.run(writing('send to p2'), { kind: 'sends', keys: ['person 2'] });
+    await Promise.all([first, waitsForM1, free]);
+    expect(batches).toEqual([['status of m1'], ['send to p2'], ['inbound m1']]);
+  });
+
   it('runs no more batches at once than the store takes, and no more works in one than the limit', async () => {
     const { store, batches, mostAtOnce } = recordingStore(2);
     const groupCommit = createGroupCommit(store, 4);
