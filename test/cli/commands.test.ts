@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { jsonRequest, readReply } from '../helpers/http.ts';
-import { type CliResult, killAll, type RunningServer, runCli, spawnCli, startServer } from '../helpers/process.ts';
+import { type CliResult, describeRun, killAll, type RunningServer, runCli, spawnCli, startServer } from '../helpers/process.ts';
 
 // Real child processes running `node bin/textrelay.js ...` (what `npm start` and `npx textrelay` run),
 // each on its own SQLite file in a fresh temporary folder.
@@ -41,10 +41,6 @@ afterAll(async () => {
   await killAll();
   for (const folder of workspaces) rmSync(folder, { recursive: true, force: true });
 });
-
-function describeRun(result: CliResult): string {
-  return `exit ${result.code} (signal ${result.signal})\nstdout:\n${result.stdout}\nstderr:\n${result.stderr}`;
-}
 
 /** The single JSON document a `--json` command printed, checking nothing else went to stdout. */
 function singleJson(result: CliResult): any {

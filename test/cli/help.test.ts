@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { type CliResult, runCli } from '../helpers/process.ts';
+import { type CliResult, describeRun, runCli } from '../helpers/process.ts';
 
 // Help and usage errors of the real CLI (node bin/textrelay.js). Nothing here opens a database:
 // TEXTRELAY_DB points at a folder that does not exist, and must still not exist afterwards.
@@ -12,10 +12,6 @@ const SLOW = 120_000;
 const RUN_MS = 60_000;
 
 const run = (args: string[]) => runCli(args, env, RUN_MS);
-
-function describeRun(result: CliResult): string {
-  return `exit ${result.code}\nstdout:\n${result.stdout}\nstderr:\n${result.stderr}`;
-}
 
 function succeeded(result: CliResult): string {
   expect(result.code, describeRun(result)).toBe(0);

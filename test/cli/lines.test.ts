@@ -2,9 +2,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { cliDatabase, commandsOn } from '../helpers/cli-commands.ts';
 import { type FakeTwilio, startFakeTwilio, TWILIO_SID, TWILIO_TOKEN } from '../helpers/fake-twilio.ts';
-import { freshPostgresDatabase, type TestPostgresDatabase } from '../helpers/postgres-database.ts';
-import { type CliResult, runCli } from '../helpers/process.ts';
 
 // `accounts create`, `accounts lines add|list`, `accounts list` and `status` against a fake Twilio,
 // as real processes on both backends: numbers the Twilio account does not hold are refused, and
@@ -15,27 +14,17 @@ const ALSO_HELD = '+14155550171';
 const NOT_HELD = '+14155550172';
 
 const dir = mkdtempSync(join(tmpdir(), 'textrelay-lines-cli-'));
-const opened: TestPostgresDatabase[] = [];
 const twilios: FakeTwilio[] = [];
 afterAll(async () => {
-  await Promise.all([...opened.map((database) => database.close()), ...twilios.map((twilio) => twilio.close())]);
+  await Promise.all(twilios.map((twilio) => twilio.close()));
   rmSync(dir, { recursive: true, force: true });
 });
-
-function describeRun(result: CliResult): string {
-  return `exit ${result.code}\nstdout:\n${result.stdout}\nstderr:\n${result.stderr}`;
-}
 
 describe.each(['sqlite', 'postgres'] as const)('Twilio lines from the command line on %s', (backend) => {
   it('refuses a number the Twilio account does not hold, shows each line’s carrier, and lists a line it gave up', async () => {
     const twilio = await startFakeTwilio([HELD, ALSO_HELD]);
     twilios.push(twilio);
-    let db = join(dir, `${backend}.db`);
-    if (backend === 'postgres') {
-      const database = await freshPostgresDatabase();
-      opened.push(database);
-      db = database.url;
-    }
+    const db = await cliDatabase(backend, dir);
     const env = {
       LOG_LEVEL: 'warn',
       TEXTRELAY_TRANSPORT: 'twilio',
@@ -44,18 +33,8 @@ describe.each(['sqlite', 'postgres'] as const)('Twilio lines from the command li
       TEXTRELAY_TWILIO_API_URL: twilio.url,
       TEXTRELAY_PUBLIC_URL: 'https://relay.example.com',
     };
-    const cli = (args: string[]) => runCli([...args, '--db', db], env);
-    const ok = async (args: string[]) => {
-      const result = await cli(args);
-      expect(result.code, describeRun(result)).toBe(0);
-      return result;
-    };
-    const refusedAs = async (args: string[], message: string) => {
-      const result = await cli(args);
-      expect(result.code, describeRun(result)).toBe(1);
-      expect(result.stdout).toBe('');
-      expect(result.stderr).toBe(`textrelay: ${message}\n`);
-    };
+    const { ok, refused } = commandsOn(db, env);
+    const refusedAs = async (args: string[], message: string) => expect((await refused(args)).stderr).toBe(`textrelay: ${message}\n`);
     const notHeld = `${NOT_HELD} is not a number of Twilio account ${TWILIO_SID}`;
 
     await refusedAs(['accounts', 'create', '--email', 'a@example.com', '--numbers', `${HELD},${NOT_HELD}`], notHeld);

@@ -2,10 +2,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { cliDatabase, commandsOn } from '../helpers/cli-commands.ts';
 import { type FakeSmsGate, SMSGATE_PASSWORD, SMSGATE_SIGNING_KEY, SMSGATE_USERNAME, startFakeSmsGate } from '../helpers/fake-smsgate.ts';
 import { type FakeTwilio, startFakeTwilio, TWILIO_SID, TWILIO_TOKEN } from '../helpers/fake-twilio.ts';
-import { freshPostgresDatabase, type TestPostgresDatabase } from '../helpers/postgres-database.ts';
-import { type CliResult, runCli } from '../helpers/process.ts';
+import { describeRun, runCli } from '../helpers/process.ts';
 
 // SMSGate lines from the command line, as real processes on both backends: a line bound to the
 // phone with --carrier smsgate, by `accounts create` or `accounts lines add`, and one phone, one line.
@@ -15,18 +15,13 @@ const SECOND = '+14155550171';
 const TWILIO_LINE = '+14155550172';
 
 const dir = mkdtempSync(join(tmpdir(), 'textrelay-smsgate-cli-'));
-const opened: TestPostgresDatabase[] = [];
 const phones: FakeSmsGate[] = [];
 const twilios: FakeTwilio[] = [];
 afterAll(async () => {
   const fakes = [...phones, ...twilios];
-  await Promise.all([...opened.map((database) => database.close()), ...fakes.map((fake) => fake.close())]);
+  await Promise.all(fakes.map((fake) => fake.close()));
   rmSync(dir, { recursive: true, force: true });
 });
-
-function describeRun(result: CliResult): string {
-  return `exit ${result.code}\nstdout:\n${result.stdout}\nstderr:\n${result.stderr}`;
-}
 
 describe.each(['sqlite', 'postgres'] as const)('SMSGate lines from the command line on %s', (backend) => {
   it('binds one line to the phone, by create and by lines add, and refuses a second naming SMSGate', async () => {
@@ -34,12 +29,7 @@ describe.each(['sqlite', 'postgres'] as const)('SMSGate lines from the command l
     phones.push(phone);
     const twilio = await startFakeTwilio([TWILIO_LINE]);
     twilios.push(twilio);
-    let db = join(dir, `${backend}.db`);
-    if (backend === 'postgres') {
-      const database = await freshPostgresDatabase();
-      opened.push(database);
-      db = database.url;
-    }
+    const db = await cliDatabase(backend, dir);
     const env = {
       LOG_LEVEL: 'warn',
       TEXTRELAY_TRANSPORT: 'twilio,smsgate',
@@ -52,19 +42,8 @@ describe.each(['sqlite', 'postgres'] as const)('SMSGate lines from the command l
       TEXTRELAY_SMSGATE_SIGNING_KEY: SMSGATE_SIGNING_KEY,
       TEXTRELAY_PUBLIC_URL: 'https://relay.example.com',
     };
-    const cli = (args: string[]) => runCli([...args, '--db', db], env);
-    const ok = async (args: string[]) => {
-      const result = await cli(args);
-      expect(result.code, describeRun(result)).toBe(0);
-      return result;
-    };
-    const refusedAs = async (args: string[], pattern: RegExp) => {
-      const result = await cli(args);
-      expect(result.code, describeRun(result)).toBe(1);
-      expect(result.stdout).toBe('');
-      expect(result.stderr).toMatch(pattern);
-      expect(result.stderr.trimEnd().split('\n')).toHaveLength(1);
-    };
+    const { ok, refused } = commandsOn(db, env);
+    const refusedAs = async (args: string[], pattern: RegExp) => expect((await refused(args)).stderr).toMatch(pattern);
     const linesOf = async (email: string) => (await ok(['accounts', 'lines', 'list', '--email', email])).stdout;
     const oneLine = /^textrelay: SMSGate serves one identity, so at most 1 line may be bound to it/;
 

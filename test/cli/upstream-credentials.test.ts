@@ -3,15 +3,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
-import { freshPostgresDatabase, type TestPostgresDatabase } from '../helpers/postgres-database.ts';
-import { type CliResult, runCli } from '../helpers/process.ts';
+import { cliDatabase } from '../helpers/cli-commands.ts';
+import { type CliResult, describeRun, runCli } from '../helpers/process.ts';
 
 // `accounts create --upstream-key-id/--upstream-secret-file` and `accounts upstream set`, as real processes on both backends.
 
 const dir = mkdtempSync(join(tmpdir(), 'textrelay-upstream-cli-'));
-const opened: TestPostgresDatabase[] = [];
-afterAll(async () => {
-  await Promise.all(opened.map((database) => database.close()));
+afterAll(() => {
   rmSync(dir, { recursive: true, force: true });
 });
 
@@ -31,10 +29,6 @@ function secretFile(secret: string): string {
   return file;
 }
 
-function describeRun(result: CliResult): string {
-  return `exit ${result.code}\nstdout:\n${result.stdout}\nstderr:\n${result.stderr}`;
-}
-
 /** Exit 1 and one `textrelay: ...` line on stderr, nothing on stdout. */
 function expectRefused(result: CliResult, said: RegExp): void {
   expect(result.code, describeRun(result)).toBe(1);
@@ -46,12 +40,7 @@ function expectRefused(result: CliResult, said: RegExp): void {
 describe.each(['sqlite', 'postgres'] as const)('accounts and provider accounts on %s', (backend) => {
   // Each command is a process of its own: seconds each on a loaded machine.
   it('refuses a second account on one provider account, its own or the relay’s, at create and at upstream set', async () => {
-    let db = join(dir, `${backend}.db`);
-    if (backend === 'postgres') {
-      const database = await freshPostgresDatabase();
-      opened.push(database);
-      db = database.url;
-    }
+    const db = await cliDatabase(backend, dir);
     const cli = (args: string[], env: Record<string, string> = {}) => runCli([...args, '--db', db], { LOG_LEVEL: 'warn', ...env });
     const ok = async (args: string[], env?: Record<string, string>) => {
       const result = await cli(args, env);

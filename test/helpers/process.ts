@@ -12,6 +12,11 @@ const SOURCE_CLI: Program = { command: process.execPath, args: [ENTRY], cwd: REP
 export type Exit = { code: number | null; signal: NodeJS.Signals | null };
 export type CliResult = Exit & { stdout: string; stderr: string };
 
+/** A finished command as a failed assertion shows it: its exit, and what it printed. */
+export function describeRun(result: CliResult): string {
+  return `exit ${result.code} (signal ${result.signal})\nstdout:\n${result.stdout}\nstderr:\n${result.stderr}`;
+}
+
 // Every child still alive; `killAll` (called from afterEach) makes sure none outlives its test.
 const live = new Set<ChildProcess>();
 

@@ -5,7 +5,7 @@ import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { closeDatabase } from '../../src/db/sqlite/connection.ts';
 import { makeTestApp, type TestAccount } from '../helpers/app.ts';
 import { ALICE, BOB, CAROL, distinctNumbers, UUID_LOWER } from '../helpers/fixtures.ts';
-import { type CliResult, killAll, runCli } from '../helpers/process.ts';
+import { describeRun, killAll, runCli } from '../helpers/process.ts';
 
 // `textrelay inbound` as a real child process (node bin/textrelay.js), on a temporary database file.
 
@@ -18,10 +18,6 @@ afterEach(killAll);
 afterAll(() => {
   for (const folder of folders) rmSync(folder, { recursive: true, force: true });
 });
-
-function describeRun(result: CliResult): string {
-  return `exit ${result.code}\nstdout:\n${result.stdout}\nstderr:\n${result.stderr}`;
-}
 
 /** A database file with one sapphire account made by the CLI, and the account as the HTTP tests use it. */
 async function workspace() {
