@@ -12,8 +12,7 @@ import { webhooksCommand } from './cli/webhooks.ts';
 import { type Config, ConfigError, loadConfig } from './config.ts';
 import { CARRIERS, type CarrierName, carriersOf } from './domain/carriers.ts';
 import { createLogger } from './logger.ts';
-import { bridgeNotifier } from './notifier-bridging.ts';
-import { migrateConfiguredDatabase, openRuntime, type Runtime } from './runtime.ts';
+import type { Runtime } from './runtime.ts';
 import {
   type AccountLines,
   addLines,
@@ -96,10 +95,16 @@ function print(value: unknown, asJson: boolean, human: () => string): void {
   process.stdout.write(asJson ? `${JSON.stringify(value)}\n` : `${human()}\n`);
 }
 
+/** The database, the services and the carriers a command runs on; loaded when one needs them, so --help answers at once. */
+async function openConfiguredRuntime(config: Config): Promise<Runtime> {
+  const { openRuntime } = await import('./runtime.ts');
+  return openRuntime(config, createLogger(config.LOG_LEVEL));
+}
+
 /** Runs a command against the database and closes it, whatever happens. */
 async function withRuntime<T>(flags: Flags, work: (deps: Runtime['deps'], runtime: Runtime) => Promise<T> | T): Promise<T> {
-  const config = configFrom(flags);
-  const runtime = await openRuntime(config, createLogger(config.LOG_LEVEL));
+  const runtime = await openConfiguredRuntime(configFrom(flags));
+  const { bridgeNotifier } = await import('./notifier-bridging.ts');
   // Servers sharing the database hear what the command wrote: their inbox views refresh at once.
   const bridge = runtime.sharedDatabase && (await bridgeNotifier(runtime.deps, runtime.sharedDatabase, { listen: false }));
   try {
@@ -238,6 +243,7 @@ async function main(argv: string[]): Promise<void> {
     }
     case 'migrate': {
       const config = configFrom(flags);
+      const { migrateConfiguredDatabase } = await import('./runtime.ts');
       process.stdout.write(`Migrations applied to ${await migrateConfiguredDatabase(config)}\n`);
       return;
     }
@@ -269,8 +275,7 @@ async function main(argv: string[]): Promise<void> {
       return;
     }
     case 'tail': {
-      const config = configFrom(flags);
-      return tailCommand(await openRuntime(config, createLogger(config.LOG_LEVEL)), flags);
+      return tailCommand(await openConfiguredRuntime(configFrom(flags)), flags);
     }
     case 'healthcheck': {
       const { healthy, line } = await healthcheckCommand(configFrom(flags));
