@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { CARRIERS, type CarrierName } from '../domain/carriers.ts';
+import { parseJson } from '../domain/lenient-json.ts';
 import type { CarrierHealth } from './carrier-directory.ts';
 import type { ServiceDeps } from './deps.ts';
 
@@ -32,10 +33,6 @@ export async function lastCarrierHealthReport(
 ): Promise<CarrierHealthReport | undefined> {
   const kept = await deps.store.carrierState.get(carrier, HEALTH_KEY);
   if (kept === undefined) return undefined;
-  try {
-    const parsed = Report.safeParse(JSON.parse(kept));
-    return parsed.success ? parsed.data : undefined;
-  } catch {
-    return undefined;
-  }
+  const parsed = Report.safeParse(parseJson(kept));
+  return parsed.success ? parsed.data : undefined;
 }

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { CarrierName } from '../domain/carriers.ts';
+import { parseJson } from '../domain/lenient-json.ts';
 import type { ServiceDeps } from './deps.ts';
 
 type ListDeps = Pick<ServiceDeps, 'store' | 'clock'>;
@@ -16,12 +17,8 @@ export function carrierList<T>(carrier: CarrierName, key: string, item: z.ZodTyp
   async function read(deps: Pick<ServiceDeps, 'store'>): Promise<T[]> {
     const value = await deps.store.carrierState.get(carrier, key);
     if (value === undefined) return [];
-    try {
-      const parsed = schema.safeParse(JSON.parse(value));
-      return parsed.success ? parsed.data : [];
-    } catch {
-      return [];
-    }
+    const parsed = schema.safeParse(parseJson(value));
+    return parsed.success ? parsed.data : [];
   }
 
   return {

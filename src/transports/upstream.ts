@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { type Config, outboundPolicyOf } from '../config.ts';
 import type { OutboundPolicy } from '../domain/address-policy.ts';
 import { ErrorCode } from '../domain/error-codes.ts';
+import { parseJson } from '../domain/lenient-json.ts';
 import { createGuardedPool } from '../outbound/guarded-client.ts';
 import type { ServiceDeps } from '../services/deps.ts';
 import type { HandoverReceipt, OutboundMessage } from '../services/handover.ts';
@@ -60,14 +61,6 @@ class UpstreamUnavailable extends Error {}
 
 function withoutTrailingSlash(url: string): string {
   return url.replace(/\/+$/, '');
-}
-
-function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
 }
 
 /**

@@ -1,5 +1,6 @@
 import type { FormData } from 'undici';
 import type { OutboundPolicy } from '../../domain/address-policy.ts';
+import { parseJson } from '../../domain/lenient-json.ts';
 import { createGuardedPool } from '../../outbound/guarded-client.ts';
 import { VERSION } from '../../version.ts';
 
@@ -77,14 +78,6 @@ export function hideServerAddress(text: string, url: string): string {
   let hidden = text;
   for (const form of [base.origin, base.host, base.hostname]) if (form !== '') hidden = hidden.split(form).join(SERVER);
   return hidden.replace(IP_ADDRESS, SERVER);
-}
-
-function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
 }
 
 function textOf(value: unknown): string | undefined {

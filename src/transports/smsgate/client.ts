@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import type { OutboundPolicy } from '../../domain/address-policy.ts';
+import { parseJson } from '../../domain/lenient-json.ts';
 import { createGuardedPool } from '../../outbound/guarded-client.ts';
 import { VERSION } from '../../version.ts';
 import { SgDevices, SgErrorBody, SgInbox, type SgInboxItem, SgMessage, SgWebhook, SgWebhooks } from './schemas.ts';
@@ -27,14 +28,6 @@ export type SmsGateSend = {
   phoneNumbers: string[];
   withDeliveryReport: boolean;
 };
-
-function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-}
 
 /** The phone's own server has no path prefix; a cloud or private server's API sits under …/3rdparty/v1. */
 export function isLocalServer(url: string): boolean {

@@ -1,4 +1,5 @@
 import { Hono } from 'hono';
+import { parseJson } from '../../domain/lenient-json.ts';
 import type { SmsGateEventContext } from './events.ts';
 import { applySmsGateEvent } from './events.ts';
 import { webhookEventOf } from './mapping.ts';
@@ -8,14 +9,6 @@ import { signatureProblem } from './signature.ts';
 export const SMSGATE_WEBHOOKS = '/webhooks/carriers/smsgate';
 /** The one path every registered event posts to. */
 export const EVENTS_PATH = '/events';
-
-function parsed(raw: string): unknown {
-  try {
-    return JSON.parse(raw);
-  } catch {
-    return undefined;
-  }
-}
 
 /**
  * The phone's webhooks. Each is checked against X-Signature over the raw body and X-Timestamp
@@ -39,7 +32,7 @@ export function smsGateWebhooks(context: SmsGateEventContext & { signingKey: str
       log.warn({ problem }, 'SMSGate webhook refused');
       return c.text(`Unauthorized: ${problem}`, 401);
     }
-    const envelope = SgEnvelope.safeParse(parsed(raw));
+    const envelope = SgEnvelope.safeParse(parseJson(raw));
     if (!envelope.success) {
       log.warn({ body: raw.slice(0, 200) }, 'SMSGate webhook ignored: not an event envelope textrelay can read');
       return c.body(null, 204);

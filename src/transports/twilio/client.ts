@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { OutboundPolicy } from '../../domain/address-policy.ts';
+import { parseJson } from '../../domain/lenient-json.ts';
 import { createGuardedPool } from '../../outbound/guarded-client.ts';
 import { VERSION } from '../../version.ts';
 
@@ -24,14 +25,6 @@ export class TwilioError extends Error {
   ) {
     super(`Twilio answered ${status}${code === undefined ? '' : ` (${code})`}${said === '' ? '' : `: ${said}`}`);
     this.name = 'TwilioError';
-  }
-}
-
-function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
   }
 }
 
