@@ -5,6 +5,7 @@ import type { HandoverReceipt, OutboundMessage } from '../../services/handover.t
 import { recordStatus } from '../../services/record-status.ts';
 import { StartupError } from '../../startup-error.ts';
 import type { Carrier, CarrierContext } from '../carriers/carrier.ts';
+import { startReadBackLoop } from '../carriers/readback-loop.ts';
 import { describeFailure } from '../carriers/scrub.ts';
 import { TransportRefusal, TransportUnavailable } from '../transport.ts';
 import { createChatDirectory } from './chats.ts';
@@ -38,7 +39,6 @@ export function createBlueBubblesCarrier(context: CarrierContext): Carrier & { r
   });
   // media_url is the tenant's: fetched under the tenant policy, not the carrier's.
   const fetchMedia = createMediaFetcher(outboundPolicyOf(config));
-  const readbackMs = config.TEXTRELAY_CARRIER_READBACK_S * 1000;
   let info: BbServerInfo | undefined;
   const privateApi = () => privateApiReady(info);
   const chats = createChatDirectory(client, { privateApi });
@@ -48,9 +48,7 @@ export function createBlueBubblesCarrier(context: CarrierContext): Carrier & { r
   /** Messages whose last attempt may have gone out: the next one reads the chat back first. */
   const uncertain = new Set<string>();
   let secret: string | undefined;
-  let timer: NodeJS.Timeout | undefined;
-  let readingBack: Promise<void> | undefined;
-  let stopped = false;
+  let loop: ReturnType<typeof startReadBackLoop> | undefined;
 
   /** A webhook's event: one that cannot be recorded is written down (the read-back takes it again) and answered 500. */
   async function apply(event: BbEvent): Promise<void> {
@@ -114,16 +112,12 @@ export function createBlueBubblesCarrier(context: CarrierContext): Carrier & { r
     await readBackAll();
   }
 
-  function schedule(): void {
-    if (stopped) return;
-    timer = setTimeout(() => {
-      readingBack = refresh()
-        .catch((error: unknown) => {
-          health.failed(describe(error));
-          context.log.warn({ reason: describe(error) }, 'BlueBubbles read-back failed; will try again');
-        })
-        .finally(schedule);
-    }, readbackMs);
+  /** A pass after the start's own: one that fails is the carrier's last error too. */
+  async function laterPass(): Promise<void> {
+    await refresh().catch((error: unknown) => {
+      health.failed(describe(error));
+      throw error;
+    });
   }
 
   const ingest = createBlueBubblesIngest({ secret: () => secret, apply });
@@ -172,14 +166,19 @@ export function createBlueBubblesCarrier(context: CarrierContext): Carrier & { r
         health.unreachable(describe(error));
         context.log.warn({ reason: describe(error) }, 'BlueBubbles start-up pass failed; will try again');
       }
-      schedule();
+      loop = startReadBackLoop({
+        pass: laterPass,
+        everyMs: config.TEXTRELAY_CARRIER_READBACK_S * 1000,
+        log: context.log,
+        label: 'BlueBubbles',
+        describe,
+        firstPassNow: false,
+      });
     },
     /** Runs one read-back pass now (tests, and `start`). */
     readBack: readBackAll,
     async stop(): Promise<void> {
-      stopped = true;
-      clearTimeout(timer);
-      await readingBack;
+      await loop?.stop();
       await client.close();
     },
   };

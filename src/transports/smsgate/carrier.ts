@@ -142,7 +142,13 @@ export function createSmsGateCarrier(context: CarrierContext): Carrier & { readB
         log.warn({ reason: describeFailure(error, scrub) }, 'SMSGate is not reachable yet; messages wait QUEUED until it is');
       }
       // Not awaited: textrelay serves while what the phone could not tell it is read back.
-      loop = startReadBackLoop({ pass, everyMs: config.TEXTRELAY_CARRIER_READBACK_S * 1000, log, label: 'SMSGate' });
+      loop = startReadBackLoop({
+        pass,
+        everyMs: config.TEXTRELAY_CARRIER_READBACK_S * 1000,
+        log,
+        label: 'SMSGate',
+        describe: (error) => describeFailure(error, scrub),
+      });
     },
 
     async probe() {

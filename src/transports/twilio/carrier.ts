@@ -106,7 +106,13 @@ export function createTwilioCarrier(context: CarrierContext): Carrier & { readBa
         log.info({ line, url: inboundUrl }, "pointed the Twilio number's incoming messages at textrelay");
       }
       // Not awaited: textrelay serves while the statuses lost while it was down are read back.
-      readBackLoop = startReadBackLoop({ pass: readBack, everyMs: config.TEXTRELAY_CARRIER_READBACK_S * 1000, log, label: 'Twilio' });
+      readBackLoop = startReadBackLoop({
+        pass: readBack,
+        everyMs: config.TEXTRELAY_CARRIER_READBACK_S * 1000,
+        log,
+        label: 'Twilio',
+        describe: (error) => describeFailure(error, scrub),
+      });
     },
 
     async refuseLines(candidates) {
