@@ -4,6 +4,7 @@ import { createMediaFetcher } from '../../outbound/media-fetch.ts';
 import type { HandoverReceipt, OutboundMessage } from '../../services/handover.ts';
 import { recordStatus } from '../../services/record-status.ts';
 import { StartupError } from '../../startup-error.ts';
+import { linesBoundTo } from '../carriers/bound-lines.ts';
 import type { Carrier, CarrierContext } from '../carriers/carrier.ts';
 import { startReadBackLoop } from '../carriers/readback-loop.ts';
 import { describeFailure } from '../carriers/scrub.ts';
@@ -23,7 +24,7 @@ import { checkLineAddress, checkServer, INGEST_PATH, registerWebhook, webhookSec
 
 /** The line bound to BlueBubbles (a line bound to no carrier is never served through the Mac). */
 async function blueBubblesLine(context: CarrierContext): Promise<string | undefined> {
-  return (await context.deps.store.lines.all()).find((line) => line.carrier === SOURCE)?.number;
+  return (await linesBoundTo(context.deps, SOURCE))[0];
 }
 
 /**

@@ -1,9 +1,10 @@
 import type { Logger } from 'pino';
+import type { MessageRow } from '../../db/rows.ts';
 import type { ServiceDeps } from '../../services/deps.ts';
 import { receiveFromTransport } from '../../services/receive-inbound.ts';
-import { recordStatus } from '../../services/record-status.ts';
+import { type RecordOutcome, recordStatus } from '../../services/record-status.ts';
 import type { HealthTracker } from '../carriers/health.ts';
-import type { SmsGateEvent } from './mapping.ts';
+import type { SmsGateEvent, SmsGateStatusEvent } from './mapping.ts';
 
 export type SmsGateEventContext = {
   deps: ServiceDeps;
@@ -48,12 +49,22 @@ export async function applySmsGateEvent(context: SmsGateEventContext, event: Sms
     log.info({ messageId: event.handle }, 'SMSGate status for a message textrelay did not send: ignored');
     return 'ignored';
   }
-  health.event(message.lineNumber);
-  if (event.errorMessage !== null) health.lineFailed(event.errorMessage, message.lineNumber);
-  await recordStatus(
-    deps,
+  await recordSmsGateStatus(context, message, event);
+  return 'recorded';
+}
+
+/** A status of one of our messages, recorded once per message and event; `message` is its row, read already. */
+export function recordSmsGateStatus(
+  context: SmsGateEventContext,
+  message: Pick<MessageRow, 'handle' | 'lineNumber'>,
+  event: SmsGateStatusEvent,
+): Promise<RecordOutcome> {
+  context.health.event(message.lineNumber);
+  if (event.errorMessage !== null) context.health.lineFailed(event.errorMessage, message.lineNumber);
+  return recordStatus(
+    context.deps,
     {
-      handle: event.handle,
+      handle: message.handle,
       status: event.status,
       errorCode: event.errorCode,
       errorMessage: event.errorMessage,
@@ -64,5 +75,4 @@ export async function applySmsGateEvent(context: SmsGateEventContext, event: Sms
     },
     { batched: true },
   );
-  return 'recorded';
 }

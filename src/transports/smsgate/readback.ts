@@ -3,7 +3,7 @@ import { recordCarrierProblem } from '../../services/carrier-problems.ts';
 import { describeFailure } from '../carriers/scrub.ts';
 import { createUnsettledReadBack } from '../carriers/unsettled-readback.ts';
 import { INBOX_PAGE, type SmsGateClient, SmsGateError } from './client.ts';
-import { applySmsGateEvent, type SmsGateEventContext } from './events.ts';
+import { applySmsGateEvent, recordSmsGateStatus, type SmsGateEventContext } from './events.ts';
 import { inboxEventOf, stateEventOf } from './mapping.ts';
 
 /** Where the inbox read-back keeps the time it last read up to. */
@@ -42,7 +42,7 @@ export function createSmsGateReadBack(context: SmsGateReadBackContext) {
       const event = stateEventOf(answer);
       // Where we have it already, or behind: nothing to record.
       if (event.kind !== 'status' || !decideStatus(message.status, event.status).applied) return false;
-      return (await applySmsGateEvent(context, event)) === 'recorded';
+      return (await recordSmsGateStatus(context, message, event)) === 'applied';
     },
     unavailable: smsGateUnavailable,
   });

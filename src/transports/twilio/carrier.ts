@@ -1,6 +1,7 @@
 import { ErrorCode } from '../../domain/error-codes.ts';
 import type { OutboundMessage } from '../../services/handover.ts';
 import { StartupError } from '../../startup-error.ts';
+import { linesBoundTo } from '../carriers/bound-lines.ts';
 import type { Carrier, CarrierContext } from '../carriers/carrier.ts';
 import { startReadBackLoop } from '../carriers/readback-loop.ts';
 import { describeFailure } from '../carriers/scrub.ts';
@@ -41,10 +42,7 @@ export function createTwilioCarrier(context: CarrierContext): Carrier & { readBa
     return error instanceof TwilioError ? error : undefined;
   }
 
-  /** The lines Twilio delivers: those bound to it (a line bound to none is never sent through a real carrier). */
-  async function twilioLines(): Promise<string[]> {
-    return (await deps.store.lines.all()).filter((line) => line.carrier === 'twilio').map((line) => line.number);
-  }
+  const twilioLines = () => linesBoundTo(deps, 'twilio');
 
   const notHeld = (number: string) => `${number} is not a number of Twilio account ${accountSid}`;
 
