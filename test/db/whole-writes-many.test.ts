@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import type { OutboxEntry, SendWrite, StatusStepWrite, Store } from '../../src/db/store.ts';
 import { WAITS_FOR_EARLIER_CALLBACK } from '../../src/domain/delivery-views.ts';
 import { makeTestApp, type TestApp } from '../helpers/app.ts';
-import { accountRow, contactRow, message, queuedEventOf, T0 } from '../helpers/postgres-twins.ts';
+import { accountRow, appliedEventOf, contactRow, message, queuedEventOf, T0 } from '../helpers/postgres-twins.ts';
 
 /**
  * A batch of whole writes (sendMany, statusStepMany) writes exactly what the same calls one by
@@ -115,19 +115,14 @@ function stepOf(messageId: number, handle: string, accountId: string, status: 'S
   return {
     messageId,
     update: { status, errorCode: null, errorMessage: null, wasDowngraded: status === 'DELIVERED', dateUpdated: at },
-    event: {
+    event: appliedEventOf({
       id: `evt_${handle}_${status}_${sourceEventId}`,
       messageHandle: handle,
       status,
-      errorCode: null,
-      errorMessage: null,
       source: 'up',
       sourceEventId,
-      applied: true,
-      implied: false,
-      notAppliedReason: null,
       receivedAt: at,
-    },
+    }),
     accountEvent: { accountId, type: 'message.updated', data: `{"message_handle":"${handle}","status":"${status}"}`, occurredAt: at },
     callbacks: [callback(`wh_${handle}_${status}_${sourceEventId}`, accountId, handle)],
   } satisfies StatusStepWrite;

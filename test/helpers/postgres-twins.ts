@@ -258,20 +258,16 @@ export function message(overrides: Partial<MessageInsert> = {}): MessageInsert {
   };
 }
 
+/** A status event row a write applied: no error, reported by the API unless `fields` say who. */
+export function appliedEventOf(
+  fields: Pick<StatusEventInsert, 'id' | 'messageHandle' | 'status' | 'receivedAt'> & Partial<StatusEventInsert>,
+): StatusEventInsert {
+  return { errorCode: null, errorMessage: null, source: 'api', applied: true, implied: false, notAppliedReason: null, ...fields };
+}
+
 /** The QUEUED event a send's whole write stores with its message. */
 export function queuedEventOf(handle: string, receivedAt: number): StatusEventInsert {
-  return {
-    id: `evt_${handle}`,
-    messageHandle: handle,
-    status: 'QUEUED',
-    errorCode: null,
-    errorMessage: null,
-    source: 'api',
-    applied: true,
-    implied: false,
-    notAppliedReason: null,
-    receivedAt,
-  };
+  return appliedEventOf({ id: `evt_${handle}`, messageHandle: handle, status: 'QUEUED', receivedAt });
 }
 
 /** A status event row of message `h-1`, applied, received at T0. */

@@ -3,7 +3,18 @@ import { messageQueries } from '../../../src/db/postgres/queries/messages.ts';
 import type { MessageListFilter, StatusEventInsert } from '../../../src/db/sqlite/queries/messages.ts';
 import type { SqliteQueries } from '../../../src/db/sqlite/queries.ts';
 import type { Queries } from '../../../src/db/store.ts';
-import { ACCOUNT, ALICE, BOB, CAROL, message, OTHER_ACCOUNT, seedWorld, T0, useTwins } from '../../helpers/postgres-twins.ts';
+import {
+  ACCOUNT,
+  ALICE,
+  appliedEventOf,
+  BOB,
+  CAROL,
+  message,
+  OTHER_ACCOUNT,
+  seedWorld,
+  T0,
+  useTwins,
+} from '../../helpers/postgres-twins.ts';
 
 const twins = useTwins();
 /** A number in no group. */
@@ -168,19 +179,8 @@ describe('the PostgreSQL message queries', () => {
   });
 
   describe('status events', () => {
-    const event = (overrides: Partial<StatusEventInsert>): StatusEventInsert => ({
-      id: 'evt_1',
-      messageHandle: 'h-1',
-      status: 'QUEUED',
-      errorCode: null,
-      errorMessage: null,
-      source: 'api',
-      applied: true,
-      implied: false,
-      notAppliedReason: null,
-      receivedAt: T0,
-      ...overrides,
-    });
+    const event = (overrides: Partial<StatusEventInsert>): StatusEventInsert =>
+      appliedEventOf({ id: 'evt_1', messageHandle: 'h-1', status: 'QUEUED', receivedAt: T0, ...overrides });
 
     it('keep one applied event per status and one event per source id', async () => {
       expect(await expectSame((m) => m.insertStatusEvent(event({})))).toBe(true);

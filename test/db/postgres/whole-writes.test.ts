@@ -10,6 +10,7 @@ import { WAITS_FOR_EARLIER_CALLBACK } from '../../../src/domain/delivery-views.t
 import {
   ACCOUNT,
   ALICE,
+  appliedEventOf,
   BOB,
   CAROL,
   contactRow,
@@ -80,19 +81,14 @@ function stepOf(
   return {
     messageId,
     update: { status, errorCode: null, errorMessage: null, wasDowngraded: true, dateUpdated: at },
-    event: {
+    event: appliedEventOf({
       id: `evt_${handle}_${status}_${at}`,
       messageHandle: handle,
       status,
-      errorCode: null,
-      errorMessage: null,
       source: 'up',
       sourceEventId,
-      applied: true,
-      implied: false,
-      notAppliedReason: null,
       receivedAt: at,
-    },
+    }),
     accountEvent: { accountId: ACCOUNT, type: 'message.updated', data: `{"status":"${status}"}`, occurredAt: at },
     callbacks: [],
   };
