@@ -7,9 +7,9 @@ import type { PgDb } from '../db.ts';
 import { messages } from '../schema.ts';
 import { eventsLogged, eventsOffered } from './logged-events.ts';
 import { type CallbackToQueue, callbacksOffered, withAndWithoutCallbacks } from './queued-callbacks.ts';
-import { jsonText, unnestedRows } from './unnested-rows.ts';
+import { type ArrayColumn, columnNames, jsonText, unnestedRows } from './unnested-rows.ts';
 
-const messagesOffered = unnestedRows<MessageInsert>('messages_offered', [
+const MESSAGE_ARRAYS: readonly ArrayColumn<MessageInsert>[] = [
   ['handle', 'text', (m) => m.handle],
   ['account_id', 'text', (m) => m.accountId],
   ['is_outbound', 'boolean', (m) => m.isOutbound],
@@ -36,26 +36,26 @@ const messagesOffered = unnestedRows<MessageInsert>('messages_offered', [
   ['handed_over_at', 'bigint', (m) => m.handedOverAt],
   ['date_sent', 'bigint', (m) => m.dateSent],
   ['date_updated', 'bigint', (m) => m.dateUpdated],
-]);
+];
+const messagesOffered = unnestedRows('messages_offered', MESSAGE_ARRAYS);
 
-/** The status events a batch writes, in their order (the columns a whole write gives). */
-export const statusEventsOffered = (alias: string) =>
-  unnestedRows<StatusEventInsert>(alias, [
-    ['id', 'text', (e) => e.id],
-    ['message_handle', 'text', (e) => e.messageHandle],
-    ['status', 'text', (e) => e.status],
-    ['error_code', 'bigint', (e) => e.errorCode],
-    ['error_message', 'text', (e) => e.errorMessage],
-    ['source', 'text', (e) => e.source],
-    ['source_event_id', 'text', (e) => e.sourceEventId],
-    ['applied', 'boolean', (e) => e.applied],
-    ['implied', 'boolean', (e) => e.implied],
-    ['not_applied_reason', 'text', (e) => e.notAppliedReason],
-    ['received_at', 'bigint', (e) => e.receivedAt],
-  ]);
-export const STATUS_EVENT_COLUMNS = sql.raw(
-  'id, message_handle, status, error_code, error_message, source, source_event_id, applied, implied, not_applied_reason, received_at',
-);
+/** The columns of a status event a whole write gives. */
+const STATUS_EVENT_ARRAYS: readonly ArrayColumn<StatusEventInsert>[] = [
+  ['id', 'text', (e) => e.id],
+  ['message_handle', 'text', (e) => e.messageHandle],
+  ['status', 'text', (e) => e.status],
+  ['error_code', 'bigint', (e) => e.errorCode],
+  ['error_message', 'text', (e) => e.errorMessage],
+  ['source', 'text', (e) => e.source],
+  ['source_event_id', 'text', (e) => e.sourceEventId],
+  ['applied', 'boolean', (e) => e.applied],
+  ['implied', 'boolean', (e) => e.implied],
+  ['not_applied_reason', 'text', (e) => e.notAppliedReason],
+  ['received_at', 'bigint', (e) => e.receivedAt],
+];
+/** The status events a batch writes, in their order. */
+export const statusEventsOffered = (alias: string) => unnestedRows(alias, STATUS_EVENT_ARRAYS);
+export const STATUS_EVENT_COLUMNS = columnNames(STATUS_EVENT_ARRAYS);
 const queuedEventsOffered = statusEventsOffered('queued_events_offered');
 
 /** A new contact whose conversation summary is already its first message's (the statement's update would not see its own new row). */
@@ -98,9 +98,7 @@ const pinsOffered = unnestedRows<Pin>('pins_offered', [
 ]);
 
 const MESSAGE_COLUMNS = Object.entries(getTableColumns(messages)).map(([key, column]) => [key, toSnakeCase(key), column] as const);
-const INSERTED_MESSAGE_COLUMNS = sql.raw(
-  'handle, account_id, is_outbound, message_type, status, error_code, error_message, error_detail, content, media_url, send_style, status_callback, line_number, number, recipients, contact_id, group_id, was_downgraded, reply_to_handle, reply_to_part_index, seat_id, opted_out, transport_handle, handed_over_at, date_sent, date_updated',
-);
+const INSERTED_MESSAGE_COLUMNS = columnNames(MESSAGE_ARRAYS);
 
 /**
  * Every part of a batch of sends, each one set-based: the pins and their lines' counts (as

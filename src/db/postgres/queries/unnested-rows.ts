@@ -29,6 +29,11 @@ export function unnestedRows<Row>(alias: string, columns: readonly ArrayColumn<R
   };
 }
 
+/** The columns' names, comma-separated, as an insert's column list. */
+export function columnNames(columns: readonly ArrayColumn<never>[]) {
+  return sql.raw(columns.map(([name]) => name).join(', '));
+}
+
 /** A boolean as text: postgres.js would declare an array of booleans a boolean, which the array's cast refuses. */
 const booleanText = (value: unknown): string | null => (value === null || value === undefined ? null : String(Boolean(value)));
 
