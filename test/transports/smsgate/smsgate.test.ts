@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createConfiguredCarriers } from '../../../src/transports/carriers/registry.ts';
+import { signatureOf } from '../../../src/transports/smsgate/signature.ts';
 import { expectCallbacksOnce } from '../../helpers/callbacks.ts';
 import { SMSGATE_DEVICE_ID, SMSGATE_PASSWORD, SMSGATE_SIGNING_KEY, SMSGATE_USERNAME } from '../../helpers/fake-smsgate.ts';
 import { ALICE, BOB } from '../../helpers/fixtures.ts';
@@ -231,6 +232,43 @@ describe('textrelay on SMSGate (an Android phone), driven by the official SDK', 
     expect((await world.t.store.messages.history(handle)).map((event) => event.status)).toEqual(['QUEUED']);
     expect((await world.sdk.messages.list({ number: BOB })).data).toEqual([]);
     expect(world.receiver.received.filter((request) => request.path === '/receive')).toEqual([]);
+  });
+
+  it('answers 204 to signed bodies that are not events and records nothing; an SMS with a NUL arrives with U+FFFD', async () => {
+    const world = await started();
+    const post = (body: string) => {
+      const timestamp = String(Math.floor(world.t.clock.now() / 1000));
+      const signature = signatureOf(SMSGATE_SIGNING_KEY, body, timestamp);
+      const headers = { 'content-type': 'application/json', 'x-timestamp': timestamp, 'x-signature': signature };
+      return fetch(`${world.url}${EVENTS_PATH}`, { method: 'POST', headers, body });
+    };
+    const unreadable = [
+      'not json',
+      JSON.stringify({ id: 'no-event' }),
+      JSON.stringify({
+        id: 'no-sender',
+        event: 'sms:received',
+        deviceId: SMSGATE_DEVICE_ID,
+        payload: { messageId: 'abc', message: 'who?' },
+      }),
+      JSON.stringify({ id: 'not-ours', event: 'sms:sent', deviceId: SMSGATE_DEVICE_ID, payload: { messageId: 'another-clients-id' } }),
+    ];
+    for (const body of unreadable) expect((await post(body)).status).toBe(204);
+    expect((await world.sdk.messages.list({})).data).toEqual([]);
+    expect(await world.t.store.orphans.take('another-clients-id')).toEqual([]);
+
+    await world.phone.emitRaw('sms:received', {
+      messageId: 'beef',
+      sender: BOB,
+      message: 'a NUL \u0000 inside',
+      receivedAt: '2026-11-23T09:30:00.000Z',
+    });
+    await eventually('the SMS to reach the receive webhook', async () =>
+      receivedWebhooks(world, 'a NUL \ufffd inside').length === 1 ? true : undefined,
+    );
+    expect(world.phone.deliveries.filter((delivery) => delivery.event === 'sms:received').map((delivery) => delivery.status)).toEqual([
+      204,
+    ]);
   });
 
   it('delivers an SMS the phone received to the receive webhook once, listed once, however often the phone repeats it', async () => {
